@@ -1,0 +1,5 @@
+import sys
+
+from ragox.cli import main
+
+sys.exit(main())

@@ -1,0 +1,126 @@
+"""The strict resolver (DESIGN §6).
+
+It checks, in order, and stops at the first failure: access now, manifest
+integrity, source bytes, parser, profile, text, range, quote with context, and
+position. It never repairs an anchor by picking a match, and a failure carries a
+status and a reason code, never the protected text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ragox.anchor._create import check_range, find_occurrences
+from ragox.anchor._model import (
+    Anchor,
+    Manifest,
+    Resolution,
+    ResolutionStatus,
+    ViewerTarget,
+)
+from ragox.text import Coordinates, Span
+
+__all__ = ["AnchorLookup", "StoredManifest", "resolve"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredManifest:
+    """A manifest as the store holds it, with the outcome of its HMAC check."""
+
+    manifest: Manifest
+    manifest_id: str
+    authentic: bool
+    #: This representation is the current one of its revision, and the revision
+    #: is the document's current revision.
+    current: bool
+
+
+class AnchorLookup(Protocol):
+    """What the resolver needs from a store; access is decided on every call."""
+
+    def can_read(self, document_id: str, revision: str) -> bool:
+        """Whether the caller may read this revision now (never from a cache)."""
+        ...
+
+    def manifests(self, document_id: str, revision: str) -> Sequence[StoredManifest]:
+        """Retained representations of the revision, the current one first."""
+        ...
+
+    def text(self, manifest_id: str) -> str:
+        """The representation text of a manifest."""
+        ...
+
+    def target(self, manifest_id: str, span: Span) -> ViewerTarget | None:
+        """Blocks and page rectangles that a verified range covers."""
+        ...
+
+
+def _fail(anchor_id: str, status: ResolutionStatus, reason: str) -> Resolution:
+    return Resolution(status=status, reason=reason, anchor_id=anchor_id)
+
+
+def _choose(anchor: Anchor, manifests: Sequence[StoredManifest]) -> StoredManifest:
+    """The representation the anchor names, else the current one to compare with."""
+    wanted = anchor.identity
+    for stored in manifests:
+        if stored.manifest.identity == wanted:
+            return stored
+    return manifests[0]
+
+
+def resolve(anchor: Anchor, lookup: AnchorLookup) -> Resolution:
+    """Resolve ``anchor`` for the caller behind ``lookup``."""
+    anchor_id = anchor.anchor_id
+    ident = anchor.identity
+    # 1. Access, decided now. Unknown documents look exactly like forbidden ones.
+    if not lookup.can_read(ident.document_id, ident.revision):
+        return _fail(anchor_id, ResolutionStatus.ACCESS_DENIED, "access_denied")
+    manifests = lookup.manifests(ident.document_id, ident.revision)
+    if not manifests:
+        return _fail(anchor_id, ResolutionStatus.ACCESS_DENIED, "access_denied")
+    stored = _choose(anchor, manifests)
+    if not stored.authentic:
+        return _fail(anchor_id, ResolutionStatus.MANIFEST_INVALID, "manifest_hmac_mismatch")
+    manifest = stored.manifest
+    # 2.–5. The three identities, most fundamental first.
+    if ident.source_sha256 != manifest.source_sha256:
+        return _fail(anchor_id, ResolutionStatus.SOURCE_CHANGED, "source_sha256_differs")
+    if ident.parser != manifest.parser:
+        return _fail(anchor_id, ResolutionStatus.PARSER_MISMATCH, "parser_differs")
+    if ident.profile != manifest.profile:
+        return _fail(anchor_id, ResolutionStatus.PROFILE_MISMATCH, "profile_differs")
+    if ident.text_sha256 != manifest.text_sha256:
+        return _fail(anchor_id, ResolutionStatus.TEXT_CHANGED, "text_sha256_differs")
+    # 6. A well-formed range inside the text, on grapheme boundaries.
+    if anchor.coordinates is not Coordinates.CODEPOINT:
+        return _fail(anchor_id, ResolutionStatus.INVALID_RANGE, "coordinates_not_codepoint")
+    text = lookup.text(stored.manifest_id)
+    reason = check_range(text, anchor.start, anchor.end)
+    if reason is not None:
+        return _fail(anchor_id, ResolutionStatus.INVALID_RANGE, reason)
+    # 7. Every occurrence of prefix + exact + suffix; exactly one may remain.
+    quote = anchor.quote
+    if not quote.exact:
+        return _fail(anchor_id, ResolutionStatus.QUOTE_NOT_FOUND, "empty_quote")
+    occurrences = find_occurrences(text, quote.prefix + quote.exact + quote.suffix, limit=2)
+    if not occurrences:
+        return _fail(anchor_id, ResolutionStatus.QUOTE_NOT_FOUND, "quote_not_in_text")
+    if len(occurrences) > 1:
+        return _fail(anchor_id, ResolutionStatus.AMBIGUOUS, "quote_occurs_more_than_once")
+    # 8. The single occurrence must be the stored position, both ends.
+    found = occurrences[0] + len(quote.prefix)
+    if found != anchor.start or found + len(quote.exact) != anchor.end:
+        return _fail(anchor_id, ResolutionStatus.POSITION_MISMATCH, "position_differs")
+    span = Span(Coordinates.CODEPOINT, anchor.start, anchor.end)
+    return Resolution(
+        status=ResolutionStatus.RESOLVED,
+        reason="verified",
+        anchor_id=anchor_id,
+        manifest_id=stored.manifest_id,
+        range=span,
+        exact=text[anchor.start : anchor.end],
+        current=stored.current,
+        target=lookup.target(stored.manifest_id, span),
+    )

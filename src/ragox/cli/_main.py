@@ -1,0 +1,471 @@
+"""The ``ragox`` command: parses arguments, calls :class:`ragox.service.Ragox`, prints.
+
+Exit codes (DESIGN §8): 0 success (RESOLVED for ``resolve``), 1 a refused or
+failed result, 2 usage. ``--json`` output is for machines; the default is for
+people. No command prints a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final, NoReturn, TypeVar
+
+import click
+from tqdm import tqdm
+
+from ragox.access import DEFAULT_TENANT, Principal, parse_groups
+from ragox.anchor import (
+    Anchor,
+    AnchorFormatError,
+    Refusal,
+    from_web_annotation,
+    to_web_annotation,
+)
+from ragox.cli._render import (
+    document_status_json,
+    ingest_item_json,
+    migration_json,
+    print_json,
+    refusal_json,
+    resolution_json,
+)
+from ragox.service import NotFound, Ragox, default_home
+from ragox.store import StoreError
+
+__all__ = ["cli", "main"]
+
+#: Largest anchor file ``resolve`` reads; anchors are small, hostile input is not.
+_MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
+_ANCHOR_ID: Final = re.compile(r"[0-9a-f]{64}")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Failure(click.ClickException):
+    """A refused or failed result: exit code 1, one line on stderr."""
+
+    exit_code = 1
+
+
+class Usage(click.ClickException):
+    """Bad input from the caller: exit code 2, one line on stderr."""
+
+    exit_code = 2
+
+
+def _principal_options(func: F) -> F:
+    func = click.option(
+        "--tenant", default=DEFAULT_TENANT, show_default=True, help="Tenant of the principal."
+    )(func)
+    func = click.option("--groups", default=None, help="Comma-separated groups of the principal.")(
+        func
+    )
+    func = click.option(
+        "--principal",
+        default=None,
+        help="Act as this principal (default: the local operator of the home).",
+    )(func)
+    return func
+
+
+def _principal(principal: str | None, groups: str | None, tenant: str) -> Principal:
+    if principal is None and groups is None:
+        return Principal.local_operator()
+    return Principal(name=principal or "anonymous", tenant=tenant, groups=parse_groups(groups))
+
+
+@contextmanager
+def _app(ctx: click.Context) -> Iterator[Ragox]:
+    home: Path = ctx.obj["home"]
+    try:
+        app = Ragox(home)
+    except StoreError as error:
+        raise Failure(f"cannot open home {home}: {error}") from None
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Data directory (default: $RAGOX_HOME, else a per-user data directory).",
+)
+@click.version_option(package_name="ragox")
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None) -> None:
+    """ragox: answers whose every citation is an exact, verified passage."""
+    ctx.ensure_object(dict)
+    ctx.obj["home"] = home or default_home()
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--document-id", default=None, help="Document id (only with a single file).")
+@click.option("--revision", default=None, help="Revision label (default: r1, r2, ...).")
+@click.option("--groups", default=None, help="Comma-separated reader groups of the revision.")
+@click.option("--tenant", default=DEFAULT_TENANT, show_default=True, help="Tenant of the document.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def ingest(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    document_id: str | None,
+    revision: str | None,
+    groups: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    """Ingest files and folders (recursively) as document revisions."""
+    with _app(ctx) as app:
+        files = list(app.expand_paths(list(paths)))
+        if (document_id or revision) and len(files) != 1:
+            raise Usage("--document-id and --revision need exactly one input file")
+        items = []
+        bar = tqdm(files, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
+        for path, root in bar:
+            items.append(
+                app.ingest_path(
+                    path,
+                    root,
+                    document_id=document_id,
+                    revision=revision,
+                    groups=parse_groups(groups),
+                    tenant=tenant,
+                )
+            )
+        ok = all(item.outcome is not None and item.outcome.state.value == "READY" for item in items)
+        if as_json:
+            print_json({"results": [ingest_item_json(item) for item in items]})
+        else:
+            for item in items:
+                if item.outcome is None:
+                    assert item.skipped is not None
+                    click.echo(f"SKIPPED  {item.path}  ({item.skipped.value})")
+                    continue
+                out = item.outcome
+                note = "" if out.created else "  (unchanged)"
+                error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
+                click.echo(
+                    f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}"
+                    f"{note}{error}"
+                )
+        if not items:
+            raise Failure("no files found")
+        if not ok:
+            ctx.exit(1)
+
+
+@cli.command()
+@click.argument("document_id", required=False)
+@_principal_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def status(
+    ctx: click.Context,
+    document_id: str | None,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    """Show documents and their revisions' states."""
+    who = _principal(principal, groups, tenant)
+    with _app(ctx) as app:
+        if document_id is None:
+            found = app.documents(who)
+            if as_json:
+                print_json({"documents": [document_status_json(s) for s in found]})
+                return
+            for doc_status in found:
+                _print_status(doc_status)
+            return
+        try:
+            doc_status = app.status(document_id, who)
+        except NotFound:
+            _not_found(as_json, "document")
+        if as_json:
+            print_json(document_status_json(doc_status))
+        else:
+            _print_status(doc_status)
+
+
+def _print_status(doc_status: Any) -> None:
+    data = document_status_json(doc_status)
+    click.echo(f"{data['document_id']}  current: {data['current_revision'] or '-'}")
+    for rev in data["revisions"]:
+        error = (
+            f"  {rev['failed_stage']}: {rev['error']}: {rev['error_message']}"
+            if rev["error"]
+            else ""
+        )
+        click.echo(f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}")
+
+
+def _not_found(as_json: bool, what: str) -> NoReturn:
+    if as_json:
+        print_json({"status": "NOT_FOUND", "reason": f"{what}_not_found"})
+    raise Failure(f"{what} not found")
+
+
+@cli.command()
+@click.argument("document_id")
+@click.option("--revision", default=None, help="Revision (default: the current one).")
+@_principal_options
+@click.pass_context
+def text(
+    ctx: click.Context,
+    document_id: str,
+    revision: str | None,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+) -> None:
+    """Print the normalized representation text, exactly (no added newline)."""
+    with _app(ctx) as app:
+        try:
+            value = app.text(document_id, _principal(principal, groups, tenant), revision)
+        except NotFound:
+            _not_found(False, "document")
+    sys.stdout.buffer.write(value.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+@cli.command()
+@click.argument("document_id")
+@click.option("--start", type=int, required=True, help="Start, in code points (inclusive).")
+@click.option("--end", type=int, required=True, help="End, in code points (exclusive).")
+@click.option("--revision", default=None, help="Revision (default: the current one).")
+@click.option("--w3c", is_flag=True, help="Print a W3C Web Annotation (JSON-LD) instead.")
+@_principal_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def anchor(
+    ctx: click.Context,
+    document_id: str,
+    start: int,
+    end: int,
+    revision: str | None,
+    w3c: bool,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    """Create and store an anchor for a code-point range of a document."""
+    with _app(ctx) as app:
+        try:
+            created = app.create_anchor(
+                document_id, start, end, _principal(principal, groups, tenant), revision
+            )
+        except NotFound:
+            _not_found(as_json, "document")
+    if isinstance(created, Refusal):
+        if as_json:
+            print_json(refusal_json(created))
+        raise Failure(f"{created.status.value}: {created.reason}")
+    if w3c:
+        print_json(to_web_annotation(created.anchor))
+    elif as_json:
+        print_json(created.anchor.to_json())
+    else:
+        data = created.anchor.to_json()
+        click.echo(f"anchor {data['anchor_id']}")
+        click.echo(f"  {document_id}@{data['revision']}  [{start}, {end}) codepoint")
+        click.echo(f"  exact: {data['quote']['exact']!r}")
+
+
+def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
+    """An anchor from JSON (ours or W3C) in a file or stdin, or a stored anchor id."""
+    if source != "-" and not Path(source).exists():
+        if _ANCHOR_ID.fullmatch(source):
+            return None, source
+        raise Usage(f"no such file: {source}")
+    try:
+        if source == "-":
+            raw = sys.stdin.buffer.read(_MAX_ANCHOR_BYTES + 1)
+        else:
+            with open(source, "rb") as handle:
+                raw = handle.read(_MAX_ANCHOR_BYTES + 1)
+    except OSError as error:
+        raise Usage(f"cannot read anchor: {error.strerror}") from None
+    if len(raw) > _MAX_ANCHOR_BYTES:
+        raise Usage(f"anchor input is larger than {_MAX_ANCHOR_BYTES} bytes")
+    try:
+        content = raw.decode("utf-8").strip()
+    except UnicodeDecodeError as error:
+        raise Usage(f"anchor input is not UTF-8 (byte {error.start})") from None
+    if _ANCHOR_ID.fullmatch(content):
+        return None, content
+    try:
+        data = json.loads(content)
+    except (json.JSONDecodeError, RecursionError) as error:
+        if isinstance(error, json.JSONDecodeError):
+            raise Usage(
+                f"anchor is not valid JSON (line {error.lineno}, column {error.colno})"
+            ) from None
+        raise Usage("anchor JSON is nested too deeply") from None
+    try:
+        if isinstance(data, dict) and data.get("type") == "Annotation":
+            return from_web_annotation(data), None
+        return Anchor.from_json(data), None
+    except AnchorFormatError as error:
+        raise Usage(f"invalid anchor: {error}") from None
+
+
+@cli.command(name="resolve")
+@click.argument("source", metavar="FILE|-|ANCHOR_ID")
+@_principal_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def resolve_cmd(
+    ctx: click.Context,
+    source: str,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    """Resolve an anchor (JSON, W3C annotation, or stored id) strictly."""
+    anchor_value, anchor_id = _read_anchor(source)
+    who = _principal(principal, groups, tenant)
+    with _app(ctx) as app:
+        if anchor_value is not None:
+            result = app.resolve(anchor_value, who)
+        else:
+            assert anchor_id is not None
+            result = app.resolve_id(anchor_id, who)
+    if as_json:
+        print_json(resolution_json(result))
+    elif result.resolved:
+        assert result.range is not None
+        click.echo(
+            f"RESOLVED  [{result.range.start}, {result.range.end}) {result.range.coordinates.value}"
+            f"  {'current' if result.current else 'not current'}"
+        )
+        click.echo(f"  {result.exact!r}")
+    else:
+        click.echo(f"{result.status.value}  ({result.reason})")
+    if not result.resolved:
+        ctx.exit(1)
+
+
+@cli.command()
+@click.argument("document_id")
+@click.option("--groups", required=True, help="Comma-separated reader groups (empty: none).")
+@click.option("--revision", default=None, help="Only this revision (default: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def acl(
+    ctx: click.Context, document_id: str, groups: str, revision: str | None, as_json: bool
+) -> None:
+    """Replace the reader groups of a document's revisions."""
+    with _app(ctx) as app:
+        changed = app.set_groups(document_id, parse_groups(groups), revision)
+    if changed == 0:
+        _not_found(as_json, "document")
+    if as_json:
+        print_json(
+            {
+                "document_id": document_id,
+                "groups": sorted(parse_groups(groups)),
+                "revisions_changed": changed,
+            }
+        )
+    else:
+        click.echo(
+            f"{document_id}: {changed} revision(s) now readable by "
+            f"{', '.join(sorted(parse_groups(groups))) or 'nobody but the operator'}"
+        )
+
+
+@cli.command()
+@click.argument("document_id")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def delete(ctx: click.Context, document_id: str, as_json: bool) -> None:
+    """Remove a document from search and from resolution."""
+    with _app(ctx) as app:
+        deleted = app.delete(document_id)
+    if not deleted:
+        _not_found(as_json, "document")
+    if as_json:
+        print_json({"document_id": document_id, "deleted": True})
+    else:
+        click.echo(f"deleted {document_id}")
+
+
+@cli.command()
+@click.argument("source", metavar="FILE|-|ANCHOR_ID")
+@click.option("--to-revision", default=None, help="Target revision (default: the current one).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def migrate(ctx: click.Context, source: str, to_revision: str | None, as_json: bool) -> None:
+    """Migrate an anchor to a newer representation (operator only; the old one stays)."""
+    anchor_value, anchor_id = _read_anchor(source)
+    with _app(ctx) as app:
+        operator = Principal.local_operator()
+        if anchor_value is None:
+            assert anchor_id is not None
+            try:
+                anchor_value = app.get_anchor(anchor_id, operator).anchor
+            except NotFound:
+                _not_found(as_json, "anchor")
+        try:
+            result = app.migrate(anchor_value, operator, to_revision)
+        except NotFound:
+            _not_found(as_json, "revision")
+    if isinstance(result, Refusal):
+        if as_json:
+            print_json(refusal_json(result))
+        raise Failure(f"{result.status.value}: {result.reason}")
+    if as_json:
+        print_json(migration_json(result))
+    else:
+        click.echo(
+            f"migrated {result.old.anchor_id} -> {result.new.anchor_id} ({result.method.value})"
+        )
+
+
+@cli.command()
+@click.argument("anchor_id")
+@click.pass_context
+def annotation(ctx: click.Context, anchor_id: str) -> None:
+    """Print a stored anchor as a W3C Web Annotation (JSON-LD)."""
+    with _app(ctx) as app:
+        try:
+            stored = app.get_anchor(anchor_id, Principal.local_operator())
+        except NotFound:
+            _not_found(False, "anchor")
+    print_json(to_web_annotation(stored.anchor))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the CLI and turns every failure into one line and an exit code."""
+    try:
+        result = cli.main(args=argv, prog_name="ragox", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return int(done.exit_code)
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except click.exceptions.Abort:
+        click.echo("ragox: aborted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("ragox: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as error:  # a bug: say so in one line, never a traceback
+        click.echo(f"ragox: internal error ({type(error).__name__})", err=True)
+        return 1
+    return result if isinstance(result, int) else 0

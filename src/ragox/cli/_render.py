@@ -1,0 +1,116 @@
+"""JSON shapes printed by the CLI (and reused by the HTTP API)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from ragox.anchor import Migration, Refusal, Resolution, ViewerTarget
+from ragox.service import DocumentStatus, IngestItem
+
+__all__ = [
+    "document_status_json",
+    "ingest_item_json",
+    "migration_json",
+    "print_json",
+    "refusal_json",
+    "resolution_json",
+    "target_json",
+]
+
+
+def print_json(value: object) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def target_json(target: ViewerTarget) -> dict[str, Any]:
+    return {
+        "blocks": [
+            {"block_id": b.block_id, "locator": b.locator, "range": b.span.to_json()}
+            for b in target.blocks
+        ],
+        "pages": [
+            {
+                "page": p.page,
+                "rects": [[r.x0, r.y0, r.x1, r.y1] for r in p.rects],
+            }
+            for p in target.pages
+        ],
+    }
+
+
+def resolution_json(result: Resolution) -> dict[str, Any]:
+    """Failures carry status, reason and the anchor id only: never protected text."""
+    data: dict[str, Any] = {
+        "status": result.status.value,
+        "reason": result.reason,
+        "anchor_id": result.anchor_id,
+    }
+    if result.resolved:
+        assert result.range is not None
+        data.update(
+            {
+                "manifest_id": result.manifest_id,
+                "range": result.range.to_json(),
+                "exact": result.exact,
+                "current": result.current,
+                "target": None if result.target is None else target_json(result.target),
+            }
+        )
+    return data
+
+
+def refusal_json(refusal: Refusal) -> dict[str, str]:
+    return {"status": refusal.status.value, "reason": refusal.reason}
+
+
+def migration_json(migration: Migration) -> dict[str, Any]:
+    return {
+        "old_anchor_id": migration.old.anchor_id,
+        "method": migration.method.value,
+        "quote_changed": migration.quote_changed,
+        "anchor": migration.new.to_json(),
+    }
+
+
+def ingest_item_json(item: IngestItem) -> dict[str, Any]:
+    if item.outcome is None:
+        assert item.skipped is not None
+        return {"path": item.path, "state": "SKIPPED", "reason": item.skipped.value}
+    out = item.outcome
+    return {
+        "path": item.path,
+        "document_id": out.document_id,
+        "revision": out.revision,
+        "state": out.state.value,
+        "created": out.created,
+        "error": out.error_code,
+        "error_message": out.error_message,
+    }
+
+
+def document_status_json(status: DocumentStatus) -> dict[str, Any]:
+    return {
+        "document_id": status.document.document_id,
+        "tenant": status.document.tenant,
+        "current_revision": status.document.current_revision,
+        "revisions": [
+            {
+                "revision": row.revision.revision,
+                "state": row.revision.state.value,
+                "error": row.revision.error_code,
+                "failed_stage": row.revision.failed_stage,
+                "error_message": row.revision.error_message,
+                "source_sha256": row.revision.source_sha256,
+                "text_sha256": row.text_sha256,
+                "parser": row.parser,
+                "profile": row.profile,
+                "media_type": row.revision.media_type,
+                "groups": sorted(row.revision.groups),
+                "current": status.document.current_revision == row.revision.revision,
+            }
+            for row in status.revisions
+        ],
+    }

@@ -1,0 +1,75 @@
+"""Extractors: one adapter per format, each producing a representation with blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Final
+
+from ragox.extract._model import (
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ParserInfo,
+)
+from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
+from ragox.text import Profile
+
+__all__ = [
+    "Block",
+    "BlockKind",
+    "ErrorCode",
+    "Extraction",
+    "ExtractionError",
+    "Extractor",
+    "ParserInfo",
+    "detect_media_type",
+    "extractor_for",
+    "parser_for",
+]
+
+Extractor = Callable[[bytes, Profile], Extraction]
+
+_BY_SUFFIX: Final = {
+    ".txt": "text/plain",
+    ".text": "text/plain",
+    ".log": "text/plain",
+    ".csv": "text/plain",
+}
+
+_EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
+    "text/plain": (PLAIN_TEXT, extract_plain_text),
+}
+
+
+def detect_media_type(name: str, data: bytes) -> str | None:
+    """The media type by file name, then by content; None when unsupported."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix in _BY_SUFFIX:
+        return _BY_SUFFIX[suffix]
+    if data.startswith(b"%PDF-"):
+        return "application/pdf"
+    if not suffix:
+        return "text/plain"
+    return None
+
+
+def extractor_for(media_type: str) -> Extractor:
+    """The extractor registered for ``media_type``."""
+    try:
+        return _EXTRACTORS[media_type][1]
+    except KeyError:
+        raise ExtractionError(
+            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
+        ) from None
+
+
+def parser_for(media_type: str) -> ParserInfo:
+    try:
+        return _EXTRACTORS[media_type][0]
+    except KeyError:
+        raise ExtractionError(
+            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
+        ) from None

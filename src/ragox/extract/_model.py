@@ -1,0 +1,113 @@
+"""What every extractor produces: a representation text and blocks with provenance."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ragox.anchor import Rect, canonical_json, sha256_hex
+from ragox.text import Alignment, Coordinates, Span
+
+__all__ = [
+    "Block",
+    "BlockKind",
+    "ErrorCode",
+    "Extraction",
+    "ExtractionError",
+    "ParserInfo",
+]
+
+
+class ErrorCode(enum.Enum):
+    """Why a revision failed; shown to people and machines, never with document text."""
+
+    EMPTY_FILE = "EMPTY_FILE"
+    INVALID_UTF8 = "INVALID_UTF8"
+    BINARY_CONTENT = "BINARY_CONTENT"
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"
+    TOO_LARGE = "TOO_LARGE"
+    TOO_COMPLEX = "TOO_COMPLEX"
+    CORRUPT_PDF = "CORRUPT_PDF"
+    ENCRYPTED_PDF = "ENCRYPTED_PDF"
+    NO_TEXT_LAYER = "NO_TEXT_LAYER"
+    INTERNAL = "INTERNAL"
+
+
+class ExtractionError(Exception):
+    """An input an extractor refuses, with a code and a message free of document text."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.message = message
+
+
+class BlockKind(enum.Enum):
+    """The structural role of a block in its source."""
+
+    PARAGRAPH = "paragraph"
+    HEADING = "heading"
+    LIST_ITEM = "list-item"
+    CODE = "code"
+    TABLE_CELL = "table-cell"
+    QUOTE = "quote"
+    PDF_BLOCK = "pdf-block"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One source block: its range in the representation and where it came from."""
+
+    index: int
+    kind: BlockKind
+    span: Span  # codepoint range in the representation text
+    locator: str  # HTML id or structural path, "page=3;block=2", "lines=4-7"
+    page: int | None = None  # 1-based PDF page
+    bbox: Rect | None = None  # PDF points, origin top-left
+    source: Span | None = None  # source-codepoint range (text formats)
+
+    @property
+    def block_id(self) -> str:
+        return f"b{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class ParserInfo:
+    """An extractor's identity: ``name@version`` and a hash of its configuration."""
+
+    name: str
+    version: str
+    config: Mapping[str, str | int | float | bool] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    @property
+    def config_sha256(self) -> str:
+        return sha256_hex(canonical_json(dict(self.config)))
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The output of one extractor run over one revision's bytes."""
+
+    text: str
+    blocks: tuple[Block, ...]
+    parser: ParserInfo
+    media_type: str
+    #: representation → decoded source code points, for text formats
+    source_alignment: Alignment | None = None
+    #: per code point of ``text``: x0, y0, x1, y1 (PDF only), packed float32
+    char_boxes: bytes | None = None
+    #: pages whose text layer is empty (PDF only), 1-based
+    pages_without_text: tuple[int, ...] = ()
+    page_count: int | None = None
+
+    def __post_init__(self) -> None:
+        for block in self.blocks:
+            if block.span.coordinates is not Coordinates.CODEPOINT:
+                raise ValueError("block spans count code points of the representation")
+            if block.span.end > len(self.text):
+                raise ValueError("block span outside the representation")

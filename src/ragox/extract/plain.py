@@ -1,0 +1,93 @@
+"""The seed's plain-text adapter: the representation is the normalized text itself."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ragox.extract._model import (
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ParserInfo,
+)
+from ragox.text import Coordinates, DecodeError, Profile, Span
+
+__all__ = ["PLAIN_TEXT", "extract_plain_text", "paragraph_blocks", "reject_binary"]
+
+PLAIN_TEXT: Final = ParserInfo("plain-text", "1", {"blocks": "blank-line-paragraphs"})
+
+# Control characters other than TAB, LF, CR, FF: a text file has none of them.
+_CONTROLS: Final = frozenset(chr(c) for c in range(32) if chr(c) not in "\t\n\r\f")
+
+
+def reject_binary(text: str) -> None:
+    """Refuse decoded text that is really binary (NUL bytes, control characters)."""
+    sample = text[:65536]
+    if "\x00" in sample:
+        raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains NUL bytes")
+    controls = sum(1 for ch in sample if ch in _CONTROLS)
+    if controls > max(8, len(sample) // 100):
+        raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains control characters")
+
+
+def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
+    """Runs of non-blank lines: ``(start, end, first_line, last_line)``, 1-based lines."""
+    found: list[tuple[int, int, int, int]] = []
+    position = 0
+    line_no = 1
+    run_start: int | None = None
+    run_line = 0
+    run_end = 0
+    last_line = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.rstrip("\n")
+        if stripped.strip():
+            if run_start is None:
+                run_start = position
+                run_line = line_no
+            run_end = position + len(stripped)
+            last_line = line_no
+        elif run_start is not None:
+            found.append((run_start, run_end, run_line, last_line))
+            run_start = None
+        position += len(line)
+        line_no += 1
+    if run_start is not None:
+        found.append((run_start, run_end, run_line, last_line))
+    return found
+
+
+def extract_plain_text(data: bytes, profile: Profile) -> Extraction:
+    """Strictly decoded, profile-normalized text; paragraphs become blocks."""
+    if not data:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
+    try:
+        normalized = profile.normalize_bytes(data)
+    except DecodeError as error:
+        raise ExtractionError(
+            ErrorCode.INVALID_UTF8, f"invalid UTF-8 at byte {error.byte_offset}"
+        ) from None
+    reject_binary(normalized.text)
+    if not normalized.text.strip():
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "file contains only white space")
+    blocks = []
+    for index, (start, end, first, last) in enumerate(paragraph_blocks(normalized.text)):
+        mapped = normalized.alignment.map_back(start, end)
+        blocks.append(
+            Block(
+                index=index,
+                kind=BlockKind.PARAGRAPH,
+                span=Span(Coordinates.CODEPOINT, start, end),
+                locator=f"lines={first}-{last}",
+                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
+            )
+        )
+    return Extraction(
+        text=normalized.text,
+        blocks=tuple(blocks),
+        parser=PLAIN_TEXT,
+        media_type="text/plain",
+        source_alignment=normalized.alignment,
+    )

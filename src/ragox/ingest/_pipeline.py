@@ -1,0 +1,250 @@
+"""The ingestion pipeline: bytes → revision → representation → (index) → READY.
+
+Each stage records its state before it starts, so a crash leaves a revision in
+a visible intermediate state that is never current, and running the same bytes
+again finishes or redoes the work without duplicating anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from ragox.anchor import Manifest, ManifestSigner, sha256_hex
+from ragox.extract import (
+    ErrorCode,
+    ExtractionError,
+    detect_media_type,
+    extractor_for,
+    parser_for,
+)
+from ragox.store import RevisionRecord, RevisionState, SqliteStore, StoreError, utc_now
+from ragox.text import Profile
+
+__all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
+
+#: Largest accepted source file, in bytes.
+DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class IngestOutcome:
+    """What happened to one input."""
+
+    document_id: str
+    revision: str
+    state: RevisionState
+    #: a new revision was created (False: the same bytes were already there)
+    created: bool
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+class Ingestor:
+    """Runs the pipeline stages against a store."""
+
+    def __init__(
+        self,
+        store: SqliteStore,
+        signer: ManifestSigner,
+        profile: Profile,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        self.store = store
+        self.signer = signer
+        self.profile = profile
+        self.max_bytes = max_bytes
+
+    def ingest_file(
+        self,
+        path: Path,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+        tenant: str,
+    ) -> IngestOutcome:
+        """Ingest a file; files over the size limit are recorded as FAILED unread."""
+        size = path.stat().st_size
+        if size > self.max_bytes:
+            digest = hashlib.sha256()
+            with path.open("rb") as handle:
+                for piece in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(piece)
+            return self._refuse_oversize(
+                document_id, revision, groups, tenant, digest.hexdigest(), path.name, size
+            )
+        return self.ingest_bytes(
+            path.read_bytes(),
+            path.name,
+            document_id,
+            revision=revision,
+            groups=groups,
+            tenant=tenant,
+        )
+
+    def ingest_bytes(
+        self,
+        data: bytes,
+        filename: str,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+        tenant: str,
+        media_type: str | None = None,
+    ) -> IngestOutcome:
+        """Store the bytes as a revision and run it to READY or FAILED."""
+        source_sha256 = sha256_hex(data)
+        if len(data) > self.max_bytes:
+            return self._refuse_oversize(
+                document_id, revision, groups, tenant, source_sha256, filename, len(data)
+            )
+        self.store.ensure_document(document_id, tenant)
+        existing = self.store.revision_by_source(document_id, source_sha256)
+        if existing is not None and (revision is None or existing.revision == revision):
+            if existing.state is RevisionState.READY and self._up_to_date(existing):
+                return _outcome(existing, created=False)
+            record = existing
+            created = False
+        else:
+            kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
+            self.store.blobs.put(data)
+            record = self.store.create_revision(
+                document_id, revision, source_sha256, kind, filename, len(data), groups
+            )
+            created = True
+        return self._run(record, data, created)
+
+    def _up_to_date(self, record: RevisionRecord) -> bool:
+        """The revision's current representation is by today's parser and profile."""
+        if record.manifest_id is None:
+            return False
+        try:
+            parser = parser_for(record.media_type)
+        except ExtractionError:
+            return True  # nothing newer could extract it
+        found = self.store.get_manifest(record.manifest_id)
+        return found is not None and (
+            found.manifest.parser,
+            found.manifest.parser_config_sha256,
+            found.manifest.profile,
+        ) == (parser.id, parser.config_sha256, self.profile.id)
+
+    def _refuse_oversize(
+        self,
+        document_id: str,
+        revision: str | None,
+        groups: frozenset[str],
+        tenant: str,
+        source_sha256: str,
+        filename: str,
+        size: int,
+    ) -> IngestOutcome:
+        self.store.ensure_document(document_id, tenant)
+        existing = self.store.revision_by_source(document_id, source_sha256)
+        record = existing or self.store.create_revision(
+            document_id,
+            revision,
+            source_sha256,
+            "application/octet-stream",
+            filename,
+            size,
+            groups,
+        )
+        message = f"file has {size} bytes, the limit is {self.max_bytes}"
+        self.store.set_state(
+            record.document_id,
+            record.revision,
+            RevisionState.FAILED,
+            failed_stage="receive",
+            error_code=ErrorCode.TOO_LARGE.value,
+            error_message=message,
+        )
+        return IngestOutcome(
+            record.document_id,
+            record.revision,
+            RevisionState.FAILED,
+            existing is None,
+            ErrorCode.TOO_LARGE.value,
+            message,
+        )
+
+    def _run(self, record: RevisionRecord, data: bytes, created: bool) -> IngestOutcome:
+        doc, rev = record.document_id, record.revision
+        stage = "extract"
+        try:
+            parser = parser_for(record.media_type)
+            manifest_record = self.store.find_manifest(
+                doc, rev, parser.id, parser.config_sha256, self.profile.id
+            )
+            if manifest_record is None:
+                self.store.set_state(doc, rev, RevisionState.EXTRACTING)
+                extraction = extractor_for(record.media_type)(data, self.profile)
+                manifest = Manifest(
+                    document_id=doc,
+                    revision=rev,
+                    source_sha256=record.source_sha256,
+                    text_sha256=sha256_hex(extraction.text.encode("utf-8")),
+                    media_type=extraction.media_type,
+                    parser=extraction.parser.id,
+                    parser_config_sha256=extraction.parser.config_sha256,
+                    profile=self.profile.id,
+                    segmentation=self.profile.segmentation,
+                    created_at=utc_now(),
+                )
+                self.store.save_representation(
+                    manifest,
+                    self.signer.sign(manifest),
+                    extraction.text,
+                    extraction.source_alignment,
+                    extraction.blocks,
+                    extraction.char_boxes,
+                )
+            self.store.set_state(doc, rev, RevisionState.EXTRACTED)
+            stage = "index"
+            self.store.set_state(doc, rev, RevisionState.INDEXING)
+            self.store.make_current(doc, rev)
+        except ExtractionError as error:
+            self.store.set_state(
+                doc,
+                rev,
+                RevisionState.FAILED,
+                failed_stage=stage,
+                error_code=error.code.value,
+                error_message=error.message,
+            )
+            return IngestOutcome(
+                doc, rev, RevisionState.FAILED, created, error.code.value, error.message
+            )
+        except (StoreError, MemoryError, RecursionError) as error:
+            code = (
+                ErrorCode.TOO_COMPLEX if isinstance(error, RecursionError) else ErrorCode.INTERNAL
+            )
+            self.store.set_state(
+                doc,
+                rev,
+                RevisionState.FAILED,
+                failed_stage=stage,
+                error_code=code.value,
+                error_message=type(error).__name__,
+            )
+            return IngestOutcome(
+                doc, rev, RevisionState.FAILED, created, code.value, type(error).__name__
+            )
+        final = self.store.get_revision(doc, rev)
+        assert final is not None
+        return _outcome(final, created=created)
+
+
+def _outcome(record: RevisionRecord, *, created: bool) -> IngestOutcome:
+    return IngestOutcome(
+        document_id=record.document_id,
+        revision=record.revision,
+        state=record.state,
+        created=created,
+        error_code=record.error_code,
+        error_message=record.error_message,
+    )

@@ -1,0 +1,26 @@
+"""The application façade shared by the CLI and the HTTP API."""
+
+from ragox.service._home import default_home, load_or_create_key
+from ragox.service._lookup import StoreLookup
+from ragox.service._ragox import (
+    DocumentStatus,
+    IngestItem,
+    NotFound,
+    Ragox,
+    RevisionStatus,
+    SkipReason,
+    default_document_id,
+)
+
+__all__ = [
+    "DocumentStatus",
+    "IngestItem",
+    "NotFound",
+    "Ragox",
+    "RevisionStatus",
+    "SkipReason",
+    "StoreLookup",
+    "default_document_id",
+    "default_home",
+    "load_or_create_key",
+]

@@ -1,0 +1,37 @@
+"""Where a ragox home lives, and its secret key."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["default_home", "load_or_create_key"]
+
+
+def default_home() -> Path:
+    """``$RAGOX_HOME``, else the per-user data directory."""
+    configured = os.environ.get("RAGOX_HOME")
+    if configured:
+        return Path(configured).expanduser()
+    return Path(platformdirs.user_data_dir("ragox", appauthor=False))
+
+
+def load_or_create_key(home: Path, name: str = "manifest.key") -> bytes:
+    """A 32-byte secret in ``home/keys``, created once with mode 0600."""
+    folder = home / "keys"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / name
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        key = path.read_bytes()
+        if len(key) != 32:
+            raise ValueError(f"key file {path} is damaged") from None
+        return key
+    key = secrets.token_bytes(32)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key)
+    return key

@@ -1,0 +1,104 @@
+"""The resolver's view of the store for one principal, deciding access per call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from struct import iter_unpack
+
+from ragox.access import Principal, can_read
+from ragox.anchor import (
+    BlockTarget,
+    ManifestSigner,
+    PageTarget,
+    Rect,
+    StoredManifest,
+    ViewerTarget,
+)
+from ragox.store import SqliteStore
+from ragox.text import Coordinates, Span
+
+__all__ = ["StoreLookup", "page_rects"]
+
+
+class StoreLookup:
+    """Implements :class:`ragox.anchor.AnchorLookup` over a :class:`SqliteStore`."""
+
+    def __init__(self, store: SqliteStore, signer: ManifestSigner, principal: Principal) -> None:
+        self.store = store
+        self.signer = signer
+        self.principal = principal
+
+    def can_read(self, document_id: str, revision: str) -> bool:
+        document = self.store.get_document(document_id)
+        if document is None:
+            return False
+        record = self.store.get_revision(document_id, revision)
+        if record is None:
+            return False
+        return can_read(self.principal, document.tenant, record.groups)
+
+    def manifests(self, document_id: str, revision: str) -> Sequence[StoredManifest]:
+        document = self.store.get_document(document_id)
+        revision_current = document is not None and document.current_revision == revision
+        return [
+            StoredManifest(
+                manifest=record.manifest,
+                manifest_id=record.manifest_id,
+                authentic=self.signer.verify(record.manifest, record.mac),
+                current=revision_current and record.current_representation,
+            )
+            for record in self.store.manifests(document_id, revision)
+        ]
+
+    def text(self, manifest_id: str) -> str:
+        return self.store.text(manifest_id)
+
+    def target(self, manifest_id: str, span: Span) -> ViewerTarget:
+        blocks = self.store.blocks(manifest_id, span.start, span.end)
+        block_targets = tuple(
+            BlockTarget(
+                block_id=block.block_id,
+                locator=block.locator,
+                span=Span(
+                    Coordinates.CODEPOINT,
+                    max(span.start, block.span.start),
+                    min(span.end, block.span.end),
+                ),
+            )
+            for block in blocks
+        )
+        boxes = self.store.char_boxes(manifest_id)
+        pages: tuple[PageTarget, ...] = ()
+        if boxes is not None:
+            pages = page_rects(boxes, span, [(b.page, b.span) for b in blocks if b.page])
+        return ViewerTarget(blocks=block_targets, pages=pages)
+
+
+def page_rects(
+    boxes: bytes, span: Span, block_pages: Sequence[tuple[int | None, Span]]
+) -> tuple[PageTarget, ...]:
+    """Character boxes of ``span``, merged into line rectangles per page."""
+    width = 16  # four float32 per code point
+    by_page: dict[int, list[Rect]] = {}
+    for page, block_span in block_pages:
+        if page is None:
+            continue
+        start = max(span.start, block_span.start)
+        end = min(span.end, block_span.end)
+        if start >= end:
+            continue
+        rects = by_page.setdefault(page, [])
+        for x0, y0, x1, y1 in iter_unpack("<4f", boxes[start * width : end * width]):
+            if x1 <= x0 or y1 <= y0:
+                continue  # separators and line breaks have no box
+            last = rects[-1] if rects else None
+            if (
+                last is not None
+                and abs(last.y0 - y0) < 1.0
+                and abs(last.y1 - y1) < 1.0
+                and x0 >= last.x0 - 0.5
+            ):
+                rects[-1] = Rect(last.x0, min(last.y0, y0), max(last.x1, x1), max(last.y1, y1))
+            else:
+                rects.append(Rect(x0, y0, x1, y1))
+    return tuple(PageTarget(page, tuple(rects)) for page, rects in sorted(by_page.items()))

@@ -1,0 +1,308 @@
+"""The application façade the CLI and the HTTP API share: one home, one store."""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragox.access import DEFAULT_TENANT, Principal, can_read
+from ragox.anchor import (
+    Anchor,
+    ManifestSigner,
+    Migration,
+    Refusal,
+    Resolution,
+    ResolutionStatus,
+    create_anchor,
+    migrate_anchor,
+    resolve,
+)
+from ragox.extract import detect_media_type
+from ragox.ingest import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
+from ragox.service._home import load_or_create_key
+from ragox.service._lookup import StoreLookup
+from ragox.store import (
+    DocumentRecord,
+    RevisionConflict,
+    RevisionRecord,
+    RevisionState,
+    SqliteStore,
+    StoredAnchor,
+)
+from ragox.text import BASE_PROFILE, MappedRange, Profile
+
+__all__ = [
+    "DocumentStatus",
+    "IngestItem",
+    "NotFound",
+    "Ragox",
+    "RevisionStatus",
+    "SkipReason",
+]
+
+
+class NotFound(LookupError):
+    """Missing or not readable by the caller: the two are indistinguishable on purpose."""
+
+
+class SkipReason(enum.Enum):
+    """Why an input path was not ingested at all."""
+
+    UNREADABLE = "UNREADABLE"
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"
+    NOT_A_FILE = "NOT_A_FILE"
+    REVISION_CONFLICT = "REVISION_CONFLICT"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestItem:
+    """One input path and its outcome, or why it was skipped."""
+
+    path: str
+    outcome: IngestOutcome | None
+    skipped: SkipReason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionStatus:
+    revision: RevisionRecord
+    text_sha256: str | None
+    parser: str | None
+    profile: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentStatus:
+    document: DocumentRecord
+    revisions: tuple[RevisionStatus, ...]
+
+
+_SKIP_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules"})
+
+
+class Ragox:
+    """Everything a caller can do with one home."""
+
+    def __init__(
+        self,
+        home: Path,
+        *,
+        profile: Profile = BASE_PROFILE,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        self.home = home
+        self.store = SqliteStore(home)
+        self.signer = ManifestSigner(load_or_create_key(home))
+        self.profile = profile
+        self.ingestor = Ingestor(self.store, self.signer, profile, max_bytes)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- ingestion ---------------------------------------------------------------
+
+    def expand_paths(self, paths: list[Path]) -> Iterator[tuple[Path, Path]]:
+        """``(file, root)`` pairs: files as given, folders walked recursively in order."""
+        for path in paths:
+            if path.is_dir():
+                for dirpath, dirnames, filenames in os.walk(path):
+                    dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_NAMES)
+                    for name in sorted(filenames):
+                        if not name.startswith("."):
+                            yield Path(dirpath) / name, path
+            else:
+                yield path, path.parent
+
+    def ingest_path(
+        self,
+        path: Path,
+        root: Path,
+        *,
+        document_id: str | None = None,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+        tenant: str = DEFAULT_TENANT,
+    ) -> IngestItem:
+        """Ingest one file; unreadable or unsupported files are skipped with a reason."""
+        shown = str(path)
+        if not path.is_file():
+            reason = SkipReason.NOT_A_FILE if path.exists() else SkipReason.UNREADABLE
+            return IngestItem(shown, None, reason)
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(8)
+        except OSError:
+            return IngestItem(shown, None, SkipReason.UNREADABLE)
+        if detect_media_type(path.name, head) is None:
+            return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
+        doc_id = document_id or default_document_id(path, root)
+        try:
+            outcome = self.ingestor.ingest_file(
+                path, doc_id, revision=revision, groups=groups, tenant=tenant
+            )
+        except RevisionConflict:
+            return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
+        except OSError:
+            return IngestItem(shown, None, SkipReason.UNREADABLE)
+        return IngestItem(shown, outcome)
+
+    def delete(self, document_id: str) -> bool:
+        return self.store.delete_document(document_id)
+
+    def set_groups(
+        self, document_id: str, groups: frozenset[str], revision: str | None = None
+    ) -> int:
+        """Replace reader groups; returns how many revisions changed."""
+        return self.store.set_groups(document_id, revision, groups)
+
+    # -- reading ------------------------------------------------------------------
+
+    def _readable_revision(
+        self, document_id: str, revision: str | None, principal: Principal
+    ) -> tuple[DocumentRecord, RevisionRecord]:
+        document = self.store.get_document(document_id)
+        if document is None:
+            raise NotFound(document_id)
+        label = revision or document.current_revision
+        record = self.store.get_revision(document_id, label) if label else None
+        if record is None or not can_read(principal, document.tenant, record.groups):
+            raise NotFound(document_id)
+        return document, record
+
+    def status(self, document_id: str, principal: Principal) -> DocumentStatus:
+        document = self.store.get_document(document_id)
+        if document is None:
+            raise NotFound(document_id)
+        rows = []
+        for record in self.store.revisions(document_id):
+            if not can_read(principal, document.tenant, record.groups):
+                continue
+            manifest = None
+            if record.manifest_id is not None:
+                found = self.store.get_manifest(record.manifest_id)
+                manifest = found.manifest if found else None
+            rows.append(
+                RevisionStatus(
+                    revision=record,
+                    text_sha256=manifest.text_sha256 if manifest else None,
+                    parser=manifest.parser if manifest else None,
+                    profile=manifest.profile if manifest else None,
+                )
+            )
+        if not rows:
+            raise NotFound(document_id)
+        return DocumentStatus(document, tuple(rows))
+
+    def documents(self, principal: Principal) -> list[DocumentStatus]:
+        found = []
+        for document in self.store.list_documents():
+            try:
+                found.append(self.status(document.document_id, principal))
+            except NotFound:
+                continue
+        return found
+
+    def text(self, document_id: str, principal: Principal, revision: str | None = None) -> str:
+        _, record = self._readable_revision(document_id, revision, principal)
+        if record.manifest_id is None or record.state is not RevisionState.READY:
+            raise NotFound(document_id)
+        return self.store.text(record.manifest_id)
+
+    # -- anchors --------------------------------------------------------------------
+
+    def lookup(self, principal: Principal) -> StoreLookup:
+        return StoreLookup(self.store, self.signer, principal)
+
+    def create_anchor(
+        self,
+        document_id: str,
+        start: int,
+        end: int,
+        principal: Principal,
+        revision: str | None = None,
+    ) -> StoredAnchor | Refusal:
+        """Anchor a code-point range of a READY revision's representation, and store it."""
+        _, record = self._readable_revision(document_id, revision, principal)
+        if record.manifest_id is None or record.state is not RevisionState.READY:
+            raise NotFound(document_id)
+        manifest_record = self.store.get_manifest(record.manifest_id)
+        assert manifest_record is not None
+        text = self.store.text(record.manifest_id)
+        created = create_anchor(text, start, end, manifest_record.manifest.identity)
+        if isinstance(created, Refusal):
+            return created
+        return self.store.save_anchor(created, record.manifest_id, principal.name)
+
+    def resolve(self, anchor: Anchor, principal: Principal) -> Resolution:
+        return resolve(anchor, self.lookup(principal))
+
+    def resolve_id(self, anchor_id: str, principal: Principal) -> Resolution:
+        """Resolve a stored anchor; unknown ids look like forbidden documents."""
+        stored = self.store.get_anchor(anchor_id)
+        if stored is None:
+            return Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
+        return self.resolve(stored.anchor, principal)
+
+    def get_anchor(self, anchor_id: str, principal: Principal) -> StoredAnchor:
+        stored = self.store.get_anchor(anchor_id)
+        if stored is None or not self.lookup(principal).can_read(
+            stored.anchor.document_id, stored.anchor.revision
+        ):
+            raise NotFound(anchor_id)
+        return stored
+
+    def migrate(
+        self, anchor: Anchor, principal: Principal, to_revision: str | None = None
+    ) -> Migration | Refusal:
+        """Authorized migration into a revision's current representation (default: the
+        document's current revision). The old anchor stays; a link records the step."""
+        if not principal.operator:
+            return Refusal(ResolutionStatus.ACCESS_DENIED, "migration_needs_operator")
+        verified = self.resolve(anchor, principal)
+        if not verified.resolved or verified.manifest_id is None:
+            return Refusal(verified.status, verified.reason)
+        _, record = self._readable_revision(anchor.document_id, to_revision, principal)
+        if record.manifest_id is None or record.state is not RevisionState.READY:
+            return Refusal(ResolutionStatus.ACCESS_DENIED, "target_not_ready")
+        if record.manifest_id == verified.manifest_id:
+            return Refusal(ResolutionStatus.RESOLVED, "already_current")
+        new_record = self.store.get_manifest(record.manifest_id)
+        old_record = self.store.get_manifest(verified.manifest_id)
+        assert new_record is not None and old_record is not None
+        via_source = None
+        if new_record.manifest.source_sha256 == old_record.manifest.source_sha256:
+            old_alignment = self.store.alignment(verified.manifest_id)
+            new_alignment = self.store.alignment(record.manifest_id)
+            if old_alignment is not None and new_alignment is not None:
+
+                def via_source(start: int, end: int) -> MappedRange:
+                    back = old_alignment.map_back(start, end)
+                    forward = new_alignment.map_forward(back.start, back.end)
+                    return MappedRange(forward.start, forward.end, back.exact and forward.exact)
+
+        migrated = migrate_anchor(
+            anchor,
+            self.store.text(verified.manifest_id),
+            new_record.manifest.identity,
+            self.store.text(record.manifest_id),
+            via_source,
+        )
+        if isinstance(migrated, Refusal):
+            return migrated
+        self.store.save_anchor(migrated.new, record.manifest_id, principal.name)
+        self.store.link_anchors(
+            anchor.anchor_id, migrated.new.anchor_id, migrated.method.value, principal.name
+        )
+        return migrated
+
+
+def default_document_id(path: Path, root: Path) -> str:
+    """The path relative to the ingested folder, without its suffix, ``/``-separated."""
+    try:
+        relative = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        relative = Path(path.name)
+    return relative.with_suffix("").as_posix()

@@ -1,0 +1,29 @@
+"""Persistence behind one interface. SQLite is the embedded default.
+
+All SQL of ragox stays inside this package.
+"""
+
+from ragox.store._blobs import BlobStore
+from ragox.store._records import (
+    DocumentRecord,
+    ManifestRecord,
+    RevisionRecord,
+    RevisionState,
+    StoredAnchor,
+)
+from ragox.store._schema import SCHEMA_VERSION
+from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_now
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BlobStore",
+    "DocumentRecord",
+    "ManifestRecord",
+    "RevisionConflict",
+    "RevisionRecord",
+    "RevisionState",
+    "SqliteStore",
+    "StoreError",
+    "StoredAnchor",
+    "utc_now",
+]

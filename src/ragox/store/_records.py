@@ -1,0 +1,77 @@
+"""Records the store returns. Plain frozen values; no SQL rows leave the store."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ragox.anchor import Anchor, Manifest
+
+__all__ = [
+    "DocumentRecord",
+    "ManifestRecord",
+    "RevisionRecord",
+    "RevisionState",
+    "StoredAnchor",
+]
+
+
+class RevisionState(enum.Enum):
+    """Life of a revision (DESIGN §7). Upload success is not search readiness."""
+
+    #: Bytes are stored; nothing else has happened yet.
+    RECEIVED = "RECEIVED"
+    #: An extractor is turning the bytes into a representation.
+    EXTRACTING = "EXTRACTING"
+    #: The representation and its manifest are stored.
+    EXTRACTED = "EXTRACTED"
+    #: Chunks and index entries are being written.
+    INDEXING = "INDEXING"
+    #: Searchable, and current unless a later revision became ready.
+    READY = "READY"
+    #: Stopped at ``failed_stage`` with ``error_code``.
+    FAILED = "FAILED"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    document_id: str
+    tenant: str
+    current_revision: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionRecord:
+    document_id: str
+    revision: str
+    seq: int
+    source_sha256: str
+    media_type: str
+    filename: str
+    size: int
+    state: RevisionState
+    failed_stage: str | None
+    error_code: str | None
+    error_message: str | None
+    manifest_id: str | None
+    groups: frozenset[str]
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestRecord:
+    manifest: Manifest
+    manifest_id: str
+    mac: str
+    #: the revision's current representation (others are retained older parses)
+    current_representation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAnchor:
+    anchor: Anchor
+    manifest_id: str
+    created_at: str
+    created_by: str

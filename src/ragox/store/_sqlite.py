@@ -1,0 +1,658 @@
+"""The embedded default store: one SQLite file (WAL) plus a blob folder.
+
+All SQL of ragox lives in this package. Connections are per thread; writes run
+in ``BEGIN IMMEDIATE`` transactions so that a revision becomes visible whole or
+not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from ragox.anchor import Anchor, Manifest, Rect
+from ragox.extract import Block, BlockKind
+from ragox.store._blobs import BlobStore
+from ragox.store._records import (
+    DocumentRecord,
+    ManifestRecord,
+    RevisionRecord,
+    RevisionState,
+    StoredAnchor,
+)
+from ragox.store._schema import MIGRATIONS, SCHEMA_VERSION
+from ragox.text import Alignment, Coordinates, Span
+
+__all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
+
+_TEXT_CACHE_SIZE: Final = 16
+
+
+class StoreError(Exception):
+    """The store cannot be used: newer schema, conflicting write, broken file."""
+
+
+class RevisionConflict(StoreError):
+    """A revision label that exists already with other bytes: revisions are immutable."""
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+class SqliteStore:
+    """SQLite implementation of the store interface."""
+
+    def __init__(self, home: Path) -> None:
+        home.mkdir(parents=True, exist_ok=True)
+        self.home = home
+        self.path = home / "ragox.db"
+        self.blobs = BlobStore(home / "blobs")
+        self._local = threading.local()
+        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._texts_lock = threading.Lock()
+        self._migrate()
+
+    # -- connections and transactions -------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; nested use joins the outer one."""
+        conn = self._connection()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        conn = self._connection()
+        with self.transaction():
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            version = int(row[0]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"database schema {version} is newer than this ragox ({SCHEMA_VERSION})"
+                )
+            for number, script in MIGRATIONS:
+                if number > version:
+                    for statement in script:
+                        conn.execute(statement)
+                    conn.execute(
+                        "INSERT INTO meta(key, value) VALUES('schema_version', ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                        (str(number),),
+                    )
+
+    def schema_version(self) -> int:
+        row = (
+            self._connection()
+            .execute("SELECT value FROM meta WHERE key='schema_version'")
+            .fetchone()
+        )
+        return int(row[0])
+
+    # -- documents ----------------------------------------------------------------
+
+    def get_document(self, document_id: str) -> DocumentRecord | None:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT document_id, tenant, current_revision, created_at FROM documents "
+                "WHERE document_id=?",
+                (document_id,),
+            )
+            .fetchone()
+        )
+        return DocumentRecord(*row) if row else None
+
+    def list_documents(self) -> list[DocumentRecord]:
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT document_id, tenant, current_revision, created_at FROM documents "
+                "ORDER BY document_id"
+            )
+            .fetchall()
+        )
+        return [DocumentRecord(*row) for row in rows]
+
+    def ensure_document(self, document_id: str, tenant: str) -> DocumentRecord:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO documents(document_id, tenant, created_at) VALUES(?, ?, ?) "
+                "ON CONFLICT(document_id) DO NOTHING",
+                (document_id, tenant, utc_now()),
+            )
+        record = self.get_document(document_id)
+        assert record is not None
+        if record.tenant != tenant:
+            raise StoreError("document id is taken in another tenant")
+        return record
+
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document, its revisions, representations and anchors."""
+        with self.transaction() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM documents WHERE document_id=?", (document_id,)
+            ).fetchone()
+            if not found:
+                return False
+            shas = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT source_sha256 FROM revisions WHERE document_id=?", (document_id,)
+                )
+            ]
+            conn.execute("DELETE FROM documents WHERE document_id=?", (document_id,))
+            still_used = (
+                {
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT source_sha256 FROM revisions WHERE source_sha256 IN "
+                        f"({','.join('?' * len(shas))})",
+                        shas,
+                    )
+                }
+                if shas
+                else set()
+            )
+        with self._texts_lock:
+            self._texts.clear()
+        for sha in set(shas) - still_used:
+            self.blobs.delete(sha)
+        return True
+
+    # -- revisions ----------------------------------------------------------------
+
+    _REVISION_COLUMNS: Final = (
+        "document_id, revision, seq, source_sha256, media_type, filename, size, state, "
+        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at"
+    )
+
+    def _revision(self, row: Sequence[object]) -> RevisionRecord:
+        document_id, revision = str(row[0]), str(row[1])
+        return RevisionRecord(
+            document_id=document_id,
+            revision=revision,
+            seq=int(str(row[2])),
+            source_sha256=str(row[3]),
+            media_type=str(row[4]),
+            filename=str(row[5]),
+            size=int(str(row[6])),
+            state=RevisionState(row[7]),
+            failed_stage=None if row[8] is None else str(row[8]),
+            error_code=None if row[9] is None else str(row[9]),
+            error_message=None if row[10] is None else str(row[10]),
+            manifest_id=None if row[11] is None else str(row[11]),
+            groups=self.groups(document_id, revision),
+            created_at=str(row[12]),
+            updated_at=str(row[13]),
+        )
+
+    def get_revision(self, document_id: str, revision: str) -> RevisionRecord | None:
+        row = (
+            self._connection()
+            .execute(
+                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                "WHERE document_id=? AND revision=?",
+                (document_id, revision),
+            )
+            .fetchone()
+        )
+        return self._revision(row) if row else None
+
+    def revisions(self, document_id: str) -> list[RevisionRecord]:
+        rows = (
+            self._connection()
+            .execute(
+                f"SELECT {self._REVISION_COLUMNS} FROM revisions WHERE document_id=? ORDER BY seq",
+                (document_id,),
+            )
+            .fetchall()
+        )
+        return [self._revision(row) for row in rows]
+
+    def revision_by_source(self, document_id: str, source_sha256: str) -> RevisionRecord | None:
+        row = (
+            self._connection()
+            .execute(
+                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                "WHERE document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
+                (document_id, source_sha256),
+            )
+            .fetchone()
+        )
+        return self._revision(row) if row else None
+
+    def create_revision(
+        self,
+        document_id: str,
+        revision: str | None,
+        source_sha256: str,
+        media_type: str,
+        filename: str,
+        size: int,
+        groups: frozenset[str],
+    ) -> RevisionRecord:
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``."""
+        now = utc_now()
+        with self.transaction() as conn:
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE document_id=?",
+                (document_id,),
+            ).fetchone()
+            label = revision if revision is not None else f"r{seq}"
+            exists = conn.execute(
+                "SELECT 1 FROM revisions WHERE document_id=? AND revision=?",
+                (document_id, label),
+            ).fetchone()
+            if exists:
+                raise RevisionConflict("revision exists with other bytes; revisions are immutable")
+            conn.execute(
+                "INSERT INTO revisions(document_id, revision, seq, source_sha256, media_type, "
+                "filename, size, state, created_at, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                (
+                    document_id,
+                    label,
+                    seq,
+                    source_sha256,
+                    media_type,
+                    filename,
+                    size,
+                    RevisionState.RECEIVED.value,
+                    now,
+                    now,
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO revision_groups(document_id, revision, group_name) VALUES(?,?,?)",
+                [(document_id, label, group) for group in sorted(groups)],
+            )
+        record = self.get_revision(document_id, label)
+        assert record is not None
+        return record
+
+    def set_state(
+        self,
+        document_id: str,
+        revision: str,
+        state: RevisionState,
+        *,
+        failed_stage: str | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE revisions SET state=?, failed_stage=?, error_code=?, error_message=?, "
+                "updated_at=? WHERE document_id=? AND revision=?",
+                (
+                    state.value,
+                    failed_stage,
+                    error_code,
+                    error_message,
+                    utc_now(),
+                    document_id,
+                    revision,
+                ),
+            )
+
+    def make_current(self, document_id: str, revision: str) -> None:
+        """READY and current in one transaction: readers see the old or the new one."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE revisions SET state=?, failed_stage=NULL, error_code=NULL, "
+                "error_message=NULL, updated_at=? WHERE document_id=? AND revision=?",
+                (RevisionState.READY.value, utc_now(), document_id, revision),
+            )
+            conn.execute(
+                "UPDATE documents SET current_revision=? WHERE document_id=?",
+                (revision, document_id),
+            )
+
+    # -- access groups --------------------------------------------------------------
+
+    def groups(self, document_id: str, revision: str) -> frozenset[str]:
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT group_name FROM revision_groups WHERE document_id=? AND revision=?",
+                (document_id, revision),
+            )
+            .fetchall()
+        )
+        return frozenset(str(row[0]) for row in rows)
+
+    def set_groups(self, document_id: str, revision: str | None, groups: frozenset[str]) -> int:
+        """Replace reader groups of one revision, or of all when ``revision`` is None."""
+        with self.transaction() as conn:
+            if revision is None:
+                targets = [
+                    str(row[0])
+                    for row in conn.execute(
+                        "SELECT revision FROM revisions WHERE document_id=?", (document_id,)
+                    )
+                ]
+            else:
+                targets = (
+                    [revision]
+                    if conn.execute(
+                        "SELECT 1 FROM revisions WHERE document_id=? AND revision=?",
+                        (document_id, revision),
+                    ).fetchone()
+                    else []
+                )
+            for target in targets:
+                conn.execute(
+                    "DELETE FROM revision_groups WHERE document_id=? AND revision=?",
+                    (document_id, target),
+                )
+                conn.executemany(
+                    "INSERT INTO revision_groups(document_id, revision, group_name) VALUES(?,?,?)",
+                    [(document_id, target, group) for group in sorted(groups)],
+                )
+        return len(targets)
+
+    # -- manifests and representations ---------------------------------------------
+
+    def save_representation(
+        self,
+        manifest: Manifest,
+        mac: str,
+        text: str,
+        alignment: Alignment | None,
+        blocks: Sequence[Block],
+        char_boxes: bytes | None = None,
+    ) -> str:
+        """Store an immutable representation; idempotent by manifest content."""
+        manifest_id = manifest.manifest_id
+        with self.transaction() as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM manifests WHERE manifest_id=?", (manifest_id,)
+            ).fetchone()
+            if not exists:
+                conn.execute(
+                    "INSERT INTO manifests(manifest_id, document_id, revision, json, mac, "
+                    "created_at) VALUES(?,?,?,?,?,?)",
+                    (
+                        manifest_id,
+                        manifest.document_id,
+                        manifest.revision,
+                        json.dumps(manifest.to_json(), ensure_ascii=False, sort_keys=True),
+                        mac,
+                        manifest.created_at,
+                    ),
+                )
+                conn.execute(
+                    "INSERT INTO representations(manifest_id, text, alignment, char_boxes) "
+                    "VALUES(?,?,?,?)",
+                    (
+                        manifest_id,
+                        text,
+                        None if alignment is None else alignment.to_bytes(),
+                        char_boxes,
+                    ),
+                )
+                conn.executemany(
+                    "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
+                    "page, x0, y0, x1, y1, source_start, source_end) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [_block_row(manifest_id, block) for block in blocks],
+                )
+            conn.execute(
+                "UPDATE revisions SET manifest_id=?, updated_at=? "
+                "WHERE document_id=? AND revision=?",
+                (manifest_id, utc_now(), manifest.document_id, manifest.revision),
+            )
+        return manifest_id
+
+    def find_manifest(
+        self, document_id: str, revision: str, parser: str, parser_config: str, profile: str
+    ) -> ManifestRecord | None:
+        """An existing representation of these bytes by this parser and profile."""
+        for record in self.manifests(document_id, revision):
+            m = record.manifest
+            if (m.parser, m.parser_config_sha256, m.profile) == (parser, parser_config, profile):
+                return record
+        return None
+
+    def manifests(self, document_id: str, revision: str) -> list[ManifestRecord]:
+        """Retained representations of a revision, the current one first."""
+        conn = self._connection()
+        current = conn.execute(
+            "SELECT manifest_id FROM revisions WHERE document_id=? AND revision=?",
+            (document_id, revision),
+        ).fetchone()
+        current_id = current[0] if current else None
+        rows = conn.execute(
+            "SELECT m.manifest_id, m.json, m.mac FROM manifests m "
+            "JOIN representations r ON r.manifest_id = m.manifest_id "
+            "WHERE m.document_id=? AND m.revision=? ORDER BY m.created_at DESC",
+            (document_id, revision),
+        ).fetchall()
+        records = [
+            ManifestRecord(
+                manifest=Manifest.from_json(json.loads(row[1])),
+                manifest_id=str(row[0]),
+                mac=str(row[2]),
+                current_representation=row[0] == current_id,
+            )
+            for row in rows
+        ]
+        records.sort(key=lambda r: not r.current_representation)
+        return records
+
+    def get_manifest(self, manifest_id: str) -> ManifestRecord | None:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT m.json, m.mac, r.manifest_id = m.manifest_id FROM manifests m "
+                "LEFT JOIN revisions r ON r.document_id = m.document_id "
+                "AND r.revision = m.revision AND r.manifest_id = m.manifest_id "
+                "WHERE m.manifest_id=?",
+                (manifest_id,),
+            )
+            .fetchone()
+        )
+        if not row:
+            return None
+        return ManifestRecord(
+            manifest=Manifest.from_json(json.loads(row[0])),
+            manifest_id=manifest_id,
+            mac=str(row[1]),
+            current_representation=bool(row[2]),
+        )
+
+    def drop_representation(self, manifest_id: str) -> None:
+        """Stop retaining an old representation: its anchors no longer resolve."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM blocks WHERE manifest_id=?", (manifest_id,))
+            conn.execute("DELETE FROM representations WHERE manifest_id=?", (manifest_id,))
+        with self._texts_lock:
+            self._texts.pop(manifest_id, None)
+
+    def text(self, manifest_id: str) -> str:
+        """The representation text (cached: representations are immutable)."""
+        with self._texts_lock:
+            cached = self._texts.get(manifest_id)
+            if cached is not None:
+                self._texts.move_to_end(manifest_id)
+                return cached
+        row = (
+            self._connection()
+            .execute("SELECT text FROM representations WHERE manifest_id=?", (manifest_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise StoreError("no such representation")
+        text = str(row[0])
+        with self._texts_lock:
+            self._texts[manifest_id] = text
+            while len(self._texts) > _TEXT_CACHE_SIZE:
+                self._texts.popitem(last=False)
+        return text
+
+    def alignment(self, manifest_id: str) -> Alignment | None:
+        row = (
+            self._connection()
+            .execute("SELECT alignment FROM representations WHERE manifest_id=?", (manifest_id,))
+            .fetchone()
+        )
+        if row is None or row[0] is None:
+            return None
+        return Alignment.from_bytes(bytes(row[0]))
+
+    def char_boxes(self, manifest_id: str) -> bytes | None:
+        row = (
+            self._connection()
+            .execute("SELECT char_boxes FROM representations WHERE manifest_id=?", (manifest_id,))
+            .fetchone()
+        )
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def blocks(
+        self, manifest_id: str, start: int | None = None, end: int | None = None
+    ) -> list[Block]:
+        """Blocks of a representation in reading order, or those overlapping a range."""
+        sql = (
+            "SELECT block_index, kind, start, end, locator, page, x0, y0, x1, y1, "
+            "source_start, source_end FROM blocks WHERE manifest_id=?"
+        )
+        params: list[object] = [manifest_id]
+        if start is not None and end is not None:
+            sql += " AND start < ? AND end > ?"
+            params += [max(end, start + 1), start]
+        rows = self._connection().execute(sql + " ORDER BY block_index", params).fetchall()
+        return [_block_from_row(row) for row in rows]
+
+    # -- anchors ---------------------------------------------------------------------
+
+    def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:
+        now = utc_now()
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO anchors(anchor_id, document_id, revision, manifest_id, json, "
+                "created_at, created_by) VALUES(?,?,?,?,?,?,?) "
+                "ON CONFLICT(anchor_id) DO NOTHING",
+                (
+                    anchor.anchor_id,
+                    anchor.document_id,
+                    anchor.revision,
+                    manifest_id,
+                    json.dumps(anchor.to_json(), ensure_ascii=False),
+                    now,
+                    created_by,
+                ),
+            )
+        stored = self.get_anchor(anchor.anchor_id)
+        assert stored is not None
+        return stored
+
+    def get_anchor(self, anchor_id: str) -> StoredAnchor | None:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT json, manifest_id, created_at, created_by FROM anchors WHERE anchor_id=?",
+                (anchor_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return StoredAnchor(
+            anchor=Anchor.from_json(json.loads(row[0])),
+            manifest_id=str(row[1]),
+            created_at=str(row[2]),
+            created_by=str(row[3]),
+        )
+
+    def link_anchors(self, old_id: str, new_id: str, method: str, authorized_by: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO anchor_links(old_anchor_id, new_anchor_id, method, authorized_by, "
+                "created_at) VALUES(?,?,?,?,?) ON CONFLICT DO NOTHING",
+                (old_id, new_id, method, authorized_by, utc_now()),
+            )
+
+    def anchor_successors(self, anchor_id: str) -> list[str]:
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT new_anchor_id FROM anchor_links WHERE old_anchor_id=? ORDER BY created_at",
+                (anchor_id,),
+            )
+            .fetchall()
+        )
+        return [str(row[0]) for row in rows]
+
+
+def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
+    bbox = block.bbox
+    return (
+        manifest_id,
+        block.index,
+        block.kind.value,
+        block.span.start,
+        block.span.end,
+        block.locator,
+        block.page,
+        None if bbox is None else bbox.x0,
+        None if bbox is None else bbox.y0,
+        None if bbox is None else bbox.x1,
+        None if bbox is None else bbox.y1,
+        None if block.source is None else block.source.start,
+        None if block.source is None else block.source.end,
+    )
+
+
+def _block_from_row(row: Sequence[object]) -> Block:
+    def number(value: object) -> float:
+        assert isinstance(value, int | float)
+        return float(value)
+
+    bbox = None
+    if row[6] is not None:
+        bbox = Rect(number(row[6]), number(row[7]), number(row[8]), number(row[9]))
+    source = None
+    if row[10] is not None:
+        source = Span(Coordinates.SOURCE_CODEPOINT, int(str(row[10])), int(str(row[11])))
+    return Block(
+        index=int(str(row[0])),
+        kind=BlockKind(row[1]),
+        span=Span(Coordinates.CODEPOINT, int(str(row[2])), int(str(row[3]))),
+        locator=str(row[4]),
+        page=None if row[5] is None else int(str(row[5])),
+        bbox=bbox,
+        source=source,
+    )

@@ -1,0 +1,303 @@
+"""Alignment maps between an output text and the input it was derived from.
+
+An alignment is a monotone sequence of segments. Segment ``k`` covers the output
+code points ``[out_pos[k], out_pos[k+1])`` and the input code points
+``[in_pos[k], in_pos[k+1])``. A *copy* segment has equal lengths and corresponds
+one to one; a *replacement* segment (CR LF → LF, a decomposed sequence → its
+composition, a deleted header → nothing) corresponds only as a whole.
+
+The boundaries live in ``array('q')`` so that a million-code-point manual costs
+a few arrays, not a list of per-character objects (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["Alignment", "AlignmentBuilder", "MappedRange"]
+
+_COPY: Final = 1
+_REPLACE: Final = 0
+_MAGIC: Final = b"RGXA1"
+
+
+@dataclass(frozen=True, slots=True)
+class MappedRange:
+    """A range carried through an alignment; ``exact`` is false when an end was widened."""
+
+    start: int
+    end: int
+    exact: bool
+
+
+class AlignmentBuilder:
+    """Accumulates segments left to right; adjacent copies are merged."""
+
+    __slots__ = ("_in", "_kind", "_out")
+
+    def __init__(self) -> None:
+        self._out = array("q", [0])
+        self._in = array("q", [0])
+        self._kind = bytearray()
+
+    def copy(self, length: int) -> None:
+        """Append ``length`` code points that correspond one to one."""
+        if length < 0:
+            raise ValueError("segment length must not be negative")
+        if length == 0:
+            return
+        if self._kind and self._kind[-1] == _COPY:
+            self._out[-1] += length
+            self._in[-1] += length
+            return
+        self._append(length, length, _COPY)
+
+    def replace(self, out_length: int, in_length: int) -> None:
+        """Append a segment whose output and input correspond only as a whole."""
+        if out_length < 0 or in_length < 0:
+            raise ValueError("segment length must not be negative")
+        if out_length == 0 and in_length == 0:
+            return
+        self._append(out_length, in_length, _REPLACE)
+
+    def _append(self, out_length: int, in_length: int, kind: int) -> None:
+        self._out.append(self._out[-1] + out_length)
+        self._in.append(self._in[-1] + in_length)
+        self._kind.append(kind)
+
+    def build(self) -> Alignment:
+        return Alignment(self._out, self._in, bytes(self._kind))
+
+
+class Alignment:
+    """Maps ranges of an output text back to its input, and forward again.
+
+    Instances are immutable by convention: the arrays are never mutated after
+    construction.
+    """
+
+    __slots__ = ("_in", "_kind", "_out")
+
+    def __init__(self, out_pos: array[int], in_pos: array[int], kinds: bytes) -> None:
+        if len(out_pos) != len(in_pos) or len(out_pos) != len(kinds) + 1:
+            raise ValueError("alignment arrays have inconsistent lengths")
+        if out_pos[0] != 0 or in_pos[0] != 0:
+            raise ValueError("alignment must start at 0")
+        self._out = out_pos
+        self._in = in_pos
+        self._kind = kinds
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def identity(cls, length: int) -> Alignment:
+        """The alignment of a text with itself."""
+        builder = AlignmentBuilder()
+        builder.copy(length)
+        return builder.build()
+
+    # -- inspection ---------------------------------------------------------
+
+    @property
+    def output_length(self) -> int:
+        return self._out[-1]
+
+    @property
+    def input_length(self) -> int:
+        return self._in[-1]
+
+    @property
+    def segment_count(self) -> int:
+        return len(self._kind)
+
+    def is_identity(self) -> bool:
+        return all(k == _COPY for k in self._kind) and self.output_length == self.input_length
+
+    def segments(self) -> list[tuple[int, int, int, int, bool]]:
+        """``(out_start, out_end, in_start, in_end, is_copy)`` per segment."""
+        return [
+            (self._out[k], self._out[k + 1], self._in[k], self._in[k + 1], self._kind[k] == _COPY)
+            for k in range(len(self._kind))
+        ]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Alignment):
+            return NotImplemented
+        return self._out == other._out and self._in == other._in and self._kind == other._kind
+
+    def __hash__(self) -> int:
+        return hash((bytes(self._out), bytes(self._in), self._kind))
+
+    def __repr__(self) -> str:
+        return (
+            f"Alignment(out={self.output_length}, in={self.input_length}, "
+            f"segments={self.segment_count})"
+        )
+
+    # -- mapping ------------------------------------------------------------
+
+    def invert(self) -> Alignment:
+        """The same correspondence seen from the input side."""
+        return Alignment(self._in, self._out, self._kind)
+
+    def map_back(self, start: int, end: int) -> MappedRange:
+        """Carry an output range ``[start, end)`` to the input."""
+        return _map(self._out, self._in, self._kind, start, end)
+
+    def map_forward(self, start: int, end: int) -> MappedRange:
+        """Carry an input range ``[start, end)`` to the output."""
+        return _map(self._in, self._out, self._kind, start, end)
+
+    def compose(self, inner: Alignment) -> Alignment:
+        """``self`` maps C → B and ``inner`` maps B → A; the result maps C → A."""
+        if self.input_length != inner.output_length:
+            raise ValueError("alignments do not meet: lengths differ")
+        outer_c = _Cursor(self._in, self._out, self._kind)
+        inner_c = _Cursor(inner._out, inner._in, inner._kind)
+        builder = AlignmentBuilder()
+        pos = 0
+        while True:
+            if outer_c.zero_at(pos):
+                builder.replace(outer_c.take_zero(), 0)
+                continue
+            if inner_c.zero_at(pos):
+                builder.replace(0, inner_c.take_zero())
+                continue
+            if outer_c.done() or inner_c.done():
+                break
+            if outer_c.current_is_copy() and inner_c.current_is_copy():
+                target = min(outer_c.current_end(), inner_c.current_end())
+                outer_c.reach(target)
+                inner_c.reach(target)
+                builder.copy(target - pos)
+                pos = target
+                continue
+            far_outer, far_inner = outer_c.far, inner_c.far
+            target = pos
+            for cursor in (outer_c, inner_c):
+                if not cursor.current_is_copy():
+                    target = max(target, cursor.current_end())
+            while True:
+                ext_outer = outer_c.reach(target)
+                ext_inner = inner_c.reach(target)
+                if ext_outer is None and ext_inner is None:
+                    break
+                target = max(x for x in (ext_outer, ext_inner) if x is not None)
+            builder.replace(outer_c.far - far_outer, inner_c.far - far_inner)
+            pos = target
+        if not (outer_c.done() and inner_c.done()):
+            raise ValueError("alignments do not meet: segments left over")
+        return builder.build()
+
+    # -- persistence --------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        """A compact, versioned binary form for storage."""
+        n = len(self._kind)
+        header = _MAGIC + struct.pack("<Q", n)
+        return header + self._out.tobytes() + self._in.tobytes() + self._kind
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Alignment:
+        if not data.startswith(_MAGIC):
+            raise ValueError("not a stored alignment")
+        offset = len(_MAGIC)
+        (n,) = struct.unpack_from("<Q", data, offset)
+        offset += 8
+        width = 8 * (n + 1)
+        if len(data) != offset + 2 * width + n:
+            raise ValueError("stored alignment is truncated")
+        out_pos = array("q")
+        out_pos.frombytes(data[offset : offset + width])
+        in_pos = array("q")
+        in_pos.frombytes(data[offset + width : offset + 2 * width])
+        kinds = bytes(data[offset + 2 * width :])
+        return cls(out_pos, in_pos, kinds)
+
+
+def _map(src: array[int], dst: array[int], kinds: bytes, start: int, end: int) -> MappedRange:
+    total = src[-1]
+    if not 0 <= start <= end <= total:
+        raise ValueError(f"range [{start}, {end}) outside [0, {total}]")
+    exact = True
+    # Start: the last boundary at or before ``start`` (after deletions there).
+    k = bisect_right(src, start) - 1
+    if src[k] == start:
+        mapped_start = dst[k]
+    elif kinds[k] == _COPY:
+        mapped_start = dst[k] + (start - src[k])
+    else:
+        mapped_start = dst[k]
+        exact = False
+    # End: the first boundary at or after ``end`` (before insertions there).
+    j = bisect_left(src, end)
+    if src[j] == end:
+        mapped_end = dst[j]
+    else:
+        seg = j - 1
+        if kinds[seg] == _COPY:
+            mapped_end = dst[seg] + (end - src[seg])
+        else:
+            mapped_end = dst[seg + 1]
+            exact = False
+    mapped_end = max(mapped_end, mapped_start)
+    return MappedRange(mapped_start, mapped_end, exact)
+
+
+class _Cursor:
+    """Walks one alignment along its side that meets the other alignment."""
+
+    __slots__ = ("far", "fars", "k", "kinds", "mid", "mids", "n")
+
+    def __init__(self, mids: array[int], fars: array[int], kinds: bytes) -> None:
+        self.mids = mids
+        self.fars = fars
+        self.kinds = kinds
+        self.n = len(kinds)
+        self.k = 0
+        self.mid = 0
+        self.far = 0
+
+    def done(self) -> bool:
+        return self.k >= self.n
+
+    def zero_at(self, pos: int) -> bool:
+        k = self.k
+        return k < self.n and self.mids[k] == self.mids[k + 1] == pos and self.mid == pos
+
+    def take_zero(self) -> int:
+        k = self.k
+        length = self.fars[k + 1] - self.fars[k]
+        self.far = self.fars[k + 1]
+        self.k += 1
+        return length
+
+    def current_is_copy(self) -> bool:
+        return self.kinds[self.k] == _COPY
+
+    def current_end(self) -> int:
+        return self.mids[self.k + 1]
+
+    def reach(self, target: int) -> int | None:
+        """Advance to ``target``; return a later target if it falls inside a replacement."""
+        mids, fars, kinds = self.mids, self.fars, self.kinds
+        while self.k < self.n:
+            k = self.k
+            seg_start, seg_end = mids[k], mids[k + 1]
+            if seg_end < target or (seg_end == target and seg_start < target):
+                self.far = fars[k + 1]
+                self.mid = seg_end
+                self.k += 1
+                continue
+            if seg_start >= target:
+                break
+            if kinds[k] == _COPY:
+                self.far = fars[k] + (target - seg_start)
+                self.mid = target
+                break
+            return seg_end
+        return None

@@ -1,0 +1,112 @@
+"""Shared fixtures: homes in temporary folders, the seed-000 document, a CLI runner."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ragox.access import Principal
+from ragox.cli import main
+from ragox.service import Ragox
+
+#: DESIGN §6: tool emoji, decomposed Müller, CRLF, the heading Prüfung, a later
+#: repeated Prüfung heading, and the ligature ﬃ in Oﬃce.
+SEED_TEXT = (
+    "🔧 Mu\u0308ller\r\nPrüfung\r\nA: Die Prüfung ist bestanden.\r\n"
+    "Prüfung\r\nB: Das Oﬃce schließt um 18 Uhr.\r\n"
+)
+SEED_BYTES = SEED_TEXT.encode("utf-8")
+OPERATOR = Principal.local_operator()
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def app(home: Path) -> Iterator[Ragox]:
+    instance = Ragox(home)
+    yield instance
+    instance.close()
+
+
+@pytest.fixture
+def seed_file(tmp_path: Path) -> Path:
+    path = tmp_path / "seed.txt"
+    path.write_bytes(SEED_BYTES)
+    return path
+
+
+@dataclass(frozen=True)
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> object:
+        return json.loads(self.stdout)
+
+
+def run_ragox(home: Path, *args: str, stdin: str | bytes | None = None) -> CliResult:
+    """Run ``ragox.cli.main`` in this process with its own stdin, stdout and stderr.
+
+    The console script calls exactly this function; a subprocess test in
+    ``test_cli_process.py`` covers the interpreter start itself.
+    """
+    data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
+    fake_in = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    out, err = io.BytesIO(), io.BytesIO()
+    fake_out = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    fake_err = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    saved = sys.stdin, sys.stdout, sys.stderr, os.environ.get("RAGOX_HOME")
+    sys.stdin, sys.stdout, sys.stderr = fake_in, fake_out, fake_err
+    os.environ["RAGOX_HOME"] = str(home)
+    try:
+        code = main(list(args))
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved[0], saved[1], saved[2]
+        if saved[3] is None:
+            os.environ.pop("RAGOX_HOME", None)
+        else:
+            os.environ["RAGOX_HOME"] = saved[3]
+    return CliResult(code, out.getvalue().decode(), err.getvalue().decode())
+
+
+@pytest.fixture
+def ragox_cli(home: Path):  # type: ignore[no-untyped-def]
+    """Run the ``ragox`` command against ``home``."""
+
+    def run(*args: str, stdin: str | bytes | None = None) -> CliResult:
+        return run_ragox(home, *args, stdin=stdin)
+
+    return run
+
+
+@pytest.fixture
+def ragox_process(home: Path):  # type: ignore[no-untyped-def]
+    """Run ``python -m ragox`` in a real subprocess against ``home``."""
+
+    def run(*args: str, stdin: str | bytes | None = None) -> CliResult:
+        env = {**os.environ, "RAGOX_HOME": str(home)}
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        proc = subprocess.run(
+            [sys.executable, "-m", "ragox", *args],
+            input=data,
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        return CliResult(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+    return run
