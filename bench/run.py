@@ -7,9 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _table import print_table  # noqa: E402
-
-import bench_resolve  # noqa: E402
+import bench_resolve
+from _table import print_table
 
 BENCHES = {
     "resolve": ("Resolve latency (issue 2)", bench_resolve),

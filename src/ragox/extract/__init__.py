@@ -7,20 +7,24 @@ from pathlib import PurePath
 from typing import Final
 
 from ragox.extract._model import (
+    BLOCK_SEPARATOR,
     Block,
     BlockKind,
     ErrorCode,
     Extraction,
     ExtractionError,
+    ExtractOptions,
     ParserInfo,
 )
 from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
 from ragox.text import Profile
 
 __all__ = [
+    "BLOCK_SEPARATOR",
     "Block",
     "BlockKind",
     "ErrorCode",
+    "ExtractOptions",
     "Extraction",
     "ExtractionError",
     "Extractor",
@@ -30,7 +34,9 @@ __all__ = [
     "parser_for",
 ]
 
-Extractor = Callable[[bytes, Profile], Extraction]
+#: ``extract(data, profile, options)`` → :class:`Extraction`, or raises
+#: :class:`ExtractionError` with a code; never any other exception for bad input.
+Extractor = Callable[[bytes, Profile, ExtractOptions], Extraction]
 
 _BY_SUFFIX: Final = {
     ".txt": "text/plain",

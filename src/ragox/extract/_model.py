@@ -10,13 +10,18 @@ from ragox.anchor import Rect, canonical_json, sha256_hex
 from ragox.text import Alignment, Coordinates, Span
 
 __all__ = [
+    "BLOCK_SEPARATOR",
     "Block",
     "BlockKind",
     "ErrorCode",
+    "ExtractOptions",
     "Extraction",
     "ExtractionError",
     "ParserInfo",
 ]
+
+#: The fixed separator between blocks in a representation text (HTML, Markdown, PDF).
+BLOCK_SEPARATOR = "\n\n"
 
 
 class ErrorCode(enum.Enum):
@@ -90,6 +95,16 @@ class ParserInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ExtractOptions:
+    """Per-call inputs that are not configuration (they never change the output text)."""
+
+    #: password for an encrypted PDF
+    password: str | None = field(default=None, repr=False)
+    #: deepest element nesting an HTML extractor follows before refusing TOO_COMPLEX
+    max_depth: int = 512
+
+
+@dataclass(frozen=True, slots=True)
 class Extraction:
     """The output of one extractor run over one revision's bytes."""
 
@@ -104,6 +119,8 @@ class Extraction:
     #: pages whose text layer is empty (PDF only), 1-based
     pages_without_text: tuple[int, ...] = ()
     page_count: int | None = None
+    #: codes of things a reader should know, e.g. "RTL_TEXT", "ROTATED_PAGES"
+    warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for block in self.blocks:

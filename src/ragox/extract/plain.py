@@ -10,6 +10,7 @@ from ragox.extract._model import (
     ErrorCode,
     Extraction,
     ExtractionError,
+    ExtractOptions,
     ParserInfo,
 )
 from ragox.text import Coordinates, DecodeError, Profile, Span
@@ -59,7 +60,9 @@ def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
     return found
 
 
-def extract_plain_text(data: bytes, profile: Profile) -> Extraction:
+def extract_plain_text(
+    data: bytes, profile: Profile, options: ExtractOptions | None = None
+) -> Extraction:
     """Strictly decoded, profile-normalized text; paragraphs become blocks."""
     if not data:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")

@@ -16,6 +16,7 @@ from ragox.anchor import Manifest, ManifestSigner, sha256_hex
 from ragox.extract import (
     ErrorCode,
     ExtractionError,
+    ExtractOptions,
     detect_media_type,
     extractor_for,
     parser_for,
@@ -182,7 +183,7 @@ class Ingestor:
             )
             if manifest_record is None:
                 self.store.set_state(doc, rev, RevisionState.EXTRACTING)
-                extraction = extractor_for(record.media_type)(data, self.profile)
+                extraction = extractor_for(record.media_type)(data, self.profile, ExtractOptions())
                 manifest = Manifest(
                     document_id=doc,
                     revision=rev,
