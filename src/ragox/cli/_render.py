@@ -109,6 +109,10 @@ def document_status_json(status: DocumentStatus) -> dict[str, Any]:
                 "profile": row.profile,
                 "media_type": row.revision.media_type,
                 "groups": sorted(row.revision.groups),
+                "chunks": row.chunks,
+                "page_count": row.notes.page_count,
+                "pages_without_text": list(row.notes.pages_without_text),
+                "warnings": list(row.notes.warnings),
                 "current": status.document.current_revision == row.revision.revision,
             }
             for row in status.revisions

@@ -1,5 +1,22 @@
-"""Ingestion: the pipeline, revision states, and (later) chunking."""
+"""Ingestion: the pipeline and revision states, search text, sentences and chunking."""
 
+from ragox.ingest._chunker import DEFAULT_CHUNKING, ChunkingConfig, chunk_id, chunk_representation
 from ragox.ingest._pipeline import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
+from ragox.ingest._searchtext import SearchText, build_search_text, repeated_margin_blocks
+from ragox.ingest._sentences import split_sentences, token_count, token_spans
 
-__all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
+__all__ = [
+    "DEFAULT_CHUNKING",
+    "DEFAULT_MAX_BYTES",
+    "ChunkingConfig",
+    "IngestOutcome",
+    "Ingestor",
+    "SearchText",
+    "build_search_text",
+    "chunk_id",
+    "chunk_representation",
+    "repeated_margin_blocks",
+    "split_sentences",
+    "token_count",
+    "token_spans",
+]

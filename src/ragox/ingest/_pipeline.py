@@ -21,7 +21,16 @@ from ragox.extract import (
     extractor_for,
     parser_for,
 )
-from ragox.store import RevisionRecord, RevisionState, SqliteStore, StoreError, utc_now
+from ragox.ingest._chunker import chunk_representation
+from ragox.ingest._searchtext import build_search_text
+from ragox.store import (
+    ExtractionNotes,
+    RevisionRecord,
+    RevisionState,
+    SqliteStore,
+    StoreError,
+    utc_now,
+)
 from ragox.text import Profile
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
@@ -119,6 +128,20 @@ class Ingestor:
             created = True
         return self._run(record, data, created)
 
+    def _index(self, manifest_id: str) -> None:
+        """Search text and chunks of a representation, written in one transaction."""
+        text = self.store.text(manifest_id)
+        blocks = self.store.blocks(manifest_id)
+        search = build_search_text(text, blocks)
+        chunks = chunk_representation(
+            manifest_id,
+            text,
+            blocks,
+            search.alignment,
+            skip_blocks=frozenset(search.dropped_blocks),
+        )
+        self.store.save_index(manifest_id, search.text, search.alignment, chunks)
+
     def _up_to_date(self, record: RevisionRecord) -> bool:
         """The revision's current representation is by today's parser and profile."""
         if record.manifest_id is None:
@@ -181,7 +204,9 @@ class Ingestor:
             manifest_record = self.store.find_manifest(
                 doc, rev, parser.id, parser.config_sha256, self.profile.id
             )
-            if manifest_record is None:
+            if manifest_record is not None:
+                manifest_id = manifest_record.manifest_id
+            else:
                 self.store.set_state(doc, rev, RevisionState.EXTRACTING)
                 extraction = extractor_for(record.media_type)(data, self.profile, ExtractOptions())
                 manifest = Manifest(
@@ -196,17 +221,23 @@ class Ingestor:
                     segmentation=self.profile.segmentation,
                     created_at=utc_now(),
                 )
-                self.store.save_representation(
+                manifest_id = self.store.save_representation(
                     manifest,
                     self.signer.sign(manifest),
                     extraction.text,
                     extraction.source_alignment,
                     extraction.blocks,
                     extraction.char_boxes,
+                    ExtractionNotes(
+                        extraction.page_count,
+                        extraction.pages_without_text,
+                        extraction.warnings,
+                    ),
                 )
             self.store.set_state(doc, rev, RevisionState.EXTRACTED)
             stage = "index"
             self.store.set_state(doc, rev, RevisionState.INDEXING)
+            self._index(manifest_id)
             self.store.make_current(doc, rev)
         except ExtractionError as error:
             self.store.set_state(

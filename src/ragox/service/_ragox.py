@@ -26,6 +26,7 @@ from ragox.service._home import load_or_create_key
 from ragox.service._lookup import StoreLookup
 from ragox.store import (
     DocumentRecord,
+    ExtractionNotes,
     RevisionConflict,
     RevisionRecord,
     RevisionState,
@@ -72,6 +73,8 @@ class RevisionStatus:
     text_sha256: str | None
     parser: str | None
     profile: str | None
+    chunks: int
+    notes: ExtractionNotes
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +193,10 @@ class Ragox:
                     text_sha256=manifest.text_sha256 if manifest else None,
                     parser=manifest.parser if manifest else None,
                     profile=manifest.profile if manifest else None,
+                    chunks=self.store.chunk_count(record.manifest_id) if record.manifest_id else 0,
+                    notes=self.store.notes(record.manifest_id)
+                    if record.manifest_id
+                    else ExtractionNotes(None, (), ()),
                 )
             )
         if not rows:

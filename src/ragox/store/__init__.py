@@ -5,7 +5,10 @@ All SQL of ragox stays inside this package.
 
 from ragox.store._blobs import BlobStore
 from ragox.store._records import (
+    BlockRange,
+    ChunkRecord,
     DocumentRecord,
+    ExtractionNotes,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -17,7 +20,10 @@ from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_n
 __all__ = [
     "SCHEMA_VERSION",
     "BlobStore",
+    "BlockRange",
+    "ChunkRecord",
     "DocumentRecord",
+    "ExtractionNotes",
     "ManifestRecord",
     "RevisionConflict",
     "RevisionRecord",

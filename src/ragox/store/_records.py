@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from ragox.anchor import Anchor, Manifest
 
 __all__ = [
+    "BlockRange",
+    "ChunkRecord",
     "DocumentRecord",
+    "ExtractionNotes",
     "ManifestRecord",
     "RevisionRecord",
     "RevisionState",
@@ -75,3 +78,36 @@ class StoredAnchor:
     manifest_id: str
     created_at: str
     created_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRange:
+    """The part of one block a chunk covers, in representation code points."""
+
+    block_index: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A retrieval unit: a representation range, its blocks, and its search-text range."""
+
+    chunk_id: str
+    manifest_id: str
+    ordinal: int
+    start: int
+    end: int
+    search_start: int
+    search_end: int
+    tokens: int
+    blocks: tuple[BlockRange, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionNotes:
+    """What extraction reported beside the text."""
+
+    page_count: int | None
+    pages_without_text: tuple[int, ...]
+    warnings: tuple[str, ...]

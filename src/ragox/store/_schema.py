@@ -89,7 +89,32 @@ _V1: Final = (
     )""",
 )
 
+# Version 2: what indexing writes (search text, chunks) and what extraction reports
+# beside the text (pages without a text layer, warnings).
+_V2: Final = (
+    "ALTER TABLE representations ADD COLUMN page_count INTEGER",
+    "ALTER TABLE representations ADD COLUMN pages_without_text TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE representations ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'",
+    """CREATE TABLE search_texts (
+        manifest_id TEXT PRIMARY KEY REFERENCES representations(manifest_id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        alignment BLOB NOT NULL
+    )""",
+    """CREATE TABLE chunks (
+        chunk_id TEXT PRIMARY KEY,
+        manifest_id TEXT NOT NULL REFERENCES representations(manifest_id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        search_start INTEGER NOT NULL,
+        search_end INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        blocks TEXT NOT NULL
+    )""",
+    "CREATE INDEX chunks_by_manifest ON chunks(manifest_id, ordinal)",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
-MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1),)
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2))
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -21,7 +21,10 @@ from ragox.anchor import Anchor, Manifest, Rect
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
 from ragox.store._records import (
+    BlockRange,
+    ChunkRecord,
     DocumentRecord,
+    ExtractionNotes,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -394,8 +397,10 @@ class SqliteStore:
         alignment: Alignment | None,
         blocks: Sequence[Block],
         char_boxes: bytes | None = None,
+        notes: ExtractionNotes | None = None,
     ) -> str:
         """Store an immutable representation; idempotent by manifest content."""
+        notes = notes or ExtractionNotes(None, (), ())
         manifest_id = manifest.manifest_id
         with self.transaction() as conn:
             exists = conn.execute(
@@ -415,13 +420,16 @@ class SqliteStore:
                     ),
                 )
                 conn.execute(
-                    "INSERT INTO representations(manifest_id, text, alignment, char_boxes) "
-                    "VALUES(?,?,?,?)",
+                    "INSERT INTO representations(manifest_id, text, alignment, char_boxes, "
+                    "page_count, pages_without_text, warnings) VALUES(?,?,?,?,?,?,?)",
                     (
                         manifest_id,
                         text,
                         None if alignment is None else alignment.to_bytes(),
                         char_boxes,
+                        notes.page_count,
+                        json.dumps(list(notes.pages_without_text)),
+                        json.dumps(list(notes.warnings)),
                     ),
                 )
                 conn.executemany(
@@ -532,6 +540,106 @@ class SqliteStore:
         if row is None or row[0] is None:
             return None
         return Alignment.from_bytes(bytes(row[0]))
+
+    def notes(self, manifest_id: str) -> ExtractionNotes:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT page_count, pages_without_text, warnings FROM representations "
+                "WHERE manifest_id=?",
+                (manifest_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            return ExtractionNotes(None, (), ())
+        return ExtractionNotes(
+            page_count=None if row[0] is None else int(row[0]),
+            pages_without_text=tuple(int(p) for p in json.loads(row[1])),
+            warnings=tuple(str(w) for w in json.loads(row[2])),
+        )
+
+    # -- search text and chunks ---------------------------------------------------------
+
+    def save_index(
+        self,
+        manifest_id: str,
+        search_text: str,
+        search_alignment: Alignment,
+        chunks: Sequence[ChunkRecord],
+    ) -> None:
+        """Replace a representation's search text and chunks in one transaction.
+
+        Chunk ids derive from the manifest and the range, so a rerun writes the
+        same rows again instead of adding new ones.
+        """
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM chunks WHERE manifest_id=?", (manifest_id,))
+            conn.execute(
+                "INSERT INTO search_texts(manifest_id, text, alignment) VALUES(?,?,?) "
+                "ON CONFLICT(manifest_id) DO UPDATE SET text=excluded.text, "
+                "alignment=excluded.alignment",
+                (manifest_id, search_text, search_alignment.to_bytes()),
+            )
+            conn.executemany(
+                "INSERT INTO chunks(chunk_id, manifest_id, ordinal, start, end, search_start, "
+                "search_end, tokens, blocks) VALUES(?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        c.chunk_id,
+                        c.manifest_id,
+                        c.ordinal,
+                        c.start,
+                        c.end,
+                        c.search_start,
+                        c.search_end,
+                        c.tokens,
+                        json.dumps([[b.block_index, b.start, b.end] for b in c.blocks]),
+                    )
+                    for c in chunks
+                ],
+            )
+
+    def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None:
+        row = (
+            self._connection()
+            .execute("SELECT text, alignment FROM search_texts WHERE manifest_id=?", (manifest_id,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return str(row[0]), Alignment.from_bytes(bytes(row[1]))
+
+    _CHUNK_COLUMNS: Final = (
+        "chunk_id, manifest_id, ordinal, start, end, search_start, search_end, tokens, blocks"
+    )
+
+    def chunks(self, manifest_id: str) -> list[ChunkRecord]:
+        rows = (
+            self._connection()
+            .execute(
+                f"SELECT {self._CHUNK_COLUMNS} FROM chunks WHERE manifest_id=? ORDER BY ordinal",
+                (manifest_id,),
+            )
+            .fetchall()
+        )
+        return [_chunk_from_row(row) for row in rows]
+
+    def get_chunk(self, chunk_id: str) -> ChunkRecord | None:
+        row = (
+            self._connection()
+            .execute(f"SELECT {self._CHUNK_COLUMNS} FROM chunks WHERE chunk_id=?", (chunk_id,))
+            .fetchone()
+        )
+        return None if row is None else _chunk_from_row(row)
+
+    def chunk_count(self, manifest_id: str) -> int:
+        row = (
+            self._connection()
+            .execute("SELECT COUNT(*) FROM chunks WHERE manifest_id=?", (manifest_id,))
+            .fetchone()
+        )
+        return int(row[0])
 
     def char_boxes(self, manifest_id: str) -> bytes | None:
         row = (
@@ -655,4 +763,19 @@ def _block_from_row(row: Sequence[object]) -> Block:
         page=None if row[5] is None else int(str(row[5])),
         bbox=bbox,
         source=source,
+    )
+
+
+def _chunk_from_row(row: Sequence[object]) -> ChunkRecord:
+    blocks = json.loads(str(row[8]))
+    return ChunkRecord(
+        chunk_id=str(row[0]),
+        manifest_id=str(row[1]),
+        ordinal=int(str(row[2])),
+        start=int(str(row[3])),
+        end=int(str(row[4])),
+        search_start=int(str(row[5])),
+        search_end=int(str(row[6])),
+        tokens=int(str(row[7])),
+        blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
     )

@@ -112,20 +112,27 @@ def _normalization_step(form: _Form) -> Step:
         seconds = _composable_seconds()
         builder = AlignmentBuilder()
         pieces: list[str] = []
-        start = 0
-        length = len(text)
-        while start < length:
-            end = start + 1
-            while end < length and not _is_safe_start(text[end], seconds, form):
-                end += 1
-            chunk = text[start:end]
-            normalized = unicodedata.normalize(form, chunk)
-            if normalized == chunk:
-                builder.copy(len(chunk))
-            else:
-                builder.replace(len(normalized), len(chunk))
-            pieces.append(normalized)
-            start = end
+        # LF is a stable boundary in every form: lines that are already normalized
+        # are copied whole, and only the others are walked code point by code point.
+        for line in text.splitlines(keepends=True):
+            if unicodedata.is_normalized(form, line):
+                builder.copy(len(line))
+                pieces.append(line)
+                continue
+            start = 0
+            length = len(line)
+            while start < length:
+                end = start + 1
+                while end < length and not _is_safe_start(line[end], seconds, form):
+                    end += 1
+                chunk = line[start:end]
+                normalized = unicodedata.normalize(form, chunk)
+                if normalized == chunk:
+                    builder.copy(len(chunk))
+                else:
+                    builder.replace(len(normalized), len(chunk))
+                pieces.append(normalized)
+                start = end
         result = "".join(pieces)
         if result != whole:
             # Chunking at stable boundaries must agree with normalizing the whole

@@ -1,0 +1,158 @@
+"""Chunking a representation into retrieval units (seed 003).
+
+Chunks follow blocks: a block that fits is one chunk (small neighbours such as a
+heading and its paragraph are packed together); a block that is too long is cut
+at sentence ends, with whole sentences of overlap. Every position comes from the
+splitter's own cursor, never from searching the text afterwards, and no chunk
+boundary splits a grapheme cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ragox.anchor import sha256_hex
+from ragox.extract import Block
+from ragox.ingest._sentences import split_sentences, token_count, token_spans
+from ragox.store import BlockRange, ChunkRecord
+from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boundary
+
+__all__ = ["ChunkingConfig", "chunk_id", "chunk_representation"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkingConfig:
+    """Sizes in word tokens (``\\w+``)."""
+
+    target_tokens: int = 200
+    max_tokens: int = 300
+    #: blocks below this are packed with their neighbours (headings, short items)
+    small_tokens: int = 40
+    overlap_tokens: int = 40
+
+
+DEFAULT_CHUNKING: Final = ChunkingConfig()
+
+
+def chunk_id(manifest_id: str, start: int, end: int) -> str:
+    """Derived from the representation and the range: re-ingesting never duplicates."""
+    return sha256_hex(f"{manifest_id}:codepoint:{start}:{end}".encode())
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    start: int
+    end: int
+    tokens: int
+
+
+def _split_long(text: str, start: int, end: int, config: ChunkingConfig) -> list[_Piece]:
+    """Cut ``[start, end)`` at sentence ends into pieces of about ``target_tokens``."""
+    sentences: list[_Piece] = []
+    for s, e in split_sentences(text, start, end):
+        tokens = token_count(text, s, e)
+        if tokens <= config.max_tokens:
+            sentences.append(_Piece(s, e, tokens))
+            continue
+        # A run-on "sentence" (tables, lists without punctuation): cut between words.
+        words = token_spans(text, s, e)
+        for i in range(0, len(words), config.target_tokens):
+            group = words[i : i + config.target_tokens]
+            piece_start = s if i == 0 else previous_grapheme_boundary(text, group[0][0])
+            last = i + config.target_tokens >= len(words)
+            piece_end = e if last else next_grapheme_boundary(text, group[-1][1])
+            sentences.append(_Piece(piece_start, piece_end, len(group)))
+    pieces: list[_Piece] = []
+    i = 0
+    while i < len(sentences):
+        j = i
+        tokens = 0
+        while j < len(sentences) and (
+            j == i or tokens + sentences[j].tokens <= config.target_tokens
+        ):
+            tokens += sentences[j].tokens
+            j += 1
+        pieces.append(_Piece(sentences[i].start, sentences[j - 1].end, tokens))
+        if j >= len(sentences):
+            break
+        # Overlap: step back over whole sentences worth at most overlap_tokens.
+        back = j
+        overlap = 0
+        while back - 1 > i and overlap + sentences[back - 1].tokens <= config.overlap_tokens:
+            back -= 1
+            overlap += sentences[back].tokens
+        i = back
+    return pieces
+
+
+def _block_ranges(blocks: Sequence[Block], start: int, end: int) -> tuple[BlockRange, ...]:
+    return tuple(
+        BlockRange(b.index, max(start, b.span.start), min(end, b.span.end))
+        for b in blocks
+        if b.span.start < end and b.span.end > start
+    )
+
+
+def chunk_representation(
+    manifest_id: str,
+    text: str,
+    blocks: Sequence[Block],
+    search_alignment: Alignment,
+    config: ChunkingConfig = DEFAULT_CHUNKING,
+    skip_blocks: frozenset[int] = frozenset(),
+) -> list[ChunkRecord]:
+    """Chunks of a representation, with their blocks and search-text ranges.
+
+    ``skip_blocks`` (repeated headers and footers) never start a chunk on their own.
+    """
+    units = [b for b in sorted(blocks, key=lambda b: b.span.start) if b.index not in skip_blocks]
+    if not units and text.strip():
+        units = []
+        spans = [_Piece(0, len(text), token_count(text))]
+    else:
+        spans = []
+    # 1. Pieces per block: whole, or cut at sentence ends.
+    for block in units:
+        tokens = token_count(text, block.span.start, block.span.end)
+        if tokens > config.max_tokens:
+            spans.extend(_split_long(text, block.span.start, block.span.end, config))
+        else:
+            spans.append(_Piece(block.span.start, block.span.end, tokens))
+    # 2. Pack small neighbours (never two regular paragraphs) up to the target.
+    packed: list[_Piece] = []
+    for piece in spans:
+        if packed:
+            last = packed[-1]
+            small = piece.tokens < config.small_tokens or last.tokens < config.small_tokens
+            if (
+                small
+                and last.tokens + piece.tokens <= config.target_tokens
+                and piece.start >= last.end
+            ):
+                packed[-1] = _Piece(last.start, piece.end, last.tokens + piece.tokens)
+                continue
+        packed.append(piece)
+    # 3. Records with block ranges and search-text ranges.
+    records: list[ChunkRecord] = []
+    seen: set[tuple[int, int]] = set()
+    for piece in packed:
+        if piece.tokens == 0 or (piece.start, piece.end) in seen:
+            continue
+        seen.add((piece.start, piece.end))
+        forward = search_alignment.map_forward(piece.start, piece.end)
+        records.append(
+            ChunkRecord(
+                chunk_id=chunk_id(manifest_id, piece.start, piece.end),
+                manifest_id=manifest_id,
+                ordinal=len(records),
+                start=piece.start,
+                end=piece.end,
+                search_start=forward.start,
+                search_end=forward.end,
+                tokens=piece.tokens,
+                blocks=_block_ranges(blocks, piece.start, piece.end),
+            )
+        )
+    return records

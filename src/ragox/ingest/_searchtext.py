@@ -1,0 +1,144 @@
+"""The search text: a cleaned copy of the representation for indexing (DESIGN §4).
+
+Steps, each with its own alignment, composed into one map back to the
+representation: repeated page headers and footers removed, hyphenated line
+ends joined, compatibility characters expanded (ligatures → letters), white
+space collapsed. Anchors and highlights never point into this text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import regex
+
+from ragox.extract import Block
+from ragox.text import Alignment, AlignmentBuilder, step_by_name
+
+__all__ = ["SearchText", "build_search_text", "repeated_margin_blocks"]
+
+_DIGITS: Final = re.compile(r"\d+")
+_SPACES: Final = re.compile(r"\s+")
+# A letter, a hyphen (or soft hyphen) at a line end, and a lower-case letter on
+# the next line: the word was split for layout.
+_HYPHEN_BREAK: Final = regex.compile(r"(?<=\p{L})(?:-|\u00ad)\n[ \t]*(?=\p{Ll})")
+_SOFT_HYPHEN: Final = "\u00ad"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchText:
+    """Cleaned text and its alignment (search text → representation)."""
+
+    text: str
+    alignment: Alignment
+    #: block indexes dropped as repeated headers or footers
+    dropped_blocks: tuple[int, ...]
+
+
+def _margin_key(text: str) -> str:
+    return _SPACES.sub(" ", _DIGITS.sub("#", text.strip().lower()))
+
+
+def repeated_margin_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
+    """Blocks at the top or bottom of a page whose text (digits masked) repeats on at
+    least half of the pages, and on at least three."""
+    by_page: dict[int, list[Block]] = defaultdict(list)
+    for block in blocks:
+        if block.page is not None and block.bbox is not None:
+            by_page[block.page].append(block)
+    if len(by_page) < 3:
+        return set()
+    candidates: dict[int, list[tuple[str, Block]]] = {}
+    for page, page_blocks in by_page.items():
+        top = min(page_blocks, key=lambda b: b.bbox.y0 if b.bbox else 0.0)
+        bottom = max(page_blocks, key=lambda b: b.bbox.y1 if b.bbox else 0.0)
+        chosen = {top.index: top, bottom.index: bottom}
+        candidates[page] = [
+            (_margin_key(text[b.span.start : b.span.end]), b) for b in chosen.values()
+        ]
+    counts: Counter[str] = Counter()
+    for entries in candidates.values():
+        counts.update({key for key, _ in entries if key})
+    threshold = max(3, (len(by_page) + 1) // 2)
+    repeated = {key for key, count in counts.items() if count >= threshold}
+    return {b.index for entries in candidates.values() for key, b in entries if key in repeated}
+
+
+def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
+    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can."""
+    dropped = repeated_margin_blocks(text, blocks)
+
+    # 1. Drop repeated headers and footers (whole blocks).
+    builder = AlignmentBuilder()
+    pieces: list[str] = []
+    position = 0
+    for block in sorted(blocks, key=lambda b: b.span.start):
+        if block.index not in dropped:
+            continue
+        start, end = block.span.start, block.span.end
+        if start < position:
+            continue
+        builder.copy(start - position)
+        pieces.append(text[position:start])
+        builder.replace(0, end - start)
+        position = end
+    builder.copy(len(text) - position)
+    pieces.append(text[position:])
+    current = "".join(pieces)
+    alignment = builder.build()
+
+    # 2. Join words hyphenated at line ends; drop remaining soft hyphens.
+    builder = AlignmentBuilder()
+    pieces = []
+    position = 0
+    for match in _HYPHEN_BREAK.finditer(current):
+        builder.copy(match.start() - position)
+        pieces.append(current[position : match.start()])
+        builder.replace(0, match.end() - match.start())
+        position = match.end()
+    builder.copy(len(current) - position)
+    pieces.append(current[position:])
+    joined = "".join(pieces)
+    if _SOFT_HYPHEN in joined:
+        builder2 = AlignmentBuilder()
+        kept: list[str] = []
+        last = 0
+        for index, ch in enumerate(joined):
+            if ch == _SOFT_HYPHEN:
+                builder2.copy(index - last)
+                kept.append(joined[last:index])
+                builder2.replace(0, 1)
+                last = index + 1
+        builder2.copy(len(joined) - last)
+        kept.append(joined[last:])
+        alignment = builder2.build().compose(builder.build().compose(alignment))
+        current = "".join(kept)
+    else:
+        alignment = builder.build().compose(alignment)
+        current = joined
+
+    # 3. Compatibility characters: ﬁ → fi, full-width forms, superscripts.
+    current, step = step_by_name("NFKC").apply(current)
+    alignment = step.compose(alignment)
+
+    # 4. Collapse white space runs to one space.
+    builder = AlignmentBuilder()
+    pieces = []
+    position = 0
+    for space in _SPACES.finditer(current):
+        if space.group() == " ":
+            continue
+        builder.copy(space.start() - position)
+        pieces.append(current[position : space.start()])
+        builder.replace(1, space.end() - space.start())
+        pieces.append(" ")
+        position = space.end()
+    builder.copy(len(current) - position)
+    pieces.append(current[position:])
+    current = "".join(pieces)
+    alignment = builder.build().compose(alignment)
+    return SearchText(current, alignment, tuple(sorted(dropped)))

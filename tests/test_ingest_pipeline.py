@@ -1,0 +1,190 @@
+"""The ingestion pipeline: states, idempotent retries, atomic revisions, failures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import OPERATOR, SEED_BYTES
+from ragox.anchor import Refusal, ResolutionStatus
+from ragox.ingest import Ingestor
+from ragox.service import Ragox
+from ragox.store import RevisionState
+
+MANUAL = (
+    "Pump manual\n\nDisconnect power before opening the cover. Wait five minutes.\n\n"
+    "Check the seal every 500 hours.\n"
+)
+
+
+def _ingest(app: Ragox, path: Path, doc: str = "manual", **kwargs: object):  # type: ignore[no-untyped-def]
+    item = app.ingest_path(path, path.parent, document_id=doc, **kwargs)  # type: ignore[arg-type]
+    assert item.outcome is not None, item
+    return item.outcome
+
+
+def test_three_ingests_one_revision_identical_chunks(app: Ragox, tmp_path: Path) -> None:
+    """The same file three times: one revision, one manifest, identical chunk ids."""
+    path = tmp_path / "manual.txt"
+    path.write_text(MANUAL, encoding="utf-8")
+    ids = []
+    for _ in range(3):
+        outcome = _ingest(app, path)
+        assert outcome.state is RevisionState.READY
+        record = app.store.get_revision("manual", outcome.revision)
+        assert record is not None and record.manifest_id is not None
+        ids.append([c.chunk_id for c in app.store.chunks(record.manifest_id)])
+    assert len(app.store.revisions("manual")) == 1
+    assert ids[0] == ids[1] == ids[2] and ids[0]
+    status = app.status("manual", OPERATOR)
+    assert status.revisions[0].chunks == len(ids[0])
+
+
+def test_new_revision_becomes_current_old_chunks_do_not(app: Ragox, tmp_path: Path) -> None:
+    """A changed file is a new current revision; the old one is kept but not current."""
+    path = tmp_path / "manual.txt"
+    path.write_text(MANUAL, encoding="utf-8")
+    first = _ingest(app, path)
+    start = MANUAL.index("Disconnect")
+    old_anchor = app.create_anchor("manual", start, start + 16, OPERATOR)
+    assert not isinstance(old_anchor, Refusal)
+    path.write_text(MANUAL.replace("500", "250"), encoding="utf-8")
+    second = _ingest(app, path)
+    assert (first.revision, second.revision) == ("r1", "r2")
+    document = app.store.get_document("manual")
+    assert document is not None and document.current_revision == "r2"
+    old_record = app.store.get_revision("manual", "r1")
+    new_record = app.store.get_revision("manual", "r2")
+    assert old_record is not None and new_record is not None
+    assert old_record.state is RevisionState.READY
+    assert old_record.manifest_id != new_record.manifest_id
+    old_chunks = {c.chunk_id for c in app.store.chunks(old_record.manifest_id or "")}
+    new_chunks = {c.chunk_id for c in app.store.chunks(new_record.manifest_id or "")}
+    assert old_chunks and new_chunks and not old_chunks & new_chunks
+    result = app.resolve(old_anchor.anchor, OPERATOR)
+    assert result.status is ResolutionStatus.RESOLVED and result.current is False
+    assert "250" in app.text("manual", OPERATOR)
+
+
+def test_interrupted_indexing_leaves_nothing_half_visible(
+    app: Ragox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during indexing: the old revision stays current; a rerun finishes cleanly."""
+    path = tmp_path / "manual.txt"
+    path.write_text(MANUAL, encoding="utf-8")
+    _ingest(app, path)
+    path.write_text(MANUAL + "\nAppendix.\n", encoding="utf-8")
+
+    def interrupted(self: Ingestor, manifest_id: str) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Ingestor, "_index", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            app.ingest_path(path, tmp_path, document_id="manual")
+    document = app.store.get_document("manual")
+    assert document is not None and document.current_revision == "r1"
+    half = app.store.get_revision("manual", "r2")
+    assert half is not None and half.state is RevisionState.INDEXING
+    assert "Appendix" not in app.text("manual", OPERATOR)
+
+    outcome = _ingest(app, path)
+    assert (outcome.revision, outcome.state) == ("r2", RevisionState.READY)
+    clean = Ragox(tmp_path / "clean")
+    clean_outcome = _ingest(clean, path)
+    done = app.store.get_revision("manual", "r2")
+    other = clean.store.get_revision("manual", clean_outcome.revision)
+    assert done is not None and other is not None
+    assert app.store.chunk_count(done.manifest_id or "") == clean.store.chunk_count(
+        other.manifest_id or ""
+    )
+    assert len(app.store.manifests("manual", "r2")) == 1
+
+
+def test_delete_removes_from_resolution_and_keeps_others(app: Ragox, tmp_path: Path) -> None:
+    """After delete the document's anchors are ACCESS_DENIED; other documents are intact."""
+    (tmp_path / "a.txt").write_bytes(SEED_BYTES)
+    (tmp_path / "b.txt").write_text(MANUAL, encoding="utf-8")
+    _ingest(app, tmp_path / "a.txt", "a")
+    _ingest(app, tmp_path / "b.txt", "b")
+    anchor_a = app.create_anchor("a", 9, 16, OPERATOR)
+    anchor_b = app.create_anchor("b", 0, 4, OPERATOR)
+    assert not isinstance(anchor_a, Refusal) and not isinstance(anchor_b, Refusal)
+    sha = app.store.revisions("a")[0].source_sha256
+    assert app.delete("a")
+    assert app.resolve(anchor_a.anchor, OPERATOR).status is ResolutionStatus.ACCESS_DENIED
+    assert app.resolve(anchor_b.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
+    assert not app.store.blobs.exists(sha)
+    assert app.store.get_anchor(anchor_a.anchor.anchor_id) is None
+    assert not app.delete("a")
+
+
+BAD_INPUTS = [
+    ("empty.txt", b"", "EMPTY_FILE"),
+    ("blank.txt", b"   \n\n  ", "EMPTY_FILE"),
+    ("latin1.txt", "Grüße".encode("latin-1"), "INVALID_UTF8"),
+    ("binary.txt", bytes(range(256)) * 4, "INVALID_UTF8"),
+    ("nul.txt", b"abc\x00\x01\x02def" * 50, "BINARY_CONTENT"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "code"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_fails_with_a_code_and_keeps_stored_documents(
+    app: Ragox, tmp_path: Path, name: str, data: bytes, code: str
+) -> None:
+    """Each bad file is FAILED with its code; a document stored before still resolves."""
+    (tmp_path / "good.txt").write_bytes(SEED_BYTES)
+    _ingest(app, tmp_path / "good.txt", "good")
+    anchor = app.create_anchor("good", 9, 16, OPERATOR)
+    assert not isinstance(anchor, Refusal)
+    (tmp_path / name).write_bytes(data)
+    outcome = _ingest(app, tmp_path / name, "bad")
+    assert outcome.state is RevisionState.FAILED
+    assert outcome.error_code == code
+    status = app.status("bad", OPERATOR)
+    assert status.revisions[0].revision.failed_stage == "extract"
+    assert status.document.current_revision is None
+    assert app.resolve(anchor.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
+
+
+def test_oversize_file_is_refused_unread(tmp_path: Path) -> None:
+    """A file over the configured limit is FAILED with TOO_LARGE at the receive stage."""
+    app = Ragox(tmp_path / "home", max_bytes=1000)
+    path = tmp_path / "big.txt"
+    path.write_text("x" * 5000, encoding="utf-8")
+    outcome = _ingest(app, path, "big")
+    assert (outcome.state, outcome.error_code) == (RevisionState.FAILED, "TOO_LARGE")
+    record = app.store.get_revision("big", outcome.revision)
+    assert record is not None and record.failed_stage == "receive"
+    assert not app.store.blobs.exists(record.source_sha256)
+
+
+def test_folder_ingest_recurses_and_skips_with_reasons(
+    ragox_cli,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    """A folder is walked recursively; unsupported and unreadable files are skipped."""
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text(MANUAL, encoding="utf-8")
+    (root / "sub" / "b.txt").write_bytes(SEED_BYTES)
+    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 20)
+    secret = root / "secret.txt"
+    secret.write_text("no access", encoding="utf-8")
+    os.chmod(secret, 0)
+    result = ragox_cli("ingest", str(root), "--json")
+    data = result.json()
+    assert isinstance(data, dict)
+    rows = {row["path"].split("docs/")[1]: row for row in data["results"]}
+    assert rows["a.txt"]["document_id"] == "a" and rows["a.txt"]["state"] == "READY"
+    assert rows["sub/b.txt"]["document_id"] == "sub/b"
+    assert rows["image.png"] == {
+        "path": rows["image.png"]["path"],
+        "state": "SKIPPED",
+        "reason": "UNSUPPORTED_TYPE",
+    }
+    if os.geteuid() != 0:  # root reads anything
+        assert rows["secret.txt"]["reason"] == "UNREADABLE"
+    assert result.code == 1  # something was skipped
