@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +50,7 @@ def test_repeated_sentences_get_their_own_positions() -> None:
         assert piece == piece.strip()
         assert chunk.chunk_id == chunk_id("m", chunk.start, chunk.end)
     # overlap: consecutive pieces of one long block share whole sentences
-    assert any(b.start < a.end for a, b in zip(chunks, chunks[1:], strict=False))
+    assert any(b.start < a.end for a, b in itertools.pairwise(chunks))
 
 
 def test_small_blocks_pack_but_paragraphs_stay_apart() -> None:
