@@ -12,10 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from ragox.access import Principal
 from ragox.cli import main
 from ragox.service import Ragox
+
+# CI machines have two slow cores: judge properties by their examples, not by time.
+settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ragox")
 
 #: DESIGN §6: tool emoji, decomposed Müller, CRLF, the heading Prüfung, a later
 #: repeated Prüfung heading, and the ligature ﬃ in Oﬃce.

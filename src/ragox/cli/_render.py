@@ -7,10 +7,13 @@ import sys
 from typing import Any
 
 from ragox.anchor import Migration, Refusal, Resolution, ViewerTarget
-from ragox.service import DocumentStatus, IngestItem
+from ragox.search import Hit
+from ragox.service import CheckReport, DocumentStatus, IngestItem
 
 __all__ = [
+    "check_json",
     "document_status_json",
+    "hit_json",
     "ingest_item_json",
     "migration_json",
     "print_json",
@@ -60,6 +63,42 @@ def resolution_json(result: Resolution) -> dict[str, Any]:
             }
         )
     return data
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "chunk_id": hit.chunk_id,
+        "document_id": hit.document_id,
+        "revision": hit.revision,
+        "score": hit.score,
+        "found_by": [
+            {"retriever": r.retriever, "rank": r.rank, "score": r.score} for r in hit.found_by
+        ],
+        "range": {"coordinates": "codepoint", "start": hit.start, "end": hit.end},
+        "pages": list(hit.pages),
+        "snippet": hit.snippet,
+    }
+
+
+def check_json(report: CheckReport) -> dict[str, Any]:
+    return {
+        "document_id": report.document_id,
+        "revision": report.revision,
+        "manifest_id": report.manifest_id,
+        "ok": report.ok,
+        "chunks": report.chunks,
+        "fragments": report.fragments,
+        "mismatches": [
+            {
+                "chunk_id": m.chunk_id,
+                "block_id": m.block_id,
+                "locator": m.locator,
+                "range": m.range.to_json(),
+                "reason": m.reason,
+            }
+            for m in report.mismatches
+        ],
+    }
 
 
 def refusal_json(refusal: Refusal) -> dict[str, str]:

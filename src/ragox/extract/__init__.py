@@ -16,6 +16,9 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
+from ragox.extract.html import HTML_PARSER, extract_html
+from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
+from ragox.extract.pdf import PDF_PARSER, extract_pdf
 from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
 from ragox.text import Profile
 
@@ -43,10 +46,19 @@ _BY_SUFFIX: Final = {
     ".text": "text/plain",
     ".log": "text/plain",
     ".csv": "text/plain",
+    ".pdf": "application/pdf",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".xhtml": "text/html",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
 }
 
 _EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
     "text/plain": (PLAIN_TEXT, extract_plain_text),
+    "application/pdf": (PDF_PARSER, extract_pdf),
+    "text/html": (HTML_PARSER, extract_html),
+    "text/markdown": (MARKDOWN_PARSER, extract_markdown),
 }
 
 

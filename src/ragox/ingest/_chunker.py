@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ragox.anchor import sha256_hex
-from ragox.extract import Block
+from ragox.extract import Block, BlockKind
 from ragox.ingest._sentences import split_sentences, token_count, token_spans
 from ragox.store import BlockRange, ChunkRecord
 from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boundary
@@ -28,8 +28,11 @@ class ChunkingConfig:
 
     target_tokens: int = 200
     max_tokens: int = 300
-    #: blocks below this are packed with their neighbours (headings, short items)
+    #: headings, list items and table cells below this join their neighbours
     small_tokens: int = 40
+    #: any block below this (a title line, a caption) joins its neighbours; real
+    #: paragraphs above it stay chunks of their own
+    tiny_tokens: int = 12
     overlap_tokens: int = 40
 
 
@@ -46,6 +49,13 @@ class _Piece:
     start: int
     end: int
     tokens: int
+    #: may be packed together with its neighbours
+    small: bool = False
+    #: PDF page of the block (pieces of different pages are never packed together)
+    page: int | None = None
+
+
+_PACKABLE: Final = frozenset({BlockKind.HEADING, BlockKind.LIST_ITEM, BlockKind.TABLE_CELL})
 
 
 def _split_long(text: str, start: int, end: int, config: ChunkingConfig) -> list[_Piece]:
@@ -119,19 +129,25 @@ def chunk_representation(
         if tokens > config.max_tokens:
             spans.extend(_split_long(text, block.span.start, block.span.end, config))
         else:
-            spans.append(_Piece(block.span.start, block.span.end, tokens))
-    # 2. Pack small neighbours (never two regular paragraphs) up to the target.
+            small = tokens < config.tiny_tokens or (
+                block.kind in _PACKABLE and tokens < config.small_tokens
+            )
+            spans.append(_Piece(block.span.start, block.span.end, tokens, small, block.page))
+    # 2. Pack small neighbours (a heading with its paragraph, short list items), never
+    #    two regular paragraphs, up to the target size.
     packed: list[_Piece] = []
     for piece in spans:
         if packed:
             last = packed[-1]
-            small = piece.tokens < config.small_tokens or last.tokens < config.small_tokens
+            total = last.tokens + piece.tokens
             if (
-                small
-                and last.tokens + piece.tokens <= config.target_tokens
+                (piece.small or last.small)
+                and total <= config.target_tokens
                 and piece.start >= last.end
+                and piece.page == last.page
             ):
-                packed[-1] = _Piece(last.start, piece.end, last.tokens + piece.tokens)
+                small = last.small and piece.small and total < config.small_tokens
+                packed[-1] = _Piece(last.start, piece.end, total, small, last.page)
                 continue
         packed.append(piece)
     # 3. Records with block ranges and search-text ranges.

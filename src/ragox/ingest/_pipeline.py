@@ -23,6 +23,7 @@ from ragox.extract import (
 )
 from ragox.ingest._chunker import chunk_representation
 from ragox.ingest._searchtext import build_search_text
+from ragox.search import Embedder, analyze_document, detect_language, embed_chunks
 from ragox.store import (
     ExtractionNotes,
     RevisionRecord,
@@ -61,11 +62,14 @@ class Ingestor:
         signer: ManifestSigner,
         profile: Profile,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = store
         self.signer = signer
         self.profile = profile
         self.max_bytes = max_bytes
+        #: when set, new chunks get vectors during indexing
+        self.embedder = embedder
 
     def ingest_file(
         self,
@@ -75,6 +79,7 @@ class Ingestor:
         revision: str | None = None,
         groups: frozenset[str] = frozenset(),
         tenant: str,
+        password: str | None = None,
     ) -> IngestOutcome:
         """Ingest a file; files over the size limit are recorded as FAILED unread."""
         size = path.stat().st_size
@@ -93,6 +98,7 @@ class Ingestor:
             revision=revision,
             groups=groups,
             tenant=tenant,
+            password=password,
         )
 
     def ingest_bytes(
@@ -105,6 +111,7 @@ class Ingestor:
         groups: frozenset[str] = frozenset(),
         tenant: str,
         media_type: str | None = None,
+        password: str | None = None,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
         source_sha256 = sha256_hex(data)
@@ -126,10 +133,10 @@ class Ingestor:
                 document_id, revision, source_sha256, kind, filename, len(data), groups
             )
             created = True
-        return self._run(record, data, created)
+        return self._run(record, data, created, ExtractOptions(password=password))
 
-    def _index(self, manifest_id: str) -> None:
-        """Search text and chunks of a representation, written in one transaction."""
+    def _index(self, document_id: str, manifest_id: str) -> None:
+        """Search text, chunks, lexical rows and (with an embedder) vectors."""
         text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
         search = build_search_text(text, blocks)
@@ -141,6 +148,16 @@ class Ingestor:
             skip_blocks=frozenset(search.dropped_blocks),
         )
         self.store.save_index(manifest_id, search.text, search.alignment, chunks)
+        document = self.store.get_document(document_id)
+        assert document is not None
+        language = document.language or detect_language(search.text)
+        rows = [
+            (c.chunk_id, analyze_document(search.text[c.search_start : c.search_end], language))
+            for c in chunks
+        ]
+        self.store.index.write_lexical(document.tenant, manifest_id, language, rows)
+        if self.embedder is not None:
+            embed_chunks(self.store, self.embedder, [c.chunk_id for c in chunks])
 
     def _up_to_date(self, record: RevisionRecord) -> bool:
         """The revision's current representation is by today's parser and profile."""
@@ -196,7 +213,9 @@ class Ingestor:
             message,
         )
 
-    def _run(self, record: RevisionRecord, data: bytes, created: bool) -> IngestOutcome:
+    def _run(
+        self, record: RevisionRecord, data: bytes, created: bool, options: ExtractOptions
+    ) -> IngestOutcome:
         doc, rev = record.document_id, record.revision
         stage = "extract"
         try:
@@ -208,7 +227,7 @@ class Ingestor:
                 manifest_id = manifest_record.manifest_id
             else:
                 self.store.set_state(doc, rev, RevisionState.EXTRACTING)
-                extraction = extractor_for(record.media_type)(data, self.profile, ExtractOptions())
+                extraction = extractor_for(record.media_type)(data, self.profile, options)
                 manifest = Manifest(
                     document_id=doc,
                     revision=rev,
@@ -237,7 +256,7 @@ class Ingestor:
             self.store.set_state(doc, rev, RevisionState.EXTRACTED)
             stage = "index"
             self.store.set_state(doc, rev, RevisionState.INDEXING)
-            self._index(manifest_id)
+            self._index(doc, manifest_id)
             self.store.make_current(doc, rev)
         except ExtractionError as error:
             self.store.set_state(

@@ -1,5 +1,6 @@
 """The application façade shared by the CLI and the HTTP API."""
 
+from ragox.service._check import CheckReport, Mismatch
 from ragox.service._home import default_home, load_or_create_key
 from ragox.service._lookup import StoreLookup
 from ragox.service._ragox import (
@@ -13,8 +14,10 @@ from ragox.service._ragox import (
 )
 
 __all__ = [
+    "CheckReport",
     "DocumentStatus",
     "IngestItem",
+    "Mismatch",
     "NotFound",
     "Ragox",
     "RevisionStatus",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,17 @@ from ragox.anchor import (
     resolve,
 )
 from ragox.extract import detect_media_type
+from ragox.extract.pdf import PageTextReader
 from ragox.ingest import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
+from ragox.search import (
+    Embedder,
+    Hit,
+    Searcher,
+    SearchMode,
+    embedder_from_spec,
+    reindex,
+)
+from ragox.service._check import CheckReport, check_representation
 from ragox.service._home import load_or_create_key
 from ragox.service._lookup import StoreLookup
 from ragox.store import (
@@ -83,6 +93,7 @@ class DocumentStatus:
     revisions: tuple[RevisionStatus, ...]
 
 
+PDF = "application/pdf"
 _SKIP_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules"})
 
 
@@ -100,10 +111,68 @@ class Ragox:
         self.store = SqliteStore(home)
         self.signer = ManifestSigner(load_or_create_key(home))
         self.profile = profile
+        self._embedder: Embedder | None = None
+        spec = self.store.index.setting("embedder_spec")
+        self._embedder_spec = spec
         self.ingestor = Ingestor(self.store, self.signer, profile, max_bytes)
+        self.ingestor.embedder = self._configured_embedder_lazy()
+        self._searcher: Searcher | None = None
 
     def close(self) -> None:
         self.store.close()
+
+    # -- retrieval -------------------------------------------------------------------
+
+    def _configured_embedder_lazy(self) -> Embedder | None:
+        """The embedder the index was built with, created on first use."""
+        if self._embedder is None and self._embedder_spec:
+            self._embedder = embedder_from_spec(self._embedder_spec)
+        return self._embedder
+
+    @property
+    def embedder_spec(self) -> str | None:
+        return self._embedder_spec
+
+    def searcher(self, embedder: Embedder | None = None) -> Searcher:
+        """A searcher with the index's embedder (or an explicit one, which must match)."""
+        if embedder is not None:
+            return Searcher(self.store, embedder)
+        if self._searcher is None:
+            self._searcher = Searcher(self.store, self._configured_embedder_lazy())
+        return self._searcher
+
+    def search(
+        self,
+        query: str,
+        principal: Principal,
+        mode: SearchMode | None = None,
+        limit: int = 10,
+        embedder: Embedder | None = None,
+    ) -> list[Hit]:
+        """Hybrid when the index has vectors, lexical otherwise, unless ``mode`` says."""
+        searcher = self.searcher(embedder)
+        return searcher.search(query, principal, mode or self.default_mode(), limit)
+
+    def default_mode(self) -> SearchMode:
+        """Hybrid when the index has vectors and their embedder is available."""
+        has_vectors = self.store.index.setting("embedder_key") is not None
+        if has_vectors and self._configured_embedder_lazy() is not None:
+            return SearchMode.HYBRID
+        return SearchMode.LEXICAL
+
+    def reindex(
+        self,
+        spec: str,
+        progress: Callable[[int], None] | None = None,
+        total: Callable[[int], None] | None = None,
+    ) -> int:
+        """Build vectors with the embedder ``spec`` names, then swap atomically."""
+        embedder = embedder_from_spec(spec)
+        written = reindex(self.store, embedder, spec, progress, total)
+        self._embedder, self._embedder_spec = embedder, spec
+        self.ingestor.embedder = embedder
+        self._searcher = None
+        return written
 
     # -- ingestion ---------------------------------------------------------------
 
@@ -128,6 +197,7 @@ class Ragox:
         revision: str | None = None,
         groups: frozenset[str] = frozenset(),
         tenant: str = DEFAULT_TENANT,
+        password: str | None = None,
     ) -> IngestItem:
         """Ingest one file; unreadable or unsupported files are skipped with a reason."""
         shown = str(path)
@@ -144,13 +214,43 @@ class Ragox:
         doc_id = document_id or default_document_id(path, root)
         try:
             outcome = self.ingestor.ingest_file(
-                path, doc_id, revision=revision, groups=groups, tenant=tenant
+                path, doc_id, revision=revision, groups=groups, tenant=tenant, password=password
             )
         except RevisionConflict:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
         return IngestItem(shown, outcome)
+
+    def check(
+        self,
+        document_id: str,
+        principal: Principal,
+        revision: str | None = None,
+        password: str | None = None,
+    ) -> CheckReport:
+        """Seed 003's round trip over every chunk of a revision (default: current)."""
+        _, record = self._readable_revision(document_id, revision, principal)
+        if record.manifest_id is None or record.state is not RevisionState.READY:
+            raise NotFound(document_id)
+        found = self.store.get_manifest(record.manifest_id)
+        assert found is not None
+        data = self.store.blobs.get(record.source_sha256)
+        reader = PageTextReader(data, password) if found.manifest.media_type == PDF else None
+        try:
+            return check_representation(
+                self.store,
+                document_id,
+                record.revision,
+                record.manifest_id,
+                found.manifest.media_type,
+                found.manifest.profile,
+                data,
+                pdf_text_in_rects=reader,
+            )
+        finally:
+            if reader is not None:
+                reader.close()
 
     def delete(self, document_id: str) -> bool:
         return self.store.delete_document(document_id)
@@ -307,9 +407,10 @@ class Ragox:
 
 
 def default_document_id(path: Path, root: Path) -> str:
-    """The path relative to the ingested folder, without its suffix, ``/``-separated."""
+    """The path relative to the ingested folder, ``/``-separated, suffix kept (a manual
+    as .pdf and as .md are two documents; a changed file keeps its id)."""
     try:
         relative = path.resolve().relative_to(root.resolve())
     except ValueError:
         relative = Path(path.name)
-    return relative.with_suffix("").as_posix()
+    return relative.as_posix()

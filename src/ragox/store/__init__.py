@@ -4,6 +4,7 @@ All SQL of ragox stays inside this package.
 """
 
 from ragox.store._blobs import BlobStore
+from ragox.store._index import Scope, SqliteIndex
 from ragox.store._records import (
     BlockRange,
     ChunkRecord,
@@ -28,6 +29,8 @@ __all__ = [
     "RevisionConflict",
     "RevisionRecord",
     "RevisionState",
+    "Scope",
+    "SqliteIndex",
     "SqliteStore",
     "StoreError",
     "StoredAnchor",

@@ -42,6 +42,8 @@ class DocumentRecord:
     tenant: str
     current_revision: str | None
     created_at: str
+    #: ISO 639-1 code given at ingestion; None: detected per representation
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,7 +114,31 @@ _V2: Final = (
     "CREATE INDEX chunks_by_manifest ON chunks(manifest_id, ordinal)",
 )
 
+# Version 3: retrieval. Lexical rows live in one FTS5 table per tenant, so that
+# BM25 statistics never mix tenants; vectors sit beside the chunks, keyed by the
+# content-derived chunk id and the embedder that made them.
+_V3: Final = (
+    "ALTER TABLE documents ADD COLUMN language TEXT",
+    "ALTER TABLE representations ADD COLUMN language TEXT",
+    "CREATE INDEX revisions_by_manifest ON revisions(manifest_id)",
+    """CREATE TABLE lexical_tables (
+        tenant TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE
+    )""",
+    """CREATE TABLE embeddings (
+        chunk_id TEXT NOT NULL,
+        embedder_key TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (chunk_id, embedder_key)
+    )""",
+    """CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    "INSERT INTO settings(key, value) VALUES('index_generation', '0')",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
-MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2))
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2), (3, _V3))
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -20,6 +20,7 @@ from typing import Final
 from ragox.anchor import Anchor, Manifest, Rect
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
+from ragox.store._index import SqliteIndex
 from ragox.store._records import (
     BlockRange,
     ChunkRecord,
@@ -62,6 +63,7 @@ class SqliteStore:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._texts_lock = threading.Lock()
         self._migrate()
+        self.index = SqliteIndex(self)
 
     # -- connections and transactions -------------------------------------------
 
@@ -131,7 +133,7 @@ class SqliteStore:
         row = (
             self._connection()
             .execute(
-                "SELECT document_id, tenant, current_revision, created_at FROM documents "
+                "SELECT document_id, tenant, current_revision, created_at, language FROM documents "
                 "WHERE document_id=?",
                 (document_id,),
             )
@@ -143,7 +145,7 @@ class SqliteStore:
         rows = (
             self._connection()
             .execute(
-                "SELECT document_id, tenant, current_revision, created_at FROM documents "
+                "SELECT document_id, tenant, current_revision, created_at, language FROM documents "
                 "ORDER BY document_id"
             )
             .fetchall()
@@ -177,6 +179,18 @@ class SqliteStore:
                     "SELECT source_sha256 FROM revisions WHERE document_id=?", (document_id,)
                 )
             ]
+            tenant = conn.execute(
+                "SELECT tenant FROM documents WHERE document_id=?", (document_id,)
+            ).fetchone()[0]
+            for (manifest_id,) in conn.execute(
+                "SELECT manifest_id FROM manifests WHERE document_id=?", (document_id,)
+            ).fetchall():
+                self.index.drop_manifest(conn, str(tenant), str(manifest_id))
+                conn.execute(
+                    "DELETE FROM embeddings WHERE chunk_id IN "
+                    "(SELECT chunk_id FROM chunks WHERE manifest_id=?)",
+                    (manifest_id,),
+                )
             conn.execute("DELETE FROM documents WHERE document_id=?", (document_id,))
             still_used = (
                 {
@@ -332,8 +346,26 @@ class SqliteStore:
             )
 
     def make_current(self, document_id: str, revision: str) -> None:
-        """READY and current in one transaction: readers see the old or the new one."""
+        """READY and current in one transaction: readers see the old or the new one.
+
+        Lexical rows of the document's other representations leave the index here,
+        so that only current revisions are found and BM25 statistics stay exact.
+        """
         with self.transaction() as conn:
+            tenant_row = conn.execute(
+                "SELECT tenant FROM documents WHERE document_id=?", (document_id,)
+            ).fetchone()
+            current = conn.execute(
+                "SELECT manifest_id FROM revisions WHERE document_id=? AND revision=?",
+                (document_id, revision),
+            ).fetchone()
+            others = conn.execute(
+                "SELECT manifest_id FROM manifests WHERE document_id=? AND manifest_id IS NOT ?",
+                (document_id, current[0] if current else None),
+            ).fetchall()
+            for (manifest_id,) in others:
+                self.index.drop_manifest(conn, str(tenant_row[0]), str(manifest_id))
+            self.index.bump(conn)
             conn.execute(
                 "UPDATE revisions SET state=?, failed_stage=NULL, error_code=NULL, "
                 "error_message=NULL, updated_at=? WHERE document_id=? AND revision=?",
@@ -376,6 +408,7 @@ class SqliteStore:
                     ).fetchone()
                     else []
                 )
+            self.index.bump(conn)
             for target in targets:
                 conn.execute(
                     "DELETE FROM revision_groups WHERE document_id=? AND revision=?",

@@ -1,0 +1,28 @@
+"""Evaluation harnesses over SQuAD-format data (XQuAD)."""
+
+from ragox.eval._metrics import latency_summary, ndcg_at, percentile, ranking_metrics
+from ragox.eval._retrieval import (
+    EVAL_GROUP,
+    Corpus,
+    RetrievalReport,
+    evaluate_retrieval,
+    prepare_corpus,
+)
+from ragox.eval._squad import Article, Question, SquadError, load_questions, load_squad
+
+__all__ = [
+    "EVAL_GROUP",
+    "Article",
+    "Corpus",
+    "Question",
+    "RetrievalReport",
+    "SquadError",
+    "evaluate_retrieval",
+    "latency_summary",
+    "load_questions",
+    "load_squad",
+    "ndcg_at",
+    "percentile",
+    "prepare_corpus",
+    "ranking_metrics",
+]

@@ -1,0 +1,392 @@
+"""Markdown adapter: CommonMark (plus GFM tables) blocks as verbatim slices of the text.
+
+The bytes are decoded strictly and normalized with the profile first; the
+normalized text is then parsed with markdown-it-py for its block structure only
+(inline parsing is switched off: inline markup stays as written). Every block's
+text is one contiguous slice of the normalized text, so the representation maps
+back to the decoded source exactly through two alignments: blocks → normalized
+text (built here) composed with normalized text → source (the profile's).
+
+Blocks:
+
+* ATX headings: the text after the ``#`` marker, without a closing sequence;
+  setext headings: their text lines, without the underline.
+* Paragraphs, from the first content character to the last. A paragraph in a
+  list item is a ``LIST_ITEM`` block without its marker, one in a block quote a
+  ``QUOTE`` block without its first ``>``; continuation lines are kept verbatim
+  (with their indentation or ``>`` markers), which keeps the block contiguous.
+* Fenced and indented code: the content lines, whole and verbatim (indentation
+  included), without the fences and without blank lines at either end.
+* Table cells: each non-empty cell of a GFM table, trimmed, escapes kept.
+* HTML blocks: their lines verbatim.
+
+Thematic breaks and link reference definitions give no block. markdown-it
+silently drops content nested deeper than its ``maxNesting``; such input is
+refused with ``TOO_COMPLEX`` instead.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, MutableMapping
+from functools import cache
+from typing import Any, Final
+
+import markdown_it
+from markdown_it import MarkdownIt, rules_block
+from markdown_it.common.utils import MD_TRIM_CHARS
+from markdown_it.rules_block.state_block import StateBlock
+from markdown_it.token import Token
+
+from ragox.extract._model import (
+    BLOCK_SEPARATOR,
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ExtractOptions,
+    ParserInfo,
+)
+from ragox.extract.plain import reject_binary
+from ragox.text import AlignmentBuilder, Coordinates, DecodeError, Profile, Span
+
+__all__ = ["MARKDOWN_PARSER", "extract_markdown"]
+
+#: markdown-it's own guard against deep nesting (its "default" preset's value).
+_MAX_NESTING: Final = 100
+
+MARKDOWN_PARSER: Final = ParserInfo(
+    "markdown-it",
+    f"1+markdown-it-py-{markdown_it.__version__}",
+    {
+        "syntax": "commonmark+gfm-tables",
+        "inline": "verbatim",
+        "blocks": "heading,paragraph,list-item,blockquote,code,table-cell,html-block",
+        "code": "content-lines-verbatim;blank-edge-lines-dropped",
+        "continuation-lines": "verbatim",
+        "max-nesting": _MAX_NESTING,
+        "locator": "lines",
+        "separator": "blank-line",
+    },
+)
+
+_RuleFunc = Callable[[StateBlock, int, int, bool], bool]
+#: per line: where the line begins inside its containers, where its text begins
+#: (indentation skipped) and where it ends, in markdown-it's offsets
+_Marks = dict[int, tuple[int, int, int]]
+_LINE_BREAK: Final = re.compile(r"\r\n?|\n")
+#: the key under which a wrapped block rule stores the line marks it used
+_MARKS: Final = "ragox_marks"
+
+
+def _recording(rule: _RuleFunc) -> _RuleFunc:
+    """Wrap a leaf block rule so its tokens carry the line offsets the rule worked with.
+
+    Inside block quotes and list items markdown-it moves each line's begin mark
+    past the container markers while the nested rule runs, then restores it;
+    recording the marks at that moment gives the content's exact position.
+    """
+
+    def wrapped(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        first_token = len(state.tokens)
+        matched = rule(state, start_line, end_line, silent)
+        if matched and not silent:
+            marks = {
+                line: (
+                    state.bMarks[line],
+                    state.bMarks[line] + state.tShift[line],
+                    state.eMarks[line],
+                )
+                for line in range(start_line, state.line)
+            }
+            for token in state.tokens[first_token:]:
+                token.meta[_MARKS] = marks
+        return matched
+
+    return wrapped
+
+
+@cache
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table")
+    # Block structure only: inline markup stays verbatim in the representation.
+    md.disable(["inline", "text_join"])
+    leaves: dict[str, tuple[_RuleFunc, list[str]]] = {
+        "table": (rules_block.table, ["paragraph", "reference"]),
+        "code": (rules_block.code, []),
+        "fence": (rules_block.fence, ["paragraph", "reference", "blockquote", "list"]),
+        "html_block": (rules_block.html_block, ["paragraph", "reference", "blockquote"]),
+        "heading": (rules_block.heading, ["paragraph", "reference", "blockquote"]),
+        "lheading": (rules_block.lheading, []),
+        "paragraph": (rules_block.paragraph, []),
+    }
+    for name, (rule, alt) in leaves.items():
+        md.block.ruler.at(name, _recording(rule), {"alt": alt})
+    return md
+
+
+class _Lines:
+    """Line starts and ends in the normalized text, and in markdown-it's copy of it."""
+
+    def __init__(self, text: str, parsed_from: int) -> None:
+        self.starts: list[int] = [parsed_from]
+        self.ends: list[int] = []
+        for found in _LINE_BREAK.finditer(text):
+            self.ends.append(found.start())
+            self.starts.append(found.end())
+        self.ends.append(len(text))
+        # markdown-it sees the text after ``parsed_from`` with every line break
+        # as one "\n"; its offsets differ from ours by a per-line shift.
+        self.md_starts: list[int] = []
+        position = 0
+        for start, end in zip(self.starts, self.ends, strict=True):
+            self.md_starts.append(position)
+            position += end - start + 1
+
+    def to_text(self, line: int, md_offset: int) -> int:
+        return self.starts[line] + (md_offset - self.md_starts[line])
+
+    def line_of(self, position: int) -> int:
+        """1-based number of the line holding ``position``."""
+        return bisect_right(self.starts, position)
+
+
+def extract_markdown(
+    data: bytes, profile: Profile, options: ExtractOptions | None = None
+) -> Extraction:
+    """Markdown blocks as verbatim slices of the profile-normalized text."""
+    options = options or ExtractOptions()
+    if not data:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
+    try:
+        normalized = profile.normalize_bytes(data)
+    except DecodeError as error:
+        raise ExtractionError(
+            ErrorCode.INVALID_UTF8, f"invalid UTF-8 at byte {error.byte_offset}"
+        ) from None
+    text = normalized.text
+    reject_binary(text)
+    if not text.strip():
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "file contains only white space")
+
+    parsed_from = 1 if text.startswith("\ufeff") else 0
+    lines = _Lines(text, parsed_from)
+    env: MutableMapping[str, Any] = {}
+    try:
+        tokens = _parser().parse(_LINE_BREAK.sub("\n", text[parsed_from:]), env)
+    except RecursionError:
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, "Markdown nesting too deep") from None
+    found = _blocks(tokens, text, lines, min(options.max_depth, _MAX_NESTING))
+    if not found:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text blocks")
+
+    builder = AlignmentBuilder()
+    pieces: list[str] = []
+    previous_end = 0
+    for index, (_, start, end) in enumerate(found):
+        if start < previous_end or end <= start:
+            raise ExtractionError(ErrorCode.INTERNAL, "Markdown blocks out of order")
+        separator = BLOCK_SEPARATOR if index else ""
+        builder.replace(len(separator), start - previous_end)
+        builder.copy(end - start)
+        pieces.append(separator)
+        pieces.append(text[start:end])
+        previous_end = end
+    builder.replace(0, len(text) - previous_end)
+    to_normalized = builder.build()
+    # representation → normalized text, then normalized text → decoded source
+    if normalized.alignment.is_identity():
+        to_source = to_normalized
+    else:
+        to_source = to_normalized.compose(normalized.alignment)
+
+    blocks: list[Block] = []
+    position = 0
+    for index, (kind, start, end) in enumerate(found):
+        if index:
+            position += len(BLOCK_SEPARATOR)
+        span = Span(Coordinates.CODEPOINT, position, position + end - start)
+        mapped = to_source.map_back(span.start, span.end)
+        blocks.append(
+            Block(
+                index=index,
+                kind=kind,
+                span=span,
+                locator=f"lines={lines.line_of(start)}-{lines.line_of(end - 1)}",
+                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
+            )
+        )
+        position += end - start
+    return Extraction(
+        text="".join(pieces),
+        blocks=tuple(blocks),
+        parser=MARKDOWN_PARSER,
+        media_type="text/markdown",
+        source_alignment=to_source,
+    )
+
+
+_CONTAINERS: Final = {
+    "blockquote_open": BlockKind.QUOTE,
+    "list_item_open": BlockKind.LIST_ITEM,
+}
+
+
+def _blocks(
+    tokens: list[Token], text: str, lines: _Lines, max_nesting: int
+) -> list[tuple[BlockKind, int, int]]:
+    """``(kind, start, end)`` of every block, in the normalized text, in order."""
+    found: list[tuple[BlockKind, int, int]] = []
+    containers: list[BlockKind] = []
+    row_cell = 0
+    for position, token in enumerate(tokens):
+        kind = token.type
+        if kind in _CONTAINERS:
+            # markdown-it skips, without a trace, what lies deeper than maxNesting.
+            if token.level + 1 >= max_nesting:
+                raise ExtractionError(
+                    ErrorCode.TOO_COMPLEX, f"Markdown nesting deeper than {max_nesting}"
+                )
+            containers.append(_CONTAINERS[kind])
+            continue
+        if kind in ("blockquote_close", "list_item_close"):
+            containers.pop()
+            continue
+        # Cell tokens carry no line map; the inline token after them does.
+        located = tokens[position + 1] if kind in ("th_open", "td_open") else token
+        marks: _Marks = located.meta.get(_MARKS, {})
+        if located.map is None or not marks:
+            continue
+        first, after = located.map
+        span: tuple[int, int] | None = None
+        block_kind = containers[-1] if containers else BlockKind.PARAGRAPH
+        if kind == "paragraph_open":
+            span = _content(text, lines, marks, first, after - 1)
+        elif kind == "heading_open":
+            block_kind = BlockKind.HEADING
+            if token.markup.startswith("#"):
+                span = _atx_heading(text, lines, marks, first, tokens[position + 1].content)
+            else:  # setext: the last line is the underline
+                span = _content(text, lines, marks, first, after - 2)
+        elif kind in ("fence", "code_block"):
+            block_kind = BlockKind.CODE
+            span = _code(text, lines, marks, token)
+        elif kind == "html_block":
+            span = _content(text, lines, marks, first, after - 1)
+        elif kind == "tr_open":
+            row_cell = 0
+            continue
+        elif kind in ("th_open", "td_open"):
+            block_kind = BlockKind.TABLE_CELL
+            span = _cell(text, lines, marks, first, row_cell, located.content)
+            row_cell += 1
+        if span is not None and text[span[0] : span[1]].strip():
+            found.append((block_kind, *span))
+    return found
+
+
+def _content(
+    text: str, lines: _Lines, marks: _Marks, first: int, last: int
+) -> tuple[int, int] | None:
+    """From the first content character of line ``first`` to the last one of ``last``."""
+    if last < first:
+        return None
+    start = lines.to_text(first, marks[first][1])
+    end = lines.to_text(last, marks[last][2])
+    while start < end and text[start] in MD_TRIM_CHARS:
+        start += 1
+    while end > start and text[end - 1] in MD_TRIM_CHARS:
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def _atx_heading(
+    text: str, lines: _Lines, marks: _Marks, line: int, content: str
+) -> tuple[int, int] | None:
+    if not content:
+        return None
+    begin, end = (lines.to_text(line, offset) for offset in marks[line][1:])
+    after_marker = begin
+    while after_marker < end and text[after_marker] == "#":
+        after_marker += 1
+    start = text.find(content, after_marker, end)
+    if start < 0:
+        raise ExtractionError(ErrorCode.INTERNAL, f"heading text not found on line {line + 1}")
+    return start, start + len(content)
+
+
+def _code(text: str, lines: _Lines, marks: _Marks, token: Token) -> tuple[int, int] | None:
+    """The content lines of a code block, whole, without fences."""
+    assert token.map is not None
+    first, after = token.map
+    last = after - 1
+    if token.type == "fence":
+        first += 1
+        if last >= first and _closes_fence(text, lines, marks, last, token.markup):
+            last -= 1
+    # Blank lines at either end of the content carry no text.
+    while first <= last and marks[first][1] >= marks[first][2]:
+        first += 1
+    while last >= first and marks[last][1] >= marks[last][2]:
+        last -= 1
+    if last < first:
+        return None
+    return lines.to_text(first, marks[first][0]), lines.to_text(last, marks[last][2])
+
+
+def _closes_fence(text: str, lines: _Lines, marks: _Marks, line: int, markup: str) -> bool:
+    begin, end = (lines.to_text(line, offset) for offset in marks[line][1:])
+    candidate = text[begin:end].rstrip(" \t")
+    return (
+        len(candidate) >= len(markup)
+        and candidate.startswith(markup)
+        and candidate.strip(markup[0]) == ""
+    )
+
+
+def _cell(
+    text: str,
+    lines: _Lines,
+    marks: _Marks,
+    line: int,
+    index: int,
+    content: str,
+) -> tuple[int, int] | None:
+    """Cell ``index`` of a table row, split exactly as markdown-it's table rule splits it."""
+    begin, end = (lines.to_text(line, offset) for offset in marks[line][1:])
+    while begin < end and text[begin] in MD_TRIM_CHARS:
+        begin += 1
+    while end > begin and text[end - 1] in MD_TRIM_CHARS:
+        end -= 1
+    columns = _split_row(text, begin, end)
+    if columns and columns[0][0] == columns[0][1]:
+        columns.pop(0)
+    if columns and columns[-1][0] == columns[-1][1]:
+        columns.pop()
+    if index >= len(columns):
+        return None  # a cell markdown-it added to fill the row
+    start, stop = columns[index]
+    while start < stop and text[start] in MD_TRIM_CHARS:
+        start += 1
+    while stop > start and text[stop - 1] in MD_TRIM_CHARS:
+        stop -= 1
+    if text[start:stop].replace("\\|", "|") != content:
+        raise ExtractionError(ErrorCode.INTERNAL, f"table cell not found on line {line + 1}")
+    return start, stop
+
+
+def _split_row(text: str, begin: int, end: int) -> list[tuple[int, int]]:
+    """Column ranges between unescaped pipes (markdown-it's ``escapedSplit``)."""
+    columns: list[tuple[int, int]] = []
+    column_start = begin
+    escaped = False
+    for position in range(begin, end):
+        char = text[position]
+        if char == "|" and not escaped:
+            columns.append((column_start, position))
+            column_start = position + 1
+        escaped = char == "\\"
+    columns.append((column_start, end))
+    return columns

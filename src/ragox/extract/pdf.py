@@ -1,0 +1,393 @@
+"""The PDF adapter: MuPDF's text layer as blocks, with a box for every code point.
+
+The representation is built from ``page.get_text("rawdict", sort=False)``, i.e.
+MuPDF's own reading order, ligatures and white space kept, no dehyphenation,
+characters outside the mediabox dropped:
+
+- every text block becomes one :class:`Block` (``locator`` ``page=P;block=N`` with
+  ``P`` 1-based and ``N`` MuPDF's 0-based block number on that page);
+- a block's text is its lines joined with ``"\\n"``, a line its spans' characters;
+- each block is normalized on its own with the profile; blocks that are empty or
+  white space only after that are dropped;
+- the kept blocks are joined with :data:`BLOCK_SEPARATOR`, page by page.
+
+``Extraction.char_boxes`` holds, for every code point of the text, four
+little-endian float32 values ``x0, y0, x1, y1``: PDF points, origin top-left, in
+the page as displayed (``/Rotate`` applied, like ``page.get_pixmap()``; MuPDF's
+``rawdict`` and ``search_for`` give unrotated coordinates). A code point that
+normalization produced from several characters gets the union of their boxes;
+newlines and block separators get ``(0, 0, 0, 0)``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from array import array
+from collections.abc import Sequence
+from itertools import chain
+from operator import itemgetter
+from typing import Any, Final
+
+import pymupdf
+
+from ragox.anchor import Rect
+from ragox.extract._model import (
+    BLOCK_SEPARATOR,
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ExtractOptions,
+    ParserInfo,
+)
+from ragox.text import Alignment, Coordinates, Profile, Span
+
+__all__ = ["PDF_PARSER", "PageTextReader", "extract_pdf", "render_page_png"]
+
+# PyMuPDF ships py.typed with partial annotations; its objects are handled as
+# ``Any`` here and typed where they leave this module.
+_MUPDF: Any = pymupdf
+
+#: Ligatures and white space as drawn, text outside the mediabox dropped. Not set:
+#: TEXT_DEHYPHENATE (would join "adip-" + "iscing" and move code points),
+#: TEXT_PRESERVE_IMAGES (image blocks carry no text), TEXT_CID_FOR_UNKNOWN_UNICODE
+#: (a glyph without a Unicode mapping stays U+FFFD instead of an arbitrary code).
+_FLAGS: Final[int] = int(
+    _MUPDF.TEXT_PRESERVE_LIGATURES | _MUPDF.TEXT_PRESERVE_WHITESPACE | _MUPDF.TEXT_MEDIABOX_CLIP
+)
+
+#: Everything that changes the text, the blocks or the boxes (DESIGN §5: the
+#: manifest records a hash of this).
+PDF_PARSER: Final = ParserInfo(
+    "pdf-pymupdf",
+    f"1+mupdf-{_MUPDF.VersionBind}",
+    config={
+        "output": "rawdict",
+        "sort": False,
+        "flags": _FLAGS,
+        "dehyphenate": False,
+        "clip": "mediabox",
+        "line_separator": "LF",
+        "block_separator": "LF LF",
+        "skip_blank_blocks": True,
+        "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
+        "multi_source_box": "union",
+    },
+)
+
+_MEDIA_TYPE: Final = "application/pdf"
+_ZERO_BOX: Final = (0.0, 0.0, 0.0, 0.0)
+_SEPARATOR_BOXES: Final = _ZERO_BOX * len(BLOCK_SEPARATOR)
+_CHAR: Final = itemgetter("c")
+_BBOX: Final = itemgetter("bbox")
+_CHARS: Final = itemgetter("chars")
+#: Stands for the LF between two lines of a block: no glyph, so a zero box.
+_NEWLINE: Final = {"c": "\n", "bbox": _ZERO_BOX}
+_NEWLINE_GROUP: Final = (_NEWLINE,)
+
+# Letters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, ...,
+# presentation forms, and the RTL blocks of the supplementary planes).
+_RTL_HINT: Final = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# A pair of neighbouring characters closer than this along the line says nothing
+# about direction (ActualText spreads replacement text over zero-width boxes).
+_RTL_EPSILON: Final = 0.01
+
+if array("f").itemsize != 4:  # pragma: no cover - every CPython platform has 4-byte floats
+    raise ImportError("array('f') is not float32 on this platform")
+
+
+def extract_pdf(data: bytes, profile: Profile, options: ExtractOptions | None = None) -> Extraction:
+    """MuPDF's text layer of ``data`` as a representation with blocks and char boxes.
+
+    Raises :class:`ExtractionError` (``EMPTY_FILE``, ``CORRUPT_PDF``,
+    ``ENCRYPTED_PDF``, ``NO_TEXT_LAYER``) for input it refuses, never anything else.
+    """
+    if not data:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
+    password = options.password if options is not None else None
+    document = _open(data, password)
+    try:
+        return _extract(document, profile)
+    finally:
+        document.close()
+
+
+def _open(data: bytes, password: str | None) -> Any:
+    try:
+        document = _MUPDF.open(stream=data, filetype="pdf")
+    except Exception:
+        raise ExtractionError(ErrorCode.CORRUPT_PDF, "MuPDF cannot open the file as PDF") from None
+    try:
+        if document.needs_pass:
+            if password is None:
+                raise ExtractionError(ErrorCode.ENCRYPTED_PDF, "PDF is encrypted; no password")
+            if not document.authenticate(password):
+                raise ExtractionError(ErrorCode.ENCRYPTED_PDF, "PDF password is wrong")
+        if document.page_count < 1:
+            raise ExtractionError(ErrorCode.CORRUPT_PDF, "PDF has no readable pages")
+    except ExtractionError:
+        document.close()
+        raise
+    except Exception:
+        document.close()
+        raise ExtractionError(ErrorCode.CORRUPT_PDF, "MuPDF cannot read the PDF") from None
+    return document
+
+
+class _RtlCounter:
+    """Votes, over neighbouring right-to-left letters, for logical or visual order."""
+
+    __slots__ = ("logical", "seen", "visual")
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.logical = 0
+        self.visual = 0
+
+    def inspect(self, raw_block: Any) -> None:
+        # In logical order each next RTL letter lies further *against* the line's
+        # writing direction; in visual (drawing) order it lies further along it.
+        # Unrotated coordinates, so that /Rotate does not flip the vote.
+        self.seen = True
+        for line in raw_block["lines"]:
+            dx, dy = line["dir"]
+            previous_rtl = False
+            previous_pos = 0.0
+            for span in line["spans"]:
+                for char in span["chars"]:
+                    code = char["c"]
+                    is_rtl = len(code) == 1 and unicodedata.bidirectional(code) in ("R", "AL")
+                    x0, y0, x1, y1 = char["bbox"]
+                    pos = (x0 + x1) * dx + (y0 + y1) * dy
+                    if is_rtl and previous_rtl:
+                        step = (pos - previous_pos) / 2
+                        if step > _RTL_EPSILON:
+                            self.visual += 1
+                        elif step < -_RTL_EPSILON:
+                            self.logical += 1
+                    previous_rtl = is_rtl
+                    previous_pos = pos
+
+
+def _extract(document: Any, profile: Profile) -> Extraction:
+    page_count: int = document.page_count
+    parts: list[str] = []
+    boxes = array("f")
+    blocks: list[Block] = []
+    empty_pages: list[int] = []
+    rotated = False
+    rtl = _RtlCounter()
+    position = 0
+    for page_index in range(page_count):
+        page_no = page_index + 1
+        try:
+            page = document.load_page(page_index)
+            rotation = int(page.rotation)
+            matrix = tuple(page.rotation_matrix) if rotation else None
+            raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
+        except Exception:
+            raise ExtractionError(
+                ErrorCode.CORRUPT_PDF, f"MuPDF cannot read page {page_no}"
+            ) from None
+        rotated = rotated or rotation != 0
+        page_boxes: list[float] = []  # one list per page, moved into ``boxes`` in one go
+        page_has_text = False
+        for raw_block in raw["blocks"]:
+            if raw_block["type"] != 0:
+                continue
+            block_text, raw_boxes = _block_text(raw_block["lines"], matrix)
+            if _SURROGATE.search(block_text):
+                # A broken ToUnicode map can yield lone surrogates, which have no
+                # UTF-8 form; U+FFFD keeps the length, so the boxes stay aligned.
+                block_text = _SURROGATE.sub("\ufffd", block_text)
+            normalized = profile.normalize_text(block_text)
+            text = normalized.text
+            if not text or text.isspace():
+                continue
+            if _RTL_HINT.search(text):
+                rtl.inspect(raw_block)
+            if parts:
+                parts.append(BLOCK_SEPARATOR)
+                page_boxes.extend(_SEPARATOR_BOXES)
+                position += len(BLOCK_SEPARATOR)
+            parts.append(text)
+            if normalized.alignment.is_identity():
+                page_boxes.extend(raw_boxes)
+            else:
+                page_boxes.extend(_carry_boxes(raw_boxes, normalized.alignment))
+            x0, y0, x1, y1 = raw_block["bbox"]
+            if matrix is not None:
+                x0, y0, x1, y1 = _transform(x0, y0, x1, y1, matrix)
+            blocks.append(
+                Block(
+                    index=len(blocks),
+                    kind=BlockKind.PDF_BLOCK,
+                    span=Span(Coordinates.CODEPOINT, position, position + len(text)),
+                    locator=f"page={page_no};block={raw_block['number']}",
+                    page=page_no,
+                    bbox=Rect(float(x0), float(y0), float(x1), float(y1)),
+                )
+            )
+            position += len(text)
+            page_has_text = True
+        # fromlist converts a list to float32 about three times faster than extend.
+        boxes.fromlist(page_boxes)
+        if not page_has_text:
+            empty_pages.append(page_no)
+    if not blocks:
+        raise ExtractionError(ErrorCode.NO_TEXT_LAYER, "no page of the PDF has a text layer")
+    text = "".join(parts)
+    if len(boxes) != 4 * len(text):  # pragma: no cover - an invariant of the loop above
+        raise ExtractionError(ErrorCode.INTERNAL, "character boxes do not match the text")
+    if sys.byteorder != "little":  # pragma: no cover - the stored form is little-endian
+        boxes.byteswap()
+    warnings: list[str] = []
+    if document.is_repaired:
+        warnings.append("PDF_REPAIRED")
+    if rotated:
+        warnings.append("ROTATED_PAGES")
+    if rtl.seen:
+        warnings.append("RTL_TEXT")
+        if rtl.visual > rtl.logical:
+            warnings.append("RTL_VISUAL_ORDER")
+    return Extraction(
+        text=text,
+        blocks=tuple(blocks),
+        parser=PDF_PARSER,
+        media_type=_MEDIA_TYPE,
+        source_alignment=None,
+        char_boxes=boxes.tobytes(),
+        pages_without_text=tuple(empty_pages),
+        page_count=page_count,
+        warnings=tuple(warnings),
+    )
+
+
+def _block_text(lines: Sequence[Any], matrix: tuple[float, ...] | None) -> tuple[str, list[float]]:
+    """A block's text (lines joined with LF) and four box values per code point."""
+    # One flat list of MuPDF's character dicts with a zero-box LF between lines,
+    # so that the text and the boxes are each built by one C-level pass.
+    groups: list[Sequence[Any]] = []
+    for line in lines:
+        if groups:
+            groups.append(_NEWLINE_GROUP)
+        groups.extend(map(_CHARS, line["spans"]))
+    chars = list(chain.from_iterable(groups))
+    text = "".join(map(_CHAR, chars))
+    if len(text) != len(chars) or matrix is not None:
+        return text, _boxes_slowly(chars, matrix)
+    return text, list(chain.from_iterable(map(_BBOX, chars)))
+
+
+def _boxes_slowly(chars: Sequence[Any], matrix: tuple[float, ...] | None) -> list[float]:
+    """Boxes one character at a time: rotated pages, and characters that are not
+    exactly one code point (their box repeats per code point, or is dropped)."""
+    boxes: list[float] = []
+    for char in chars:
+        width = len(char["c"])
+        if not width:
+            continue
+        box = char["bbox"]
+        if matrix is not None and char is not _NEWLINE:
+            x0, y0, x1, y1 = box
+            box = _transform(x0, y0, x1, y1, matrix)
+        boxes.extend(box * width)
+    return boxes
+
+
+def _transform(
+    x0: float, y0: float, x1: float, y1: float, matrix: tuple[float, ...]
+) -> tuple[float, float, float, float]:
+    """The rectangle moved by ``matrix`` (a multiple of 90°, so it stays upright)."""
+    a, b, c, d, e, f = matrix
+    px0, py0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
+    px1, py1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+    return min(px0, px1), min(py0, py1), max(px0, px1), max(py0, py1)
+
+
+def _carry_boxes(raw: list[float], alignment: Alignment) -> list[float]:
+    """Boxes for the normalized text: copies keep theirs, replacements get the union."""
+    out: list[float] = []
+    for out_start, out_end, in_start, in_end, is_copy in alignment.segments():
+        if is_copy:
+            out.extend(raw[4 * in_start : 4 * in_end])
+        elif out_end > out_start:
+            out.extend(_union(raw, in_start, in_end) * (out_end - out_start))
+    return out
+
+
+def _union(raw: list[float], start: int, end: int) -> tuple[float, float, float, float]:
+    """The union of the boxes of characters ``[start, end)``; LF's zero box is no box."""
+    found = False
+    x0 = y0 = x1 = y1 = 0.0
+    for k in range(4 * start, 4 * end, 4):
+        a, b, c, d = raw[k], raw[k + 1], raw[k + 2], raw[k + 3]
+        if a == b == c == d == 0.0:
+            continue
+        if not found:
+            x0, y0, x1, y1 = a, b, c, d
+            found = True
+        else:
+            x0, y0, x1, y1 = min(x0, a), min(y0, b), max(x1, c), max(y1, d)
+    return x0, y0, x1, y1
+
+
+class PageTextReader:
+    """The page's own text inside rectangles given in displayed-page coordinates.
+
+    Used by ``ragox check`` to compare a passage with what MuPDF finds at the
+    rectangles the passage maps to (seed 003's round trip). Opens the PDF once.
+    """
+
+    def __init__(self, data: bytes, password: str | None = None) -> None:
+        self._document = _open(data, password)
+        self._pages: dict[int, tuple[Any, list[tuple[float, float, str]]]] = {}
+
+    def _chars(self, page_number: int) -> tuple[Any, list[tuple[float, float, str]]]:
+        """The page's characters as (centre x, centre y, char), unrotated, in MuPDF order."""
+        if page_number not in self._pages:
+            page = self._document[page_number - 1]
+            chars = []
+            raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
+            for block in raw["blocks"]:
+                for line in block.get("lines", ()):
+                    for span in line["spans"]:
+                        for ch in span["chars"]:
+                            x0, y0, x1, y1 = ch["bbox"]
+                            chars.append(((x0 + x1) / 2, (y0 + y1) / 2, ch["c"]))
+            self._pages[page_number] = (page, chars)
+        return self._pages[page_number]
+
+    def __call__(self, page_number: int, rects: Sequence[Rect]) -> str:
+        page, chars = self._chars(page_number)
+        derotate = page.derotation_matrix
+        pieces = []
+        for rect in rects:
+            clip = _MUPDF.Rect(rect.x0, rect.y0, rect.x1, rect.y1) * derotate
+            # Half a point of tolerance: boxes are stored as float32.
+            x0, y0, x1, y1 = clip.x0 - 0.5, clip.y0 - 0.5, clip.x1 + 0.5, clip.y1 + 0.5
+            pieces.append("".join(c for cx, cy, c in chars if x0 <= cx <= x1 and y0 <= cy <= y1))
+        return "".join(pieces)
+
+    def close(self) -> None:
+        self._document.close()
+
+
+def render_page_png(
+    data: bytes, page_number: int, zoom: float = 1.5, password: str | None = None
+) -> bytes:
+    """A PNG of one page as displayed (rotation applied), for the viewer."""
+    document = _open(data, password)
+    try:
+        if not 1 <= page_number <= document.page_count:
+            raise ExtractionError(ErrorCode.CORRUPT_PDF, "no such page")
+        pixmap = document[page_number - 1].get_pixmap(matrix=_MUPDF.Matrix(zoom, zoom))
+        return bytes(pixmap.tobytes("png"))
+    finally:
+        document.close()

@@ -1,0 +1,361 @@
+"""Lexical analysis: language detection, Snowball stemming, safe FTS5 queries.
+
+Documents are stemmed in the language they are written in; a question is
+stemmed with every language present in the index, because a German question
+may be asked of English manuals. User text never reaches FTS5 as syntax: every
+term is a quoted string, so operators and punctuation cannot raise errors.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Sequence
+from typing import Final
+
+import regex
+import Stemmer  # type: ignore[import-not-found]
+
+__all__ = [
+    "SUPPORTED_LANGUAGES",
+    "analyze_document",
+    "analyze_query",
+    "detect_language",
+    "fts_match",
+    "tokens",
+]
+
+#: ISO 639-1 code → Snowball algorithm
+SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
+
+_WORD: Final = regex.compile(r"\w+")
+_CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
+_LETTER: Final = regex.compile(r"\p{L}")
+
+_STOPWORDS: Final = {
+    "en": frozenset(
+        [
+            "a",
+            "an",
+            "and",
+            "are",
+            "as",
+            "at",
+            "be",
+            "by",
+            "for",
+            "from",
+            "has",
+            "have",
+            "he",
+            "in",
+            "is",
+            "it",
+            "its",
+            "of",
+            "on",
+            "or",
+            "that",
+            "the",
+            "their",
+            "there",
+            "this",
+            "to",
+            "was",
+            "were",
+            "which",
+            "who",
+            "will",
+            "with",
+            "what",
+            "when",
+            "where",
+            "why",
+            "how",
+            "did",
+            "do",
+            "does",
+        ]
+    ),
+    "de": frozenset(
+        [
+            "der",
+            "die",
+            "das",
+            "und",
+            "ist",
+            "in",
+            "den",
+            "von",
+            "zu",
+            "mit",
+            "sich",
+            "des",
+            "auf",
+            "für",
+            "im",
+            "dem",
+            "nicht",
+            "ein",
+            "eine",
+            "als",
+            "auch",
+            "es",
+            "an",
+            "werden",
+            "aus",
+            "er",
+            "hat",
+            "dass",
+            "sie",
+            "nach",
+            "wird",
+            "bei",
+            "einer",
+            "um",
+            "am",
+            "sind",
+            "noch",
+            "wie",
+            "einem",
+            "über",
+            "einen",
+            "so",
+            "zum",
+            "war",
+            "haben",
+            "nur",
+            "oder",
+            "aber",
+            "vor",
+            "zur",
+            "bis",
+            "mehr",
+            "durch",
+            "man",
+            "was",
+            "wer",
+            "wann",
+            "wo",
+            "warum",
+            "welche",
+            "welcher",
+            "welches",
+            "wurde",
+            "wurden",
+        ]
+    ),
+    "ru": frozenset(
+        [
+            "и",
+            "в",
+            "во",
+            "не",
+            "что",
+            "он",
+            "на",
+            "я",
+            "с",
+            "со",
+            "как",
+            "а",
+            "то",
+            "все",
+            "она",
+            "так",
+            "его",
+            "но",
+            "да",
+            "ты",
+            "к",
+            "у",
+            "же",
+            "вы",
+            "за",
+            "бы",
+            "по",
+            "только",
+            "ее",
+            "мне",
+            "было",
+            "вот",
+            "от",
+            "меня",
+            "еще",
+            "нет",
+            "о",
+            "из",
+            "ему",
+            "теперь",
+            "когда",
+            "даже",
+            "ну",
+            "вдруг",
+            "ли",
+            "если",
+            "уже",
+            "или",
+            "ни",
+            "быть",
+            "был",
+            "него",
+            "до",
+            "вас",
+            "нибудь",
+            "опять",
+            "уж",
+            "вам",
+            "ведь",
+            "там",
+            "потом",
+            "себя",
+            "ничего",
+            "ей",
+            "может",
+            "они",
+            "тут",
+            "где",
+            "есть",
+            "надо",
+            "ней",
+            "для",
+            "мы",
+            "тебя",
+            "их",
+            "чем",
+            "была",
+            "сам",
+            "чтобы",
+            "без",
+            "будто",
+            "чего",
+            "раз",
+            "тоже",
+            "себе",
+            "под",
+            "будет",
+            "ж",
+            "тогда",
+            "кто",
+            "этот",
+            "того",
+            "потому",
+            "этого",
+            "какой",
+            "совсем",
+            "ним",
+            "здесь",
+            "этом",
+            "один",
+            "почти",
+            "мой",
+            "тем",
+            "чтобы",
+            "нее",
+            "сейчас",
+            "были",
+            "куда",
+            "зачем",
+            "всех",
+            "какая",
+            "много",
+            "разве",
+            "три",
+            "эту",
+            "моя",
+            "впрочем",
+            "хорошо",
+            "свою",
+            "этой",
+            "перед",
+            "иногда",
+            "лучше",
+            "чуть",
+            "том",
+            "нельзя",
+            "такой",
+            "им",
+            "более",
+            "всегда",
+            "конечно",
+            "всю",
+            "между",
+            "каком",
+            "каких",
+            "какие",
+            "году",
+        ]
+    ),
+}
+
+_local = threading.local()
+
+
+def _stemmer(language: str) -> Stemmer.Stemmer:
+    """A per-thread Snowball stemmer: PyStemmer objects are not thread-safe."""
+    cache: dict[str, Stemmer.Stemmer] | None = getattr(_local, "stemmers", None)
+    if cache is None:
+        cache = {}
+        _local.stemmers = cache
+    stemmer = cache.get(language)
+    if stemmer is None:
+        stemmer = Stemmer.Stemmer(SUPPORTED_LANGUAGES[language])
+        cache[language] = stemmer
+    return stemmer
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded word tokens (``\\w+``)."""
+    return [match.group().casefold() for match in _WORD.finditer(text)]
+
+
+def detect_language(text: str, sample: int = 20_000) -> str | None:
+    """``en``, ``de`` or ``ru`` by script and function words; None when unsure.
+
+    Only languages we can stem matter for analysis, and whole documents give
+    plenty of evidence; any other language is indexed unstemmed.
+    """
+    head = text[:sample]
+    letters = len(_LETTER.findall(head))
+    if letters == 0:
+        return None
+    if len(_CYRILLIC.findall(head)) > 0.3 * letters:
+        return "ru"
+    words = tokens(head)
+    if not words:
+        return None
+    scores = {lang: sum(1 for w in words if w in _STOPWORDS[lang]) for lang in ("en", "de")}
+    best = max(scores, key=lambda lang: scores[lang])
+    if scores[best] < max(2, len(words) // 50) or scores["en"] == scores["de"]:
+        return None
+    return best
+
+
+def analyze_document(text: str, language: str | None) -> str:
+    """Space-separated index terms of a search text."""
+    words = tokens(text)
+    if language in SUPPORTED_LANGUAGES:
+        words = _stemmer(language).stemWords(words)
+    return " ".join(words)
+
+
+def analyze_query(text: str, languages: Collection[str | None]) -> list[str]:
+    """Distinct query terms: stems in every index language (plain words too when some
+    documents are in a language we cannot stem); function words are dropped unless
+    nothing else is left."""
+    words = tokens(text)
+    stemmed = sorted({lang for lang in languages if lang in SUPPORTED_LANGUAGES})
+    raw = not stemmed or any(lang not in SUPPORTED_LANGUAGES for lang in languages)
+    stop: frozenset[str] = frozenset().union(*(_STOPWORDS[lang] for lang in stemmed))
+    content = [w for w in words if w not in stop] or words
+    terms: dict[str, None] = {}
+    if raw:
+        terms.update(dict.fromkeys(content))
+    for lang in stemmed:
+        terms.update(dict.fromkeys(_stemmer(lang).stemWords(content)))
+    return list(terms)
+
+
+def fts_match(terms: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression: each term a quoted string, joined by OR."""
+    quoted = ['"' + term.replace('"', '""') + '"' for term in terms if term]
+    return " OR ".join(quoted) if quoted else None

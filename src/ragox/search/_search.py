@@ -1,0 +1,268 @@
+"""Hybrid retrieval inside the caller's permitted scope (seed 001).
+
+Lexical (FTS5 BM25 over Snowball-stemmed search text) and vector (cosine over
+vectors of one recorded embedder) lists are fused with reciprocal rank fusion;
+every hit says which lists found it and at which rank. Scope filtering is part
+of each query, never applied after the top k.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ragox.access import Principal
+from ragox.search._analyze import analyze_query, fts_match, tokens
+from ragox.search._embed import Embedder
+from ragox.store import ChunkRecord, Scope, SqliteStore
+
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "RRF_K",
+    "Hit",
+    "ListRank",
+    "SearchError",
+    "SearchMode",
+    "Searcher",
+    "scope_of",
+]
+
+#: Longest accepted question; longer input is refused, not truncated silently.
+MAX_QUERY_CHARS: Final = 4000
+#: Reciprocal rank fusion constant (Cormack et al. 2009).
+RRF_K: Final = 60
+_SNIPPET_CHARS: Final = 240
+
+
+class SearchMode(enum.Enum):
+    LEXICAL = "lexical"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+class SearchError(Exception):
+    """A query that cannot run; ``code`` is stable, the message has no document text."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class ListRank:
+    """One retriever's opinion of a hit: 1-based rank and its own score."""
+
+    retriever: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    chunk_id: str
+    document_id: str
+    revision: str
+    manifest_id: str
+    score: float
+    found_by: tuple[ListRank, ...]
+    start: int  # representation code points
+    end: int
+    pages: tuple[int, ...]
+    snippet: str
+
+
+def scope_of(principal: Principal) -> Scope:
+    return Scope(
+        operator=principal.operator,
+        tenant=principal.tenant,
+        groups=tuple(sorted(principal.groups)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Matrix:
+    chunk_ids: tuple[str, ...]
+    vectors: npt.NDArray[np.float32]
+
+
+class Searcher:
+    """Runs queries against one store with (optionally) one embedder."""
+
+    def __init__(self, store: SqliteStore, embedder: Embedder | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._matrices: dict[tuple[int, str, str], _Matrix] = {}
+        self._lock = threading.Lock()
+
+    # -- validation ----------------------------------------------------------------
+
+    @staticmethod
+    def _validate(query: str) -> None:
+        if not query or not query.strip():
+            raise SearchError("EMPTY_QUERY", "the query is empty")
+        if len(query) > MAX_QUERY_CHARS:
+            raise SearchError(
+                "QUERY_TOO_LONG",
+                f"the query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}",
+            )
+        if not tokens(query):
+            raise SearchError("NO_SEARCHABLE_TERMS", "the query has no words to search for")
+
+    def _vector_key(self) -> str:
+        if self.embedder is None:
+            raise SearchError(
+                "NO_VECTOR_INDEX", "no embedder is configured; run `ragox reindex --embedder NAME`"
+            )
+        indexed = self.store.index.setting("embedder_key")
+        if indexed is None:
+            raise SearchError(
+                "NO_VECTOR_INDEX", "the index has no vectors; run `ragox reindex --embedder NAME`"
+            )
+        if indexed != self.embedder.identity.key:
+            raise SearchError(
+                "EMBEDDER_MISMATCH",
+                "the index was built with another embedder; searching with this one would mix "
+                "incompatible vectors (run `ragox reindex --embedder NAME`)",
+            )
+        return indexed
+
+    # -- retrievers ----------------------------------------------------------------
+
+    def lexical(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+        terms = analyze_query(query, self.store.index.languages(scope))
+        match = fts_match(terms)
+        if match is None:
+            return []
+        return self.store.index.lexical(match, scope, limit)
+
+    def _matrix(self, key: str, scope: Scope) -> _Matrix:
+        cache_key = (self.store.index.generation(), key, repr(scope))
+        with self._lock:
+            cached = self._matrices.get(cache_key)
+        if cached is not None:
+            return cached
+        ids: list[str] = []
+        blobs: list[bytes] = []
+        for chunk_id, blob in self.store.index.permitted_vectors(key, scope):
+            ids.append(chunk_id)
+            blobs.append(blob)
+        dim = self.embedder.identity.dimension if self.embedder else 0
+        if blobs:
+            vectors = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
+        else:
+            vectors = np.zeros((0, dim), dtype=np.float32)
+        matrix = _Matrix(tuple(ids), vectors.astype(np.float32, copy=False))
+        with self._lock:
+            # Keyed by index generation and scope: a group change or a new revision
+            # bumps the generation, so a stale permission set is never reused.
+            self._matrices = {k: v for k, v in self._matrices.items() if k[0] == cache_key[0]}
+            self._matrices[cache_key] = matrix
+        return matrix
+
+    def vector(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+        key = self._vector_key()
+        assert self.embedder is not None
+        matrix = self._matrix(key, scope)
+        if not matrix.chunk_ids:
+            return []
+        query_vector = self.embedder.embed([query], "query")[0]
+        scores = matrix.vectors @ query_vector
+        count = min(limit, len(scores))
+        top = np.argpartition(-scores, count - 1)[:count]
+        ordered = top[np.argsort(-scores[top], kind="stable")]
+        return [(matrix.chunk_ids[i], float(scores[i])) for i in ordered]
+
+    # -- the search ------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        principal: Principal,
+        mode: SearchMode = SearchMode.HYBRID,
+        limit: int = 10,
+        candidates: int = 50,
+    ) -> list[Hit]:
+        """The best ``limit`` chunks for ``query`` that ``principal`` may read now."""
+        self._validate(query)
+        scope = scope_of(principal)
+        pool = max(limit, candidates)
+        lists: dict[str, list[tuple[str, float]]] = {}
+        if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
+            lists["lexical"] = self.lexical(query, scope, pool)
+        if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
+            lists["vector"] = self.vector(query, scope, pool)
+        fused: dict[str, float] = {}
+        ranks: dict[str, list[ListRank]] = {}
+        for name, ranked in lists.items():
+            for rank, (chunk_id, score) in enumerate(ranked, start=1):
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+                ranks.setdefault(chunk_id, []).append(ListRank(name, rank, score))
+        if len(lists) == 1:
+            # One list: keep its own order and scores (fusion of one list is its rank).
+            (only,) = lists.values()
+            order = [chunk_id for chunk_id, _ in only]
+            final = {chunk_id: score for chunk_id, score in only}
+        else:
+            order = sorted(fused, key=lambda c: (-fused[c], c))
+            final = fused
+        hits = []
+        for chunk_id in order[:limit]:
+            hit = self._hit(chunk_id, final[chunk_id], tuple(ranks[chunk_id]), query)
+            if hit is not None:
+                hits.append(hit)
+        return hits
+
+    def _hit(
+        self, chunk_id: str, score: float, found_by: tuple[ListRank, ...], query: str
+    ) -> Hit | None:
+        chunk = self.store.get_chunk(chunk_id)
+        if chunk is None:
+            return None
+        record = self.store.get_manifest(chunk.manifest_id)
+        if record is None:
+            return None
+        text = self.store.text(chunk.manifest_id)
+        blocks = self.store.blocks(chunk.manifest_id, chunk.start, chunk.end)
+        pages = tuple(sorted({b.page for b in blocks if b.page is not None}))
+        return Hit(
+            chunk_id=chunk_id,
+            document_id=record.manifest.document_id,
+            revision=record.manifest.revision,
+            manifest_id=chunk.manifest_id,
+            score=score,
+            found_by=found_by,
+            start=chunk.start,
+            end=chunk.end,
+            pages=pages,
+            snippet=snippet(text, chunk, query),
+        )
+
+
+def snippet(text: str, chunk: ChunkRecord, query: str) -> str:
+    """A window of the representation text (never the search text) around the first
+    query word found in the chunk."""
+    body = text[chunk.start : chunk.end]
+    lowered = body.casefold()
+    position = -1
+    for word in sorted(set(tokens(query)), key=len, reverse=True):
+        if len(word) > 2:
+            position = lowered.find(word)
+            if position >= 0:
+                break
+    if len(body) <= _SNIPPET_CHARS:
+        return body
+    start = max(0, position - _SNIPPET_CHARS // 3) if position >= 0 else 0
+    end = min(len(body), start + _SNIPPET_CHARS)
+    while start > 0 and not body[start - 1].isspace():
+        start -= 1
+    while end < len(body) and not body[end].isspace():
+        end += 1
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(body) else ""
+    return prefix + body[start:end].strip() + suffix

@@ -1,0 +1,73 @@
+"""Writing vectors: at ingestion for new chunks, and ``reindex`` for a new embedder.
+
+An index records the identity of the embedder that made its vectors; a reindex
+builds every vector with the new embedder first and then swaps the recorded
+identity in one transaction, so searches never mix vectors of two models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import numpy as np
+
+from ragox.search._embed import Embedder
+from ragox.store import SqliteStore
+
+__all__ = ["BATCH", "embed_chunks", "reindex"]
+
+BATCH: Final = 32
+
+
+def _chunk_texts(store: SqliteStore, chunk_ids: Sequence[str]) -> list[str]:
+    texts: list[str] = []
+    search_texts: dict[str, str] = {}
+    for chunk_id in chunk_ids:
+        chunk = store.get_chunk(chunk_id)
+        if chunk is None:
+            texts.append("")
+            continue
+        if chunk.manifest_id not in search_texts:
+            found = store.search_text(chunk.manifest_id)
+            search_texts[chunk.manifest_id] = found[0] if found else ""
+        texts.append(search_texts[chunk.manifest_id][chunk.search_start : chunk.search_end])
+    return texts
+
+
+def embed_chunks(
+    store: SqliteStore,
+    embedder: Embedder,
+    chunk_ids: Sequence[str],
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Embed chunks as passages and store their vectors under the embedder's key."""
+    key = embedder.identity.key
+    written = 0
+    for offset in range(0, len(chunk_ids), BATCH):
+        batch = list(chunk_ids[offset : offset + BATCH])
+        vectors = np.asarray(embedder.embed(_chunk_texts(store, batch), "passage"), dtype="<f4")
+        store.index.write_vectors(
+            key, [(chunk_id, vectors[i].tobytes()) for i, chunk_id in enumerate(batch)]
+        )
+        written += len(batch)
+        if progress is not None:
+            progress(len(batch))
+    return written
+
+
+def reindex(
+    store: SqliteStore,
+    embedder: Embedder,
+    spec: str,
+    progress: Callable[[int], None] | None = None,
+    total: Callable[[int], None] | None = None,
+) -> int:
+    """Vectors for every current chunk with ``embedder``, then an atomic swap."""
+    key = embedder.identity.key
+    missing = [chunk_id for chunk_id, _ in store.index.chunks_without_vectors(key)]
+    if total is not None:
+        total(len(missing))
+    written = embed_chunks(store, embedder, missing, progress)
+    store.index.swap_embedder(key, spec)
+    return written

@@ -1,0 +1,234 @@
+"""The search index inside the SQLite store: FTS5 per tenant, vectors beside chunks.
+
+Scope filtering is part of every query (a join on the current revision and its
+reader groups), never a filter applied after the top k.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["Scope", "SqliteIndex"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Who may see what: all tenants (operator), or one tenant and its groups."""
+
+    operator: bool
+    tenant: str
+    groups: tuple[str, ...]
+
+
+class _Store(Protocol):
+    def _connection(self) -> sqlite3.Connection: ...
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+
+# Current, READY revisions that the scope may read. Parameters: operator flag,
+# tenant, groups as a JSON array.
+_PERMITTED = """
+    JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
+    JOIN documents d ON d.document_id = r.document_id AND d.current_revision = r.revision
+    WHERE (:operator OR (d.tenant = :tenant AND EXISTS (
+        SELECT 1 FROM revision_groups g
+        WHERE g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name IN (SELECT value FROM json_each(:groups)))))
+"""
+
+
+def _table_name(tenant: str) -> str:
+    return "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
+
+
+def _params(scope: Scope) -> dict[str, object]:
+    return {
+        "operator": 1 if scope.operator else 0,
+        "tenant": scope.tenant,
+        "groups": json.dumps(list(scope.groups)),
+    }
+
+
+class SqliteIndex:
+    """Lexical and vector rows of a :class:`SqliteStore`."""
+
+    def __init__(self, store: _Store) -> None:
+        self._store = store
+
+    # -- bookkeeping ---------------------------------------------------------------
+
+    def generation(self) -> int:
+        row = (
+            self._store._connection()
+            .execute("SELECT value FROM settings WHERE key='index_generation'")
+            .fetchone()
+        )
+        return int(row[0])
+
+    def bump(self, conn: sqlite3.Connection) -> None:
+        """Every change to what a scope may find bumps the generation (cache key)."""
+        conn.execute(
+            "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'"
+        )
+
+    def setting(self, key: str) -> str | None:
+        row = (
+            self._store._connection()
+            .execute("SELECT value FROM settings WHERE key=?", (key,))
+            .fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO settings(key, value) VALUES(?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+            self.bump(conn)
+
+    def _table(self, conn: sqlite3.Connection, tenant: str, create: bool) -> str | None:
+        row = conn.execute("SELECT name FROM lexical_tables WHERE tenant=?", (tenant,)).fetchone()
+        if row is not None:
+            return str(row[0])
+        if not create:
+            return None
+        name = _table_name(tenant)
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5("
+            "body, tokenize = 'unicode61 remove_diacritics 0')"
+        )
+        conn.execute("INSERT INTO lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
+        return name
+
+    def _tables(self, scope: Scope) -> list[str]:
+        conn = self._store._connection()
+        if scope.operator:
+            rows = conn.execute("SELECT name FROM lexical_tables ORDER BY tenant").fetchall()
+            return [str(row[0]) for row in rows]
+        table = self._table(conn, scope.tenant, create=False)
+        return [] if table is None else [table]
+
+    # -- writing -------------------------------------------------------------------
+
+    def write_lexical(
+        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
+    ) -> None:
+        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
+        with self._store.transaction() as conn:
+            table = self._table(conn, tenant, create=True)
+            self._drop(conn, table, manifest_id)
+            rowids = dict(
+                conn.execute(
+                    "SELECT chunk_id, rowid FROM chunks WHERE manifest_id=?", (manifest_id,)
+                ).fetchall()
+            )
+            conn.executemany(
+                f"INSERT INTO {table}(rowid, body) VALUES(?, ?)",
+                [(rowids[chunk_id], body) for chunk_id, body in rows],
+            )
+            conn.execute(
+                "UPDATE representations SET language=? WHERE manifest_id=?",
+                (language, manifest_id),
+            )
+            self.bump(conn)
+
+    def _drop(self, conn: sqlite3.Connection, table: str | None, manifest_id: str) -> None:
+        if table is None:
+            return
+        conn.execute(
+            f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM chunks WHERE manifest_id=?)",
+            (manifest_id,),
+        )
+
+    def drop_manifest(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> None:
+        """Remove a representation's lexical rows (it stopped being current)."""
+        self._drop(conn, self._table(conn, tenant, create=False), manifest_id)
+        self.bump(conn)
+
+    def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
+        with self._store.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO embeddings(chunk_id, embedder_key, vector) VALUES(?,?,?) "
+                "ON CONFLICT(chunk_id, embedder_key) DO UPDATE SET vector=excluded.vector",
+                [(chunk_id, embedder_key, blob) for chunk_id, blob in rows],
+            )
+            self.bump(conn)
+
+    def swap_embedder(self, embedder_key: str, spec: str) -> None:
+        """Record the embedder of the index and drop other embedders' vectors, at once."""
+        with self._store.transaction() as conn:
+            for key, value in (("embedder_key", embedder_key), ("embedder_spec", spec)):
+                conn.execute(
+                    "INSERT INTO settings(key, value) VALUES(?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    (key, value),
+                )
+            conn.execute("DELETE FROM embeddings WHERE embedder_key <> ?", (embedder_key,))
+            self.bump(conn)
+
+    # -- reading -------------------------------------------------------------------
+
+    def languages(self, scope: Scope) -> set[str | None]:
+        """Languages of the representations the scope can search."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT DISTINCT rep.language FROM chunks c "
+                "JOIN representations rep ON rep.manifest_id = c.manifest_id " + _PERMITTED,
+                _params(scope),
+            )
+            .fetchall()
+        )
+        return {None if row[0] is None else str(row[0]) for row in rows}
+
+    def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better."""
+        found: list[tuple[str, float]] = []
+        conn = self._store._connection()
+        for table in self._tables(scope):
+            rows = conn.execute(
+                f"SELECT c.chunk_id, -bm25({table}) AS score FROM {table} "
+                f"JOIN chunks c ON c.rowid = {table}.rowid "
+                + _PERMITTED
+                + f" AND {table} MATCH :match ORDER BY score DESC LIMIT :limit",
+                {**_params(scope), "match": match, "limit": limit},
+            ).fetchall()
+            found.extend((str(row[0]), float(row[1])) for row in rows)
+        found.sort(key=lambda item: -item[1])
+        return found[:limit]
+
+    def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
+        cursor = self._store._connection().execute(
+            "SELECT c.chunk_id, e.vector FROM chunks c "
+            "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key " + _PERMITTED,
+            {**_params(scope), "key": embedder_key},
+        )
+        for row in cursor:
+            yield str(row[0]), bytes(row[1])
+
+    def chunks_without_vectors(self, embedder_key: str) -> list[tuple[str, str]]:
+        """``(chunk_id, manifest_id)`` of current chunks that lack this embedder's vector."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT c.chunk_id, c.manifest_id FROM chunks c "
+                "JOIN revisions r ON r.manifest_id = c.manifest_id "
+                "JOIN documents d ON d.document_id = r.document_id "
+                "AND d.current_revision = r.revision "
+                "WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
+                "AND e.embedder_key = ?) ORDER BY c.manifest_id, c.ordinal",
+                (embedder_key,),
+            )
+            .fetchall()
+        )
+        return [(str(row[0]), str(row[1])) for row in rows]

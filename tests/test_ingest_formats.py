@@ -1,0 +1,238 @@
+"""Every format end to end on real files: ingest, search text, anchors on the right
+page, and `ragox check` (seed 003's round trip) on every fixture."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from conftest import DATA, OPERATOR
+from ragox.anchor import Refusal, ResolutionStatus
+from ragox.service import Ragox
+from ragox.store import RevisionState
+
+FIXTURES = [
+    DATA / "pdf" / "multicolumn.pdf",
+    DATA / "pdf" / "tracemonkey.pdf",
+    DATA / "pdf" / "ligatures.pdf",
+    DATA / "pdf" / "cyrillic.pdf",
+    DATA / "pdf" / "geotopo-de.pdf",
+    DATA / "pdf" / "habibi-arabic.pdf",
+    DATA / "pdf" / "habibi-rotated.pdf",
+    DATA / "html" / "manual.html",
+    DATA / "html" / "hostile.html",
+    DATA / "md" / "manual.md",
+]
+
+
+def _ingest(app: Ragox, path: Path, doc: str | None = None) -> str:
+    item = app.ingest_path(path, path.parent, document_id=doc)
+    assert item.outcome is not None and item.outcome.state is RevisionState.READY, item
+    return item.outcome.document_id
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_fixture_ingests_and_passes_check(app: Ragox, path: Path) -> None:
+    """Each real fixture becomes READY with chunks, and every sampled fragment maps back."""
+    doc = _ingest(app, path)
+    status = app.status(doc, OPERATOR)
+    assert status.revisions[0].chunks > 0
+    report = app.check(doc, OPERATOR)
+    assert report.fragments > 0
+    assert report.mismatches == ()
+
+
+def _pdf(path: Path, pages: list[list[tuple[float, str]]]) -> Path:
+    document = pymupdf.open()
+    for lines in pages:
+        page = document.new_page(width=595, height=842)
+        for y, line in lines:
+            page.insert_text((72, y), line, fontsize=11)
+    document.save(path)
+    document.close()
+    return path
+
+
+def _manual_pdf(tmp_path: Path) -> Path:
+    pages = []
+    for number in range(1, 6):
+        body = [(60.0, "ACME Pump P-200 Service Manual - Confidential")]
+        body.append((200.0, f"Section {number}: the impeller of stage {number} is inspected."))
+        if number in (2, 4):
+            body.append((240.0, f"Before step {number}0 the operator checks the gauge."))
+            body.append((260.0, "Disconnect power before opening the cover."))
+        if number == 3:
+            body.append((240.0, "Regular mainte-"))
+            body.append((254.0, "nance of the seal prevents leaks."))
+        body.append((800.0, f"Page {number} of 5"))
+        pages.append(body)
+    return _pdf(tmp_path / "manual.pdf", pages)
+
+
+def test_repeated_header_dropped_from_search_text_anchor_on_right_page(
+    app: Ragox, tmp_path: Path
+) -> None:
+    """The header and page numbers are not indexed; a body anchor resolves on page 3."""
+    doc = _ingest(app, _manual_pdf(tmp_path))
+    record = app.store.get_revision(doc, "r1")
+    assert record is not None and record.manifest_id is not None
+    found = app.store.search_text(record.manifest_id)
+    assert found is not None
+    search_text, _ = found
+    assert "Confidential" not in search_text and "of 5" not in search_text
+    assert "Confidential" in app.text(doc, OPERATOR)  # the representation keeps it
+    text = app.text(doc, OPERATOR)
+    start = text.index("stage 3")
+    created = app.create_anchor(doc, start, start + 7, OPERATOR)
+    assert not isinstance(created, Refusal)
+    result = app.resolve(created.anchor, OPERATOR)
+    assert result.status is ResolutionStatus.RESOLVED and result.target is not None
+    assert [p.page for p in result.target.pages] == [3]
+    (rect,) = result.target.pages[0].rects
+    with pymupdf.open(tmp_path / "manual.pdf") as pdf:
+        (expected,) = pdf[2].search_for("stage 3")
+    assert abs(rect.x0 - expected.x0) < 2 and abs(rect.x1 - expected.x1) < 2
+    assert abs(rect.y0 - expected.y0) < 3 and abs(rect.y1 - expected.y1) < 3
+
+
+def test_passage_repeated_on_two_pages_anchors_uniquely(app: Ragox, tmp_path: Path) -> None:
+    """The same sentence on pages 2 and 4: each anchor resolves to its own page."""
+    doc = _ingest(app, _manual_pdf(tmp_path))
+    text = app.text(doc, OPERATOR)
+    quote = "Disconnect power before opening the cover."
+    first = text.index(quote)
+    second = text.index(quote, first + 1)
+    pages = []
+    for start in (first, second):
+        created = app.create_anchor(doc, start, start + len(quote), OPERATOR)
+        assert not isinstance(created, Refusal)
+        assert created.anchor.quote.prefix or created.anchor.quote.suffix
+        result = app.resolve(created.anchor, OPERATOR)
+        assert result.status is ResolutionStatus.RESOLVED and result.target is not None
+        pages.append([p.page for p in result.target.pages])
+    assert pages == [[2], [4]]
+
+
+def test_hyphenated_word_and_ligature_are_found_by_search(app: Ragox, tmp_path: Path) -> None:
+    """'mainte-/nance' is found as 'maintenance'; 'ﬁ' in a PDF is found by 'fi' words."""
+    doc = _ingest(app, _manual_pdf(tmp_path))
+    hits = app.search("maintenance", OPERATOR)
+    assert hits and hits[0].document_id == doc and hits[0].pages == (3,)
+    assert "mainte-\nnance" in hits[0].snippet  # snippets come from the representation
+    lig = _ingest(app, DATA / "pdf" / "tracemonkey.pdf")
+    text = app.text(lig, OPERATOR)
+    assert "ﬁ" in text  # NFC keeps the ligature in the representation
+    position = text.index("ﬁ")
+    start = position
+    while start > 0 and text[start - 1].isalpha():
+        start -= 1
+    end = position + 1
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    word = text[start:end].replace("ﬁ", "fi")
+    hits = app.search(word, OPERATOR, limit=50)
+    assert any(hit.document_id == lig for hit in hits)
+
+
+def test_passage_across_a_page_break_has_rectangles_on_both_pages(
+    app: Ragox, tmp_path: Path
+) -> None:
+    """A range spanning the end of page 1 and the start of page 2 yields two pages."""
+    path = _pdf(
+        tmp_path / "break.pdf",
+        [
+            [(100.0, "The warranty expires if the seal is replaced")],
+            [(100.0, "with a part that is not approved by the maker.")],
+        ],
+    )
+    doc = _ingest(app, path)
+    text = app.text(doc, OPERATOR)
+    start = text.index("seal is replaced")
+    end = text.index("with a part") + len("with a part")
+    created = app.create_anchor(doc, start, end, OPERATOR)
+    assert not isinstance(created, Refusal)
+    result = app.resolve(created.anchor, OPERATOR)
+    assert result.target is not None
+    assert [p.page for p in result.target.pages] == [1, 2]
+    assert all(p.rects for p in result.target.pages)
+
+
+def test_retry_of_a_pdf_gives_identical_chunks(app: Ragox, tmp_path: Path) -> None:
+    """A PDF ingested three times: one revision, identical chunk ids."""
+    path = tmp_path / "multicolumn.pdf"
+    shutil.copy(DATA / "pdf" / "multicolumn.pdf", path)
+    seen = []
+    for _ in range(3):
+        doc = _ingest(app, path)
+        record = app.store.get_revision(doc, "r1")
+        assert record is not None and record.manifest_id is not None
+        seen.append([c.chunk_id for c in app.store.chunks(record.manifest_id)])
+    assert seen[0] == seen[1] == seen[2]
+    assert len(app.store.revisions("multicolumn.pdf")) == 1
+
+
+BAD = [
+    ("truncated.pdf", (DATA / "pdf" / "tracemonkey.pdf").read_bytes()[:50_000], "CORRUPT_PDF"),
+    ("encrypted.pdf", (DATA / "pdf" / "password-protected.pdf").read_bytes(), "ENCRYPTED_PDF"),
+    ("fake.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 100, "CORRUPT_PDF"),
+    ("nested.html", b"<div>" * 100_000 + b"deep" + b"</div>" * 100_000, "TOO_COMPLEX"),
+    ("empty.html", b"", "EMPTY_FILE"),
+    ("script-only.html", b"<html><script>alert(1)</script></html>", "EMPTY_FILE"),
+    ("bad.md", b"# Titel\n\nGr\xfc\xdfe\n", "INVALID_UTF8"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "code"), BAD, ids=[b[0] for b in BAD])
+def test_bad_files_fail_with_a_code_and_stored_documents_stay(
+    app: Ragox, tmp_path: Path, name: str, data: bytes, code: str
+) -> None:
+    """Each bad file is FAILED with its code, and a document stored before still resolves."""
+    doc = _ingest(app, DATA / "md" / "manual.md")
+    anchor = app.create_anchor(doc, 0, 4, OPERATOR)
+    assert not isinstance(anchor, Refusal)
+    path = tmp_path / name
+    path.write_bytes(data)
+    item = app.ingest_path(path, tmp_path)
+    assert item.outcome is not None
+    assert (item.outcome.state, item.outcome.error_code) == (RevisionState.FAILED, code)
+    assert app.resolve(anchor.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
+
+
+def test_encrypted_pdf_with_password_and_entity_heavy_html(app: Ragox, tmp_path: Path) -> None:
+    """The right password opens an encrypted PDF; 200k entities are ingested correctly."""
+    outcome = app.ingestor.ingest_bytes(
+        (DATA / "pdf" / "password-protected.pdf").read_bytes(),
+        "p.pdf",
+        "p",
+        tenant="default",
+        password="openpassword",
+    )
+    assert outcome.state is RevisionState.READY
+    path = tmp_path / "entities.html"
+    path.write_bytes(b"<p>" + b"&amp;&eacute;" * 100_000 + b"</p>")
+    doc = _ingest(app, path)
+    assert app.text(doc, OPERATOR) == "&é" * 100_000
+
+
+def test_check_detects_a_broken_mapping(app: Ragox, tmp_path: Path) -> None:
+    """If stored page boxes point elsewhere, `check` reports mismatches (it can fail)."""
+    import sqlite3
+    from array import array
+
+    doc = _ingest(app, _manual_pdf(tmp_path))
+    record = app.store.get_revision(doc, "r1")
+    assert record is not None and record.manifest_id is not None
+    boxes = array("f", app.store.char_boxes(record.manifest_id) or b"")
+    for i in range(1, len(boxes), 4):  # move every box 40 points down
+        boxes[i] += 40
+        boxes[i + 2] += 40
+    with sqlite3.connect(app.store.path) as conn:
+        conn.execute(
+            "UPDATE representations SET char_boxes=? WHERE manifest_id=?",
+            (boxes.tobytes(), record.manifest_id),
+        )
+    report = app.check(doc, OPERATOR)
+    assert report.mismatches and not report.ok
