@@ -108,7 +108,12 @@ def main() -> list[tuple[str, ...]]:
 HEADER = ("text", "resolver", "median ms", "p99 ms", "median ms/MB", "speed-up")
 
 
+def tables() -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+    return [("Resolve latency (issue 2)", HEADER, main())]
+
+
 if __name__ == "__main__":
     from _table import print_table
 
-    print_table("Resolve latency (issue 2)", HEADER, main())
+    for title, header, rows in tables():
+        print_table(title, header, rows)

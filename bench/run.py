@@ -1,4 +1,4 @@
-"""Run every benchmark and print its table: ``python bench/run.py [NAME ...]``."""
+"""Run every benchmark and print its tables: ``python bench/run.py [NAME ...]``."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_ingest
 import bench_resolve
+import bench_search
 from _table import print_table
 
-BENCHES = {
-    "resolve": ("Resolve latency (issue 2)", bench_resolve),
-}
+BENCHES = {"resolve": bench_resolve, "ingest": bench_ingest, "search": bench_search}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(BENCHES)
     for name in chosen:
-        title, module = BENCHES[name]
-        print_table(title, module.HEADER, module.main())
+        for title, header, rows in BENCHES[name].tables():
+            print_table(title, header, rows)

@@ -169,3 +169,17 @@ def test_source_bytes_of_a_range() -> None:
     mapped = normalized.to_source_bytes(Span(Coordinates.CODEPOINT, 2, 16))
     assert mapped.exact
     assert data[mapped.start : mapped.end] == "Mu\u0308ller\r\nPrüfung".encode()
+
+
+def test_composable_seconds_table_matches_a_full_scan() -> None:
+    """The scan that skips ranges without decompositions finds every composable second."""
+    from ragox.text._normalize import _composable_seconds
+
+    full = set()
+    for code_point in range(0x110000):
+        parts = unicodedata.decomposition(chr(code_point)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            second = chr(int(parts[1], 16))
+            if unicodedata.combining(second) == 0:
+                full.add(second)
+    assert full <= _composable_seconds()

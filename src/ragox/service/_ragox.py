@@ -198,6 +198,7 @@ class Ragox:
         groups: frozenset[str] = frozenset(),
         tenant: str = DEFAULT_TENANT,
         password: str | None = None,
+        language: str | None = None,
     ) -> IngestItem:
         """Ingest one file; unreadable or unsupported files are skipped with a reason."""
         shown = str(path)
@@ -214,7 +215,13 @@ class Ragox:
         doc_id = document_id or default_document_id(path, root)
         try:
             outcome = self.ingestor.ingest_file(
-                path, doc_id, revision=revision, groups=groups, tenant=tenant, password=password
+                path,
+                doc_id,
+                revision=revision,
+                groups=groups,
+                tenant=tenant,
+                password=password,
+                language=language,
             )
         except RevisionConflict:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)

@@ -152,13 +152,21 @@ class SqliteStore:
         )
         return [DocumentRecord(*row) for row in rows]
 
-    def ensure_document(self, document_id: str, tenant: str) -> DocumentRecord:
+    def ensure_document(
+        self, document_id: str, tenant: str, language: str | None = None
+    ) -> DocumentRecord:
+        """The document, created if new; ``language`` (ISO 639-1) is recorded when given."""
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO documents(document_id, tenant, created_at) VALUES(?, ?, ?) "
                 "ON CONFLICT(document_id) DO NOTHING",
                 (document_id, tenant, utc_now()),
             )
+            if language is not None:
+                conn.execute(
+                    "UPDATE documents SET language=? WHERE document_id=? AND tenant=?",
+                    (language, document_id, tenant),
+                )
         record = self.get_document(document_id)
         assert record is not None
         if record.tenant != tenant:

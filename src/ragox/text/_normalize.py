@@ -8,7 +8,7 @@ the representation can be carried back to the decoded source and its bytes.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Final, Literal
@@ -73,11 +73,21 @@ def _crlf_to_lf(text: str) -> tuple[str, Alignment]:
     return text.replace("\r\n", "\n"), builder.build()
 
 
+def _DECOMPOSABLE_RANGE() -> Iterator[int]:
+    """Code points that can have a canonical decomposition. CJK unified ideographs,
+    Hangul syllables (composed algorithmically), surrogates, private use and the
+    planes above 2 have none, so they are skipped (a test compares with a full scan)."""
+    yield from range(0x0000, 0x3400)
+    yield from range(0xA000, 0xAC00)
+    yield from range(0xF900, 0x20000)
+    yield from range(0x2F800, 0x2FA20)
+
+
 @cache
 def _composable_seconds() -> frozenset[str]:
     """Starters (ccc 0) that can be the second half of a canonical composition."""
     seconds: set[str] = set()
-    for code_point in range(0x110000):
+    for code_point in _DECOMPOSABLE_RANGE():
         decomposition = unicodedata.decomposition(chr(code_point))
         if not decomposition or decomposition.startswith("<"):
             continue
@@ -228,7 +238,10 @@ class Profile:
         text = source_text
         alignment = Alignment.identity(len(text))
         for step in self.steps:
-            text, step_alignment = step.apply(text)
+            result, step_alignment = step.apply(text)
+            if result is text:
+                continue  # the step changed nothing: its alignment is the identity
+            text = result
             alignment = step_alignment.compose(alignment)
         return Normalized(text, source_text, alignment, self.id)
 

@@ -1,0 +1,151 @@
+"""Retrieval: BM25 agrees with a reference implementation; scope is part of the query;
+bad queries get clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import bm25s
+import pytest
+
+from conftest import DATA, OPERATOR
+from ragox.access import Principal
+from ragox.search import SearchError, SearchMode, analyze_document, analyze_query
+from ragox.service import Ragox
+
+
+def _xquad(limit_paragraphs: int) -> tuple[list[str], list[tuple[str, int]]]:
+    data = json.loads((DATA / "xquad" / "xquad.en.json").read_text(encoding="utf-8"))
+    paragraphs: list[str] = []
+    questions: list[tuple[str, int]] = []
+    for article in data["data"]:
+        for paragraph in article["paragraphs"]:
+            if len(paragraphs) >= limit_paragraphs:
+                return paragraphs, questions
+            questions.extend((qa["question"], len(paragraphs)) for qa in paragraph["qas"][:2])
+            paragraphs.append(paragraph["context"])
+    return paragraphs, questions
+
+
+def test_bm25_ranking_agrees_with_bm25s(app: Ragox, tmp_path: Path) -> None:
+    """On 80 XQuAD paragraphs, FTS5 BM25 and bm25s (Robertson, k1=1.2, b=0.75) over the
+    same analyzed terms agree on the top result and largely on the top five."""
+    paragraphs, questions = _xquad(80)
+    for index, paragraph in enumerate(paragraphs):
+        app.ingestor.ingest_bytes(
+            paragraph.encode(), f"p{index}.txt", f"p{index:03d}", tenant="default", language="en"
+        )
+    corpus = [analyze_document(p, "en").split() for p in paragraphs]
+    reference = bm25s.BM25(method="robertson", k1=1.2, b=0.75)
+    reference.index(corpus, show_progress=False)
+    top1 = overlap = 0
+    for question, _ in questions:
+        ours = [
+            int(hit.document_id[1:])
+            for hit in app.search(question, OPERATOR, SearchMode.LEXICAL, limit=5)
+        ]
+        terms = analyze_query(question, ["en"])
+        ids, _scores = reference.retrieve([terms], k=5, show_progress=False)
+        theirs = [int(i) for i in ids[0]]
+        top1 += ours[:1] == theirs[:1]
+        overlap += len(set(ours) & set(theirs))
+    assert top1 / len(questions) >= 0.9
+    assert overlap / (5 * len(questions)) >= 0.8
+
+
+def _doc(app: Ragox, doc: str, text: str, groups: set[str], tenant: str = "default") -> None:
+    outcome = app.ingestor.ingest_bytes(
+        text.encode(), f"{doc}.txt", doc, groups=frozenset(groups), tenant=tenant
+    )
+    assert outcome.state.value == "READY"
+
+
+SECRET = "Merger with Globex closes in March; the valve budget is frozen."
+PUBLIC = "The valve must be closed before maintenance; check the valve seal."
+
+
+def test_scope_is_enforced_across_tenants_groups_and_changes(app: Ragox) -> None:
+    """A principal never receives chunks outside its tenant and groups, including after a
+    group is removed, a document deleted or a revision replaced."""
+    _doc(app, "public", PUBLIC, {"staff"})
+    _doc(app, "board", SECRET, {"board"})
+    _doc(app, "other-tenant", SECRET.replace("Globex", "Initech"), {"staff"}, tenant="acme")
+    staff = Principal("sam", groups=frozenset({"staff"}))
+    board = Principal("bea", groups=frozenset({"staff", "board"}))
+    acme = Principal("ann", tenant="acme", groups=frozenset({"staff", "board"}))
+
+    def found(principal: Principal, query: str) -> set[str]:
+        return {hit.document_id for hit in app.search(query, principal, SearchMode.LEXICAL)}
+
+    assert found(staff, "valve") == {"public"}
+    assert found(board, "valve") == {"public", "board"}
+    assert found(acme, "valve merger") == {"other-tenant"}
+    for hit in app.search("merger valve budget", staff, SearchMode.LEXICAL):
+        assert "Globex" not in hit.snippet and "Initech" not in hit.snippet
+    assert found(staff, "Globex merger") == set()
+
+    app.set_groups("board", frozenset({"directors"}))  # group removed
+    assert found(board, "merger budget") == set()
+    app.set_groups("board", frozenset({"board"}))
+    assert found(board, "merger budget") == {"board"}
+
+    _doc(app, "board", "The valve budget was approved in April.", {"board"})  # new revision
+    hits = app.search("valve budget", board, SearchMode.LEXICAL)
+    assert {(h.document_id, h.revision) for h in hits if h.document_id == "board"} == {
+        ("board", "r2")
+    }
+    assert all("Globex" not in h.snippet for h in hits)
+
+    assert app.delete("board")
+    assert found(board, "valve budget approved") == {"public"}
+
+
+def test_unknown_scope_looks_like_no_results(app: Ragox) -> None:
+    """Searching for a protected word gives the same answer as searching for nonsense."""
+    _doc(app, "board", SECRET, {"board"})
+    outsider = Principal("oz", groups=frozenset({"staff"}))
+    assert app.search("Globex", outsider, SearchMode.LEXICAL) == []
+    assert app.search("qwxzv", outsider, SearchMode.LEXICAL) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("", "EMPTY_QUERY"),
+        ("   \n", "EMPTY_QUERY"),
+        ('AND OR NOT * ^ ( ) : "', None),
+        ("* ^ ( ) : - +", "NO_SEARCHABLE_TERMS"),
+        ("valve " * 2000, "QUERY_TOO_LONG"),
+    ],
+)
+def test_bad_queries(app: Ragox, query: str, code: str | None) -> None:
+    """Empty, operator-only and 10,000-character queries give clear errors or run safely."""
+    _doc(app, "public", PUBLIC, {"staff"})
+    if code is None:
+        app.search(query, OPERATOR, SearchMode.LEXICAL)  # quoted terms: no FTS5 syntax error
+        return
+    with pytest.raises(SearchError) as raised:
+        app.search(query, OPERATOR, SearchMode.LEXICAL)
+    assert raised.value.code == code
+
+
+def test_cli_bad_search_input(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
+    """The CLI turns search errors into one line and exit 1; an unknown embedder too."""
+    _doc(app, "public", PUBLIC, {"staff"})
+    for args in (
+        ("search", ""),
+        ("search", "valve " * 2000),
+        ("search", "* ^ :"),
+        ("search", "valve", "--mode", "vector"),
+        ("reindex", "--embedder", "no-such-model"),
+    ):
+        result = ragox_cli(*args, "--json")
+        assert result.code == 1, (args, result)
+        assert "Traceback" not in result.stderr
+        assert result.json()["status"] == "ERROR"  # type: ignore[index]
+    ok = ragox_cli("search", "valve seal", "--json")
+    assert ok.code == 0
+    hits = ok.json()["hits"]  # type: ignore[index]
+    assert hits[0]["document_id"] == "public"
+    assert hits[0]["found_by"][0]["retriever"] == "lexical"
