@@ -27,6 +27,7 @@ from ragox.anchor import (
     from_web_annotation,
     to_web_annotation,
 )
+from ragox.answer import GeneratorError, generator_from_spec
 from ragox.cli._render import (
     check_json,
     document_status_json,
@@ -37,7 +38,14 @@ from ragox.cli._render import (
     refusal_json,
     resolution_json,
 )
-from ragox.eval import SquadError, evaluate_retrieval, load_questions, load_squad, prepare_corpus
+from ragox.eval import (
+    SquadError,
+    evaluate_answers,
+    evaluate_retrieval,
+    load_questions,
+    load_squad,
+    prepare_corpus,
+)
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox, default_home
 from ragox.store import StoreError
@@ -576,16 +584,185 @@ def reindex_cmd(ctx: click.Context, spec: str, as_json: bool) -> None:
         click.echo(f"{written} chunk vectors written; the index now uses {spec}")
 
 
+@cli.group(name="eval")
+def eval_group() -> None:
+    """Evaluate retrieval (and answers) on SQuAD-format data such as XQuAD."""
+
+
+@cli.command()
+@click.argument("question")
+@_principal_options
+@click.option(
+    "--generator",
+    "generator_spec",
+    default="extractive",
+    show_default=True,
+    help="extractive | openai:BASE_URL#MODEL (key from RAGOX_GENERATOR_API_KEY).",
+)
+@click.option("--mode", type=click.Choice(["lexical", "vector", "hybrid"]), default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def ask(
+    ctx: click.Context,
+    question: str,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+    generator_spec: str,
+    mode: str | None,
+    as_json: bool,
+) -> None:
+    """Answer a question from the documents the principal may read, with verified citations."""
+    who = _principal(principal, groups, tenant)
+    with _app(ctx) as app:
+        try:
+            generator = (
+                None if generator_spec == "extractive" else generator_from_spec(generator_spec)
+            )
+            record = app.ask(question, who, generator, SearchMode(mode) if mode else None)
+        except (SearchError, EmbedderError, GeneratorError) as error:
+            if as_json:
+                print_json({"status": "ERROR", "reason": error.code})
+            raise Failure(f"{error.code}: {error.message}") from None
+        statuses = {c.anchor.anchor_id: c.status.value for c in record.citations}
+        _print_answer(
+            record.answer_id,
+            record.answer,
+            record.abstained,
+            record.missing,
+            [
+                (c.source_id, c.anchor.anchor_id, c.anchor, statuses[c.anchor.anchor_id])
+                for c in record.citations
+            ],
+            as_json,
+        )
+
+
+def _print_answer(
+    answer_id: str,
+    answer: str,
+    abstained: bool,
+    missing: str | None,
+    citations: list[tuple[str, str, Anchor | None, str]],
+    as_json: bool,
+) -> None:
+    if as_json:
+        print_json(
+            {
+                "answer_id": answer_id,
+                "answer": answer,
+                "abstained": abstained,
+                "missing": missing,
+                "citations": [
+                    {
+                        "source_id": source_id,
+                        # a citation that does not resolve for the reader shows no quote
+                        "anchor": anchor.to_json() if anchor else {"anchor_id": anchor_id},
+                        "status": status,
+                    }
+                    for source_id, anchor_id, anchor, status in citations
+                ],
+            }
+        )
+        return
+    click.echo(answer)
+    if citations:
+        click.echo("")
+        click.echo("Sources:")
+    for source_id, anchor_id, anchor, status in citations:
+        if anchor is None:
+            click.echo(f"  [{source_id}] {status}  anchor {anchor_id[:16]}")
+            continue
+        click.echo(
+            f"  [{source_id}] {anchor.document_id}@{anchor.revision} "
+            f"[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
+        )
+    click.echo(f"\n(answer {answer_id})")
+
+
+@cli.group(name="answer")
+def answer_group() -> None:
+    """Stored answers."""
+
+
+@answer_group.command(name="show")
+@click.argument("answer_id")
+@_principal_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def answer_show(
+    ctx: click.Context,
+    answer_id: str,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
+    """Replay an answer; every citation is re-resolved now with the principal's access."""
+    who = _principal(principal, groups, tenant)
+    with _app(ctx) as app:
+        try:
+            replay = app.show_answer(answer_id, who)
+        except NotFound:
+            _not_found(as_json, "answer")
+    _print_answer(
+        replay.record.answer_id,
+        replay.answer,
+        replay.record.abstained,
+        replay.record.missing,
+        [(c.source_id, c.anchor_id, c.anchor, c.resolution.status.value) for c in replay.citations],
+        as_json,
+    )
+    if any(not c.resolution.resolved for c in replay.citations):
+        ctx.exit(1)
+
+
+@eval_group.command(name="answers")
+@click.argument("contexts", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--questions",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Take question texts from this file by shared id.",
+)
+@click.option("--generator", "generator_spec", default="extractive", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def eval_answers(
+    contexts: Path, questions: Path | None, generator_spec: str, as_json: bool
+) -> None:
+    """Cited answers on SQuAD data with every fifth article held out (unanswerable)."""
+    try:
+        articles, own_questions = load_squad(contexts)
+        texts = load_questions(questions) if questions else None
+    except SquadError as error:
+        raise Usage(str(error)) from None
+    quiet = as_json or not sys.stderr.isatty()
+    with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
+        app = Ragox(Path(scratch))
+        try:
+            generator = (
+                None if generator_spec == "extractive" else generator_from_spec(generator_spec)
+            )
+            with tqdm(own_questions, desc="ask", unit="q", disable=quiet, file=sys.stderr) as bar:
+                report = evaluate_answers(
+                    app, articles, own_questions, generator, None, texts, progress=_ticker(bar)
+                )
+        except (SearchError, EmbedderError, GeneratorError) as error:
+            raise Failure(f"{error.code}: {error.message}") from None
+        finally:
+            app.close()
+    if as_json:
+        print_json(report.to_json())
+        return
+    for name, value in report.to_json().items():
+        click.echo(f"  {name:<28} {value}")
+
+
 def _ticker(bar: tqdm[Any]) -> Callable[[int], None]:
     def tick(count: int) -> None:
         bar.update(count)
 
     return tick
-
-
-@cli.group(name="eval")
-def eval_group() -> None:
-    """Evaluate retrieval (and answers) on SQuAD-format data such as XQuAD."""
 
 
 @eval_group.command(name="retrieval")

@@ -1,5 +1,6 @@
 """Evaluation harnesses over SQuAD-format data (XQuAD)."""
 
+from ragox.eval._answers import HOLD_OUT_EVERY, AnswersReport, evaluate_answers, held_out
 from ragox.eval._metrics import latency_summary, ndcg_at, percentile, ranking_metrics
 from ragox.eval._retrieval import (
     EVAL_GROUP,
@@ -12,12 +13,16 @@ from ragox.eval._squad import Article, Question, SquadError, load_questions, loa
 
 __all__ = [
     "EVAL_GROUP",
+    "HOLD_OUT_EVERY",
+    "AnswersReport",
     "Article",
     "Corpus",
     "Question",
     "RetrievalReport",
     "SquadError",
+    "evaluate_answers",
     "evaluate_retrieval",
+    "held_out",
     "latency_summary",
     "load_questions",
     "load_squad",

@@ -6,6 +6,7 @@ from ragox.search._analyze import (
     analyze_query,
     detect_language,
     fts_match,
+    is_stopword,
     tokens,
 )
 from ragox.search._embed import (
@@ -50,6 +51,7 @@ __all__ = [
     "embed_chunks",
     "embedder_from_spec",
     "fts_match",
+    "is_stopword",
     "reindex",
     "scope_of",
     "tokens",

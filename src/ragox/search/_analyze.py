@@ -21,6 +21,7 @@ __all__ = [
     "analyze_query",
     "detect_language",
     "fts_match",
+    "is_stopword",
     "tokens",
 ]
 
@@ -58,6 +59,23 @@ _STOPWORDS: Final = {
             "the",
             "their",
             "there",
+            "must",
+            "should",
+            "can",
+            "could",
+            "would",
+            "may",
+            "might",
+            "shall",
+            "been",
+            "being",
+            "into",
+            "than",
+            "then",
+            "also",
+            "any",
+            "some",
+            "such",
             "this",
             "to",
             "was",
@@ -142,6 +160,22 @@ _STOPWORDS: Final = {
             "welches",
             "wurde",
             "wurden",
+            "muss",
+            "müssen",
+            "soll",
+            "sollen",
+            "kann",
+            "können",
+            "könnte",
+            "wird",
+            "darf",
+            "dürfen",
+            "sein",
+            "seine",
+            "ihre",
+            "ihr",
+            "wenn",
+            "dann",
         ]
     ),
     "ru": frozenset(
@@ -283,6 +317,13 @@ _STOPWORDS: Final = {
             "каких",
             "какие",
             "году",
+            "должен",
+            "должна",
+            "должны",
+            "нужно",
+            "можно",
+            "является",
+            "это",
         ]
     ),
 }
@@ -328,6 +369,12 @@ def detect_language(text: str, sample: int = 20_000) -> str | None:
     if scores[best] < max(2, len(words) // 50) or scores["en"] == scores["de"]:
         return None
     return best
+
+
+def is_stopword(word: str) -> bool:
+    """A function word of English, German or Russian."""
+    folded = word.casefold()
+    return any(folded in words for words in _STOPWORDS.values())
 
 
 def analyze_document(text: str, language: str | None) -> str:

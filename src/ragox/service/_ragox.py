@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
+import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from ragox.anchor import (
     migrate_anchor,
     resolve,
 )
+from ragox.answer import AnswerRecord, ExtractiveGenerator, Generator, answer_question, compose
 from ragox.extract import detect_media_type
 from ragox.extract.pdf import PageTextReader
 from ragox.ingest import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
@@ -30,6 +32,7 @@ from ragox.search import (
     SearchMode,
     embedder_from_spec,
     reindex,
+    scope_of,
 )
 from ragox.service._check import CheckReport, check_representation
 from ragox.service._home import load_or_create_key
@@ -50,6 +53,8 @@ __all__ = [
     "IngestItem",
     "NotFound",
     "Ragox",
+    "ReplayedAnswer",
+    "ReplayedCitation",
     "RevisionStatus",
     "SkipReason",
 ]
@@ -94,6 +99,28 @@ class DocumentStatus:
 
 
 PDF = "application/pdf"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedAnswer:
+    """An answer as a principal may see it now."""
+
+    record: AnswerRecord
+    answer: str
+    citations: tuple[ReplayedCitation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedCitation:
+    """A citation re-resolved now; ``anchor`` (which quotes the document) is withheld
+    unless the passage resolves for this principal."""
+
+    source_id: str
+    anchor_id: str
+    anchor: Anchor | None
+    resolution: Resolution
+
+
 _SKIP_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules"})
 
 
@@ -159,6 +186,80 @@ class Ragox:
         if has_vectors and self._configured_embedder_lazy() is not None:
             return SearchMode.HYBRID
         return SearchMode.LEXICAL
+
+    # -- answers ---------------------------------------------------------------------
+
+    def ask(
+        self,
+        question: str,
+        principal: Principal,
+        generator: Generator | None = None,
+        mode: SearchMode | None = None,
+        candidates: int = 10,
+    ) -> AnswerRecord:
+        """Search inside the principal's scope, answer from it, validate, and persist."""
+        hits = self.search(question, principal, mode, limit=candidates)
+        record = answer_question(
+            question,
+            principal,
+            hits,
+            self.store,
+            self.lookup(principal),
+            generator or ExtractiveGenerator(term_weights=self.term_weights(principal)),
+        )
+        self.store.save_answer(
+            record.answer_id,
+            record.tenant,
+            record.principal,
+            record.created_at,
+            record.to_json(),
+        )
+        return record
+
+    def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
+        """BM25-style IDF of terms within what the principal's tenant has indexed."""
+        scope = scope_of(principal)
+
+        def weights(terms: Sequence[str]) -> dict[str, float]:
+            total, frequencies = self.store.index.term_statistics(scope, terms)
+            return {
+                term: math.log(1 + (total - frequencies[term] + 0.5) / (frequencies[term] + 0.5))
+                for term in terms
+            }
+
+        return weights
+
+    def show_answer(self, answer_id: str, principal: Principal) -> ReplayedAnswer:
+        """Replay an answer: every citation re-resolved now, with this principal's access.
+
+        Claims whose citation no longer resolves for the principal are withheld
+        (their text is document text); answers of another tenant look missing.
+        """
+        data = self.store.get_answer(answer_id)
+        if data is None:
+            raise NotFound(answer_id)
+        record = AnswerRecord.from_json(data)
+        if not principal.operator and record.tenant != principal.tenant:
+            raise NotFound(answer_id)
+        lookup = self.lookup(principal)
+        now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
+        parts = []
+        for claim in record.claims:
+            result = now.get(claim.anchor_id)
+            if result is not None and result.resolved:
+                parts.append((claim.text, claim.source_id))
+            else:
+                status = result.status.value if result else "ACCESS_DENIED"
+                parts.append((f"(withheld: {status})", claim.source_id))
+        text = compose(parts) if parts else record.answer
+        replayed = []
+        for citation in record.citations:
+            result = now[citation.anchor.anchor_id]
+            shown = citation.anchor if result.resolved else None
+            replayed.append(
+                ReplayedCitation(citation.source_id, citation.anchor.anchor_id, shown, result)
+            )
+        return ReplayedAnswer(record, text, tuple(replayed))
 
     def reindex(
         self,

@@ -106,6 +106,9 @@ class SqliteIndex:
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5("
             "body, tokenize = 'unicode61 remove_diacritics 0')"
         )
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {name}_vocab USING fts5vocab({name}, 'row')"
+        )
         conn.execute("INSERT INTO lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
         return name
 
@@ -205,6 +208,26 @@ class SqliteIndex:
             found.extend((str(row[0]), float(row[1])) for row in rows)
         found.sort(key=lambda item: -item[1])
         return found[:limit]
+
+    def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """Row count and document frequency of each term in the scope's lexical tables.
+
+        Statistics are per tenant table (what BM25 sees), never across tenants.
+        """
+        conn = self._store._connection()
+        total = 0
+        frequencies: dict[str, int] = dict.fromkeys(terms, 0)
+        for table in self._tables(scope):
+            vocab = f"{table}_vocab"
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab({table}, 'row')"
+            )
+            total += int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+            for term in terms:
+                row = conn.execute(f"SELECT doc FROM {vocab} WHERE term=?", (term,)).fetchone()
+                if row is not None:
+                    frequencies[term] += int(row[0])
+        return total, frequencies
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read."""

@@ -138,7 +138,23 @@ _V3: Final = (
     "INSERT INTO settings(key, value) VALUES('index_generation', '0')",
 )
 
+# Version 4: answer records (question, principal, evidence snapshot, citations, trace).
+_V4: Final = (
+    """CREATE TABLE answers (
+        answer_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
-MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2), (3, _V3))
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
+    (1, _V1),
+    (2, _V2),
+    (3, _V3),
+    (4, _V4),
+)
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -754,6 +754,35 @@ class SqliteStore:
                 (old_id, new_id, method, authorized_by, utc_now()),
             )
 
+    # -- answers ---------------------------------------------------------------------
+
+    def save_answer(
+        self,
+        answer_id: str,
+        tenant: str,
+        principal: str,
+        created_at: str,
+        payload: dict[str, object],
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO answers(answer_id, tenant, principal, created_at, json) "
+                "VALUES(?,?,?,?,?)",
+                (answer_id, tenant, principal, created_at, json.dumps(payload, ensure_ascii=False)),
+            )
+
+    def get_answer(self, answer_id: str) -> dict[str, object] | None:
+        row = (
+            self._connection()
+            .execute("SELECT json FROM answers WHERE answer_id=?", (answer_id,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        value = json.loads(row[0])
+        assert isinstance(value, dict)
+        return value
+
     def anchor_successors(self, anchor_id: str) -> list[str]:
         rows = (
             self._connection()

@@ -1,0 +1,72 @@
+"""Cited answers: context selection, generators, citation validation, abstention."""
+
+import os
+
+from ragox.answer._context import ContextConfig, select_context
+from ragox.answer._extractive import (
+    ExtractiveConfig,
+    ExtractiveGenerator,
+    ScoredSentence,
+    Scoring,
+    score_sentences,
+)
+from ragox.answer._model import (
+    Citation,
+    CitationStatus,
+    Claim,
+    Draft,
+    DroppedClaim,
+    Evidence,
+    Generator,
+    GeneratorError,
+)
+from ragox.answer._openai import OpenAIGenerator
+from ragox.answer._pipeline import (
+    ABSTAIN_TEXT,
+    AnswerRecord,
+    StoredClaim,
+    answer_question,
+    compose,
+    missing_terms,
+)
+from ragox.answer._validate import Validated, ValidatedClaim, validate
+
+__all__ = [
+    "ABSTAIN_TEXT",
+    "AnswerRecord",
+    "Citation",
+    "CitationStatus",
+    "Claim",
+    "ContextConfig",
+    "Draft",
+    "DroppedClaim",
+    "Evidence",
+    "ExtractiveConfig",
+    "ExtractiveGenerator",
+    "Generator",
+    "GeneratorError",
+    "OpenAIGenerator",
+    "ScoredSentence",
+    "Scoring",
+    "StoredClaim",
+    "Validated",
+    "ValidatedClaim",
+    "answer_question",
+    "compose",
+    "generator_from_spec",
+    "missing_terms",
+    "score_sentences",
+    "select_context",
+    "validate",
+]
+
+
+def generator_from_spec(spec: str) -> Generator:
+    """``extractive`` (default) or ``openai:BASE_URL#MODEL``; the API key comes from
+    ``RAGOX_GENERATOR_API_KEY`` only (specs are recorded, keys must not be)."""
+    if spec == "extractive":
+        return ExtractiveGenerator()
+    if spec.startswith("openai:") and "#" in spec:
+        base_url, model = spec.removeprefix("openai:").rsplit("#", 1)
+        return OpenAIGenerator(base_url, model, api_key=os.environ.get("RAGOX_GENERATOR_API_KEY"))
+    raise GeneratorError("UNKNOWN_GENERATOR", "use 'extractive' or 'openai:BASE_URL#MODEL'")

@@ -1,0 +1,105 @@
+"""Context selection: permitted hits → evidence items S1, S2, … (seed 001).
+
+Overlapping or adjacent chunks of one representation are merged into one
+passage; passages are taken round-robin across documents (diversity) in rank
+order until a token budget is spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragox.answer._model import Evidence
+from ragox.ingest import token_count
+from ragox.search import Hit
+from ragox.store import SqliteStore
+
+__all__ = ["ContextConfig", "select_context"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextConfig:
+    #: most word tokens of evidence handed to a generator
+    token_budget: int = 1500
+    #: most evidence items from one document before others get a turn
+    per_document: int = 3
+    max_items: int = 8
+
+
+@dataclass
+class _Passage:
+    document_id: str
+    revision: str
+    manifest_id: str
+    start: int
+    end: int
+    chunk_ids: list[str]
+    pages: set[int]
+    rank: int
+
+
+def _merge(hits: Sequence[Hit]) -> list[_Passage]:
+    """Hits of one representation that overlap or touch become one passage."""
+    passages: list[_Passage] = []
+    for rank, hit in enumerate(hits):
+        for passage in passages:
+            if (
+                passage.manifest_id == hit.manifest_id
+                and hit.start <= passage.end + 2
+                and passage.start <= hit.end + 2
+            ):
+                passage.start = min(passage.start, hit.start)
+                passage.end = max(passage.end, hit.end)
+                passage.chunk_ids.append(hit.chunk_id)
+                passage.pages.update(hit.pages)
+                break
+        else:
+            passages.append(
+                _Passage(
+                    hit.document_id,
+                    hit.revision,
+                    hit.manifest_id,
+                    hit.start,
+                    hit.end,
+                    [hit.chunk_id],
+                    set(hit.pages),
+                    rank,
+                )
+            )
+    return passages
+
+
+def select_context(
+    store: SqliteStore, hits: Sequence[Hit], config: ContextConfig = ContextConfig()
+) -> list[Evidence]:
+    """Evidence for a generator, best first, within the budget, at most ``per_document``
+    passages from any one document."""
+    chosen: list[Evidence] = []
+    per_document: dict[str, int] = {}
+    spent = 0
+    for passage in sorted(_merge(hits), key=lambda p: p.rank):
+        if len(chosen) >= config.max_items:
+            break
+        if per_document.get(passage.document_id, 0) >= config.per_document:
+            continue  # leave room for other documents
+        per_document[passage.document_id] = per_document.get(passage.document_id, 0) + 1
+        text = store.text(passage.manifest_id)[passage.start : passage.end]
+        tokens = token_count(text)
+        if chosen and spent + tokens > config.token_budget:
+            continue
+        spent += tokens
+        chosen.append(
+            Evidence(
+                source_id=f"S{len(chosen) + 1}",
+                document_id=passage.document_id,
+                revision=passage.revision,
+                manifest_id=passage.manifest_id,
+                chunk_ids=tuple(passage.chunk_ids),
+                start=passage.start,
+                end=passage.end,
+                text=text,
+                pages=tuple(sorted(passage.pages)),
+            )
+        )
+    return chosen

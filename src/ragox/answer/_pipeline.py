@@ -1,0 +1,232 @@
+"""Question → permitted evidence → draft → validated citations → answer record.
+
+The caller supplies the hits of a search that already ran inside the
+principal's scope; nothing here widens it. The record keeps seed 001's
+checklist trace: candidates with their ranks per retriever, the selected
+context, and every dropped citation with its reason.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragox.access import Principal
+from ragox.anchor import Anchor, AnchorLookup, ResolutionStatus
+from ragox.answer._context import ContextConfig, select_context
+from ragox.answer._model import Citation, Draft, Evidence, Generator
+from ragox.answer._validate import Validated, validate
+from ragox.search import Hit, analyze_query, is_stopword, tokens
+from ragox.store import SqliteStore, utc_now
+
+__all__ = ["AnswerRecord", "StoredClaim", "answer_question", "compose", "missing_terms"]
+
+ABSTAIN_TEXT = "The documents you can read do not answer this question."
+
+
+@dataclass(frozen=True, slots=True)
+class StoredClaim:
+    text: str
+    source_id: str
+    anchor_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    answer_id: str
+    created_at: str
+    principal: str
+    tenant: str
+    groups: tuple[str, ...]
+    question: str
+    generator: str
+    answer: str
+    abstained: bool
+    missing: str | None
+    claims: tuple[StoredClaim, ...]
+    citations: tuple[Citation, ...]
+    evidence: tuple[Evidence, ...]
+    trace: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "answer_id": self.answer_id,
+            "created_at": self.created_at,
+            "principal": self.principal,
+            "tenant": self.tenant,
+            "groups": list(self.groups),
+            "question": self.question,
+            "generator": self.generator,
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "missing": self.missing,
+            "claims": [
+                {"text": c.text, "source_id": c.source_id, "anchor_id": c.anchor_id}
+                for c in self.claims
+            ],
+            "citations": [
+                {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
+                for c in self.citations
+            ],
+            "evidence": [
+                {
+                    "source_id": e.source_id,
+                    "document_id": e.document_id,
+                    "revision": e.revision,
+                    "manifest_id": e.manifest_id,
+                    "chunk_ids": list(e.chunk_ids),
+                    "start": e.start,
+                    "end": e.end,
+                    "pages": list(e.pages),
+                }
+                for e in self.evidence
+            ],
+            "trace": self.trace,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AnswerRecord:
+        return cls(
+            answer_id=data["answer_id"],
+            created_at=data["created_at"],
+            principal=data["principal"],
+            tenant=data["tenant"],
+            groups=tuple(data["groups"]),
+            question=data["question"],
+            generator=data["generator"],
+            answer=data["answer"],
+            abstained=bool(data["abstained"]),
+            missing=data["missing"],
+            claims=tuple(
+                StoredClaim(c["text"], c["source_id"], c["anchor_id"]) for c in data["claims"]
+            ),
+            citations=tuple(
+                Citation(
+                    c["source_id"], Anchor.from_json(c["anchor"]), ResolutionStatus(c["status"])
+                )
+                for c in data["citations"]
+            ),
+            evidence=tuple(
+                Evidence(
+                    e["source_id"],
+                    e["document_id"],
+                    e["revision"],
+                    e["manifest_id"],
+                    tuple(e["chunk_ids"]),
+                    e["start"],
+                    e["end"],
+                    "",
+                    tuple(e["pages"]),
+                )
+                for e in data["evidence"]
+            ),
+            trace=data["trace"],
+        )
+
+
+def compose(claims: Sequence[tuple[str, str]]) -> str:
+    """Claims with their source ids, in order: ``"… [S1] … [S2]"``."""
+    return " ".join(f"{text} [{source_id}]" for text, source_id in claims)
+
+
+def missing_terms(question: str, evidence: Sequence[Evidence]) -> str:
+    """Name the question's content words that no supplied passage contains."""
+    text = " ".join(item.text for item in evidence)
+    in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
+    absent = []
+    for word in dict.fromkeys(tokens(question)):
+        if len(word) < 3 or is_stopword(word):
+            continue
+        if not set(analyze_query(word, ["en", "de", "ru"])) & in_evidence:
+            absent.append(word)
+    if not absent:
+        return "The passages you can read mention these words but do not state the answer."
+    return "No passage you can read mentions: " + ", ".join(absent[:8]) + "."
+
+
+def _trace(
+    hits: Sequence[Hit],
+    evidence: Sequence[Evidence],
+    validated: Validated | None,
+    error: str | None,
+) -> dict[str, Any]:
+    return {
+        "candidates": [
+            {
+                "chunk_id": h.chunk_id,
+                "document_id": h.document_id,
+                "revision": h.revision,
+                "score": h.score,
+                "found_by": [
+                    {"retriever": r.retriever, "rank": r.rank, "score": r.score} for r in h.found_by
+                ],
+            }
+            for h in hits
+        ],
+        "context": [
+            {
+                "source_id": e.source_id,
+                "document_id": e.document_id,
+                "revision": e.revision,
+                "start": e.start,
+                "end": e.end,
+            }
+            for e in evidence
+        ],
+        "dropped": [
+            {"source_id": d.source_id, "reason": d.reason.value, "text": d.text}
+            for d in (validated.dropped if validated else ())
+        ],
+        "generator_error": error,
+    }
+
+
+def answer_question(
+    question: str,
+    principal: Principal,
+    hits: Sequence[Hit],
+    store: SqliteStore,
+    lookup: AnchorLookup,
+    generator: Generator,
+    context: ContextConfig | None = None,
+) -> AnswerRecord:
+    """Answer from permitted hits; every shown citation is a resolved anchor.
+
+    A generator error propagates (no partial answer is presented as cited).
+    """
+    evidence = select_context(store, hits, context or ContextConfig())
+    draft = generator.generate(question, evidence) if evidence else Draft((), True, None)
+    validated = validate(draft, evidence, store, lookup)
+    shown = [(claim.text, claim.citation.source_id) for claim in validated.claims]
+    abstained = draft.abstained or not shown
+    if abstained:
+        missing = draft.missing or missing_terms(question, evidence)
+        answer = f"{ABSTAIN_TEXT} {missing}"
+        claims: tuple[StoredClaim, ...] = ()
+        citations: tuple[Citation, ...] = ()
+    else:
+        missing = None
+        answer = compose(shown)
+        claims = tuple(
+            StoredClaim(c.text, c.citation.source_id, c.citation.anchor.anchor_id)
+            for c in validated.claims
+        )
+        citations = validated.citations
+    return AnswerRecord(
+        answer_id="ans_" + secrets.token_hex(16),
+        created_at=utc_now(),
+        principal=principal.name,
+        tenant=principal.tenant,
+        groups=tuple(sorted(principal.groups)),
+        question=question,
+        generator=generator.name,
+        answer=answer,
+        abstained=abstained,
+        missing=missing,
+        claims=claims,
+        citations=citations,
+        evidence=tuple(evidence),
+        trace=_trace(hits, evidence, validated, None),
+    )
