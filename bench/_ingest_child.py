@@ -6,7 +6,6 @@ Usage: python _ingest_child.py KIND PATH...   (KIND: floor | ragox | peer)
 from __future__ import annotations
 
 import json
-import resource
 import sys
 import tempfile
 import time
@@ -61,5 +60,11 @@ if __name__ == "__main__":
     started = time.perf_counter()
     units = {"floor": floor, "ragox": ragox, "peer": peer}[kind](files)
     seconds = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent
+    # across exec, so a child would report the benchmark driver's peak.
+    hwm = next(
+        line for line in Path("/proc/self/status").read_text().splitlines()
+        if line.startswith("VmHWM:")
+    )
+    peak_mb = int(hwm.split()[1]) / 1024
     print(json.dumps({"units": units, "seconds": seconds, "peak_rss_mb": peak_mb}))

@@ -88,10 +88,12 @@ def test_interrupted_indexing_leaves_nothing_half_visible(
     assert document is not None and document.current_revision == "r1"
     half = app.store.get_revision("manual", "r2")
     assert half is not None and half.state is RevisionState.INDEXING
+    assert [job.state.value for job in app.store.jobs("manual", "r2")] == ["RUNNING"]
     assert "Appendix" not in app.text("manual", OPERATOR)
 
     outcome = _ingest(app, path)
     assert (outcome.revision, outcome.state) == ("r2", RevisionState.READY)
+    assert [job.state.value for job in app.store.jobs("manual", "r2")] == ["RUNNING", "DONE"]
     clean = Ragox(tmp_path / "clean")
     clean_outcome = _ingest(clean, path)
     done = app.store.get_revision("manual", "r2")

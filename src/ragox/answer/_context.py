@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ragox.answer._model import Evidence
 from ragox.ingest import token_count
 from ragox.search import Hit
-from ragox.store import SqliteStore
+from ragox.store import Store
 
 __all__ = ["ContextConfig", "select_context"]
 
@@ -71,7 +71,7 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
 
 
 def select_context(
-    store: SqliteStore, hits: Sequence[Hit], config: ContextConfig = ContextConfig()
+    store: Store, hits: Sequence[Hit], config: ContextConfig = ContextConfig()
 ) -> list[Evidence]:
     """Evidence for a generator, best first, within the budget, at most ``per_document``
     passages from any one document."""

@@ -19,7 +19,7 @@ from ragox.answer._context import ContextConfig, select_context
 from ragox.answer._model import Citation, Draft, Evidence, Generator
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, is_stopword, tokens
-from ragox.store import SqliteStore, utc_now
+from ragox.store import Store, utc_now
 
 __all__ = ["AnswerRecord", "StoredClaim", "answer_question", "compose", "missing_terms"]
 
@@ -187,7 +187,7 @@ def answer_question(
     question: str,
     principal: Principal,
     hits: Sequence[Hit],
-    store: SqliteStore,
+    store: Store,
     lookup: AnchorLookup,
     generator: Generator,
     context: ContextConfig | None = None,

@@ -19,7 +19,7 @@ from ragox.answer._model import (
     DroppedClaim,
     Evidence,
 )
-from ragox.store import SqliteStore
+from ragox.store import Store
 
 __all__ = ["Validated", "ValidatedClaim", "validate"]
 
@@ -40,7 +40,7 @@ class Validated:
 
 
 def validate(
-    draft: Draft, evidence: Sequence[Evidence], store: SqliteStore, lookup: AnchorLookup
+    draft: Draft, evidence: Sequence[Evidence], store: Store, lookup: AnchorLookup
 ) -> Validated:
     by_id = {item.source_id: item for item in evidence}
     claims: list[ValidatedClaim] = []
@@ -57,7 +57,7 @@ def validate(
 
 
 def _check(
-    claim: Claim, by_id: dict[str, Evidence], store: SqliteStore, lookup: AnchorLookup
+    claim: Claim, by_id: dict[str, Evidence], store: Store, lookup: AnchorLookup
 ) -> Citation | DroppedClaim:
     source = by_id.get(claim.source_id or "")
     if source is None:

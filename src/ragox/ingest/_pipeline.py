@@ -26,9 +26,10 @@ from ragox.ingest._searchtext import build_search_text
 from ragox.search import Embedder, analyze_document, detect_language, embed_chunks
 from ragox.store import (
     ExtractionNotes,
+    JobState,
     RevisionRecord,
     RevisionState,
-    SqliteStore,
+    Store,
     StoreError,
     utc_now,
 )
@@ -58,7 +59,7 @@ class Ingestor:
 
     def __init__(
         self,
-        store: SqliteStore,
+        store: Store,
         signer: ManifestSigner,
         profile: Profile,
         max_bytes: int = DEFAULT_MAX_BYTES,
@@ -221,6 +222,8 @@ class Ingestor:
     ) -> IngestOutcome:
         doc, rev = record.document_id, record.revision
         stage = "extract"
+        # A job row per run: one left RUNNING is a crash or an interrupt, visible as such.
+        job = self.store.start_job(doc, rev)
         try:
             parser = parser_for(record.media_type)
             manifest_record = self.store.find_manifest(
@@ -270,6 +273,7 @@ class Ingestor:
                 error_code=error.code.value,
                 error_message=error.message,
             )
+            self.store.finish_job(job, JobState.FAILED, stage, error.code.value)
             return IngestOutcome(
                 doc, rev, RevisionState.FAILED, created, error.code.value, error.message
             )
@@ -285,9 +289,11 @@ class Ingestor:
                 error_code=code.value,
                 error_message=type(error).__name__,
             )
+            self.store.finish_job(job, JobState.FAILED, stage, code.value)
             return IngestOutcome(
                 doc, rev, RevisionState.FAILED, created, code.value, type(error).__name__
             )
+        self.store.finish_job(job, JobState.DONE, stage)
         final = self.store.get_revision(doc, rev)
         assert final is not None
         return _outcome(final, created=created)

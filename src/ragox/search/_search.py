@@ -19,7 +19,7 @@ import numpy.typing as npt
 from ragox.access import Principal
 from ragox.search._analyze import analyze_query, fts_match, tokens
 from ragox.search._embed import Embedder
-from ragox.store import ChunkRecord, Scope, SqliteStore
+from ragox.store import ChunkRecord, Scope, Store
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -94,7 +94,7 @@ class _Matrix:
 class Searcher:
     """Runs queries against one store with (optionally) one embedder."""
 
-    def __init__(self, store: SqliteStore, embedder: Embedder | None = None) -> None:
+    def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self._matrices: dict[tuple[int, str, str], _Matrix] = {}

@@ -13,14 +13,14 @@ from typing import Final
 import numpy as np
 
 from ragox.search._embed import Embedder
-from ragox.store import SqliteStore
+from ragox.store import Store
 
 __all__ = ["BATCH", "embed_chunks", "reindex"]
 
 BATCH: Final = 32
 
 
-def _chunk_texts(store: SqliteStore, chunk_ids: Sequence[str]) -> list[str]:
+def _chunk_texts(store: Store, chunk_ids: Sequence[str]) -> list[str]:
     texts: list[str] = []
     search_texts: dict[str, str] = {}
     for chunk_id in chunk_ids:
@@ -36,7 +36,7 @@ def _chunk_texts(store: SqliteStore, chunk_ids: Sequence[str]) -> list[str]:
 
 
 def embed_chunks(
-    store: SqliteStore,
+    store: Store,
     embedder: Embedder,
     chunk_ids: Sequence[str],
     progress: Callable[[int], None] | None = None,
@@ -57,7 +57,7 @@ def embed_chunks(
 
 
 def reindex(
-    store: SqliteStore,
+    store: Store,
     embedder: Embedder,
     spec: str,
     progress: Callable[[int], None] | None = None,

@@ -16,7 +16,7 @@ from typing import Final
 
 from ragox.anchor import Rect
 from ragox.extract import Block, ExtractOptions, extractor_for
-from ragox.store import ChunkRecord, SqliteStore
+from ragox.store import ChunkRecord, Store
 from ragox.text import (
     Coordinates,
     Profile,
@@ -98,7 +98,7 @@ def _squash(value: str) -> str:
 Verifier = Callable[[str, _Fragment], str | None]
 
 
-def _text_verifier(store: SqliteStore, manifest_id: str, data: bytes, profile_id: str) -> Verifier:
+def _text_verifier(store: Store, manifest_id: str, data: bytes, profile_id: str) -> Verifier:
     alignment = store.alignment(manifest_id)
     source = decode_utf8_strict(data)
     try:
@@ -177,7 +177,7 @@ def _line_groups(boxes: bytes, text: str, start: int, end: int) -> list[tuple[Re
 
 
 def _pdf_verifier(
-    store: SqliteStore, manifest_id: str, text_in_rects: Callable[[int, Sequence[Rect]], str]
+    store: Store, manifest_id: str, text_in_rects: Callable[[int, Sequence[Rect]], str]
 ) -> Verifier:
     boxes = store.char_boxes(manifest_id)
     text = store.text(manifest_id)
@@ -199,7 +199,7 @@ def _pdf_verifier(
 
 
 def check_representation(
-    store: SqliteStore,
+    store: Store,
     document_id: str,
     revision: str,
     manifest_id: str,

@@ -14,16 +14,16 @@ from ragox.anchor import (
     StoredManifest,
     ViewerTarget,
 )
-from ragox.store import SqliteStore
+from ragox.store import Store
 from ragox.text import Coordinates, Span
 
 __all__ = ["StoreLookup", "page_rects"]
 
 
 class StoreLookup:
-    """Implements :class:`ragox.anchor.AnchorLookup` over a :class:`SqliteStore`."""
+    """Implements :class:`ragox.anchor.AnchorLookup` over a :class:`Store`."""
 
-    def __init__(self, store: SqliteStore, signer: ManifestSigner, principal: Principal) -> None:
+    def __init__(self, store: Store, signer: ManifestSigner, principal: Principal) -> None:
         self.store = store
         self.signer = signer
         self.principal = principal

@@ -44,6 +44,7 @@ from ragox.store import (
     RevisionRecord,
     RevisionState,
     SqliteStore,
+    Store,
     StoredAnchor,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
@@ -135,7 +136,7 @@ class Ragox:
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self.home = home
-        self.store = SqliteStore(home)
+        self.store: Store = SqliteStore(home)
         self.signer = ManifestSigner(load_or_create_key(home))
         self.profile = profile
         self._embedder: Embedder | None = None

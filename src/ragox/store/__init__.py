@@ -5,11 +5,14 @@ All SQL of ragox stays inside this package.
 
 from ragox.store._blobs import BlobStore
 from ragox.store._index import Scope, SqliteIndex
+from ragox.store._interface import SearchIndex, Store
 from ragox.store._records import (
     BlockRange,
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
+    JobRecord,
+    JobState,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -25,13 +28,17 @@ __all__ = [
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "JobRecord",
+    "JobState",
     "ManifestRecord",
     "RevisionConflict",
     "RevisionRecord",
     "RevisionState",
     "Scope",
+    "SearchIndex",
     "SqliteIndex",
     "SqliteStore",
+    "Store",
     "StoreError",
     "StoredAnchor",
     "utc_now",

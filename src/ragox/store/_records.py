@@ -12,6 +12,8 @@ __all__ = [
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "JobRecord",
+    "JobState",
     "ManifestRecord",
     "RevisionRecord",
     "RevisionState",
@@ -34,6 +36,29 @@ class RevisionState(enum.Enum):
     READY = "READY"
     #: Stopped at ``failed_stage`` with ``error_code``.
     FAILED = "FAILED"
+
+
+class JobState(enum.Enum):
+    """An ingestion run over one revision."""
+
+    #: started and not finished: still running, or interrupted
+    RUNNING = "RUNNING"
+    #: the revision reached READY
+    DONE = "DONE"
+    #: the revision ended FAILED
+    FAILED = "FAILED"
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    job_id: str
+    document_id: str
+    revision: str
+    state: JobState
+    stage: str | None
+    error_code: str | None
+    created_at: str
+    finished_at: str | None
 
 
 @dataclass(frozen=True, slots=True)

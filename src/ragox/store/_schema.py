@@ -149,12 +149,32 @@ _V4: Final = (
     )""",
 )
 
+# Version 5: ingestion jobs, one row per run over a revision, so that a crash or an
+# interrupt is visible as a job that never finished (and workers of a scaled-out
+# store can claim queued jobs).
+_V5: Final = (
+    """CREATE TABLE jobs (
+        job_id TEXT PRIMARY KEY,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        state TEXT NOT NULL,
+        stage TEXT,
+        error_code TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        FOREIGN KEY (document_id, revision)
+            REFERENCES revisions(document_id, revision) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX jobs_by_revision ON jobs(document_id, revision, created_at)",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
     (2, _V2),
     (3, _V3),
     (4, _V4),
+    (5, _V5),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -8,6 +8,7 @@ not at all.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -26,6 +27,8 @@ from ragox.store._records import (
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
+    JobRecord,
+    JobState,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -383,6 +386,55 @@ class SqliteStore:
                 "UPDATE documents SET current_revision=? WHERE document_id=?",
                 (revision, document_id),
             )
+
+    # -- jobs ------------------------------------------------------------------------
+
+    def start_job(self, document_id: str, revision: str) -> str:
+        job_id = "job_" + secrets.token_hex(12)
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO jobs(job_id, document_id, revision, state, created_at) "
+                "VALUES(?,?,?,?,?)",
+                (job_id, document_id, revision, JobState.RUNNING.value, utc_now()),
+            )
+        return job_id
+
+    def finish_job(
+        self,
+        job_id: str,
+        state: JobState,
+        stage: str | None = None,
+        error_code: str | None = None,
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE jobs SET state=?, stage=?, error_code=?, finished_at=? WHERE job_id=?",
+                (state.value, stage, error_code, utc_now(), job_id),
+            )
+
+    def jobs(self, document_id: str, revision: str) -> list[JobRecord]:
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT job_id, document_id, revision, state, stage, error_code, created_at, "
+                "finished_at FROM jobs WHERE document_id=? AND revision=? ORDER BY created_at",
+                (document_id, revision),
+            )
+            .fetchall()
+        )
+        return [
+            JobRecord(
+                str(r[0]),
+                str(r[1]),
+                str(r[2]),
+                JobState(r[3]),
+                None if r[4] is None else str(r[4]),
+                None if r[5] is None else str(r[5]),
+                str(r[6]),
+                None if r[7] is None else str(r[7]),
+            )
+            for r in rows
+        ]
 
     # -- access groups --------------------------------------------------------------
 

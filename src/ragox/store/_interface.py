@@ -1,0 +1,237 @@
+"""The store interface: what the rest of ragox may ask of persistence.
+
+:class:`SqliteStore` is the embedded implementation; a PostgreSQL one
+(DESIGN §9) satisfies the same protocols. Nothing outside ``ragox.store`` sees
+SQL, connections or rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from ragox.anchor import Anchor, Manifest
+from ragox.extract import Block
+from ragox.store._blobs import BlobStore
+from ragox.store._index import Scope
+from ragox.store._records import (
+    ChunkRecord,
+    DocumentRecord,
+    ExtractionNotes,
+    JobRecord,
+    JobState,
+    ManifestRecord,
+    RevisionRecord,
+    RevisionState,
+    StoredAnchor,
+)
+from ragox.text import Alignment
+
+__all__ = ["SearchIndex", "Store"]
+
+
+class SearchIndex(Protocol):
+    """Lexical rows, vectors and index settings of a store."""
+
+    def generation(self) -> int: ...
+
+    def setting(self, key: str) -> str | None: ...
+
+    def set_setting(self, key: str, value: str) -> None: ...
+
+    def write_lexical(
+        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
+    ) -> None:
+        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
+        ...
+
+    def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None: ...
+
+    def swap_embedder(self, embedder_key: str, spec: str) -> None:
+        """Record the embedder of the index and drop other embedders' vectors, at once."""
+        ...
+
+    def languages(self, scope: Scope) -> set[str | None]:
+        """Languages of the representations the scope can search."""
+        ...
+
+    def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better."""
+        ...
+
+    def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """Row count and document frequency of each term in the scope's lexical tables."""
+        ...
+
+    def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
+        ...
+
+    def chunks_without_vectors(self, embedder_key: str) -> list[tuple[str, str]]:
+        """``(chunk_id, manifest_id)`` of current chunks that lack this embedder's vector."""
+        ...
+
+
+class Store(Protocol):
+    """Documents, revisions, representations, chunks, anchors, answers and jobs."""
+
+    home: Path
+    blobs: BlobStore
+
+    @property
+    def index(self) -> SearchIndex:
+        """The search index beside the chunks."""
+        ...
+
+    def close(self) -> None: ...
+
+    def schema_version(self) -> int: ...
+
+    def get_document(self, document_id: str) -> DocumentRecord | None: ...
+
+    def list_documents(self) -> list[DocumentRecord]: ...
+
+    def ensure_document(
+        self, document_id: str, tenant: str, language: str | None = None
+    ) -> DocumentRecord:
+        """The document, created if new; ``language`` (ISO 639-1) is recorded when given."""
+        ...
+
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document, its revisions, representations and anchors."""
+        ...
+
+    def get_revision(self, document_id: str, revision: str) -> RevisionRecord | None: ...
+
+    def revisions(self, document_id: str) -> list[RevisionRecord]: ...
+
+    def revision_by_source(self, document_id: str, source_sha256: str) -> RevisionRecord | None: ...
+
+    def create_revision(
+        self,
+        document_id: str,
+        revision: str | None,
+        source_sha256: str,
+        media_type: str,
+        filename: str,
+        size: int,
+        groups: frozenset[str],
+    ) -> RevisionRecord:
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``."""
+        ...
+
+    def set_state(
+        self,
+        document_id: str,
+        revision: str,
+        state: RevisionState,
+        *,
+        failed_stage: str | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+    ) -> None: ...
+
+    def make_current(self, document_id: str, revision: str) -> None:
+        """READY and current in one transaction: readers see the old or the new one."""
+        ...
+
+    def start_job(self, document_id: str, revision: str) -> str: ...
+
+    def finish_job(
+        self,
+        job_id: str,
+        state: JobState,
+        stage: str | None = None,
+        error_code: str | None = None,
+    ) -> None: ...
+
+    def jobs(self, document_id: str, revision: str) -> list[JobRecord]: ...
+
+    def groups(self, document_id: str, revision: str) -> frozenset[str]: ...
+
+    def set_groups(self, document_id: str, revision: str | None, groups: frozenset[str]) -> int:
+        """Replace reader groups of one revision, or of all when ``revision`` is None."""
+        ...
+
+    def save_representation(
+        self,
+        manifest: Manifest,
+        mac: str,
+        text: str,
+        alignment: Alignment | None,
+        blocks: Sequence[Block],
+        char_boxes: bytes | None = None,
+        notes: ExtractionNotes | None = None,
+    ) -> str:
+        """Store an immutable representation; idempotent by manifest content."""
+        ...
+
+    def find_manifest(
+        self, document_id: str, revision: str, parser: str, parser_config: str, profile: str
+    ) -> ManifestRecord | None:
+        """An existing representation of these bytes by this parser and profile."""
+        ...
+
+    def manifests(self, document_id: str, revision: str) -> list[ManifestRecord]:
+        """Retained representations of a revision, the current one first."""
+        ...
+
+    def get_manifest(self, manifest_id: str) -> ManifestRecord | None: ...
+
+    def drop_representation(self, manifest_id: str) -> None:
+        """Stop retaining an old representation: its anchors no longer resolve."""
+        ...
+
+    def text(self, manifest_id: str) -> str:
+        """The representation text (cached: representations are immutable)."""
+        ...
+
+    def alignment(self, manifest_id: str) -> Alignment | None: ...
+
+    def notes(self, manifest_id: str) -> ExtractionNotes: ...
+
+    def save_index(
+        self,
+        manifest_id: str,
+        search_text: str,
+        search_alignment: Alignment,
+        chunks: Sequence[ChunkRecord],
+    ) -> None:
+        """Replace a representation's search text and chunks in one transaction."""
+        ...
+
+    def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None: ...
+
+    def chunks(self, manifest_id: str) -> list[ChunkRecord]: ...
+
+    def get_chunk(self, chunk_id: str) -> ChunkRecord | None: ...
+
+    def chunk_count(self, manifest_id: str) -> int: ...
+
+    def char_boxes(self, manifest_id: str) -> bytes | None: ...
+
+    def blocks(
+        self, manifest_id: str, start: int | None = None, end: int | None = None
+    ) -> list[Block]:
+        """Blocks of a representation in reading order, or those overlapping a range."""
+        ...
+
+    def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor: ...
+
+    def get_anchor(self, anchor_id: str) -> StoredAnchor | None: ...
+
+    def link_anchors(self, old_id: str, new_id: str, method: str, authorized_by: str) -> None: ...
+
+    def save_answer(
+        self,
+        answer_id: str,
+        tenant: str,
+        principal: str,
+        created_at: str,
+        payload: dict[str, object],
+    ) -> None: ...
+
+    def get_answer(self, answer_id: str) -> dict[str, object] | None: ...
+
+    def anchor_successors(self, anchor_id: str) -> list[str]: ...
