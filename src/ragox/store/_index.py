@@ -44,6 +44,17 @@ _PERMITTED = """
 """
 
 
+# The same decision as a list of current manifests (evaluated once per query).
+_PERMITTED_MANIFESTS = """
+    SELECT r.manifest_id FROM revisions r
+    JOIN documents d ON d.document_id = r.document_id AND d.current_revision = r.revision
+    WHERE r.state = 'READY' AND (:operator OR (d.tenant = :tenant AND EXISTS (
+        SELECT 1 FROM revision_groups g
+        WHERE g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name IN (SELECT value FROM json_each(:groups)))))
+"""
+
+
 def _table_name(tenant: str) -> str:
     return "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
 
@@ -181,12 +192,12 @@ class SqliteIndex:
     # -- reading -------------------------------------------------------------------
 
     def languages(self, scope: Scope) -> set[str | None]:
-        """Languages of the representations the scope can search."""
+        """Languages of the current representations the scope can search."""
         rows = (
             self._store._connection()
             .execute(
-                "SELECT DISTINCT rep.language FROM chunks c "
-                "JOIN representations rep ON rep.manifest_id = c.manifest_id " + _PERMITTED,
+                "SELECT DISTINCT rep.language FROM representations rep "
+                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})",
                 _params(scope),
             )
             .fetchall()
@@ -194,18 +205,37 @@ class SqliteIndex:
         return {None if row[0] is None else str(row[0]) for row in rows}
 
     def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
-        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better."""
+        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
+
+        FTS5 ranks every match in C; the permitted rows among them are then taken
+        by a join, deepening (x4) until ``limit`` permitted rows are found or the
+        matches run out. The result is exactly the top ``limit`` of the permitted
+        rows: any permitted row left out ranks below the ones returned. Tables are
+        per tenant, so other tenants' rows are never even ranked.
+        """
         found: list[tuple[str, float]] = []
         conn = self._store._connection()
+        params = _params(scope)
         for table in self._tables(scope):
-            rows = conn.execute(
-                f"SELECT c.chunk_id, -bm25({table}) AS score FROM {table} "
-                f"JOIN chunks c ON c.rowid = {table}.rowid "
-                + _PERMITTED
-                + f" AND {table} MATCH :match ORDER BY score DESC LIMIT :limit",
-                {**_params(scope), "match": match, "limit": limit},
-            ).fetchall()
-            found.extend((str(row[0]), float(row[1])) for row in rows)
+            depth = max(4 * limit, 200)
+            while True:
+                ranked = conn.execute(
+                    f"SELECT rowid, -bm25({table}) AS score FROM {table} "
+                    f"WHERE {table} MATCH ? ORDER BY score DESC LIMIT ?",
+                    (match, depth),
+                ).fetchall()
+                scores = {int(row[0]): float(row[1]) for row in ranked}
+                permitted = conn.execute(
+                    "SELECT c.rowid, c.chunk_id FROM chunks c "
+                    "WHERE c.rowid IN (SELECT value FROM json_each(:rowids)) "
+                    f"AND c.manifest_id IN ({_PERMITTED_MANIFESTS})",
+                    {**params, "rowids": json.dumps(list(scores))},
+                ).fetchall()
+                if len(permitted) >= limit or len(ranked) < depth:
+                    break
+                depth *= 4
+            best = sorted(permitted, key=lambda row: (-scores[int(row[0])], int(row[0])))
+            found.extend((str(row[1]), scores[int(row[0])]) for row in best[:limit])
         found.sort(key=lambda item: -item[1])
         return found[:limit]
 
