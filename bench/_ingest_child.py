@@ -63,7 +63,8 @@ if __name__ == "__main__":
     # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent
     # across exec, so a child would report the benchmark driver's peak.
     hwm = next(
-        line for line in Path("/proc/self/status").read_text().splitlines()
+        line
+        for line in Path("/proc/self/status").read_text().splitlines()
         if line.startswith("VmHWM:")
     )
     peak_mb = int(hwm.split()[1]) / 1024

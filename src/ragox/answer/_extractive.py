@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ragox.answer._model import Claim, Draft, Evidence
-from ragox.ingest import split_sentences
+from ragox.ingest import split_sentences, token_count
 from ragox.search import SUPPORTED_LANGUAGES, analyze_document, analyze_query, detect_language
 
 __all__ = [
@@ -24,6 +24,10 @@ __all__ = [
     "Scoring",
     "score_sentences",
 ]
+
+
+#: shorter "sentences" (a heading, a table label) are never quoted as claims
+MIN_CLAIM_TOKENS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,8 @@ def score_sentences(
     sentences: list[tuple[Evidence, int, int, set[str]]] = []
     for item in evidence:
         for start, end in split_sentences(item.text):
+            if token_count(item.text, start, end) < MIN_CLAIM_TOKENS:
+                continue  # headings and labels are not statements to quote
             sentences.append((item, start, end, _stems(item.text[start:end], languages)))
     if not terms or not sentences:
         return Scoring((), 0.0)

@@ -512,7 +512,7 @@ def search(
         lists = ", ".join(f"{r.retriever} #{r.rank}" for r in hit.found_by)
         pages = f"  p. {', '.join(map(str, hit.pages))}" if hit.pages else ""
         click.echo(f"{number:>2}. {hit.document_id}@{hit.revision}{pages}  ({lists})")
-        click.echo(f"    {hit.snippet}")
+        click.echo(f"    {' '.join(hit.snippet.split())}")
 
 
 @cli.command()

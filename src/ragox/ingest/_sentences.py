@@ -116,9 +116,38 @@ def _starts_sentence(text: str, position: int) -> bool:
     return ch.isupper() or ch.isdigit() or not ch.isalpha()
 
 
+def _is_heading(line: str) -> bool:
+    """A short line without end punctuation: a heading or a label, not prose."""
+    stripped = line.strip()
+    return (
+        0 < len(stripped) <= 60 and len(stripped.split()) <= 6 and (stripped[-1] not in ".!?…:;,")
+    )
+
+
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence spans ``[s, e)`` of ``text[start:end]`` in code points, white space trimmed."""
+    """Sentence spans ``[s, e)`` of ``text[start:end]`` in code points, white space trimmed.
+
+    A short line without end punctuation followed by a line break (a heading such
+    as "2. Maintenance") is a sentence of its own.
+    """
     stop = len(text) if end is None else end
+    spans: list[tuple[int, int]] = []
+    unit = start
+    position = start
+    while position < stop:
+        newline = text.find("\n", position, stop)
+        if newline < 0:
+            break
+        if _is_heading(text[position:newline]):
+            spans.extend(_prose(text, unit, position))
+            _append(text, spans, position, newline)
+            unit = newline + 1
+        position = newline + 1
+    spans.extend(_prose(text, unit, stop))
+    return spans
+
+
+def _prose(text: str, start: int, stop: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     cursor = start
     for match in _END.finditer(text, start, stop):
@@ -132,6 +161,13 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
                 stem = token.rstrip(".")
                 if stem in _ABBREVIATIONS or (len(stem) == 1 and stem.isalpha()):
                     continue
+                line_start = text.rfind("\n", 0, match.start()) + 1
+                if (
+                    stem.isdigit()
+                    and len(stem) <= 3
+                    and not text[line_start : match.start() - len(stem)].strip()
+                ):
+                    continue  # list numbering at the start of a line ("2. Maintenance")
             following = boundary
             while following < stop and text[following].isspace():
                 following += 1
