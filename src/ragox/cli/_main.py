@@ -836,6 +836,66 @@ def eval_retrieval(
     )
 
 
+@cli.group(name="keys")
+def keys_group() -> None:
+    """Bearer API keys for `ragox serve`."""
+
+
+@keys_group.command(name="create")
+@click.option("--principal", required=True, help="Name of the principal the key acts as.")
+@click.option("--groups", default="", help="Comma-separated groups of the principal.")
+@click.option("--tenant", default=DEFAULT_TENANT, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def keys_create(
+    ctx: click.Context, principal: str, groups: str, tenant: str, as_json: bool
+) -> None:
+    """Create a key; it is shown once (only its SHA-256 is stored)."""
+    who = Principal(name=principal, tenant=tenant, groups=parse_groups(groups))
+    with _app(ctx) as app:
+        key = app.create_key(who)
+    if as_json:
+        print_json(
+            {"key": key, "principal": principal, "groups": sorted(who.groups), "tenant": tenant}
+        )
+    else:
+        click.echo(key)
+
+
+@keys_group.command(name="revoke")
+@click.argument("key")
+@click.pass_context
+def keys_revoke(ctx: click.Context, key: str) -> None:
+    """Revoke a key; requests with it are refused from now on."""
+    with _app(ctx) as app:
+        revoked = app.revoke_key(key)
+    if not revoked:
+        raise Failure("no such active key")
+    click.echo("revoked")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option(
+    "--upload-limit",
+    type=click.IntRange(1),
+    default=64 * 1024 * 1024,
+    show_default=True,
+    help="Largest accepted upload in bytes.",
+)
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, upload_limit: int) -> None:
+    """Serve the HTTP API under /v1 (OpenAPI docs at /v1/docs)."""
+    # Imported here: every other command starts without loading the web stack.
+    import uvicorn  # noqa: PLC0415
+
+    from ragox.api import create_app  # noqa: PLC0415
+
+    app = create_app(ctx.obj["home"], upload_limit=upload_limit)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every failure into one line and an exit code."""
     try:

@@ -118,6 +118,35 @@ class Ingestor:
         language: str | None = None,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
+        received = self.receive(
+            data,
+            filename,
+            document_id,
+            revision=revision,
+            groups=groups,
+            tenant=tenant,
+            media_type=media_type,
+            language=language,
+        )
+        if isinstance(received, IngestOutcome):
+            return received
+        record, created = received
+        return self.process(record, data, created, password)
+
+    def receive(
+        self,
+        data: bytes,
+        filename: str,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+        tenant: str,
+        media_type: str | None = None,
+        language: str | None = None,
+    ) -> tuple[RevisionRecord, bool] | IngestOutcome:
+        """Stage one: keep the bytes and the revision row (RECEIVED). Returns the final
+        outcome instead when nothing is left to do (oversize, or already READY)."""
         source_sha256 = sha256_hex(data)
         if len(data) > self.max_bytes:
             return self._refuse_oversize(
@@ -128,15 +157,18 @@ class Ingestor:
         if existing is not None and (revision is None or existing.revision == revision):
             if existing.state is RevisionState.READY and self._up_to_date(existing):
                 return _outcome(existing, created=False)
-            record = existing
-            created = False
-        else:
-            kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
-            self.store.blobs.put(data)
-            record = self.store.create_revision(
-                document_id, revision, source_sha256, kind, filename, len(data), groups
-            )
-            created = True
+            return existing, False
+        kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
+        self.store.blobs.put(data)
+        record = self.store.create_revision(
+            document_id, revision, source_sha256, kind, filename, len(data), groups
+        )
+        return record, True
+
+    def process(
+        self, record: RevisionRecord, data: bytes, created: bool, password: str | None = None
+    ) -> IngestOutcome:
+        """Stages two and on: extract, index, and make current (or FAILED)."""
         return self._run(record, data, created, ExtractOptions(password=password))
 
     def _index(self, document_id: str, manifest_id: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import math
 import os
+import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from ragox.anchor import (
     create_anchor,
     migrate_anchor,
     resolve,
+    sha256_hex,
 )
 from ragox.answer import AnswerRecord, ExtractiveGenerator, Generator, answer_question, compose
 from ragox.extract import detect_media_type
@@ -215,6 +217,10 @@ class Ragox:
             record.created_at,
             record.to_json(),
         )
+        # Citations become stored anchors, so that a viewer can open them by id.
+        manifests = {item.source_id: item.manifest_id for item in record.evidence}
+        for citation in record.citations:
+            self.store.save_anchor(citation.anchor, manifests[citation.source_id], principal.name)
         return record
 
     def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
@@ -261,6 +267,27 @@ class Ragox:
                 ReplayedCitation(citation.source_id, citation.anchor.anchor_id, shown, result)
             )
         return ReplayedAnswer(record, text, tuple(replayed))
+
+    # -- API keys --------------------------------------------------------------------
+
+    def create_key(self, principal: Principal) -> str:
+        """A new bearer key for ``principal``; only its SHA-256 is stored."""
+        key = "rgx_" + secrets.token_urlsafe(32)
+        self.store.add_key(
+            sha256_hex(key.encode()), principal.name, principal.tenant, principal.groups
+        )
+        return key
+
+    def revoke_key(self, key: str) -> bool:
+        return self.store.revoke_key(sha256_hex(key.encode()))
+
+    def authenticate(self, key: str) -> Principal | None:
+        """The principal of a valid, unrevoked key, decided now (never cached)."""
+        found = self.store.key_principal(sha256_hex(key.encode()))
+        if found is None:
+            return None
+        name, tenant, groups = found
+        return Principal(name=name, tenant=tenant, groups=groups)
 
     def reindex(
         self,

@@ -168,6 +168,18 @@ _V5: Final = (
     "CREATE INDEX jobs_by_revision ON jobs(document_id, revision, created_at)",
 )
 
+# Version 6: API keys (only a SHA-256 of the secret is stored).
+_V6: Final = (
+    """CREATE TABLE api_keys (
+        key_hash TEXT PRIMARY KEY,
+        principal TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        groups TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    )""",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -175,6 +187,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (3, _V3),
     (4, _V4),
     (5, _V5),
+    (6, _V6),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -806,6 +806,39 @@ class SqliteStore:
                 (old_id, new_id, method, authorized_by, utc_now()),
             )
 
+    # -- API keys --------------------------------------------------------------------
+
+    def add_key(self, key_hash: str, principal: str, tenant: str, groups: frozenset[str]) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO api_keys(key_hash, principal, tenant, groups, created_at) "
+                "VALUES(?,?,?,?,?)",
+                (key_hash, principal, tenant, json.dumps(sorted(groups)), utc_now()),
+            )
+
+    def revoke_key(self, key_hash: str) -> bool:
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE api_keys SET revoked_at=? WHERE key_hash=? AND revoked_at IS NULL",
+                (utc_now(), key_hash),
+            )
+            return cursor.rowcount > 0
+
+    def key_principal(self, key_hash: str) -> tuple[str, str, frozenset[str]] | None:
+        """``(principal, tenant, groups)`` of a key that is not revoked, read now."""
+        row = (
+            self._connection()
+            .execute(
+                "SELECT principal, tenant, groups FROM api_keys "
+                "WHERE key_hash=? AND revoked_at IS NULL",
+                (key_hash,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return str(row[0]), str(row[1]), frozenset(json.loads(row[2]))
+
     # -- answers ---------------------------------------------------------------------
 
     def save_answer(

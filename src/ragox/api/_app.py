@@ -1,0 +1,322 @@
+"""The HTTP API under ``/v1`` (FastAPI): a thin shell over :class:`ragox.service.Ragox`.
+
+Every route needs a bearer key; the key's principal is looked up on every
+request (never cached), and authorization is decided per request by the
+service. Errors are RFC 9457 problem details without protected text, and an
+object outside the caller's scope answers exactly like a missing one (404).
+"""
+
+# No "from __future__ import annotations": FastAPI reads these annotations at runtime.
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Final
+
+from fastapi import BackgroundTasks, Depends, FastAPI, File, Form, Query, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ragox.access import Principal
+from ragox.anchor import Anchor, AnchorFormatError, Resolution, from_web_annotation
+from ragox.answer import GeneratorError, generator_from_spec
+from ragox.extract import ExtractionError
+from ragox.extract.pdf import render_page_png
+from ragox.search import EmbedderError, SearchError, SearchMode
+from ragox.service import NotFound, Ragox
+from ragox.service._json import document_status_json, hit_json, resolution_json
+from ragox.store import RevisionConflict, RevisionState, StoreError
+
+__all__ = ["DEFAULT_UPLOAD_LIMIT", "create_app"]
+
+#: Largest upload the API accepts, in bytes (the CLI has its own, larger limit).
+DEFAULT_UPLOAD_LIMIT: Final = 64 * 1024 * 1024
+PROBLEM: Final = "application/problem+json"
+
+
+class Problem(Exception):
+    """An RFC 9457 problem: a status, a short title, and a detail with no document text."""
+
+    def __init__(self, status: int, title: str, detail: str | None = None) -> None:
+        super().__init__(title)
+        self.status = status
+        self.title = title
+        self.detail = detail
+
+
+def _problem(status: int, title: str, detail: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this key")
+
+
+class AskRequest(BaseModel):
+    question: str = Field(max_length=4000)
+    generator: str = "extractive"
+    mode: str | None = None
+
+
+def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
+    """The ASGI app for one ragox home."""
+    app = FastAPI(
+        title="ragox",
+        version="0.1.0",
+        docs_url="/v1/docs",
+        openapi_url="/v1/openapi.json",
+        redoc_url=None,
+    )
+    ragox = Ragox(home)
+    bearer = HTTPBearer(auto_error=False)
+
+    @app.exception_handler(Problem)
+    async def on_problem(request: Request, error: Problem) -> JSONResponse:
+        return _problem(error.status, error.title, error.detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        where = sorted({".".join(str(p) for p in e.get("loc", ())) for e in error.errors()})
+        return _problem(422, "Unprocessable Content", f"invalid fields: {', '.join(where)}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        return _problem(error.status_code, str(error.detail))
+
+    def principal(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> Principal:
+        if credentials is None or credentials.scheme.lower() != "bearer":
+            raise Problem(401, "Unauthorized", "a bearer API key is required")
+        found = ragox.authenticate(credentials.credentials)
+        if found is None:
+            raise Problem(401, "Unauthorized", "the API key is unknown or revoked")
+        return found
+
+    Caller = Annotated[Principal, Depends(principal)]
+
+    def readable_revision(document_id: str, revision: str, who: Principal) -> str:
+        """The manifest id of a READY revision the caller may read, else 404."""
+        try:
+            status = ragox.status(document_id, who)
+        except NotFound:
+            raise NOT_FOUND from None
+        for row in status.revisions:
+            record = row.revision
+            ready = record.state is RevisionState.READY
+            if record.revision == revision and ready and record.manifest_id:
+                return record.manifest_id
+        raise NOT_FOUND
+
+    # -- documents ----------------------------------------------------------------------
+
+    @app.post("/v1/documents", status_code=202)
+    def upload(
+        who: Caller,
+        background: BackgroundTasks,
+        file: Annotated[UploadFile, File()],
+        document_id: Annotated[str | None, Form()] = None,
+        revision: Annotated[str | None, Form()] = None,
+        groups: Annotated[str | None, Form()] = None,
+    ) -> dict[str, Any]:
+        """Store a file as a new revision (202: received, not yet searchable)."""
+        data = file.file.read(upload_limit + 1)
+        if len(data) > upload_limit:
+            raise Problem(413, "Content Too Large", f"the limit is {upload_limit} bytes")
+        wanted = frozenset(g.strip() for g in (groups or "").split(",") if g.strip())
+        if not who.groups.issuperset(wanted):
+            raise Problem(403, "Forbidden", "groups must be among the caller's groups")
+        doc_id = document_id or (file.filename or "upload")
+        try:
+            received = ragox.ingestor.receive(
+                data,
+                file.filename or doc_id,
+                doc_id,
+                revision=revision,
+                groups=wanted or who.groups,
+                tenant=who.tenant,
+            )
+        except RevisionConflict:
+            raise Problem(409, "Conflict", "that revision exists with other bytes") from None
+        except StoreError:
+            raise Problem(409, "Conflict", "that document id is not available") from None
+        if isinstance(received, tuple):
+            record, created = received
+            background.add_task(ragox.ingestor.process, record, data, created)
+            state, label = record.state.value, record.revision
+        else:
+            state, label = received.state.value, received.revision
+        return {"document_id": doc_id, "revision": label, "state": state}
+
+    @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
+    def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
+        """The representation text and its blocks, for the viewer."""
+        manifest_id = readable_revision(document_id, revision, who)
+        record = ragox.store.get_manifest(manifest_id)
+        assert record is not None
+        notes = ragox.store.notes(manifest_id)
+        return {
+            "document_id": document_id,
+            "revision": revision,
+            "manifest_id": manifest_id,
+            "media_type": record.manifest.media_type,
+            "coordinates": "codepoint",
+            "text": ragox.store.text(manifest_id),
+            "page_count": notes.page_count,
+            "blocks": [
+                {
+                    "block_id": b.block_id,
+                    "kind": b.kind.value,
+                    "range": b.span.to_json(),
+                    "locator": b.locator,
+                    "page": b.page,
+                    "bbox": None
+                    if b.bbox is None
+                    else [b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1],
+                }
+                for b in ragox.store.blocks(manifest_id)
+            ],
+        }
+
+    @app.get("/v1/documents/{document_id:path}/revisions/{revision}/pages/{page}")
+    def page_image(document_id: str, revision: str, page: int, who: Caller) -> Response:
+        """A PDF page rendered by PyMuPDF as PNG (rotation applied)."""
+        manifest_id = readable_revision(document_id, revision, who)
+        record = ragox.store.get_manifest(manifest_id)
+        assert record is not None
+        if record.manifest.media_type != "application/pdf":
+            raise NOT_FOUND
+        data = ragox.store.blobs.get(record.manifest.source_sha256)
+        try:
+            png = render_page_png(data, page)
+        except ExtractionError:
+            raise NOT_FOUND from None
+        return Response(png, media_type="image/png")
+
+    @app.get("/v1/documents/{document_id:path}/revisions/{revision}/original")
+    def original(document_id: str, revision: str, who: Caller) -> Response:
+        """The original bytes, as a download that never renders in our origin."""
+        manifest_id = readable_revision(document_id, revision, who)
+        record = ragox.store.get_manifest(manifest_id)
+        assert record is not None
+        data = ragox.store.blobs.get(record.manifest.source_sha256)
+        return Response(
+            data,
+            media_type=record.manifest.media_type,
+            headers={
+                "Content-Disposition": "attachment",
+                "Content-Security-Policy": "sandbox; default-src 'none'",
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    @app.get("/v1/documents/{document_id:path}")
+    def document(document_id: str, who: Caller) -> dict[str, Any]:
+        """A document and the states of the revisions the caller may read."""
+        try:
+            return document_status_json(ragox.status(document_id, who))
+        except NotFound:
+            raise NOT_FOUND from None
+
+    # -- search, answers, anchors ---------------------------------------------------------
+
+    @app.get("/v1/search")
+    def search(
+        who: Caller,
+        q: Annotated[str, Query(max_length=4000)],
+        mode: Annotated[str | None, Query(pattern="^(lexical|vector|hybrid)$")] = None,
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    ) -> dict[str, Any]:
+        try:
+            hits = ragox.search(q, who, SearchMode(mode) if mode else None, limit)
+        except (SearchError, EmbedderError) as error:
+            raise Problem(400, "Bad Request", error.code) from None
+        return {"hits": [hit_json(hit) for hit in hits]}
+
+    @app.post("/v1/ask")
+    def ask(body: AskRequest, who: Caller) -> dict[str, Any]:
+        try:
+            generator = (
+                None if body.generator == "extractive" else generator_from_spec(body.generator)
+            )
+            record = ragox.ask(
+                body.question, who, generator, SearchMode(body.mode) if body.mode else None
+            )
+        except (SearchError, EmbedderError) as error:
+            raise Problem(400, "Bad Request", error.code) from None
+        except GeneratorError as error:
+            raise Problem(502, "Bad Gateway", error.code) from None
+        return {
+            "answer_id": record.answer_id,
+            "answer": record.answer,
+            "abstained": record.abstained,
+            "missing": record.missing,
+            "citations": [
+                {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
+                for c in record.citations
+            ],
+        }
+
+    @app.get("/v1/answers/{answer_id}")
+    def answer(answer_id: str, who: Caller) -> dict[str, Any]:
+        """An answer replayed now: citations re-resolved with the caller's access."""
+        try:
+            replay = ragox.show_answer(answer_id, who)
+        except NotFound:
+            raise NOT_FOUND from None
+        return {
+            "answer_id": replay.record.answer_id,
+            "question": replay.record.question,
+            "answer": replay.answer,
+            "abstained": replay.record.abstained,
+            "missing": replay.record.missing,
+            "citations": [
+                {
+                    "source_id": c.source_id,
+                    "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
+                    "status": c.resolution.status.value,
+                }
+                for c in replay.citations
+            ],
+        }
+
+    @app.post("/v1/resolve")
+    async def resolve_body(request: Request, who: Caller) -> dict[str, Any]:
+        """Resolve an anchor (our JSON, a W3C annotation, or ``{"anchor_id": …}``)."""
+        raw = await request.body()
+        if len(raw) > 8 * 1024 * 1024:
+            raise Problem(413, "Content Too Large", "anchors are small")
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise Problem(400, "Bad Request", "the body is not JSON") from None
+        if isinstance(data, dict) and set(data) == {"anchor_id"}:
+            return _resolution(ragox.resolve_id(str(data["anchor_id"]), who))
+        try:
+            if isinstance(data, dict) and data.get("type") == "Annotation":
+                anchor = from_web_annotation(data)
+            else:
+                anchor = Anchor.from_json(data)
+        except AnchorFormatError as error:
+            raise Problem(400, "Bad Request", str(error)) from None
+        return _resolution(ragox.resolve(anchor, who))
+
+    @app.get("/v1/anchors/{anchor_id}")
+    def anchor_by_id(anchor_id: str, who: Caller) -> dict[str, Any]:
+        """A stored anchor resolved now; the anchor itself only when it resolves."""
+        result = ragox.resolve_id(anchor_id, who)
+        body = _resolution(result)
+        if result.resolved:
+            body["anchor"] = ragox.store.get_anchor(anchor_id).anchor.to_json()  # type: ignore[union-attr]
+        return body
+
+    return app
+
+
+def _resolution(result: Resolution) -> dict[str, Any]:
+    return resolution_json(result)

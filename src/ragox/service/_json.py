@@ -1,0 +1,152 @@
+"""JSON shapes of service results, shared by the CLI and the HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragox.anchor import Migration, Refusal, Resolution, ViewerTarget
+from ragox.search import Hit
+from ragox.service._check import CheckReport
+from ragox.service._ragox import DocumentStatus, IngestItem
+
+__all__ = [
+    "check_json",
+    "document_status_json",
+    "hit_json",
+    "ingest_item_json",
+    "migration_json",
+    "refusal_json",
+    "resolution_json",
+    "target_json",
+]
+
+
+def target_json(target: ViewerTarget) -> dict[str, Any]:
+    return {
+        "blocks": [
+            {"block_id": b.block_id, "locator": b.locator, "range": b.span.to_json()}
+            for b in target.blocks
+        ],
+        "pages": [
+            {
+                "page": p.page,
+                "rects": [[r.x0, r.y0, r.x1, r.y1] for r in p.rects],
+            }
+            for p in target.pages
+        ],
+    }
+
+
+def resolution_json(result: Resolution) -> dict[str, Any]:
+    """Failures carry status, reason and the anchor id only: never protected text."""
+    data: dict[str, Any] = {
+        "status": result.status.value,
+        "reason": result.reason,
+        "anchor_id": result.anchor_id,
+    }
+    if result.resolved:
+        assert result.range is not None
+        data.update(
+            {
+                "manifest_id": result.manifest_id,
+                "range": result.range.to_json(),
+                "exact": result.exact,
+                "current": result.current,
+                "target": None if result.target is None else target_json(result.target),
+            }
+        )
+    return data
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "chunk_id": hit.chunk_id,
+        "document_id": hit.document_id,
+        "revision": hit.revision,
+        "score": hit.score,
+        "found_by": [
+            {"retriever": r.retriever, "rank": r.rank, "score": r.score} for r in hit.found_by
+        ],
+        "range": {"coordinates": "codepoint", "start": hit.start, "end": hit.end},
+        "pages": list(hit.pages),
+        "snippet": hit.snippet,
+    }
+
+
+def check_json(report: CheckReport) -> dict[str, Any]:
+    return {
+        "document_id": report.document_id,
+        "revision": report.revision,
+        "manifest_id": report.manifest_id,
+        "ok": report.ok,
+        "chunks": report.chunks,
+        "fragments": report.fragments,
+        "mismatches": [
+            {
+                "chunk_id": m.chunk_id,
+                "block_id": m.block_id,
+                "locator": m.locator,
+                "range": m.range.to_json(),
+                "reason": m.reason,
+            }
+            for m in report.mismatches
+        ],
+    }
+
+
+def refusal_json(refusal: Refusal) -> dict[str, str]:
+    return {"status": refusal.status.value, "reason": refusal.reason}
+
+
+def migration_json(migration: Migration) -> dict[str, Any]:
+    return {
+        "old_anchor_id": migration.old.anchor_id,
+        "method": migration.method.value,
+        "quote_changed": migration.quote_changed,
+        "anchor": migration.new.to_json(),
+    }
+
+
+def ingest_item_json(item: IngestItem) -> dict[str, Any]:
+    if item.outcome is None:
+        assert item.skipped is not None
+        return {"path": item.path, "state": "SKIPPED", "reason": item.skipped.value}
+    out = item.outcome
+    return {
+        "path": item.path,
+        "document_id": out.document_id,
+        "revision": out.revision,
+        "state": out.state.value,
+        "created": out.created,
+        "error": out.error_code,
+        "error_message": out.error_message,
+    }
+
+
+def document_status_json(status: DocumentStatus) -> dict[str, Any]:
+    return {
+        "document_id": status.document.document_id,
+        "tenant": status.document.tenant,
+        "current_revision": status.document.current_revision,
+        "revisions": [
+            {
+                "revision": row.revision.revision,
+                "state": row.revision.state.value,
+                "error": row.revision.error_code,
+                "failed_stage": row.revision.failed_stage,
+                "error_message": row.revision.error_message,
+                "source_sha256": row.revision.source_sha256,
+                "text_sha256": row.text_sha256,
+                "parser": row.parser,
+                "profile": row.profile,
+                "media_type": row.revision.media_type,
+                "groups": sorted(row.revision.groups),
+                "chunks": row.chunks,
+                "page_count": row.notes.page_count,
+                "pages_without_text": list(row.notes.pages_without_text),
+                "warnings": list(row.notes.warnings),
+                "current": status.document.current_revision == row.revision.revision,
+            }
+            for row in status.revisions
+        ],
+    }

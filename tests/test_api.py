@@ -1,0 +1,218 @@
+"""The HTTP API against a real uvicorn process: authentication on every route,
+revoked keys, scope answered like missing, upload limits, concurrent asks."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ragox.access import Principal
+from ragox.service import Ragox
+
+MANUAL = (
+    "Pump P-200 service manual.\n\n"
+    "The seal is checked every 500 operating hours. A worn seal causes leaks.\n\n"
+    "Disconnect power before opening the cover.\n"
+)
+
+
+@dataclass
+class Server:
+    url: str
+    staff: str
+    outsider: str
+    other_tenant: str
+    revoked: str
+    home: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    home = tmp_path_factory.mktemp("api") / "home"
+    app = Ragox(home)
+    app.ingestor.ingest_bytes(
+        MANUAL.encode(), "manual.txt", "manual.txt", groups=frozenset({"staff"}), tenant="default"
+    )
+    keys = {
+        "staff": app.create_key(Principal("sam", groups=frozenset({"staff"}))),
+        "outsider": app.create_key(Principal("oz", groups=frozenset({"sales"}))),
+        "other": app.create_key(Principal("eve", tenant="acme", groups=frozenset({"staff"}))),
+        "revoked": app.create_key(Principal("rex", groups=frozenset({"staff"}))),
+    }
+    assert app.revoke_key(keys["revoked"])
+    app.close()
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ragox",
+            "--home",
+            str(home),
+            "serve",
+            "--port",
+            str(port),
+            "--upload-limit",
+            "20000",
+        ],
+        env={**os.environ},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/v1/openapi.json", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.time() > deadline or process.poll() is not None:
+            process.kill()
+            raise RuntimeError("server did not start")
+        time.sleep(0.2)
+    yield Server(url, keys["staff"], keys["outsider"], keys["other"], keys["revoked"], home)
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def _auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _routes(server: Server) -> list[tuple[str, str]]:
+    spec = httpx.get(f"{server.url}/v1/openapi.json").json()
+    found = []
+    for path, methods in spec["paths"].items():
+        concrete = re.sub(r"\{[^}]+\}", "x", path)
+        found.extend((method.upper(), concrete) for method in methods)
+    return found
+
+
+def test_every_route_requires_a_valid_key(server: Server) -> None:
+    """Each route from the OpenAPI document: no key, a wrong key or a revoked key → 401."""
+    routes = _routes(server)
+    assert len(routes) >= 9
+    for method, path in routes:
+        for headers in ({}, _auth("rgx_wrong"), _auth(server.revoked)):
+            response = httpx.request(method, server.url + path, headers=headers)
+            assert response.status_code == 401, (method, path, response.text)
+            assert response.headers["content-type"].startswith("application/problem+json")
+            assert response.json()["status"] == 401
+
+
+def test_outside_scope_answers_like_missing(server: Server) -> None:
+    """Another tenant's and another group's requests get the same 404 as a missing id."""
+    missing = httpx.get(f"{server.url}/v1/documents/no-such.txt", headers=_auth(server.staff))
+    for key in (server.outsider, server.other_tenant):
+        response = httpx.get(f"{server.url}/v1/documents/manual.txt", headers=_auth(key))
+        assert response.status_code == missing.status_code == 404
+        assert response.json() == missing.json()
+        text = httpx.get(
+            f"{server.url}/v1/documents/manual.txt/revisions/r1/text", headers=_auth(key)
+        )
+        assert text.status_code == 404 and "seal" not in text.text
+    ok = httpx.get(f"{server.url}/v1/documents/manual.txt", headers=_auth(server.staff))
+    assert ok.status_code == 200 and ok.json()["current_revision"] == "r1"
+
+
+def test_upload_is_202_then_ready_and_limits_apply(server: Server) -> None:
+    """An upload answers 202 with its state, becomes READY, and oversize is 413."""
+    response = httpx.post(
+        f"{server.url}/v1/documents",
+        headers=_auth(server.staff),
+        files={"file": ("notes.md", b"# Notes\n\nThe impeller is inspected yearly.\n")},
+    )
+    assert response.status_code == 202
+    body = response.json()
+    assert body["document_id"] == "notes.md" and body["state"] in {"RECEIVED", "READY"}
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        state = httpx.get(
+            f"{server.url}/v1/documents/notes.md", headers=_auth(server.staff)
+        ).json()["revisions"][0]["state"]
+        if state == "READY":
+            break
+        time.sleep(0.2)
+    assert state == "READY"
+    too_big = httpx.post(
+        f"{server.url}/v1/documents",
+        headers=_auth(server.staff),
+        files={"file": ("big.txt", b"x" * 30000)},
+    )
+    assert too_big.status_code == 413
+    foreign = httpx.post(
+        f"{server.url}/v1/documents",
+        headers=_auth(server.staff),
+        files={"file": ("g.txt", b"hello world text")},
+        data={"groups": "board"},
+    )
+    assert foreign.status_code == 403
+
+
+def test_fifty_concurrent_asks(server: Server) -> None:
+    """50 concurrent asks all answer with the verified passage."""
+
+    def ask(_: int) -> httpx.Response:
+        return httpx.post(
+            f"{server.url}/v1/ask",
+            headers=_auth(server.staff),
+            timeout=60,
+            json={"question": "How often is the seal checked?"},
+        )
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        responses = list(pool.map(ask, range(50)))
+    for response in responses:
+        assert response.status_code == 200
+        body = response.json()
+        assert "every 500 operating hours" in body["answer"]
+        assert body["citations"][0]["status"] == "RESOLVED"
+    answer_id = responses[0].json()["answer_id"]
+    replay = httpx.get(f"{server.url}/v1/answers/{answer_id}", headers=_auth(server.staff))
+    assert replay.status_code == 200
+    hidden = httpx.get(f"{server.url}/v1/answers/{answer_id}", headers=_auth(server.outsider))
+    assert hidden.status_code == 200 and "500" not in hidden.text
+    assert hidden.json()["citations"][0]["status"] == "ACCESS_DENIED"
+
+
+def test_resolve_and_errors_are_problem_details(server: Server) -> None:
+    """Resolution through the API; malformed input is a problem without protected text."""
+    answer = httpx.post(
+        f"{server.url}/v1/ask",
+        headers=_auth(server.staff),
+        json={"question": "What must be done before opening the cover?"},
+    ).json()
+    anchor = answer["citations"][0]["anchor"]
+    ok = httpx.post(f"{server.url}/v1/resolve", headers=_auth(server.staff), json=anchor)
+    assert ok.status_code == 200 and ok.json()["status"] == "RESOLVED"
+    by_id = httpx.get(f"{server.url}/v1/anchors/{anchor['anchor_id']}", headers=_auth(server.staff))
+    assert by_id.json()["status"] == "RESOLVED"
+    denied = httpx.post(f"{server.url}/v1/resolve", headers=_auth(server.outsider), json=anchor)
+    assert denied.json() == {
+        "status": "ACCESS_DENIED",
+        "reason": "access_denied",
+        "anchor_id": anchor["anchor_id"],
+    }
+    bad = httpx.post(f"{server.url}/v1/resolve", headers=_auth(server.staff), content=b"{not json")
+    assert bad.status_code == 400
+    assert bad.headers["content-type"].startswith("application/problem+json")
+    empty = httpx.get(f"{server.url}/v1/search", params={"q": ""}, headers=_auth(server.staff))
+    assert empty.status_code == 400 and empty.json()["detail"] == "EMPTY_QUERY"
