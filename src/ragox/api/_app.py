@@ -14,13 +14,20 @@ from typing import Annotated, Any, Final
 
 from fastapi import BackgroundTasks, Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ragox.access import Principal
-from ragox.anchor import Anchor, AnchorFormatError, Resolution, from_web_annotation
+from ragox.anchor import (
+    Anchor,
+    AnchorFormatError,
+    Resolution,
+    ResolutionStatus,
+    from_web_annotation,
+)
 from ragox.answer import GeneratorError, generator_from_spec
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
@@ -28,6 +35,7 @@ from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox
 from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState, StoreError
+from ragox.web import STATIC, VIEWER_CSP
 
 __all__ = ["DEFAULT_UPLOAD_LIMIT", "create_app"]
 
@@ -308,12 +316,33 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
 
     @app.get("/v1/anchors/{anchor_id}")
     def anchor_by_id(anchor_id: str, who: Caller) -> dict[str, Any]:
-        """A stored anchor resolved now; the anchor itself only when it resolves."""
+        """A stored anchor resolved now; the anchor itself only when it resolves, and the
+        document it names only when the caller may read that document."""
         result = ragox.resolve_id(anchor_id, who)
         body = _resolution(result)
-        if result.resolved:
-            body["anchor"] = ragox.store.get_anchor(anchor_id).anchor.to_json()  # type: ignore[union-attr]
+        stored = ragox.store.get_anchor(anchor_id)
+        if stored is not None and result.resolved:
+            body["anchor"] = stored.anchor.to_json()
+        elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:
+            body["document_id"] = stored.anchor.document_id
+            body["revision"] = stored.anchor.revision
         return body
+
+    # -- the viewer (static shell; all data comes from the API above) ---------------------
+
+    app.mount("/view/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
+    def view_anchor(anchor_id: str) -> FileResponse:
+        return FileResponse(
+            STATIC / "viewer.html",
+            media_type="text/html",
+            headers={
+                "Content-Security-Policy": VIEWER_CSP,
+                "X-Content-Type-Options": "nosniff",
+                "Referrer-Policy": "no-referrer",
+            },
+        )
 
     return app
 

@@ -1,0 +1,252 @@
+"""The web viewer in a real browser (Debian's Chromium through Playwright), desktop and
+mobile: highlights equal the exact quote; failures render as explicit states."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import DATA
+from ragox.access import Principal
+from ragox.anchor import Refusal
+from ragox.service import Ragox
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+
+PAGE = """<!doctype html><html><body>
+<h1>Wartung 🔧</h1>
+<p>Die <b>Prüfung</b> der Dichtung erfolgt alle 500&nbsp;Stunden. Familie 👨\u200d👩\u200d👧 und
+Café (e\u0301 zerlegt) im O\ufb03ce.</p>
+<p>Die <i>Pr<b>üf</b>ung</i> wird protokolliert.</p>
+<table><tr><td>Drehmoment</td><td>25 N·m</td></tr></table>
+<p>Die Prüfung der Dichtung erfolgt alle 500&nbsp;Stunden.</p>
+<script>document.body.dataset.pwned = "yes"</script>
+<img src="http://192.0.2.1/x.png" onerror="document.body.dataset.pwned='img'">
+<a href="javascript:document.body.dataset.pwned='link'">link</a>
+</body></html>"""
+
+QUOTES = [
+    "Prüfung der Dichtung erfolgt alle 500\u00a0Stunden.",  # NBSP, inline <b>
+    "👨\u200d👩\u200d👧",  # ZWJ sequence
+    "Café",  # composed by NFC from a combining mark
+    "O\ufb03ce",  # ligature kept by NFC
+    "Prüfung wird protokolliert",  # across several inline elements
+    "25 N·m",  # a table cell
+    "Stunden. Familie",  # inside one block across a sentence
+]
+
+
+@dataclass
+class Viewer:
+    url: str
+    key: str
+    outsider: str
+    anchors: dict[str, str]
+    denied_anchor: str
+    pdf_anchor: str
+    pdf_quote: str
+    pdf_page: int
+    tampered_anchor: str
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
+    home = tmp_path_factory.mktemp("viewer") / "home"
+    app = Ragox(home)
+    outcome = app.ingestor.ingest_bytes(
+        PAGE.encode(), "wartung.html", "wartung.html", groups=frozenset({"staff"}), tenant="default"
+    )
+    assert outcome.state.value == "READY"
+    staff = Principal("sam", groups=frozenset({"staff"}))
+    text = app.text("wartung.html", staff)
+    anchors = {}
+    for quote in QUOTES:
+        start = text.index(quote)
+        created = app.create_anchor("wartung.html", start, start + len(quote), staff)
+        assert not isinstance(created, Refusal), quote
+        anchors[quote] = created.anchor.anchor_id
+    pdf = DATA / "pdf" / "multicolumn.pdf"
+    app.ingest_path(pdf, pdf.parent, groups=frozenset({"staff"}))
+    pdf_text = app.text("multicolumn.pdf", staff)
+    pdf_quote = "Nulla ullamcorper vestibulum turpis."
+    pdf_start = pdf_text.index(pdf_quote)
+    pdf_anchor = app.create_anchor("multicolumn.pdf", pdf_start, pdf_start + len(pdf_quote), staff)
+    assert not isinstance(pdf_anchor, Refusal)
+    resolved = app.resolve(pdf_anchor.anchor, staff)
+    assert resolved.target is not None
+    app.ingestor.ingest_bytes(
+        b"Seal check every 500 hours.\n",
+        "t.txt",
+        "tampered.txt",
+        groups=frozenset({"staff"}),
+        tenant="default",
+    )
+    tampered = app.create_anchor("tampered.txt", 0, 10, staff)
+    assert not isinstance(tampered, Refusal)
+    with sqlite3.connect(app.store.path) as conn:  # edit a manifest behind ragox's back
+        conn.execute(
+            "UPDATE manifests SET json = replace(json, 'text/plain', 'text/html') "
+            "WHERE document_id = 'tampered.txt'"
+        )
+    key = app.create_key(staff)
+    outsider = app.create_key(Principal("oz", groups=frozenset({"sales"})))
+    app.close()
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ragox", "--home", str(home), "serve", "--port", str(port)],
+        env={**os.environ},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/v1/openapi.json", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.time() > deadline or process.poll() is not None:
+            process.kill()
+            raise RuntimeError("server did not start")
+        time.sleep(0.2)
+    yield Viewer(
+        url,
+        key,
+        outsider,
+        anchors,
+        anchors[QUOTES[0]],
+        pdf_anchor.anchor.anchor_id,
+        pdf_quote,
+        resolved.target.pages[0].page,
+        tampered.anchor.anchor_id,
+    )
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield instance
+        instance.close()
+
+
+VIEWPORTS = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "mobile": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+}
+
+
+def _open(browser, viewer: Viewer, anchor_id: str, key: str, kind: str):  # type: ignore[no-untyped-def]
+    context = browser.new_context(**VIEWPORTS[kind])  # type: ignore[attr-defined]
+    requests: list[str] = []
+    page = context.new_page()
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(f"{viewer.url}/view/anchors/{anchor_id}#key={key}")
+    # a selector, not a JS predicate: the viewer's CSP forbids eval, rightly
+    page.wait_for_selector("#ragox-viewer:not([data-ragox-status='LOADING'])")
+    return context, page, requests
+
+
+@pytest.mark.parametrize("kind", ["desktop", "mobile"])
+@pytest.mark.parametrize("quote", QUOTES)
+def test_highlight_equals_the_exact_quote(browser, viewer: Viewer, quote: str, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """The marked text equals the anchor's exact quote, and is scrolled into view."""
+    context, page, requests = _open(browser, viewer, viewer.anchors[quote], viewer.key, kind)
+    try:
+        assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "RESOLVED"
+        marked = page.eval_on_selector_all("mark.ragox-hl", "ms => ms.map(m => m.textContent)")
+        assert "".join(marked) == quote
+        assert page.locator("mark.ragox-hl").first.is_visible()
+        assert page.evaluate("document.body.dataset.pwned") is None
+        assert all(url.startswith(viewer.url) for url in requests)
+    finally:
+        context.close()
+
+
+def test_access_denied_state(browser, viewer: Viewer) -> None:  # type: ignore[no-untyped-def]
+    """A reader without access sees the explicit state, and no document text."""
+    context, page, _ = _open(browser, viewer, viewer.denied_anchor, viewer.outsider, "desktop")
+    try:
+        assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "ACCESS_DENIED"
+        assert "access" in page.inner_text("#state")
+        assert "Prüfung" not in page.content()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("kind", ["desktop", "mobile"])
+def test_pdf_rectangles_cover_the_quote_on_its_page(browser, viewer: Viewer, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """The page image is the cited page, and the drawn rectangles cover what PyMuPDF's
+    own search finds for the quote on that page."""
+    import pymupdf
+
+    context, page, _ = _open(browser, viewer, viewer.pdf_anchor, viewer.key, kind)
+    try:
+        assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "RESOLVED"
+        page.wait_for_selector("#page .rect")
+        assert page.get_attribute("#page", "data-page") == str(viewer.pdf_page)
+        image = page.locator("#page img").bounding_box()
+        rects = [
+            page.locator("#page .rect").nth(i).bounding_box()
+            for i in range(page.locator("#page .rect").count())
+        ]
+        with pymupdf.open(DATA / "pdf" / "multicolumn.pdf") as pdf:
+            pdf_page = pdf[viewer.pdf_page - 1]
+            found = pdf_page.search_for(viewer.pdf_quote)
+            scale = image["width"] / pdf_page.rect.width
+        assert found and rects
+        for expected in found:  # every hit line is covered by a drawn rectangle
+            ex0 = image["x"] + expected.x0 * scale
+            ey = image["y"] + (expected.y0 + expected.y1) / 2 * scale
+            assert any(
+                r["x"] - 3 <= ex0 <= r["x"] + r["width"] + 3
+                and r["y"] - 3 <= ey <= r["y"] + r["height"] + 3
+                for r in rects
+            )
+    finally:
+        context.close()
+
+
+def test_tampered_manifest_state(browser, viewer: Viewer) -> None:  # type: ignore[no-untyped-def]
+    """A failed integrity check renders its state, an unverified note, and no highlight."""
+    context, page, _ = _open(browser, viewer, viewer.tampered_anchor, viewer.key, "desktop")
+    try:
+        assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "MANIFEST_INVALID"
+        assert "integrity" in page.inner_text("#state")
+        assert "Unverified" in page.inner_text("#document")
+        assert page.locator("mark.ragox-hl").count() == 0
+    finally:
+        context.close()
