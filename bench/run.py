@@ -7,12 +7,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_api
 import bench_ingest
 import bench_resolve
 import bench_search
 from _table import print_table
 
-BENCHES = {"resolve": bench_resolve, "ingest": bench_ingest, "search": bench_search}
+BENCHES = {
+    "resolve": bench_resolve,
+    "ingest": bench_ingest,
+    "search": bench_search,
+    "api": bench_api,
+}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(BENCHES)

@@ -271,3 +271,20 @@ def test_cli_ask_and_answer_show(ragox_cli, app: Ragox) -> None:  # type: ignore
     assert denied.code == 1
     assert "500" not in denied.stdout
     assert ragox_cli("ask", "", "--json").code == 1
+
+
+def test_claim_position_is_verified_not_searched(app: Ragox) -> None:
+    """A claim that says where its quote starts is checked at exactly that place."""
+    from ragox.answer import Claim, Draft, Evidence, validate
+
+    _doc(app, "manual", MANUAL)
+    record = app.store.get_revision("manual", "r1")
+    assert record is not None and record.manifest_id is not None
+    text = app.text("manual", OPERATOR)
+    evidence = [Evidence("S1", "manual", "r1", record.manifest_id, (), 0, len(text), text)]
+    quote = "The seal is checked every 500 operating hours."
+    right = Claim(quote, "S1", quote, quote_start=text.index(quote))
+    wrong = Claim(quote, "S1", quote, quote_start=text.index(quote) + 1)
+    result = validate(Draft((right, wrong), False), evidence, app.store, app.lookup(STAFF))
+    assert [c.text for c in result.claims] == [quote]
+    assert [d.reason.value for d in result.dropped] == ["UNSUPPORTED"]

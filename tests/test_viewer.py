@@ -250,3 +250,47 @@ def test_tampered_manifest_state(browser, viewer: Viewer) -> None:  # type: igno
         assert page.locator("mark.ragox-hl").count() == 0
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("kind", ["desktop", "mobile"])
+def test_ask_page_opens_a_citation_beside_the_answer(browser, viewer: Viewer, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """Ask, read the answer with numbered citations, open one: it resolves beside it."""
+    context = browser.new_context(**VIEWPORTS[kind])
+    try:
+        page = context.new_page()
+        page.goto(f"{viewer.url}/view/ask#key={viewer.key}")
+        page.fill("#question", "Wie oft erfolgt die Prüfung der Dichtung?")
+        page.keyboard.press("Enter")  # keyboard only
+        page.wait_for_selector("#ragox-ask[data-ragox-state='ANSWERED']")
+        assert "500" in page.inner_text("#answer")
+        assert page.inner_text("#sources").startswith("[S1]")
+        page.locator("button.cite").first.focus()
+        page.keyboard.press("Enter")
+        passage = page.frame_locator("#passage")
+        passage.locator("#ragox-viewer[data-ragox-status='RESOLVED']").wait_for()
+        marked = passage.locator("mark.ragox-hl").all_inner_texts()
+        assert "500" in "".join(marked)
+    finally:
+        context.close()
+
+
+def test_library_shows_upload_states(browser, viewer: Viewer, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Uploads show their revision's state: ready when searchable, failed with a reason."""
+    good = tmp_path / "pumpe.md"
+    good.write_text("# Pumpe\n\nDas Laufrad wird jährlich geprüft.\n", encoding="utf-8")
+    empty = tmp_path / "leer.txt"
+    empty.write_bytes(b"")
+    context = browser.new_context(**VIEWPORTS["desktop"])
+    try:
+        page = context.new_page()
+        page.goto(f"{viewer.url}/view/library#key={viewer.key}")
+        for path in (good, empty):
+            page.set_input_files("#file", str(path))
+            page.click("#upload button")
+            page.wait_for_selector(f"#upload-state:has-text('{path.name}')")
+        page.wait_for_selector("tr[data-document='pumpe.md'][data-state='READY']")
+        failed = page.locator("tr[data-document='leer.txt'][data-state='FAILED']")
+        failed.wait_for()
+        assert "EMPTY_FILE" in failed.inner_text()
+    finally:
+        context.close()

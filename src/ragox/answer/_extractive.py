@@ -155,5 +155,12 @@ class ExtractiveGenerator:
         claims = []
         for sentence in chosen:
             quote = sentence.evidence.text[sentence.start : sentence.end]
-            claims.append(Claim(text=quote, source_id=sentence.evidence.source_id, quote=quote))
+            claims.append(
+                Claim(
+                    text=quote,
+                    source_id=sentence.evidence.source_id,
+                    quote=quote,
+                    quote_start=sentence.start,
+                )
+            )
         return Draft(claims=tuple(claims), abstained=False)

@@ -44,6 +44,9 @@ class Claim:
     text: str
     source_id: str | None
     quote: str | None
+    #: where the quote starts in the cited evidence text, when the generator knows it
+    #: (the extractive one does); otherwise the quote must occur there exactly once
+    quote_start: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

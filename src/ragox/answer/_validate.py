@@ -65,11 +65,18 @@ def _check(
     quote = (claim.quote or "").strip()
     if not quote:
         return DroppedClaim(claim.text, claim.source_id, CitationStatus.UNSUPPORTED)
-    hits = find_occurrences(source.text, quote, limit=2)
-    if len(hits) != 1:
-        # absent, or twice in the same passage: we do not pick one for the reader
-        return DroppedClaim(claim.text, claim.source_id, CitationStatus.UNSUPPORTED)
-    start = source.start + hits[0]
+    if claim.quote_start is not None:
+        # the generator says where it copied from: verify exactly that place
+        offset = claim.quote_start + (claim.quote or "").find(quote)
+        if source.text[offset : offset + len(quote)] != quote:
+            return DroppedClaim(claim.text, claim.source_id, CitationStatus.UNSUPPORTED)
+    else:
+        hits = find_occurrences(source.text, quote, limit=2)
+        if len(hits) != 1:
+            # absent, or twice in the same passage: we do not pick one for the reader
+            return DroppedClaim(claim.text, claim.source_id, CitationStatus.UNSUPPORTED)
+        offset = hits[0]
+    start = source.start + offset
     end = start + len(quote)
     record = store.get_manifest(source.manifest_id)
     if record is None:

@@ -161,6 +161,11 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
             state, label = received.state.value, received.revision
         return {"document_id": doc_id, "revision": label, "state": state}
 
+    @app.get("/v1/documents")
+    def documents(who: Caller) -> dict[str, Any]:
+        """The documents the caller may read, with their revisions' states."""
+        return {"documents": [document_status_json(s) for s in ragox.documents(who)]}
+
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
     def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
         """The representation text and its blocks, for the viewer."""
@@ -332,10 +337,9 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
 
     app.mount("/view/static", StaticFiles(directory=STATIC), name="static")
 
-    @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
-    def view_anchor(anchor_id: str) -> FileResponse:
+    def shell(name: str) -> FileResponse:
         return FileResponse(
-            STATIC / "viewer.html",
+            STATIC / name,
             media_type="text/html",
             headers={
                 "Content-Security-Policy": VIEWER_CSP,
@@ -343,6 +347,18 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
                 "Referrer-Policy": "no-referrer",
             },
         )
+
+    @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
+    def view_anchor(anchor_id: str) -> FileResponse:
+        return shell("viewer.html")
+
+    @app.get("/view/ask", include_in_schema=False)
+    def view_ask() -> FileResponse:
+        return shell("ask.html")
+
+    @app.get("/view/library", include_in_schema=False)
+    def view_library() -> FileResponse:
+        return shell("library.html")
 
     return app
 

@@ -1,0 +1,56 @@
+// Upload documents and watch each revision's state: an upload is not yet searchable
+// until its revision is READY.
+const rows = document.querySelector("#documents tbody");
+const status = document.getElementById("upload-state");
+const LABELS = {
+  RECEIVED: "received", EXTRACTING: "extracting", EXTRACTED: "extracted",
+  INDEXING: "indexing", READY: "ready (searchable)", FAILED: "failed",
+};
+
+function key() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("key")) {
+    sessionStorage.setItem("ragox-key", fragment.get("key"));
+    history.replaceState(null, "", location.pathname);
+  }
+  return sessionStorage.getItem("ragox-key") || "";
+}
+
+async function refresh() {
+  const response = await fetch("/v1/documents", { headers: { Authorization: `Bearer ${key()}` } });
+  if (!response.ok) return;
+  const body = await response.json();
+  rows.replaceChildren();
+  for (const doc of body.documents) {
+    for (const revision of doc.revisions) {
+      const row = document.createElement("tr");
+      row.dataset.document = doc.document_id;
+      row.dataset.state = revision.state;
+      for (const value of [doc.document_id, revision.revision, LABELS[revision.state] || revision.state,
+        revision.error ? `${revision.failed_stage}: ${revision.error}` : ""]) {
+        const cell = document.createElement("td");
+        cell.textContent = value;
+        row.append(cell);
+      }
+      rows.append(row);
+    }
+  }
+}
+
+document.getElementById("upload").onsubmit = async (event) => {
+  event.preventDefault();
+  const form = new FormData();
+  form.append("file", document.getElementById("file").files[0]);
+  const response = await fetch("/v1/documents", {
+    method: "POST", headers: { Authorization: `Bearer ${key()}` }, body: form,
+  });
+  const body = await response.json();
+  status.textContent = response.ok
+    ? `Received ${body.document_id} (${body.revision}): ${LABELS[body.state] || body.state}`
+    : `Upload refused: ${body.title}`;
+  await refresh();
+};
+
+key();
+refresh();
+setInterval(refresh, 1500);
