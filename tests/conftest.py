@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -115,3 +119,50 @@ def ragox_process(home: Path):  # type: ignore[no-untyped-def]
         return CliResult(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
     return run
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(home: Path, *options: str) -> Iterator[str]:
+    """A real `ragox serve` process on a free loopback port; yields its base URL."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ragox",
+            "--home",
+            str(home),
+            "serve",
+            "--port",
+            str(port),
+            *options,
+        ],
+        env={**os.environ},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    try:
+        while True:
+            try:
+                if httpx.get(f"{url}/v1/openapi.json", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.time() > deadline or process.poll() is not None:
+                raise RuntimeError("ragox serve did not start")
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -3,11 +3,7 @@ revoked keys, scope answered like missing, upload limits, concurrent asks."""
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conftest import serving
 from ragox.access import Principal
 from ragox.service import Ragox
 
@@ -37,12 +34,6 @@ class Server:
     home: Path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("api") / "home"
@@ -58,39 +49,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     }
     assert app.revoke_key(keys["revoked"])
     app.close()
-    port = _free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ragox",
-            "--home",
-            str(home),
-            "serve",
-            "--port",
-            str(port),
-            "--upload-limit",
-            "20000",
-        ],
-        env={**os.environ},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/v1/openapi.json", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.time() > deadline or process.poll() is not None:
-            process.kill()
-            raise RuntimeError("server did not start")
-        time.sleep(0.2)
-    yield Server(url, keys["staff"], keys["outsider"], keys["other"], keys["revoked"], home)
-    process.terminate()
-    process.wait(timeout=20)
+    with serving(home, "--upload-limit", "20000") as url:
+        yield Server(url, keys["staff"], keys["outsider"], keys["other"], keys["revoked"], home)
 
 
 def _auth(key: str) -> dict[str, str]:

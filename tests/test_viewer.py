@@ -3,21 +3,15 @@ mobile: highlights equal the exact quote; failures render as explicit states."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-from conftest import DATA
+from conftest import DATA, serving
 from ragox.access import Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
@@ -62,12 +56,6 @@ class Viewer:
     tampered_anchor: str
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     home = tmp_path_factory.mktemp("viewer") / "home"
@@ -110,38 +98,18 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     key = app.create_key(staff)
     outsider = app.create_key(Principal("oz", groups=frozenset({"sales"})))
     app.close()
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ragox", "--home", str(home), "serve", "--port", str(port)],
-        env={**os.environ},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/v1/openapi.json", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.time() > deadline or process.poll() is not None:
-            process.kill()
-            raise RuntimeError("server did not start")
-        time.sleep(0.2)
-    yield Viewer(
-        url,
-        key,
-        outsider,
-        anchors,
-        anchors[QUOTES[0]],
-        pdf_anchor.anchor.anchor_id,
-        pdf_quote,
-        resolved.target.pages[0].page,
-        tampered.anchor.anchor_id,
-    )
-    process.terminate()
-    process.wait(timeout=20)
+    with serving(home) as url:
+        yield Viewer(
+            url,
+            key,
+            outsider,
+            anchors,
+            anchors[QUOTES[0]],
+            pdf_anchor.anchor.anchor_id,
+            pdf_quote,
+            resolved.target.pages[0].page,
+            tampered.anchor.anchor_id,
+        )
 
 
 @pytest.fixture(scope="module")
