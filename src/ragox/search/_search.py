@@ -36,6 +36,9 @@ __all__ = [
 MAX_QUERY_CHARS: Final = 4000
 #: Reciprocal rank fusion constant (Cormack et al. 2009).
 RRF_K: Final = 60
+#: Weight of the lexical list in the fusion when the question's language is not one
+#: of the documents' (measured on XQuAD de→en; 1.0 otherwise).
+CROSS_LINGUAL_LEXICAL_WEIGHT: Final = 0.2
 _SNIPPET_CHARS: Final = 240
 
 
@@ -149,6 +152,12 @@ class Searcher:
                 self._language_cache[key] = cached
         return cached
 
+    def _cross_lingual(self, query: str, scope: Scope) -> bool:
+        """The question is recognisably in a language none of the scope's documents use."""
+        spoken = detect_language(query)
+        languages = {lang for lang in self._languages(scope) if lang is not None}
+        return spoken is not None and bool(languages) and spoken not in languages
+
     def lexical(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         languages = self._languages(scope)
         # A question recognisably in one of the index's languages is stemmed in that
@@ -218,11 +227,16 @@ class Searcher:
             lists["lexical"] = self.lexical(query, scope, pool)
         if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
             lists["vector"] = self.vector(query, scope, pool)
+        weights = {"lexical": 1.0, "vector": 1.0}
+        if len(lists) == 2 and self._cross_lingual(query, scope):
+            # Stems of a German question rarely meet English text: the lexical list is
+            # mostly noise then, so it only breaks ties in the fusion.
+            weights["lexical"] = CROSS_LINGUAL_LEXICAL_WEIGHT
         fused: dict[str, float] = {}
         ranks: dict[str, list[ListRank]] = {}
         for name, ranked in lists.items():
             for rank, (chunk_id, score) in enumerate(ranked, start=1):
-                fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + weights[name] / (RRF_K + rank)
                 ranks.setdefault(chunk_id, []).append(ListRank(name, rank, score))
         if len(lists) == 1:
             # One list: keep its own order and scores (fusion of one list is its rank).
