@@ -67,17 +67,24 @@ class StoreLookup:
             )
             for block in blocks
         )
-        boxes = self.store.char_boxes(manifest_id)
+        # Only the boxes of the passage: a long manual has megabytes of them.
+        boxes = self.store.char_boxes(manifest_id, span.start, span.end)
         pages: tuple[PageTarget, ...] = ()
         if boxes is not None:
-            pages = page_rects(boxes, span, [(b.page, b.span) for b in blocks if b.page])
+            pages = page_rects(
+                boxes, span, [(b.page, b.span) for b in blocks if b.page], offset=span.start
+            )
         return ViewerTarget(blocks=block_targets, pages=pages)
 
 
 def page_rects(
-    boxes: bytes, span: Span, block_pages: Sequence[tuple[int | None, Span]]
+    boxes: bytes,
+    span: Span,
+    block_pages: Sequence[tuple[int | None, Span]],
+    offset: int = 0,
 ) -> tuple[PageTarget, ...]:
-    """Character boxes of ``span``, merged into line rectangles per page."""
+    """Character boxes of ``span``, merged into line rectangles per page; ``boxes``
+    starts at code point ``offset`` of the representation."""
     width = 16  # four float32 per code point
     by_page: dict[int, list[Rect]] = {}
     for page, block_span in block_pages:
@@ -88,7 +95,8 @@ def page_rects(
         if start >= end:
             continue
         rects = by_page.setdefault(page, [])
-        for x0, y0, x1, y1 in iter_unpack("<4f", boxes[start * width : end * width]):
+        window = boxes[(start - offset) * width : (end - offset) * width]
+        for x0, y0, x1, y1 in iter_unpack("<4f", window):
             if x1 <= x0 or y1 <= y0:
                 continue  # separators and line breaks have no box
             last = rects[-1] if rects else None

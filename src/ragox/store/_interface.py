@@ -209,7 +209,11 @@ class Store(Protocol):
 
     def chunk_count(self, manifest_id: str) -> int: ...
 
-    def char_boxes(self, manifest_id: str) -> bytes | None: ...
+    def char_boxes(
+        self, manifest_id: str, start: int | None = None, end: int | None = None
+    ) -> bytes | None:
+        """Per-code-point boxes (16 bytes each), all of them or those of ``[start, end)``."""
+        ...
 
     def blocks(
         self, manifest_id: str, start: int | None = None, end: int | None = None

@@ -734,12 +734,21 @@ class SqliteStore:
         )
         return int(row[0])
 
-    def char_boxes(self, manifest_id: str) -> bytes | None:
-        row = (
-            self._connection()
-            .execute("SELECT char_boxes FROM representations WHERE manifest_id=?", (manifest_id,))
-            .fetchone()
-        )
+    def char_boxes(
+        self, manifest_id: str, start: int | None = None, end: int | None = None
+    ) -> bytes | None:
+        """Per-code-point boxes (16 bytes each), all of them or those of ``[start, end)``
+        (read as a slice of the BLOB, not the whole column)."""
+        conn = self._connection()
+        if start is None or end is None:
+            row = conn.execute(
+                "SELECT char_boxes FROM representations WHERE manifest_id=?", (manifest_id,)
+            ).fetchone()
+        else:
+            row = conn.execute(
+                "SELECT substr(char_boxes, ?, ?) FROM representations WHERE manifest_id=?",
+                (start * 16 + 1, max(0, end - start) * 16, manifest_id),
+            ).fetchone()
         return None if row is None or row[0] is None else bytes(row[0])
 
     def blocks(
