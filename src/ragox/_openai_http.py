@@ -4,12 +4,14 @@ form of it safe for messages) and the short error codes of an error body."""
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-__all__ = ["SAFE_TOKEN", "endpoint", "error_detail"]
+__all__ = ["SAFE_TOKEN", "HttpFailure", "endpoint", "error_detail", "post_json"]
+
+FailureCode = Literal["TIMEOUT", "UNREACHABLE", "BAD_RESPONSE", "HTTP_ERROR"]
 
 #: identifiers short and plain enough to repeat in a message
 SAFE_TOKEN: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
@@ -48,3 +50,39 @@ def error_detail(response: httpx.Response) -> str:
         if isinstance(value := error.get(field), str) and SAFE_TOKEN.fullmatch(value)
     ]
     return f" ({', '.join(found)})" if found else ""
+
+
+class HttpFailure(Exception):
+    """A request that got no usable HTTP answer; ``code`` is TIMEOUT, UNREACHABLE,
+    BAD_RESPONSE or HTTP_ERROR. Messages name the server, never the request body."""
+
+    def __init__(self, code: FailureCode, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def post_json(
+    client: httpx.Client, url: str, payload: dict[str, object], where: str
+) -> httpx.Response:
+    """POST ``payload`` as JSON; a successful response, or :class:`HttpFailure`."""
+    # Transport messages (errno text) are kept; they never hold the request body.
+    try:
+        response = client.post(url, json=payload)
+    except httpx.TimeoutException as exc:
+        raise HttpFailure("TIMEOUT", f"no answer in time from {where}") from exc
+    except httpx.ConnectError as exc:
+        raise HttpFailure("UNREACHABLE", f"cannot connect to {where}: {exc}") from exc
+    except (httpx.RemoteProtocolError, httpx.DecodingError) as exc:
+        raise HttpFailure("BAD_RESPONSE", f"broken HTTP answer from {where}") from exc
+    except httpx.TransportError as exc:
+        raise HttpFailure("UNREACHABLE", f"connection to {where} failed: {exc}") from exc
+    if not response.is_success:
+        raise HttpFailure(
+            "HTTP_ERROR",
+            f"HTTP {response.status_code} {response.reason_phrase} from {where}"
+            + error_detail(response),
+            status=response.status_code,
+        )
+    return response

@@ -33,7 +33,7 @@ from typing import Final, Self
 
 import httpx
 
-from ragox._openai_http import SAFE_TOKEN, endpoint, error_detail
+from ragox._openai_http import SAFE_TOKEN, HttpFailure, endpoint, post_json
 from ragox.answer._model import Claim, Draft, Evidence, GeneratorError
 
 __all__ = ["OpenAIGenerator"]
@@ -337,25 +337,10 @@ class OpenAIGenerator:
         return _draft(content, self._where, truncated)
 
     def _post(self, payload: dict[str, object]) -> httpx.Response:
-        where = self._where
-        # Transport messages (errno text) are kept; they never hold the request body.
         try:
-            response = self._client.post(self._url, json=payload)
-        except httpx.TimeoutException as exc:
-            raise GeneratorError("TIMEOUT", f"no answer in time from {where}") from exc
-        except httpx.ConnectError as exc:
-            raise GeneratorError("UNREACHABLE", f"cannot connect to {where}: {exc}") from exc
-        except (httpx.RemoteProtocolError, httpx.DecodingError) as exc:
-            raise GeneratorError("BAD_RESPONSE", f"broken HTTP answer from {where}") from exc
-        except httpx.TransportError as exc:
-            raise GeneratorError("UNREACHABLE", f"connection to {where} failed: {exc}") from exc
-        if not response.is_success:
-            raise GeneratorError(
-                "HTTP_ERROR",
-                f"HTTP {response.status_code} {response.reason_phrase} from {where}"
-                + error_detail(response),
-            )
-        return response
+            return post_json(self._client, self._url, payload, self._where)
+        except HttpFailure as failure:
+            raise GeneratorError(failure.code, failure.message) from failure
 
     def close(self) -> None:
         """Close the pooled HTTP connections."""

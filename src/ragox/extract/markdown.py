@@ -49,8 +49,8 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
-from ragox.extract.plain import reject_binary
-from ragox.text import AlignmentBuilder, Coordinates, DecodeError, Profile, Span
+from ragox.extract.plain import normalize_text_file
+from ragox.text import AlignmentBuilder, Coordinates, Profile, Span
 
 __all__ = ["MARKDOWN_PARSER", "extract_markdown"]
 
@@ -158,18 +158,8 @@ def extract_markdown(
 ) -> Extraction:
     """Markdown blocks as verbatim slices of the profile-normalized text."""
     options = options or ExtractOptions()
-    if not data:
-        raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
-    try:
-        normalized = profile.normalize_bytes(data)
-    except DecodeError as error:
-        raise ExtractionError(
-            ErrorCode.INVALID_UTF8, f"invalid UTF-8 at byte {error.byte_offset}"
-        ) from None
+    normalized = normalize_text_file(data, profile)
     text = normalized.text
-    reject_binary(text)
-    if not text.strip():
-        raise ExtractionError(ErrorCode.EMPTY_FILE, "file contains only white space")
 
     parsed_from = 1 if text.startswith("\ufeff") else 0
     lines = _Lines(text, parsed_from)

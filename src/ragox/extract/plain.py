@@ -13,9 +13,15 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
-from ragox.text import Coordinates, DecodeError, Profile, Span
+from ragox.text import Coordinates, DecodeError, Normalized, Profile, Span
 
-__all__ = ["PLAIN_TEXT", "extract_plain_text", "paragraph_blocks", "reject_binary"]
+__all__ = [
+    "PLAIN_TEXT",
+    "extract_plain_text",
+    "normalize_text_file",
+    "paragraph_blocks",
+    "reject_binary",
+]
 
 PLAIN_TEXT: Final = ParserInfo("plain-text", "1", {"blocks": "blank-line-paragraphs"})
 
@@ -60,10 +66,9 @@ def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
     return found
 
 
-def extract_plain_text(
-    data: bytes, profile: Profile, options: ExtractOptions | None = None
-) -> Extraction:
-    """Strictly decoded, profile-normalized text; paragraphs become blocks."""
+def normalize_text_file(data: bytes, profile: Profile) -> Normalized:
+    """Strict decode and profile for a text format; refuses empty, invalid UTF-8
+    (naming the byte offset), binary and white-space-only input with their codes."""
     if not data:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
     try:
@@ -75,6 +80,14 @@ def extract_plain_text(
     reject_binary(normalized.text)
     if not normalized.text.strip():
         raise ExtractionError(ErrorCode.EMPTY_FILE, "file contains only white space")
+    return normalized
+
+
+def extract_plain_text(
+    data: bytes, profile: Profile, options: ExtractOptions | None = None
+) -> Extraction:
+    """Strictly decoded, profile-normalized text; paragraphs become blocks."""
+    normalized = normalize_text_file(data, profile)
     blocks = []
     for index, (start, end, first, last) in enumerate(paragraph_blocks(normalized.text)):
         mapped = normalized.alignment.map_back(start, end)

@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 import platformdirs
 
-from ragox._openai_http import endpoint, error_detail
+from ragox._openai_http import HttpFailure, endpoint, post_json
 
 __all__ = [
     "API_KEY_ENV",
@@ -527,22 +527,9 @@ class OpenAIEmbedder:
             payload["input_type"] = kind
         where = f"{self._shown_url} (model {self._models[kind]!r})"
         try:
-            response = self._client.post(self._url, json=payload)
-        except httpx.TimeoutException as exc:
-            raise EmbedderError("TIMEOUT", f"no answer in time from {where}") from exc
-        except httpx.ConnectError as exc:
-            raise EmbedderError("UNREACHABLE", f"cannot connect to {where}: {exc}") from exc
-        except (httpx.RemoteProtocolError, httpx.DecodingError) as exc:
-            raise EmbedderError("BAD_RESPONSE", f"broken HTTP answer from {where}") from exc
-        except httpx.TransportError as exc:
-            raise EmbedderError("UNREACHABLE", f"connection to {where} failed: {exc}") from exc
-        if not response.is_success:
-            raise EmbedderError(
-                "HTTP_ERROR",
-                f"HTTP {response.status_code} {response.reason_phrase} from {where}"
-                + error_detail(response),
-                status=response.status_code,
-            )
+            response = post_json(self._client, self._url, payload, where)
+        except HttpFailure as failure:
+            raise EmbedderError(failure.code, failure.message, status=failure.status) from failure
         return self._parse(response, len(batch), where)
 
     def _parse(self, response: httpx.Response, count: int, where: str) -> Vectors:
