@@ -7,6 +7,8 @@ const root = document.getElementById("ragox-viewer");
 const stateLine = document.getElementById("state");
 const whereLine = document.getElementById("where");
 const unitLine = document.getElementById("unit");
+const noticeLine = document.getElementById("notice");
+const unverifiedBox = document.getElementById("unverified");
 const article = document.getElementById("document");
 const pageBox = document.getElementById("page");
 const pageNav = document.getElementById("pages");
@@ -82,6 +84,7 @@ function boundary(container, offset, preferEnd) {
 
 function renderText(text, blocks) {
   article.replaceChildren();
+  article.tabIndex = 0; // a tab stop only once there is text to read
   let position = 0;
   const units = [...blocks].sort((a, b) => a.range.start - b.range.start);
   const cps = Array.from(text); // code points, so block ranges slice correctly
@@ -127,7 +130,7 @@ function highlight(range) {
 async function showPages(key, resolution, anchor) {
   const pages = resolution.target ? resolution.target.pages : [];
   if (!pages.length) return;
-  const base = `/v1/documents/${encodeURIComponent(anchor.document_id)}/revisions/${encodeURIComponent(anchor.revision)}`;
+  const base = documentPath(anchor.document_id, anchor.revision);
   const byPage = new Map(pages.map((p) => [p.page, p.rects]));
   let current = pages[0].page;
   pageNav.hidden = false;
@@ -173,28 +176,78 @@ async function showPages(key, resolution, anchor) {
   await draw();
 }
 
+/** The document's path under /v1 (the revision's, when one is named). */
+function documentPath(documentId, revision) {
+  const base = `/v1/documents/${encodeURIComponent(documentId)}`;
+  return revision === undefined ? base : `${base}/revisions/${encodeURIComponent(revision)}`;
+}
+
+/** After a refusal: name the document and offer its text, plainly unverified. The API
+ * names the document only to a reader who passed the access check (never for
+ * ACCESS_DENIED), and the text request is authorized again when the link is used. */
+function offerUnverified(key, resolution) {
+  if (!resolution.document_id || resolution.status === "ACCESS_DENIED") return;
+  const { document_id: documentId, revision } = resolution;
+  const note = document.createElement("p");
+  note.className = "meta";
+  note.textContent = `Unverified: the citation named document “${documentId}”` +
+    ` revision ${revision}; no passage is highlighted.`;
+  const line = document.createElement("p");
+  const link = document.createElement("a");
+  link.id = "unverified-link";
+  link.href = "#document";
+  link.textContent = "Open the document as it is now (unverified, nothing highlighted)";
+  link.onclick = async (event) => {
+    event.preventDefault();
+    const response = await api(`${documentPath(documentId, revision)}/text`, key);
+    if (!response.ok) {
+      line.textContent = "The document is not available to you.";
+      return;
+    }
+    const doc = await response.json();
+    renderText(doc.text, doc.blocks);
+    article.classList.add("unverified");
+    article.setAttribute("aria-label", "Document text, unverified: nothing is highlighted");
+    line.textContent = "Below: the document as it is now. The cited passage could not be " +
+      "verified in it, so nothing is highlighted.";
+    article.focus();
+  };
+  line.append(link);
+  unverifiedBox.replaceChildren(note, line);
+  unverifiedBox.hidden = false;
+}
+
+/** A resolved anchor on a representation that is no longer current: say so plainly. */
+async function noticeNotCurrent(key, anchor) {
+  let message = "This passage is verified in an older version of this document's text;" +
+    " the document has been re-extracted since.";
+  const response = await api(documentPath(anchor.document_id), key);
+  if (response.ok) {
+    const info = await response.json();
+    if (info.current_revision && info.current_revision !== anchor.revision) {
+      message = `A newer revision of this document exists (${info.current_revision}): ` +
+        `this passage is verified in revision ${anchor.revision}, which is no longer current.`;
+    }
+  }
+  noticeLine.textContent = message;
+  noticeLine.hidden = false;
+}
+
 async function open(key) {
   const anchorId = decodeURIComponent(location.pathname.split("/").pop());
   const response = await api(`/v1/anchors/${encodeURIComponent(anchorId)}`, key);
   const resolution = await response.json();
   if (resolution.status !== "RESOLVED") {
+    offerUnverified(key, resolution);
     setState(resolution.status, MESSAGES[resolution.status] || MESSAGES.ERROR);
-    if (resolution.document_id && resolution.status !== "ACCESS_DENIED") {
-      const link = document.createElement("p");
-      link.className = "meta";
-      link.textContent = `Unverified: the citation named document “${resolution.document_id}”` +
-        ` revision ${resolution.revision}; no passage is highlighted.`;
-      article.replaceChildren(link);
-    }
     return;
   }
   const anchor = resolution.anchor;
   whereLine.textContent = `${anchor.document_id} · revision ${anchor.revision}` +
     (resolution.current ? "" : " (not the current revision)");
-  const docResponse = await api(
-    `/v1/documents/${encodeURIComponent(anchor.document_id)}/revisions/${encodeURIComponent(anchor.revision)}/text`,
-    key,
-  );
+  root.dataset.ragoxCurrent = String(resolution.current);
+  if (!resolution.current) await noticeNotCurrent(key, anchor);
+  const docResponse = await api(`${documentPath(anchor.document_id, anchor.revision)}/text`, key);
   if (!docResponse.ok) {
     setState("ACCESS_DENIED", MESSAGES.ACCESS_DENIED);
     return;
