@@ -33,7 +33,9 @@ def ragox(paths: list[Path]) -> int:
         for path in paths:
             item = app.ingest_path(path, path.parent)
             assert item.outcome is not None and item.outcome.state.value == "READY", item
-            record = app.store.get_revision(item.outcome.document_id, item.outcome.revision)
+            record = app.store.get_revision(
+                "default", item.outcome.document_id, item.outcome.revision
+            )
             assert record is not None and record.manifest_id is not None
             notes = app.store.notes(record.manifest_id)
             units += notes.page_count or 1

@@ -278,7 +278,7 @@ def test_claim_position_is_verified_not_searched(app: Ragox) -> None:
     from ragox.answer import Claim, Draft, Evidence, validate
 
     _doc(app, "manual", MANUAL)
-    record = app.store.get_revision("manual", "r1")
+    record = app.store.get_revision("default", "manual", "r1")
     assert record is not None and record.manifest_id is not None
     text = app.text("manual", OPERATOR)
     evidence = [Evidence("S1", "manual", "r1", record.manifest_id, (), 0, len(text), text)]

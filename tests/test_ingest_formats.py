@@ -77,7 +77,7 @@ def test_repeated_header_dropped_from_search_text_anchor_on_right_page(
 ) -> None:
     """The header and page numbers are not indexed; a body anchor resolves on page 3."""
     doc = _ingest(app, _manual_pdf(tmp_path))
-    record = app.store.get_revision(doc, "r1")
+    record = app.store.get_revision("default", doc, "r1")
     assert record is not None and record.manifest_id is not None
     found = app.store.search_text(record.manifest_id)
     assert found is not None
@@ -167,11 +167,11 @@ def test_retry_of_a_pdf_gives_identical_chunks(app: Ragox, tmp_path: Path) -> No
     seen = []
     for _ in range(3):
         doc = _ingest(app, path)
-        record = app.store.get_revision(doc, "r1")
+        record = app.store.get_revision("default", doc, "r1")
         assert record is not None and record.manifest_id is not None
         seen.append([c.chunk_id for c in app.store.chunks(record.manifest_id)])
     assert seen[0] == seen[1] == seen[2]
-    assert len(app.store.revisions("multicolumn.pdf")) == 1
+    assert len(app.store.revisions("default", "multicolumn.pdf")) == 1
 
 
 BAD = [
@@ -223,7 +223,7 @@ def test_check_detects_a_broken_mapping(app: Ragox, tmp_path: Path) -> None:
     from array import array
 
     doc = _ingest(app, _manual_pdf(tmp_path))
-    record = app.store.get_revision(doc, "r1")
+    record = app.store.get_revision("default", doc, "r1")
     assert record is not None and record.manifest_id is not None
     boxes = array("f", app.store.char_boxes(record.manifest_id) or b"")
     for i in range(1, len(boxes), 4):  # move every box 40 points down

@@ -33,10 +33,10 @@ def test_three_ingests_one_revision_identical_chunks(app: Ragox, tmp_path: Path)
     for _ in range(3):
         outcome = _ingest(app, path)
         assert outcome.state is RevisionState.READY
-        record = app.store.get_revision("manual", outcome.revision)
+        record = app.store.get_revision("default", "manual", outcome.revision)
         assert record is not None and record.manifest_id is not None
         ids.append([c.chunk_id for c in app.store.chunks(record.manifest_id)])
-    assert len(app.store.revisions("manual")) == 1
+    assert len(app.store.revisions("default", "manual")) == 1
     assert ids[0] == ids[1] == ids[2] and ids[0]
     status = app.status("manual", OPERATOR)
     assert status.revisions[0].chunks == len(ids[0])
@@ -53,10 +53,10 @@ def test_new_revision_becomes_current_old_chunks_do_not(app: Ragox, tmp_path: Pa
     path.write_text(MANUAL.replace("500", "250"), encoding="utf-8")
     second = _ingest(app, path)
     assert (first.revision, second.revision) == ("r1", "r2")
-    document = app.store.get_document("manual")
+    document = app.store.get_document("default", "manual")
     assert document is not None and document.current_revision == "r2"
-    old_record = app.store.get_revision("manual", "r1")
-    new_record = app.store.get_revision("manual", "r2")
+    old_record = app.store.get_revision("default", "manual", "r1")
+    new_record = app.store.get_revision("default", "manual", "r2")
     assert old_record is not None and new_record is not None
     assert old_record.state is RevisionState.READY
     assert old_record.manifest_id != new_record.manifest_id
@@ -77,32 +77,35 @@ def test_interrupted_indexing_leaves_nothing_half_visible(
     _ingest(app, path)
     path.write_text(MANUAL + "\nAppendix.\n", encoding="utf-8")
 
-    def interrupted(self: Ingestor, document_id: str, manifest_id: str) -> None:
+    def interrupted(self: Ingestor, tenant: str, document_id: str, manifest_id: str) -> None:
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
         patch.setattr(Ingestor, "_index", interrupted)
         with pytest.raises(KeyboardInterrupt):
             app.ingest_path(path, tmp_path, document_id="manual")
-    document = app.store.get_document("manual")
+    document = app.store.get_document("default", "manual")
     assert document is not None and document.current_revision == "r1"
-    half = app.store.get_revision("manual", "r2")
+    half = app.store.get_revision("default", "manual", "r2")
     assert half is not None and half.state is RevisionState.INDEXING
-    assert [job.state.value for job in app.store.jobs("manual", "r2")] == ["RUNNING"]
+    assert [job.state.value for job in app.store.jobs("default", "manual", "r2")] == ["RUNNING"]
     assert "Appendix" not in app.text("manual", OPERATOR)
 
     outcome = _ingest(app, path)
     assert (outcome.revision, outcome.state) == ("r2", RevisionState.READY)
-    assert [job.state.value for job in app.store.jobs("manual", "r2")] == ["RUNNING", "DONE"]
+    assert [job.state.value for job in app.store.jobs("default", "manual", "r2")] == [
+        "RUNNING",
+        "DONE",
+    ]
     clean = Ragox(tmp_path / "clean")
     clean_outcome = _ingest(clean, path)
-    done = app.store.get_revision("manual", "r2")
-    other = clean.store.get_revision("manual", clean_outcome.revision)
+    done = app.store.get_revision("default", "manual", "r2")
+    other = clean.store.get_revision("default", "manual", clean_outcome.revision)
     assert done is not None and other is not None
     assert app.store.chunk_count(done.manifest_id or "") == clean.store.chunk_count(
         other.manifest_id or ""
     )
-    assert len(app.store.manifests("manual", "r2")) == 1
+    assert len(app.store.manifests("default", "manual", "r2")) == 1
 
 
 def test_delete_removes_from_resolution_and_keeps_others(app: Ragox, tmp_path: Path) -> None:
@@ -114,12 +117,12 @@ def test_delete_removes_from_resolution_and_keeps_others(app: Ragox, tmp_path: P
     anchor_a = app.create_anchor("a", 9, 16, OPERATOR)
     anchor_b = app.create_anchor("b", 0, 4, OPERATOR)
     assert not isinstance(anchor_a, Refusal) and not isinstance(anchor_b, Refusal)
-    sha = app.store.revisions("a")[0].source_sha256
+    sha = app.store.revisions("default", "a")[0].source_sha256
     assert app.delete("a")
     assert app.resolve(anchor_a.anchor, OPERATOR).status is ResolutionStatus.ACCESS_DENIED
     assert app.resolve(anchor_b.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
     assert not app.store.blobs.exists(sha)
-    assert app.store.get_anchor(anchor_a.anchor.anchor_id) is None
+    assert app.store.get_anchor("default", anchor_a.anchor.anchor_id) is None
     assert not app.delete("a")
 
 
@@ -158,7 +161,7 @@ def test_oversize_file_is_refused_unread(tmp_path: Path) -> None:
     path.write_text("x" * 5000, encoding="utf-8")
     outcome = _ingest(app, path, "big")
     assert (outcome.state, outcome.error_code) == (RevisionState.FAILED, "TOO_LARGE")
-    record = app.store.get_revision("big", outcome.revision)
+    record = app.store.get_revision("default", "big", outcome.revision)
     assert record is not None and record.failed_stage == "receive"
     assert not app.store.blobs.exists(record.source_sha256)
 

@@ -24,7 +24,7 @@ def _seed(app: Ragox, tmp_path: Path) -> Anchor:
 def test_manifest_is_content_addressed_and_signed(app: Ragox, tmp_path: Path) -> None:
     """manifest_id is the SHA-256 of the canonical JSON; the HMAC verifies."""
     anchor = _seed(app, tmp_path)
-    (record,) = app.store.manifests("manual-17", "v2")
+    (record,) = app.store.manifests("default", "manual-17", "v2")
     assert record.manifest_id == record.manifest.manifest_id
     assert app.signer.verify(record.manifest, record.mac)
     assert record.manifest.text_sha256 == anchor.identity.text_sha256
@@ -44,7 +44,7 @@ def test_key_from_another_home_does_not_verify(tmp_path: Path) -> None:
     """Two homes have different keys: a copied manifest row does not verify elsewhere."""
     first, second = Ragox(tmp_path / "a"), Ragox(tmp_path / "b")
     anchor = _seed(first, tmp_path)
-    (record,) = first.store.manifests("manual-17", anchor.revision)
+    (record,) = first.store.manifests("default", "manual-17", anchor.revision)
     assert not second.signer.verify(record.manifest, record.mac)
 
 
@@ -55,8 +55,8 @@ def test_reingest_same_bytes_is_idempotent(app: Ragox, tmp_path: Path) -> None:
     outcomes = [app.ingest_path(path, tmp_path, document_id="d").outcome for _ in range(3)]
     assert [o.revision for o in outcomes if o] == ["r1", "r1", "r1"]
     assert [o.created for o in outcomes if o] == [True, False, False]
-    assert len(app.store.revisions("d")) == 1
-    assert len(app.store.manifests("d", "r1")) == 1
+    assert len(app.store.revisions("default", "d")) == 1
+    assert len(app.store.manifests("default", "d", "r1")) == 1
 
 
 def test_revision_labels_are_immutable(app: Ragox, tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_profile_change_then_authorized_migration(app: Ragox, tmp_path: Path) ->
         path.read_bytes(), "seed.txt", "manual-17", revision="v2", tenant="default"
     )
     assert outcome.state.value == "READY"
-    manifests = upgraded.store.manifests("manual-17", "v2")
+    manifests = upgraded.store.manifests("default", "manual-17", "v2")
     assert len(manifests) == 2 and manifests[0].manifest.profile == nfkc.id
     still = upgraded.resolve(old, OPERATOR)
     assert still.status is ResolutionStatus.RESOLVED
@@ -100,8 +100,8 @@ def test_profile_change_then_authorized_migration(app: Ragox, tmp_path: Path) ->
     new_result = upgraded.resolve(migrated.new, OPERATOR)
     assert new_result.status is ResolutionStatus.RESOLVED and new_result.current is True
     assert new_result.exact == "Prüfung"
-    assert upgraded.store.anchor_successors(old.anchor_id) == [migrated.new.anchor_id]
-    assert upgraded.store.get_anchor(old.anchor_id) is not None
+    assert upgraded.store.anchor_successors("default", old.anchor_id) == [migrated.new.anchor_id]
+    assert upgraded.store.get_anchor("default", old.anchor_id) is not None
 
     # Once the old representation is no longer retained, the old anchor says why.
     upgraded.store.drop_representation(manifests[1].manifest_id)

@@ -6,6 +6,7 @@ tenant and reader groups; callers ask it on every request and never cache it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -17,7 +18,9 @@ DEFAULT_TENANT: Final = "default"
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who asks. ``operator`` is the local administrator of a home: reads everything."""
+    """Who asks. ``operator`` is the local administrator of a home: it reads every
+    revision of its tenant, whatever the groups. Document ids are per tenant, so every
+    principal, the operator included, addresses documents within one tenant."""
 
     name: str
     tenant: str = DEFAULT_TENANT
@@ -25,14 +28,12 @@ class Principal:
     operator: bool = False
 
     @classmethod
-    def local_operator(cls) -> Principal:
-        return cls(name="operator", tenant="*", groups=frozenset(), operator=True)
+    def local_operator(cls, tenant: str = DEFAULT_TENANT) -> Principal:
+        return cls(name="operator", tenant=tenant, groups=frozenset(), operator=True)
 
     def scope_key(self) -> str:
         """A key for caches: tenant and groups, never the name alone (DESIGN §7)."""
-        if self.operator:
-            return "operator"
-        return f"{self.tenant}|{','.join(sorted(self.groups))}"
+        return json.dumps([self.tenant, self.operator, sorted(self.groups)])
 
 
 def parse_groups(value: str | None) -> frozenset[str]:
@@ -44,8 +45,6 @@ def parse_groups(value: str | None) -> frozenset[str]:
 
 def can_read(principal: Principal, tenant: str, reader_groups: Iterable[str]) -> bool:
     """May ``principal`` read a revision of ``tenant`` readable by ``reader_groups``?"""
-    if principal.operator:
-        return True
     if principal.tenant != tenant:
         return False
-    return not principal.groups.isdisjoint(reader_groups)
+    return principal.operator or not principal.groups.isdisjoint(reader_groups)

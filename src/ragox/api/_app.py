@@ -34,7 +34,7 @@ from ragox.extract.pdf import render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox
 from ragox.service._json import document_status_json, hit_json, resolution_json
-from ragox.store import RevisionConflict, RevisionState, StoreError
+from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
 
 __all__ = ["DEFAULT_UPLOAD_LIMIT", "create_app"]
@@ -151,8 +151,6 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
             )
         except RevisionConflict:
             raise Problem(409, "Conflict", "that revision exists with other bytes") from None
-        except StoreError:
-            raise Problem(409, "Conflict", "that document id is not available") from None
         if isinstance(received, tuple):
             record, created = received
             background.add_task(ragox.ingestor.process, record, data, created)
@@ -325,7 +323,7 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
         document it names only when the caller may read that document."""
         result = ragox.resolve_id(anchor_id, who)
         body = _resolution(result)
-        stored = ragox.store.get_anchor(anchor_id)
+        stored = ragox.store.get_anchor(who.tenant, anchor_id)
         if stored is not None and result.resolved:
             body["anchor"] = stored.anchor.to_json()
         elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:

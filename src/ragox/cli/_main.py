@@ -71,9 +71,21 @@ class Usage(click.ClickException):
     exit_code = 2
 
 
+def _tenant_option(func: F) -> F:
+    return click.option(
+        "--tenant",
+        default=DEFAULT_TENANT,
+        show_default=True,
+        help="Tenant whose documents to address (document ids are per tenant).",
+    )(func)
+
+
 def _principal_options(func: F) -> F:
     func = click.option(
-        "--tenant", default=DEFAULT_TENANT, show_default=True, help="Tenant of the principal."
+        "--tenant",
+        default=DEFAULT_TENANT,
+        show_default=True,
+        help="Tenant of the principal (and of the local operator: document ids are per tenant).",
     )(func)
     func = click.option("--groups", default=None, help="Comma-separated groups of the principal.")(
         func
@@ -88,7 +100,7 @@ def _principal_options(func: F) -> F:
 
 def _principal(principal: str | None, groups: str | None, tenant: str) -> Principal:
     if principal is None and groups is None:
-        return Principal.local_operator()
+        return Principal.local_operator(tenant)
     return Principal(name=principal or "anonymous", tenant=tenant, groups=parse_groups(groups))
 
 
@@ -386,14 +398,20 @@ def resolve_cmd(
 @click.argument("document_id")
 @click.option("--groups", required=True, help="Comma-separated reader groups (empty: none).")
 @click.option("--revision", default=None, help="Only this revision (default: all).")
+@_tenant_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def acl(
-    ctx: click.Context, document_id: str, groups: str, revision: str | None, as_json: bool
+    ctx: click.Context,
+    document_id: str,
+    groups: str,
+    revision: str | None,
+    tenant: str,
+    as_json: bool,
 ) -> None:
     """Replace the reader groups of a document's revisions."""
     with _app(ctx) as app:
-        changed = app.set_groups(document_id, parse_groups(groups), revision)
+        changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
     if changed == 0:
         _not_found(as_json, "document")
     if as_json:
@@ -413,12 +431,13 @@ def acl(
 
 @cli.command()
 @click.argument("document_id")
+@_tenant_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def delete(ctx: click.Context, document_id: str, as_json: bool) -> None:
+def delete(ctx: click.Context, document_id: str, tenant: str, as_json: bool) -> None:
     """Remove a document from search and from resolution."""
     with _app(ctx) as app:
-        deleted = app.delete(document_id)
+        deleted = app.delete(document_id, tenant)
     if not deleted:
         _not_found(as_json, "document")
     if as_json:
@@ -430,13 +449,16 @@ def delete(ctx: click.Context, document_id: str, as_json: bool) -> None:
 @cli.command()
 @click.argument("source", metavar="FILE|-|ANCHOR_ID")
 @click.option("--to-revision", default=None, help="Target revision (default: the current one).")
+@_tenant_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def migrate(ctx: click.Context, source: str, to_revision: str | None, as_json: bool) -> None:
+def migrate(
+    ctx: click.Context, source: str, to_revision: str | None, tenant: str, as_json: bool
+) -> None:
     """Migrate an anchor to a newer representation (operator only; the old one stays)."""
     anchor_value, anchor_id = _read_anchor(source)
     with _app(ctx) as app:
-        operator = Principal.local_operator()
+        operator = Principal.local_operator(tenant)
         if anchor_value is None:
             assert anchor_id is not None
             try:
@@ -461,12 +483,13 @@ def migrate(ctx: click.Context, source: str, to_revision: str | None, as_json: b
 
 @cli.command()
 @click.argument("anchor_id")
+@_tenant_option
 @click.pass_context
-def annotation(ctx: click.Context, anchor_id: str) -> None:
+def annotation(ctx: click.Context, anchor_id: str, tenant: str) -> None:
     """Print a stored anchor as a W3C Web Annotation (JSON-LD)."""
     with _app(ctx) as app:
         try:
-            stored = app.get_anchor(anchor_id, Principal.local_operator())
+            stored = app.get_anchor(anchor_id, Principal.local_operator(tenant))
         except NotFound:
             _not_found(False, "anchor")
     print_json(to_web_annotation(stored.anchor))
@@ -519,6 +542,7 @@ def search(
 @click.argument("document_id")
 @click.option("--revision", default=None, help="Revision (default: the current one).")
 @click.option("--password", default=None, help="Password of an encrypted PDF.")
+@_tenant_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def check(
@@ -526,12 +550,13 @@ def check(
     document_id: str,
     revision: str | None,
     password: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """Seed 003 round trip: every chunk's fragments, mapped back to the source, must match."""
     with _app(ctx) as app:
         try:
-            report = app.check(document_id, Principal.local_operator(), revision, password)
+            report = app.check(document_id, Principal.local_operator(tenant), revision, password)
         except NotFound:
             _not_found(as_json, "document")
     if as_json:

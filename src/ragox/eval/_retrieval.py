@@ -105,9 +105,10 @@ def evaluate_retrieval(
 
     def chunks_of(document_id: str) -> list[ChunkRecord]:
         if document_id not in chunk_cache:
-            document = app.store.get_document(document_id)
+            tenant = EVAL_PRINCIPAL.tenant
+            document = app.store.get_document(tenant, document_id)
             revision = document and app.store.get_revision(
-                document_id, document.current_revision or ""
+                tenant, document_id, document.current_revision or ""
             )
             chunk_cache[document_id] = (
                 app.store.chunks(revision.manifest_id) if revision and revision.manifest_id else []

@@ -152,8 +152,8 @@ class Ingestor:
             return self._refuse_oversize(
                 document_id, revision, groups, tenant, source_sha256, filename, len(data)
             )
-        self.store.ensure_document(document_id, tenant, language)
-        existing = self.store.revision_by_source(document_id, source_sha256)
+        self.store.ensure_document(tenant, document_id, language)
+        existing = self.store.revision_by_source(tenant, document_id, source_sha256)
         if existing is not None and (revision is None or existing.revision == revision):
             if existing.state is RevisionState.READY and self._up_to_date(existing):
                 return _outcome(existing, created=False)
@@ -161,7 +161,7 @@ class Ingestor:
         kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
         self.store.blobs.put(data)
         record = self.store.create_revision(
-            document_id, revision, source_sha256, kind, filename, len(data), groups
+            tenant, document_id, revision, source_sha256, kind, filename, len(data), groups
         )
         return record, True
 
@@ -171,7 +171,7 @@ class Ingestor:
         """Stages two and on: extract, index, and make current (or FAILED)."""
         return self._run(record, data, created, ExtractOptions(password=password))
 
-    def _index(self, document_id: str, manifest_id: str) -> None:
+    def _index(self, tenant: str, document_id: str, manifest_id: str) -> None:
         """Search text, chunks, lexical rows and (with an embedder) vectors."""
         text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
@@ -184,7 +184,7 @@ class Ingestor:
             skip_blocks=frozenset(search.dropped_blocks),
         )
         self.store.save_index(manifest_id, search.text, search.alignment, chunks)
-        document = self.store.get_document(document_id)
+        document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or detect_language(search.text)
         rows = [
@@ -220,9 +220,10 @@ class Ingestor:
         filename: str,
         size: int,
     ) -> IngestOutcome:
-        self.store.ensure_document(document_id, tenant)
-        existing = self.store.revision_by_source(document_id, source_sha256)
+        self.store.ensure_document(tenant, document_id)
+        existing = self.store.revision_by_source(tenant, document_id, source_sha256)
         record = existing or self.store.create_revision(
+            tenant,
             document_id,
             revision,
             source_sha256,
@@ -233,6 +234,7 @@ class Ingestor:
         )
         message = f"file has {size} bytes, the limit is {self.max_bytes}"
         self.store.set_state(
+            record.tenant,
             record.document_id,
             record.revision,
             RevisionState.FAILED,
@@ -252,19 +254,19 @@ class Ingestor:
     def _run(
         self, record: RevisionRecord, data: bytes, created: bool, options: ExtractOptions
     ) -> IngestOutcome:
-        doc, rev = record.document_id, record.revision
+        tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         # A job row per run: one left RUNNING is a crash or an interrupt, visible as such.
-        job = self.store.start_job(doc, rev)
+        job = self.store.start_job(tenant, doc, rev)
         try:
             parser = parser_for(record.media_type)
             manifest_record = self.store.find_manifest(
-                doc, rev, parser.id, parser.config_sha256, self.profile.id
+                tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
             )
             if manifest_record is not None:
                 manifest_id = manifest_record.manifest_id
             else:
-                self.store.set_state(doc, rev, RevisionState.EXTRACTING)
+                self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
                 extraction = extractor_for(record.media_type)(data, self.profile, options)
                 manifest = Manifest(
                     document_id=doc,
@@ -279,6 +281,7 @@ class Ingestor:
                     created_at=utc_now(),
                 )
                 manifest_id = self.store.save_representation(
+                    tenant,
                     manifest,
                     self.signer.sign(manifest),
                     extraction.text,
@@ -291,13 +294,14 @@ class Ingestor:
                         extraction.warnings,
                     ),
                 )
-            self.store.set_state(doc, rev, RevisionState.EXTRACTED)
+            self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
-            self.store.set_state(doc, rev, RevisionState.INDEXING)
-            self._index(doc, manifest_id)
-            self.store.make_current(doc, rev)
+            self.store.set_state(tenant, doc, rev, RevisionState.INDEXING)
+            self._index(tenant, doc, manifest_id)
+            self.store.make_current(tenant, doc, rev)
         except ExtractionError as error:
             self.store.set_state(
+                tenant,
                 doc,
                 rev,
                 RevisionState.FAILED,
@@ -314,6 +318,7 @@ class Ingestor:
                 ErrorCode.TOO_COMPLEX if isinstance(error, RecursionError) else ErrorCode.INTERNAL
             )
             self.store.set_state(
+                tenant,
                 doc,
                 rev,
                 RevisionState.FAILED,
@@ -326,7 +331,7 @@ class Ingestor:
                 doc, rev, RevisionState.FAILED, created, code.value, type(error).__name__
             )
         self.store.finish_job(job, JobState.DONE, stage)
-        final = self.store.get_revision(doc, rev)
+        final = self.store.get_revision(tenant, doc, rev)
         assert final is not None
         return _outcome(final, created=created)
 

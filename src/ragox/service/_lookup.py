@@ -29,16 +29,18 @@ class StoreLookup:
         self.principal = principal
 
     def can_read(self, document_id: str, revision: str) -> bool:
-        document = self.store.get_document(document_id)
+        tenant = self.principal.tenant
+        document = self.store.get_document(tenant, document_id)
         if document is None:
             return False
-        record = self.store.get_revision(document_id, revision)
+        record = self.store.get_revision(tenant, document_id, revision)
         if record is None:
             return False
         return can_read(self.principal, document.tenant, record.groups)
 
     def manifests(self, document_id: str, revision: str) -> Sequence[StoredManifest]:
-        document = self.store.get_document(document_id)
+        tenant = self.principal.tenant
+        document = self.store.get_document(tenant, document_id)
         revision_current = document is not None and document.current_revision == revision
         return [
             StoredManifest(
@@ -47,7 +49,7 @@ class StoreLookup:
                 authentic=self.signer.verify(record.manifest, record.mac),
                 current=revision_current and record.current_representation,
             )
-            for record in self.store.manifests(document_id, revision)
+            for record in self.store.manifests(tenant, document_id, revision)
         ]
 
     def text(self, manifest_id: str) -> str:

@@ -246,7 +246,10 @@ class Ragox:
         if data is None:
             raise NotFound(answer_id)
         record = AnswerRecord.from_json(data)
-        if not principal.operator and record.tenant != principal.tenant:
+        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
+        # operator may replay them (their citations resolve within that tenant only).
+        legacy = principal.operator and record.tenant == "*"
+        if record.tenant != principal.tenant and not legacy:
             raise NotFound(answer_id)
         lookup = self.lookup(principal)
         now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
@@ -388,35 +391,41 @@ class Ragox:
             if reader is not None:
                 reader.close()
 
-    def delete(self, document_id: str) -> bool:
-        return self.store.delete_document(document_id)
+    def delete(self, document_id: str, tenant: str = DEFAULT_TENANT) -> bool:
+        """Remove one tenant's document (an operator's action; other tenants' documents
+        with the same id stay)."""
+        return self.store.delete_document(tenant, document_id)
 
     def set_groups(
-        self, document_id: str, groups: frozenset[str], revision: str | None = None
+        self,
+        document_id: str,
+        groups: frozenset[str],
+        revision: str | None = None,
+        tenant: str = DEFAULT_TENANT,
     ) -> int:
         """Replace reader groups; returns how many revisions changed."""
-        return self.store.set_groups(document_id, revision, groups)
+        return self.store.set_groups(tenant, document_id, revision, groups)
 
     # -- reading ------------------------------------------------------------------
 
     def _readable_revision(
         self, document_id: str, revision: str | None, principal: Principal
     ) -> tuple[DocumentRecord, RevisionRecord]:
-        document = self.store.get_document(document_id)
+        document = self.store.get_document(principal.tenant, document_id)
         if document is None:
             raise NotFound(document_id)
         label = revision or document.current_revision
-        record = self.store.get_revision(document_id, label) if label else None
+        record = self.store.get_revision(principal.tenant, document_id, label) if label else None
         if record is None or not can_read(principal, document.tenant, record.groups):
             raise NotFound(document_id)
         return document, record
 
     def status(self, document_id: str, principal: Principal) -> DocumentStatus:
-        document = self.store.get_document(document_id)
+        document = self.store.get_document(principal.tenant, document_id)
         if document is None:
             raise NotFound(document_id)
         rows = []
-        for record in self.store.revisions(document_id):
+        for record in self.store.revisions(principal.tenant, document_id):
             if not can_read(principal, document.tenant, record.groups):
                 continue
             manifest = None
@@ -441,7 +450,7 @@ class Ragox:
 
     def documents(self, principal: Principal) -> list[DocumentStatus]:
         found = []
-        for document in self.store.list_documents():
+        for document in self.store.list_documents(principal.tenant):
             try:
                 found.append(self.status(document.document_id, principal))
             except NotFound:
@@ -483,14 +492,15 @@ class Ragox:
         return resolve(anchor, self.lookup(principal))
 
     def resolve_id(self, anchor_id: str, principal: Principal) -> Resolution:
-        """Resolve a stored anchor; unknown ids look like forbidden documents."""
-        stored = self.store.get_anchor(anchor_id)
+        """Resolve a stored anchor; unknown ids (and other tenants' anchors) look like
+        forbidden documents."""
+        stored = self.store.get_anchor(principal.tenant, anchor_id)
         if stored is None:
             return Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
         return self.resolve(stored.anchor, principal)
 
     def get_anchor(self, anchor_id: str, principal: Principal) -> StoredAnchor:
-        stored = self.store.get_anchor(anchor_id)
+        stored = self.store.get_anchor(principal.tenant, anchor_id)
         if stored is None or not self.lookup(principal).can_read(
             stored.anchor.document_id, stored.anchor.revision
         ):
@@ -537,7 +547,11 @@ class Ragox:
             return migrated
         self.store.save_anchor(migrated.new, record.manifest_id, principal.name)
         self.store.link_anchors(
-            anchor.anchor_id, migrated.new.anchor_id, migrated.method.value, principal.name
+            principal.tenant,
+            anchor.anchor_id,
+            migrated.new.anchor_id,
+            migrated.method.value,
+            principal.name,
         )
         return migrated
 

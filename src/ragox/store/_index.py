@@ -19,7 +19,7 @@ __all__ = ["Scope", "SqliteIndex"]
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """Who may see what: all tenants (operator), or one tenant and its groups."""
+    """Who may see what: one tenant, and its groups (or all of them: the operator)."""
 
     operator: bool
     tenant: str
@@ -32,26 +32,29 @@ class _Store(Protocol):
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
 
-# Current, READY revisions that the scope may read. Parameters: operator flag,
-# tenant, groups as a JSON array.
+# Current, READY revisions of the scope's tenant that the scope may read (the
+# operator reads every group of its tenant). Parameters: operator flag, tenant,
+# groups as a JSON array.
 _PERMITTED = """
     JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
-    JOIN documents d ON d.document_id = r.document_id AND d.current_revision = r.revision
-    WHERE (:operator OR (d.tenant = :tenant AND EXISTS (
+    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE r.tenant = :tenant AND (:operator OR EXISTS (
         SELECT 1 FROM revision_groups g
-        WHERE g.document_id = r.document_id AND g.revision = r.revision
-          AND g.group_name IN (SELECT value FROM json_each(:groups)))))
+        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name IN (SELECT value FROM json_each(:groups))))
 """
 
 
 # The same decision as a list of current manifests (evaluated once per query).
 _PERMITTED_MANIFESTS = """
     SELECT r.manifest_id FROM revisions r
-    JOIN documents d ON d.document_id = r.document_id AND d.current_revision = r.revision
-    WHERE r.state = 'READY' AND (:operator OR (d.tenant = :tenant AND EXISTS (
+    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE r.state = 'READY' AND r.tenant = :tenant AND (:operator OR EXISTS (
         SELECT 1 FROM revision_groups g
-        WHERE g.document_id = r.document_id AND g.revision = r.revision
-          AND g.group_name IN (SELECT value FROM json_each(:groups)))))
+        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name IN (SELECT value FROM json_each(:groups))))
 """
 
 
@@ -125,9 +128,6 @@ class SqliteIndex:
 
     def _tables(self, scope: Scope) -> list[str]:
         conn = self._store._connection()
-        if scope.operator:
-            rows = conn.execute("SELECT name FROM lexical_tables ORDER BY tenant").fetchall()
-            return [str(row[0]) for row in rows]
         table = self._table(conn, scope.tenant, create=False)
         return [] if table is None else [table]
 
@@ -276,7 +276,7 @@ class SqliteIndex:
             .execute(
                 "SELECT c.chunk_id, c.manifest_id FROM chunks c "
                 "JOIN revisions r ON r.manifest_id = c.manifest_id "
-                "JOIN documents d ON d.document_id = r.document_id "
+                "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
                 "AND d.current_revision = r.revision "
                 "WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
                 "AND e.embedder_key = ?) ORDER BY c.manifest_id, c.ordinal",

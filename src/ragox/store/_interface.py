@@ -88,28 +88,36 @@ class Store(Protocol):
 
     def schema_version(self) -> int: ...
 
-    def get_document(self, document_id: str) -> DocumentRecord | None: ...
+    # Documents are keyed by (tenant, document_id): every method that takes a
+    # document id takes its tenant first, and never finds another tenant's document.
 
-    def list_documents(self) -> list[DocumentRecord]: ...
+    def get_document(self, tenant: str, document_id: str) -> DocumentRecord | None: ...
+
+    def list_documents(self, tenant: str) -> list[DocumentRecord]: ...
 
     def ensure_document(
-        self, document_id: str, tenant: str, language: str | None = None
+        self, tenant: str, document_id: str, language: str | None = None
     ) -> DocumentRecord:
         """The document, created if new; ``language`` (ISO 639-1) is recorded when given."""
         ...
 
-    def delete_document(self, document_id: str) -> bool:
+    def delete_document(self, tenant: str, document_id: str) -> bool:
         """Remove a document, its revisions, representations and anchors."""
         ...
 
-    def get_revision(self, document_id: str, revision: str) -> RevisionRecord | None: ...
+    def get_revision(
+        self, tenant: str, document_id: str, revision: str
+    ) -> RevisionRecord | None: ...
 
-    def revisions(self, document_id: str) -> list[RevisionRecord]: ...
+    def revisions(self, tenant: str, document_id: str) -> list[RevisionRecord]: ...
 
-    def revision_by_source(self, document_id: str, source_sha256: str) -> RevisionRecord | None: ...
+    def revision_by_source(
+        self, tenant: str, document_id: str, source_sha256: str
+    ) -> RevisionRecord | None: ...
 
     def create_revision(
         self,
+        tenant: str,
         document_id: str,
         revision: str | None,
         source_sha256: str,
@@ -123,6 +131,7 @@ class Store(Protocol):
 
     def set_state(
         self,
+        tenant: str,
         document_id: str,
         revision: str,
         state: RevisionState,
@@ -132,11 +141,11 @@ class Store(Protocol):
         error_message: str | None = None,
     ) -> None: ...
 
-    def make_current(self, document_id: str, revision: str) -> None:
+    def make_current(self, tenant: str, document_id: str, revision: str) -> None:
         """READY and current in one transaction: readers see the old or the new one."""
         ...
 
-    def start_job(self, document_id: str, revision: str) -> str: ...
+    def start_job(self, tenant: str, document_id: str, revision: str) -> str: ...
 
     def finish_job(
         self,
@@ -146,16 +155,19 @@ class Store(Protocol):
         error_code: str | None = None,
     ) -> None: ...
 
-    def jobs(self, document_id: str, revision: str) -> list[JobRecord]: ...
+    def jobs(self, tenant: str, document_id: str, revision: str) -> list[JobRecord]: ...
 
-    def groups(self, document_id: str, revision: str) -> frozenset[str]: ...
+    def groups(self, tenant: str, document_id: str, revision: str) -> frozenset[str]: ...
 
-    def set_groups(self, document_id: str, revision: str | None, groups: frozenset[str]) -> int:
+    def set_groups(
+        self, tenant: str, document_id: str, revision: str | None, groups: frozenset[str]
+    ) -> int:
         """Replace reader groups of one revision, or of all when ``revision`` is None."""
         ...
 
     def save_representation(
         self,
+        tenant: str,
         manifest: Manifest,
         mac: str,
         text: str,
@@ -168,12 +180,18 @@ class Store(Protocol):
         ...
 
     def find_manifest(
-        self, document_id: str, revision: str, parser: str, parser_config: str, profile: str
+        self,
+        tenant: str,
+        document_id: str,
+        revision: str,
+        parser: str,
+        parser_config: str,
+        profile: str,
     ) -> ManifestRecord | None:
         """An existing representation of these bytes by this parser and profile."""
         ...
 
-    def manifests(self, document_id: str, revision: str) -> list[ManifestRecord]:
+    def manifests(self, tenant: str, document_id: str, revision: str) -> list[ManifestRecord]:
         """Retained representations of a revision, the current one first."""
         ...
 
@@ -221,11 +239,15 @@ class Store(Protocol):
         """Blocks of a representation in reading order, or those overlapping a range."""
         ...
 
-    def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor: ...
+    def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:
+        """Store an anchor under the tenant of the manifest it was made on."""
+        ...
 
-    def get_anchor(self, anchor_id: str) -> StoredAnchor | None: ...
+    def get_anchor(self, tenant: str, anchor_id: str) -> StoredAnchor | None: ...
 
-    def link_anchors(self, old_id: str, new_id: str, method: str, authorized_by: str) -> None: ...
+    def link_anchors(
+        self, tenant: str, old_id: str, new_id: str, method: str, authorized_by: str
+    ) -> None: ...
 
     def save_answer(
         self,
@@ -238,7 +260,7 @@ class Store(Protocol):
 
     def get_answer(self, answer_id: str) -> dict[str, object] | None: ...
 
-    def anchor_successors(self, anchor_id: str) -> list[str]: ...
+    def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]: ...
 
     def add_key(
         self, key_hash: str, principal: str, tenant: str, groups: frozenset[str]

@@ -73,6 +73,7 @@ class DocumentRecord:
 
 @dataclass(frozen=True, slots=True)
 class RevisionRecord:
+    tenant: str
     document_id: str
     revision: str
     seq: int

@@ -180,6 +180,158 @@ _V6: Final = (
     )""",
 )
 
+# Version 7: document ids are per tenant. Documents are keyed by (tenant,
+# document_id), so two tenants may each have a document "manual" with their own
+# revisions, manifests, anchors and jobs, and an id in use elsewhere is no
+# existence oracle. Anchors are keyed by (tenant, anchor_id): an anchor id is a
+# content address, and two tenants with the same bytes under the same id and
+# revision label get the same one. SQLite cannot change a primary key in place,
+# so each table is rebuilt (SQLite's documented procedure: create the new table,
+# copy, drop the old one, rename; foreign keys are off while a migration runs and
+# checked before it commits). Rows of version 6 take the tenant of their document,
+# which was unique then.
+_V7: Final = (
+    """CREATE TABLE documents_v7 (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        current_revision TEXT,
+        created_at TEXT NOT NULL,
+        language TEXT,
+        PRIMARY KEY (tenant, document_id)
+    )""",
+    """INSERT INTO documents_v7(tenant, document_id, current_revision, created_at, language)
+        SELECT tenant, document_id, current_revision, created_at, language FROM documents""",
+    """CREATE TABLE revisions_v7 (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        source_sha256 TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        failed_stage TEXT,
+        error_code TEXT,
+        error_message TEXT,
+        manifest_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant, document_id, revision),
+        FOREIGN KEY (tenant, document_id)
+            REFERENCES documents(tenant, document_id) ON DELETE CASCADE
+    )""",
+    """INSERT INTO revisions_v7(tenant, document_id, revision, seq, source_sha256, media_type,
+        filename, size, state, failed_stage, error_code, error_message, manifest_id,
+        created_at, updated_at)
+        SELECT d.tenant, r.document_id, r.revision, r.seq, r.source_sha256, r.media_type,
+            r.filename, r.size, r.state, r.failed_stage, r.error_code, r.error_message,
+            r.manifest_id, r.created_at, r.updated_at
+        FROM revisions r JOIN documents d ON d.document_id = r.document_id""",
+    """CREATE TABLE revision_groups_v7 (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        group_name TEXT NOT NULL,
+        PRIMARY KEY (tenant, document_id, revision, group_name),
+        FOREIGN KEY (tenant, document_id, revision)
+            REFERENCES revisions(tenant, document_id, revision) ON DELETE CASCADE
+    )""",
+    """INSERT INTO revision_groups_v7(tenant, document_id, revision, group_name)
+        SELECT d.tenant, g.document_id, g.revision, g.group_name
+        FROM revision_groups g JOIN documents d ON d.document_id = g.document_id""",
+    """CREATE TABLE manifests_v7 (
+        manifest_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        json TEXT NOT NULL,
+        mac TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (tenant, document_id, revision)
+            REFERENCES revisions(tenant, document_id, revision) ON DELETE CASCADE
+    )""",
+    """INSERT INTO manifests_v7(manifest_id, tenant, document_id, revision, json, mac, created_at)
+        SELECT m.manifest_id, d.tenant, m.document_id, m.revision, m.json, m.mac, m.created_at
+        FROM manifests m JOIN documents d ON d.document_id = m.document_id""",
+    """CREATE TABLE anchors_v7 (
+        tenant TEXT NOT NULL,
+        anchor_id TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        manifest_id TEXT NOT NULL,
+        json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        PRIMARY KEY (tenant, anchor_id),
+        FOREIGN KEY (tenant, document_id)
+            REFERENCES documents(tenant, document_id) ON DELETE CASCADE
+    )""",
+    """INSERT INTO anchors_v7(tenant, anchor_id, document_id, revision, manifest_id, json,
+        created_at, created_by)
+        SELECT d.tenant, a.anchor_id, a.document_id, a.revision, a.manifest_id, a.json,
+            a.created_at, a.created_by
+        FROM anchors a JOIN documents d ON d.document_id = a.document_id""",
+    """CREATE TABLE anchor_links_v7 (
+        tenant TEXT NOT NULL,
+        old_anchor_id TEXT NOT NULL,
+        new_anchor_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        authorized_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (tenant, old_anchor_id, new_anchor_id)
+    )""",
+    # A link whose anchors were deleted with their document has no tenant left to
+    # take; it could never be read, and is not carried over.
+    """INSERT INTO anchor_links_v7(tenant, old_anchor_id, new_anchor_id, method, authorized_by,
+        created_at)
+        SELECT COALESCE(o.tenant, n.tenant), l.old_anchor_id, l.new_anchor_id, l.method,
+            l.authorized_by, l.created_at
+        FROM anchor_links l
+        LEFT JOIN anchors_v7 o ON o.anchor_id = l.old_anchor_id
+        LEFT JOIN anchors_v7 n ON n.anchor_id = l.new_anchor_id
+        WHERE COALESCE(o.tenant, n.tenant) IS NOT NULL""",
+    """CREATE TABLE jobs_v7 (
+        job_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        state TEXT NOT NULL,
+        stage TEXT,
+        error_code TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        FOREIGN KEY (tenant, document_id, revision)
+            REFERENCES revisions(tenant, document_id, revision) ON DELETE CASCADE
+    )""",
+    """INSERT INTO jobs_v7(job_id, tenant, document_id, revision, state, stage, error_code,
+        created_at, finished_at)
+        SELECT j.job_id, d.tenant, j.document_id, j.revision, j.state, j.stage, j.error_code,
+            j.created_at, j.finished_at
+        FROM jobs j JOIN documents d ON d.document_id = j.document_id""",
+    "DROP TABLE jobs",
+    "DROP TABLE anchor_links",
+    "DROP TABLE anchors",
+    "DROP TABLE manifests",
+    "DROP TABLE revision_groups",
+    "DROP TABLE revisions",
+    "DROP TABLE documents",
+    "ALTER TABLE documents_v7 RENAME TO documents",
+    "ALTER TABLE revisions_v7 RENAME TO revisions",
+    "ALTER TABLE revision_groups_v7 RENAME TO revision_groups",
+    "ALTER TABLE manifests_v7 RENAME TO manifests",
+    "ALTER TABLE anchors_v7 RENAME TO anchors",
+    "ALTER TABLE anchor_links_v7 RENAME TO anchor_links",
+    "ALTER TABLE jobs_v7 RENAME TO jobs",
+    "CREATE INDEX revisions_by_source ON revisions(tenant, document_id, source_sha256)",
+    "CREATE INDEX revisions_by_manifest ON revisions(manifest_id)",
+    "CREATE INDEX manifests_by_revision ON manifests(tenant, document_id, revision)",
+    "CREATE INDEX jobs_by_revision ON jobs(tenant, document_id, revision, created_at)",
+    # Every cache keyed by the index generation (scope languages, vector matrices)
+    # starts over.
+    "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -188,6 +340,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (4, _V4),
     (5, _V5),
     (6, _V6),
+    (7, _V7),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -104,6 +104,17 @@ class SqliteStore:
 
     def _migrate(self) -> None:
         conn = self._connection()
+        # Rebuilding a table (SQLite's way to change a primary key) drops the old one,
+        # and with foreign keys on that drop would cascade into its children. Keys are
+        # off while migrations run (the pragma is a no-op inside a transaction) and
+        # checked as a whole before the transaction commits.
+        conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            self._migrate_in_transaction(conn)
+        finally:
+            conn.execute("PRAGMA foreign_keys=ON")
+
+    def _migrate_in_transaction(self, conn: sqlite3.Connection) -> None:
         with self.transaction():
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -121,6 +132,8 @@ class SqliteStore:
                         "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                         (str(number),),
                     )
+            if version < SCHEMA_VERSION and conn.execute("PRAGMA foreign_key_check").fetchone():
+                raise StoreError("a schema migration left rows without their parent rows")
 
     def schema_version(self) -> int:
         row = (
@@ -131,78 +144,81 @@ class SqliteStore:
         return int(row[0])
 
     # -- documents ----------------------------------------------------------------
+    #
+    # A document is keyed by (tenant, document_id): ids are per tenant, and nothing
+    # here ever looks a document up by its id alone.
 
-    def get_document(self, document_id: str) -> DocumentRecord | None:
+    _DOCUMENT_COLUMNS: Final = "document_id, tenant, current_revision, created_at, language"
+
+    def get_document(self, tenant: str, document_id: str) -> DocumentRecord | None:
         row = (
             self._connection()
             .execute(
-                "SELECT document_id, tenant, current_revision, created_at, language FROM documents "
-                "WHERE document_id=?",
-                (document_id,),
+                f"SELECT {self._DOCUMENT_COLUMNS} FROM documents WHERE tenant=? AND document_id=?",
+                (tenant, document_id),
             )
             .fetchone()
         )
         return DocumentRecord(*row) if row else None
 
-    def list_documents(self) -> list[DocumentRecord]:
+    def list_documents(self, tenant: str) -> list[DocumentRecord]:
         rows = (
             self._connection()
             .execute(
-                "SELECT document_id, tenant, current_revision, created_at, language FROM documents "
-                "ORDER BY document_id"
+                f"SELECT {self._DOCUMENT_COLUMNS} FROM documents WHERE tenant=? "
+                "ORDER BY document_id",
+                (tenant,),
             )
             .fetchall()
         )
         return [DocumentRecord(*row) for row in rows]
 
     def ensure_document(
-        self, document_id: str, tenant: str, language: str | None = None
+        self, tenant: str, document_id: str, language: str | None = None
     ) -> DocumentRecord:
         """The document, created if new; ``language`` (ISO 639-1) is recorded when given."""
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO documents(document_id, tenant, created_at) VALUES(?, ?, ?) "
-                "ON CONFLICT(document_id) DO NOTHING",
-                (document_id, tenant, utc_now()),
+                "INSERT INTO documents(tenant, document_id, created_at) VALUES(?, ?, ?) "
+                "ON CONFLICT(tenant, document_id) DO NOTHING",
+                (tenant, document_id, utc_now()),
             )
             if language is not None:
                 conn.execute(
-                    "UPDATE documents SET language=? WHERE document_id=? AND tenant=?",
-                    (language, document_id, tenant),
+                    "UPDATE documents SET language=? WHERE tenant=? AND document_id=?",
+                    (language, tenant, document_id),
                 )
-        record = self.get_document(document_id)
+        record = self.get_document(tenant, document_id)
         assert record is not None
-        if record.tenant != tenant:
-            raise StoreError("document id is taken in another tenant")
         return record
 
-    def delete_document(self, document_id: str) -> bool:
+    def delete_document(self, tenant: str, document_id: str) -> bool:
         """Remove a document, its revisions, representations and anchors."""
+        key = (tenant, document_id)
         with self.transaction() as conn:
             found = conn.execute(
-                "SELECT 1 FROM documents WHERE document_id=?", (document_id,)
+                "SELECT 1 FROM documents WHERE tenant=? AND document_id=?", key
             ).fetchone()
             if not found:
                 return False
             shas = [
                 row[0]
                 for row in conn.execute(
-                    "SELECT source_sha256 FROM revisions WHERE document_id=?", (document_id,)
+                    "SELECT source_sha256 FROM revisions WHERE tenant=? AND document_id=?", key
                 )
             ]
-            tenant = conn.execute(
-                "SELECT tenant FROM documents WHERE document_id=?", (document_id,)
-            ).fetchone()[0]
             for (manifest_id,) in conn.execute(
-                "SELECT manifest_id FROM manifests WHERE document_id=?", (document_id,)
+                "SELECT manifest_id FROM manifests WHERE tenant=? AND document_id=?", key
             ).fetchall():
-                self.index.drop_manifest(conn, str(tenant), str(manifest_id))
+                self.index.drop_manifest(conn, tenant, str(manifest_id))
                 conn.execute(
                     "DELETE FROM embeddings WHERE chunk_id IN "
                     "(SELECT chunk_id FROM chunks WHERE manifest_id=?)",
                     (manifest_id,),
                 )
-            conn.execute("DELETE FROM documents WHERE document_id=?", (document_id,))
+            conn.execute("DELETE FROM documents WHERE tenant=? AND document_id=?", key)
+            # Blobs are content-addressed and shared: bytes another document (of any
+            # tenant) still has stay.
             still_used = (
                 {
                     row[0]
@@ -224,60 +240,64 @@ class SqliteStore:
     # -- revisions ----------------------------------------------------------------
 
     _REVISION_COLUMNS: Final = (
-        "document_id, revision, seq, source_sha256, media_type, filename, size, state, "
+        "tenant, document_id, revision, seq, source_sha256, media_type, filename, size, state, "
         "failed_stage, error_code, error_message, manifest_id, created_at, updated_at"
     )
 
     def _revision(self, row: Sequence[object]) -> RevisionRecord:
-        document_id, revision = str(row[0]), str(row[1])
+        tenant, document_id, revision = str(row[0]), str(row[1]), str(row[2])
         return RevisionRecord(
+            tenant=tenant,
             document_id=document_id,
             revision=revision,
-            seq=int(str(row[2])),
-            source_sha256=str(row[3]),
-            media_type=str(row[4]),
-            filename=str(row[5]),
-            size=int(str(row[6])),
-            state=RevisionState(row[7]),
-            failed_stage=None if row[8] is None else str(row[8]),
-            error_code=None if row[9] is None else str(row[9]),
-            error_message=None if row[10] is None else str(row[10]),
-            manifest_id=None if row[11] is None else str(row[11]),
-            groups=self.groups(document_id, revision),
-            created_at=str(row[12]),
-            updated_at=str(row[13]),
+            seq=int(str(row[3])),
+            source_sha256=str(row[4]),
+            media_type=str(row[5]),
+            filename=str(row[6]),
+            size=int(str(row[7])),
+            state=RevisionState(row[8]),
+            failed_stage=None if row[9] is None else str(row[9]),
+            error_code=None if row[10] is None else str(row[10]),
+            error_message=None if row[11] is None else str(row[11]),
+            manifest_id=None if row[12] is None else str(row[12]),
+            groups=self.groups(tenant, document_id, revision),
+            created_at=str(row[13]),
+            updated_at=str(row[14]),
         )
 
-    def get_revision(self, document_id: str, revision: str) -> RevisionRecord | None:
+    def get_revision(self, tenant: str, document_id: str, revision: str) -> RevisionRecord | None:
         row = (
             self._connection()
             .execute(
                 f"SELECT {self._REVISION_COLUMNS} FROM revisions "
-                "WHERE document_id=? AND revision=?",
-                (document_id, revision),
+                "WHERE tenant=? AND document_id=? AND revision=?",
+                (tenant, document_id, revision),
             )
             .fetchone()
         )
         return self._revision(row) if row else None
 
-    def revisions(self, document_id: str) -> list[RevisionRecord]:
+    def revisions(self, tenant: str, document_id: str) -> list[RevisionRecord]:
         rows = (
             self._connection()
             .execute(
-                f"SELECT {self._REVISION_COLUMNS} FROM revisions WHERE document_id=? ORDER BY seq",
-                (document_id,),
+                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                "WHERE tenant=? AND document_id=? ORDER BY seq",
+                (tenant, document_id),
             )
             .fetchall()
         )
         return [self._revision(row) for row in rows]
 
-    def revision_by_source(self, document_id: str, source_sha256: str) -> RevisionRecord | None:
+    def revision_by_source(
+        self, tenant: str, document_id: str, source_sha256: str
+    ) -> RevisionRecord | None:
         row = (
             self._connection()
             .execute(
                 f"SELECT {self._REVISION_COLUMNS} FROM revisions "
-                "WHERE document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
-                (document_id, source_sha256),
+                "WHERE tenant=? AND document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
+                (tenant, document_id, source_sha256),
             )
             .fetchone()
         )
@@ -285,6 +305,7 @@ class SqliteStore:
 
     def create_revision(
         self,
+        tenant: str,
         document_id: str,
         revision: str | None,
         source_sha256: str,
@@ -297,20 +318,22 @@ class SqliteStore:
         now = utc_now()
         with self.transaction() as conn:
             (seq,) = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE document_id=?",
-                (document_id,),
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE tenant=? AND document_id=?",
+                (tenant, document_id),
             ).fetchone()
             label = revision if revision is not None else f"r{seq}"
             exists = conn.execute(
-                "SELECT 1 FROM revisions WHERE document_id=? AND revision=?",
-                (document_id, label),
+                "SELECT 1 FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+                (tenant, document_id, label),
             ).fetchone()
             if exists:
                 raise RevisionConflict("revision exists with other bytes; revisions are immutable")
             conn.execute(
-                "INSERT INTO revisions(document_id, revision, seq, source_sha256, media_type, "
-                "filename, size, state, created_at, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO revisions(tenant, document_id, revision, seq, source_sha256, "
+                "media_type, filename, size, state, created_at, updated_at) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                 (
+                    tenant,
                     document_id,
                     label,
                     seq,
@@ -324,15 +347,17 @@ class SqliteStore:
                 ),
             )
             conn.executemany(
-                "INSERT INTO revision_groups(document_id, revision, group_name) VALUES(?,?,?)",
-                [(document_id, label, group) for group in sorted(groups)],
+                "INSERT INTO revision_groups(tenant, document_id, revision, group_name) "
+                "VALUES(?,?,?,?)",
+                [(tenant, document_id, label, group) for group in sorted(groups)],
             )
-        record = self.get_revision(document_id, label)
+        record = self.get_revision(tenant, document_id, label)
         assert record is not None
         return record
 
     def set_state(
         self,
+        tenant: str,
         document_id: str,
         revision: str,
         state: RevisionState,
@@ -344,58 +369,58 @@ class SqliteStore:
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE revisions SET state=?, failed_stage=?, error_code=?, error_message=?, "
-                "updated_at=? WHERE document_id=? AND revision=?",
+                "updated_at=? WHERE tenant=? AND document_id=? AND revision=?",
                 (
                     state.value,
                     failed_stage,
                     error_code,
                     error_message,
                     utc_now(),
+                    tenant,
                     document_id,
                     revision,
                 ),
             )
 
-    def make_current(self, document_id: str, revision: str) -> None:
+    def make_current(self, tenant: str, document_id: str, revision: str) -> None:
         """READY and current in one transaction: readers see the old or the new one.
 
         Lexical rows of the document's other representations leave the index here,
         so that only current revisions are found and BM25 statistics stay exact.
         """
+        key = (tenant, document_id)
         with self.transaction() as conn:
-            tenant_row = conn.execute(
-                "SELECT tenant FROM documents WHERE document_id=?", (document_id,)
-            ).fetchone()
             current = conn.execute(
-                "SELECT manifest_id FROM revisions WHERE document_id=? AND revision=?",
-                (document_id, revision),
+                "SELECT manifest_id FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+                (*key, revision),
             ).fetchone()
             others = conn.execute(
-                "SELECT manifest_id FROM manifests WHERE document_id=? AND manifest_id IS NOT ?",
-                (document_id, current[0] if current else None),
+                "SELECT manifest_id FROM manifests "
+                "WHERE tenant=? AND document_id=? AND manifest_id IS NOT ?",
+                (*key, current[0] if current else None),
             ).fetchall()
             for (manifest_id,) in others:
-                self.index.drop_manifest(conn, str(tenant_row[0]), str(manifest_id))
+                self.index.drop_manifest(conn, tenant, str(manifest_id))
             self.index.bump(conn)
             conn.execute(
                 "UPDATE revisions SET state=?, failed_stage=NULL, error_code=NULL, "
-                "error_message=NULL, updated_at=? WHERE document_id=? AND revision=?",
-                (RevisionState.READY.value, utc_now(), document_id, revision),
+                "error_message=NULL, updated_at=? WHERE tenant=? AND document_id=? AND revision=?",
+                (RevisionState.READY.value, utc_now(), *key, revision),
             )
             conn.execute(
-                "UPDATE documents SET current_revision=? WHERE document_id=?",
-                (revision, document_id),
+                "UPDATE documents SET current_revision=? WHERE tenant=? AND document_id=?",
+                (revision, *key),
             )
 
     # -- jobs ------------------------------------------------------------------------
 
-    def start_job(self, document_id: str, revision: str) -> str:
+    def start_job(self, tenant: str, document_id: str, revision: str) -> str:
         job_id = "job_" + secrets.token_hex(12)
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO jobs(job_id, document_id, revision, state, created_at) "
-                "VALUES(?,?,?,?,?)",
-                (job_id, document_id, revision, JobState.RUNNING.value, utc_now()),
+                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at) "
+                "VALUES(?,?,?,?,?,?)",
+                (job_id, tenant, document_id, revision, JobState.RUNNING.value, utc_now()),
             )
         return job_id
 
@@ -412,13 +437,14 @@ class SqliteStore:
                 (state.value, stage, error_code, utc_now(), job_id),
             )
 
-    def jobs(self, document_id: str, revision: str) -> list[JobRecord]:
+    def jobs(self, tenant: str, document_id: str, revision: str) -> list[JobRecord]:
         rows = (
             self._connection()
             .execute(
                 "SELECT job_id, document_id, revision, state, stage, error_code, created_at, "
-                "finished_at FROM jobs WHERE document_id=? AND revision=? ORDER BY created_at",
-                (document_id, revision),
+                "finished_at FROM jobs WHERE tenant=? AND document_id=? AND revision=? "
+                "ORDER BY created_at",
+                (tenant, document_id, revision),
             )
             .fetchall()
         )
@@ -438,45 +464,50 @@ class SqliteStore:
 
     # -- access groups --------------------------------------------------------------
 
-    def groups(self, document_id: str, revision: str) -> frozenset[str]:
+    def groups(self, tenant: str, document_id: str, revision: str) -> frozenset[str]:
         rows = (
             self._connection()
             .execute(
-                "SELECT group_name FROM revision_groups WHERE document_id=? AND revision=?",
-                (document_id, revision),
+                "SELECT group_name FROM revision_groups "
+                "WHERE tenant=? AND document_id=? AND revision=?",
+                (tenant, document_id, revision),
             )
             .fetchall()
         )
         return frozenset(str(row[0]) for row in rows)
 
-    def set_groups(self, document_id: str, revision: str | None, groups: frozenset[str]) -> int:
+    def set_groups(
+        self, tenant: str, document_id: str, revision: str | None, groups: frozenset[str]
+    ) -> int:
         """Replace reader groups of one revision, or of all when ``revision`` is None."""
+        key = (tenant, document_id)
         with self.transaction() as conn:
             if revision is None:
                 targets = [
                     str(row[0])
                     for row in conn.execute(
-                        "SELECT revision FROM revisions WHERE document_id=?", (document_id,)
+                        "SELECT revision FROM revisions WHERE tenant=? AND document_id=?", key
                     )
                 ]
             else:
                 targets = (
                     [revision]
                     if conn.execute(
-                        "SELECT 1 FROM revisions WHERE document_id=? AND revision=?",
-                        (document_id, revision),
+                        "SELECT 1 FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+                        (*key, revision),
                     ).fetchone()
                     else []
                 )
             self.index.bump(conn)
             for target in targets:
                 conn.execute(
-                    "DELETE FROM revision_groups WHERE document_id=? AND revision=?",
-                    (document_id, target),
+                    "DELETE FROM revision_groups WHERE tenant=? AND document_id=? AND revision=?",
+                    (*key, target),
                 )
                 conn.executemany(
-                    "INSERT INTO revision_groups(document_id, revision, group_name) VALUES(?,?,?)",
-                    [(document_id, target, group) for group in sorted(groups)],
+                    "INSERT INTO revision_groups(tenant, document_id, revision, group_name) "
+                    "VALUES(?,?,?,?)",
+                    [(*key, target, group) for group in sorted(groups)],
                 )
         return len(targets)
 
@@ -484,6 +515,7 @@ class SqliteStore:
 
     def save_representation(
         self,
+        tenant: str,
         manifest: Manifest,
         mac: str,
         text: str,
@@ -497,14 +529,21 @@ class SqliteStore:
         manifest_id = manifest.manifest_id
         with self.transaction() as conn:
             exists = conn.execute(
-                "SELECT 1 FROM manifests WHERE manifest_id=?", (manifest_id,)
+                "SELECT tenant FROM manifests WHERE manifest_id=?", (manifest_id,)
             ).fetchone()
+            if exists and exists[0] != tenant:
+                # The manifest names no tenant, so the same document id, revision label,
+                # bytes and creation time (to the microsecond) in two tenants would give
+                # the same id. Never share the row: this run fails and a retry gets
+                # another created_at.
+                raise StoreError("manifest id is in use in another tenant")
             if not exists:
                 conn.execute(
-                    "INSERT INTO manifests(manifest_id, document_id, revision, json, mac, "
-                    "created_at) VALUES(?,?,?,?,?,?)",
+                    "INSERT INTO manifests(manifest_id, tenant, document_id, revision, json, mac, "
+                    "created_at) VALUES(?,?,?,?,?,?,?)",
                     (
                         manifest_id,
+                        tenant,
                         manifest.document_id,
                         manifest.revision,
                         json.dumps(manifest.to_json(), ensure_ascii=False, sort_keys=True),
@@ -533,34 +572,41 @@ class SqliteStore:
                 )
             conn.execute(
                 "UPDATE revisions SET manifest_id=?, updated_at=? "
-                "WHERE document_id=? AND revision=?",
-                (manifest_id, utc_now(), manifest.document_id, manifest.revision),
+                "WHERE tenant=? AND document_id=? AND revision=?",
+                (manifest_id, utc_now(), tenant, manifest.document_id, manifest.revision),
             )
         return manifest_id
 
     def find_manifest(
-        self, document_id: str, revision: str, parser: str, parser_config: str, profile: str
+        self,
+        tenant: str,
+        document_id: str,
+        revision: str,
+        parser: str,
+        parser_config: str,
+        profile: str,
     ) -> ManifestRecord | None:
         """An existing representation of these bytes by this parser and profile."""
-        for record in self.manifests(document_id, revision):
+        for record in self.manifests(tenant, document_id, revision):
             m = record.manifest
             if (m.parser, m.parser_config_sha256, m.profile) == (parser, parser_config, profile):
                 return record
         return None
 
-    def manifests(self, document_id: str, revision: str) -> list[ManifestRecord]:
+    def manifests(self, tenant: str, document_id: str, revision: str) -> list[ManifestRecord]:
         """Retained representations of a revision, the current one first."""
         conn = self._connection()
+        key = (tenant, document_id, revision)
         current = conn.execute(
-            "SELECT manifest_id FROM revisions WHERE document_id=? AND revision=?",
-            (document_id, revision),
+            "SELECT manifest_id FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+            key,
         ).fetchone()
         current_id = current[0] if current else None
         rows = conn.execute(
             "SELECT m.manifest_id, m.json, m.mac FROM manifests m "
             "JOIN representations r ON r.manifest_id = m.manifest_id "
-            "WHERE m.document_id=? AND m.revision=? ORDER BY m.created_at DESC",
-            (document_id, revision),
+            "WHERE m.tenant=? AND m.document_id=? AND m.revision=? ORDER BY m.created_at DESC",
+            key,
         ).fetchall()
         records = [
             ManifestRecord(
@@ -579,7 +625,7 @@ class SqliteStore:
             self._connection()
             .execute(
                 "SELECT m.json, m.mac, r.manifest_id = m.manifest_id FROM manifests m "
-                "LEFT JOIN revisions r ON r.document_id = m.document_id "
+                "LEFT JOIN revisions r ON r.tenant = m.tenant AND r.document_id = m.document_id "
                 "AND r.revision = m.revision AND r.manifest_id = m.manifest_id "
                 "WHERE m.manifest_id=?",
                 (manifest_id,),
@@ -769,13 +815,21 @@ class SqliteStore:
     # -- anchors ---------------------------------------------------------------------
 
     def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:
+        """Store an anchor under the tenant of the manifest it was made on."""
         now = utc_now()
         with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT tenant FROM manifests WHERE manifest_id=?", (manifest_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreError("no such manifest")
+            tenant = str(row[0])
             conn.execute(
-                "INSERT INTO anchors(anchor_id, document_id, revision, manifest_id, json, "
-                "created_at, created_by) VALUES(?,?,?,?,?,?,?) "
-                "ON CONFLICT(anchor_id) DO NOTHING",
+                "INSERT INTO anchors(tenant, anchor_id, document_id, revision, manifest_id, json, "
+                "created_at, created_by) VALUES(?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(tenant, anchor_id) DO NOTHING",
                 (
+                    tenant,
                     anchor.anchor_id,
                     anchor.document_id,
                     anchor.revision,
@@ -785,16 +839,17 @@ class SqliteStore:
                     created_by,
                 ),
             )
-        stored = self.get_anchor(anchor.anchor_id)
+        stored = self.get_anchor(tenant, anchor.anchor_id)
         assert stored is not None
         return stored
 
-    def get_anchor(self, anchor_id: str) -> StoredAnchor | None:
+    def get_anchor(self, tenant: str, anchor_id: str) -> StoredAnchor | None:
         row = (
             self._connection()
             .execute(
-                "SELECT json, manifest_id, created_at, created_by FROM anchors WHERE anchor_id=?",
-                (anchor_id,),
+                "SELECT json, manifest_id, created_at, created_by FROM anchors "
+                "WHERE tenant=? AND anchor_id=?",
+                (tenant, anchor_id),
             )
             .fetchone()
         )
@@ -807,12 +862,14 @@ class SqliteStore:
             created_by=str(row[3]),
         )
 
-    def link_anchors(self, old_id: str, new_id: str, method: str, authorized_by: str) -> None:
+    def link_anchors(
+        self, tenant: str, old_id: str, new_id: str, method: str, authorized_by: str
+    ) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO anchor_links(old_anchor_id, new_anchor_id, method, authorized_by, "
-                "created_at) VALUES(?,?,?,?,?) ON CONFLICT DO NOTHING",
-                (old_id, new_id, method, authorized_by, utc_now()),
+                "INSERT INTO anchor_links(tenant, old_anchor_id, new_anchor_id, method, "
+                "authorized_by, created_at) VALUES(?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+                (tenant, old_id, new_id, method, authorized_by, utc_now()),
             )
 
     # -- API keys --------------------------------------------------------------------
@@ -877,12 +934,13 @@ class SqliteStore:
         assert isinstance(value, dict)
         return value
 
-    def anchor_successors(self, anchor_id: str) -> list[str]:
+    def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]:
         rows = (
             self._connection()
             .execute(
-                "SELECT new_anchor_id FROM anchor_links WHERE old_anchor_id=? ORDER BY created_at",
-                (anchor_id,),
+                "SELECT new_anchor_id FROM anchor_links WHERE tenant=? AND old_anchor_id=? "
+                "ORDER BY created_at",
+                (tenant, anchor_id),
             )
             .fetchall()
         )
