@@ -2,7 +2,10 @@
 
 The naive resolver is what a citation check costs without manifests: re-read the
 source bytes, re-hash them, re-decode and re-normalize, re-hash the text, then
-search. ragox compares stored hashes and searches a cached representation.
+search. ragox compares stored hashes and, the first time it sees an anchor's quote in
+a text, searches the cached representation for it; after that the verdict of that
+search is remembered by the text's SHA-256 (access and identities are checked anew
+every time). Both rows are shown.
 """
 
 from __future__ import annotations
@@ -66,12 +69,13 @@ def main() -> list[tuple[str, ...]]:
                 if not isinstance(created, Refusal):
                     anchors.append(created.anchor)
             mb = len(text.encode()) / 1e6
+            first: list[float] = []
             fast: list[float] = []
             for i in range(FAST_RUNS):
                 anchor = anchors[i % len(anchors)]
                 t0 = time.perf_counter()
                 result = app.resolve(anchor, reader)
-                fast.append((time.perf_counter() - t0) * 1000)
+                (first if i < len(anchors) else fast).append((time.perf_counter() - t0) * 1000)
                 assert result.status is ResolutionStatus.RESOLVED
             naive: list[float] = []
             for i in range(NAIVE_RUNS):
@@ -80,17 +84,22 @@ def main() -> list[tuple[str, ...]]:
                 status = naive_resolve(anchor, path)
                 naive.append((time.perf_counter() - t0) * 1000)
                 assert status is ResolutionStatus.RESOLVED
-            fm, nm = statistics.median(fast), statistics.median(naive)
-            rows.append(
-                (
-                    f"{mb:.1f} MB",
-                    "ragox",
-                    f"{fm:.3f}",
-                    f"{percentile(fast, 0.99):.3f}",
-                    f"{fm / mb:.3f}",
-                    f"{nm / fm:.0f}x",
+            nm = statistics.median(naive)
+            for name, values in (
+                ("ragox, first resolution (quote searched)", first),
+                ("ragox, again (search verdict remembered)", fast),
+            ):
+                median = statistics.median(values)
+                rows.append(
+                    (
+                        f"{mb:.1f} MB",
+                        name,
+                        f"{median:.3f}",
+                        f"{percentile(values, 0.99):.3f}",
+                        f"{median / mb:.3f}",
+                        f"{nm / median:.0f}x",
+                    )
                 )
-            )
             rows.append(
                 (
                     f"{mb:.1f} MB",

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import serving
 from ragox.access import Principal
+from ragox.anchor import Refusal
 from ragox.service import Ragox
 
 MANUAL = (
@@ -176,3 +177,36 @@ def test_resolve_and_errors_are_problem_details(server: Server) -> None:
     assert bad.headers["content-type"].startswith("application/problem+json")
     empty = httpx.get(f"{server.url}/v1/search", params={"q": ""}, headers=_auth(server.staff))
     assert empty.status_code == 400 and empty.json()["detail"] == "EMPTY_QUERY"
+
+
+def test_workers_share_the_home_and_a_revoked_key_stops_at_once(tmp_path: Path) -> None:
+    """`ragox serve --workers 2`: every worker resolves, and a key revoked by another
+    process is refused on the very next request, whichever worker takes it."""
+    home = tmp_path / "home"
+    app = Ragox(home)
+    app.ingestor.ingest_bytes(
+        MANUAL.encode(), "manual.txt", "manual.txt", groups=frozenset({"staff"}), tenant="default"
+    )
+    reader = Principal("sam", groups=frozenset({"staff"}))
+    created = app.create_anchor("manual.txt", 0, 4, reader)
+    assert not isinstance(created, Refusal)
+    key = app.create_key(reader)
+    app.close()
+    anchor_url = "/v1/anchors/" + created.anchor.anchor_id
+    with serving(home, "--workers", "2") as url:
+
+        def get(_: int) -> httpx.Response:
+            # a new connection each time, so that the kernel spreads them over workers
+            return httpx.get(url + anchor_url, headers=_auth(key))
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            before = list(pool.map(get, range(24)))
+        assert {r.json()["status"] for r in before} == {"RESOLVED"}
+        assert {r.json()["exact"] for r in before} == {"Pump"}
+        revoker = Ragox(home)
+        assert revoker.revoke_key(key)
+        revoker.close()
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            after = list(pool.map(get, range(24)))
+        assert {r.status_code for r in after} == {401}
+        assert all("Pump" not in r.text for r in after)

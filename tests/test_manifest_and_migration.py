@@ -33,10 +33,18 @@ def test_manifest_is_content_addressed_and_signed(app: Ragox, tmp_path: Path) ->
 
 
 def test_tampered_manifest_is_detected(app: Ragox, tmp_path: Path) -> None:
-    """A manifest row edited outside ragox fails its HMAC: MANIFEST_INVALID."""
+    """A manifest row edited outside ragox fails its HMAC: MANIFEST_INVALID, also in a
+    process that verified (and remembered) the untouched row just before."""
     anchor = _seed(app, tmp_path)
+    assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.RESOLVED
     with sqlite3.connect(app.store.path) as conn:
         conn.execute("UPDATE manifests SET json = replace(json, 'text/plain', 'text/html')")
+    assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.MANIFEST_INVALID
+    with sqlite3.connect(app.store.path) as conn:
+        conn.execute("UPDATE manifests SET json = replace(json, 'text/html', 'text/plain')")
+    assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.RESOLVED
+    with sqlite3.connect(app.store.path) as conn:
+        conn.execute("UPDATE manifests SET mac = replace(mac, substr(mac, 1, 1), 'x')")
     assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.MANIFEST_INVALID
 
 

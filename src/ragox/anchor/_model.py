@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import hmac
 import json
@@ -34,6 +35,8 @@ _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 #: Longest accepted string field of an anchor (code points); a guard against
 #: megabyte-long hostile input, far above any quote a citation needs.
 MAX_FIELD_LENGTH: Final = 100_000
+#: Remembered manifest verifications (entries are small; the memo starts over when full).
+_VERIFIED_LIMIT: Final = 4096
 
 
 def canonical_json(value: object) -> bytes:
@@ -112,7 +115,7 @@ class Anchor:
     @property
     def anchor_id(self) -> str:
         """Content address of the anchor: SHA-256 of its canonical JSON without the id."""
-        return sha256_hex(canonical_json(self._fields()))
+        return _anchor_id(self)
 
     @property
     def document_id(self) -> str:
@@ -206,6 +209,12 @@ class Anchor:
         )
 
 
+@functools.lru_cache(maxsize=8192)
+def _anchor_id(anchor: Anchor) -> str:
+    """Memoized: anchors are frozen values and resolution names the id of every one."""
+    return sha256_hex(canonical_json(anchor._fields()))
+
+
 def _string(
     data: dict[str, Any], key: str, *, required: bool = True, allow_empty: bool = True
 ) -> str:
@@ -295,12 +304,23 @@ class ManifestSigner:
     """HMAC-SHA256 over a manifest's canonical JSON, with a key kept in the home."""
 
     key: bytes = field(repr=False)
+    #: Outcomes of :meth:`verify` by (manifest, mac): a pure function of the key and the
+    #: row's content, so a changed row is a new entry and is checked again.
+    _verified: dict[tuple[Manifest, str], bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def sign(self, manifest: Manifest) -> str:
         return hmac.new(self.key, canonical_json(manifest.to_json()), hashlib.sha256).hexdigest()
 
     def verify(self, manifest: Manifest, mac: str) -> bool:
-        return hmac.compare_digest(self.sign(manifest), mac)
+        known = self._verified.get((manifest, mac))
+        if known is None:
+            known = hmac.compare_digest(self.sign(manifest), mac)
+            if len(self._verified) >= _VERIFIED_LIMIT:
+                self._verified.clear()
+            self._verified[(manifest, mac)] = known
+        return known
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,11 @@ status and a reason code, never the protected text.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from ragox.anchor._create import check_range, find_occurrences
 from ragox.anchor._model import (
@@ -70,6 +72,56 @@ def _choose(anchor: Anchor, manifests: Sequence[StoredManifest]) -> StoredManife
     return manifests[0]
 
 
+# The verdict of steps 6–8 is a pure function of the text and the anchor's range and
+# quote. The text is named by its SHA-256, which step 5 has just found equal in the
+# anchor and in the HMAC-checked manifest, so a verdict is remembered by that digest
+# instead of scanning a long text for the quote on every resolution. Steps 1–5
+# (access, manifest integrity, identities) are never remembered.
+_VerdictKey = tuple[str, int, int, str, str, str]
+_VERDICTS: OrderedDict[_VerdictKey, tuple[ResolutionStatus, str] | None] = OrderedDict()
+_VERDICTS_LOCK = threading.Lock()
+_VERDICTS_LIMIT: Final = 8192
+
+
+def _text_verdict(
+    text_sha256: str, text: str, anchor: Anchor
+) -> tuple[ResolutionStatus, str] | None:
+    quote = anchor.quote
+    key = (text_sha256, anchor.start, anchor.end, quote.prefix, quote.exact, quote.suffix)
+    with _VERDICTS_LOCK:
+        if key in _VERDICTS:
+            _VERDICTS.move_to_end(key)
+            return _VERDICTS[key]
+    verdict = _check_text(text, anchor)
+    with _VERDICTS_LOCK:
+        _VERDICTS[key] = verdict
+        if len(_VERDICTS) > _VERDICTS_LIMIT:
+            _VERDICTS.popitem(last=False)
+    return verdict
+
+
+def _check_text(text: str, anchor: Anchor) -> tuple[ResolutionStatus, str] | None:
+    """Steps 6–8 on the text itself: the failure, or None when the passage is verified."""
+    # 6. A well-formed range inside the text, on grapheme boundaries.
+    reason = check_range(text, anchor.start, anchor.end)
+    if reason is not None:
+        return ResolutionStatus.INVALID_RANGE, reason
+    # 7. Every occurrence of prefix + exact + suffix; exactly one may remain.
+    quote = anchor.quote
+    if not quote.exact:
+        return ResolutionStatus.QUOTE_NOT_FOUND, "empty_quote"
+    occurrences = find_occurrences(text, quote.prefix + quote.exact + quote.suffix, limit=2)
+    if not occurrences:
+        return ResolutionStatus.QUOTE_NOT_FOUND, "quote_not_in_text"
+    if len(occurrences) > 1:
+        return ResolutionStatus.AMBIGUOUS, "quote_occurs_more_than_once"
+    # 8. The single occurrence must be the stored position, both ends.
+    found = occurrences[0] + len(quote.prefix)
+    if found != anchor.start or found + len(quote.exact) != anchor.end:
+        return ResolutionStatus.POSITION_MISMATCH, "position_differs"
+    return None
+
+
 def resolve(anchor: Anchor, lookup: AnchorLookup) -> Resolution:
     """Resolve ``anchor`` for the caller behind ``lookup``."""
     anchor_id = anchor.anchor_id
@@ -97,22 +149,10 @@ def resolve(anchor: Anchor, lookup: AnchorLookup) -> Resolution:
     if anchor.coordinates is not Coordinates.CODEPOINT:
         return _fail(anchor_id, ResolutionStatus.INVALID_RANGE, "coordinates_not_codepoint")
     text = lookup.text(stored.manifest_id)
-    reason = check_range(text, anchor.start, anchor.end)
-    if reason is not None:
-        return _fail(anchor_id, ResolutionStatus.INVALID_RANGE, reason)
-    # 7. Every occurrence of prefix + exact + suffix; exactly one may remain.
-    quote = anchor.quote
-    if not quote.exact:
-        return _fail(anchor_id, ResolutionStatus.QUOTE_NOT_FOUND, "empty_quote")
-    occurrences = find_occurrences(text, quote.prefix + quote.exact + quote.suffix, limit=2)
-    if not occurrences:
-        return _fail(anchor_id, ResolutionStatus.QUOTE_NOT_FOUND, "quote_not_in_text")
-    if len(occurrences) > 1:
-        return _fail(anchor_id, ResolutionStatus.AMBIGUOUS, "quote_occurs_more_than_once")
-    # 8. The single occurrence must be the stored position, both ends.
-    found = occurrences[0] + len(quote.prefix)
-    if found != anchor.start or found + len(quote.exact) != anchor.end:
-        return _fail(anchor_id, ResolutionStatus.POSITION_MISMATCH, "position_differs")
+    # 6.–8. depend on nothing but the text and the anchor's range and quote.
+    verdict = _text_verdict(manifest.text_sha256, text, anchor)
+    if verdict is not None:
+        return _fail(anchor_id, *verdict)
     span = Span(Coordinates.CODEPOINT, anchor.start, anchor.end)
     return Resolution(
         status=ResolutionStatus.RESOLVED,

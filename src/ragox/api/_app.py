@@ -9,6 +9,8 @@ object outside the caller's scope answers exactly like a missing one (404).
 # No "from __future__ import annotations": FastAPI reads these annotations at runtime.
 
 import json
+import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, Final
 
@@ -19,6 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ragox.access import Principal
 from ragox.anchor import (
@@ -37,10 +40,19 @@ from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
 
-__all__ = ["DEFAULT_UPLOAD_LIMIT", "create_app"]
+__all__ = [
+    "DEFAULT_UPLOAD_LIMIT",
+    "HOME_VARIABLE",
+    "UPLOAD_LIMIT_VARIABLE",
+    "app_from_environment",
+    "create_app",
+]
 
 #: Largest upload the API accepts, in bytes (the CLI has its own, larger limit).
 DEFAULT_UPLOAD_LIMIT: Final = 64 * 1024 * 1024
+#: How `ragox serve --workers N` tells its worker processes what to serve.
+HOME_VARIABLE: Final = "RAGOX_SERVE_HOME"
+UPLOAD_LIMIT_VARIABLE: Final = "RAGOX_SERVE_UPLOAD_LIMIT"
 PROBLEM: Final = "application/problem+json"
 
 
@@ -96,17 +108,35 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
     async def on_http(request: Request, error: StarletteHTTPException) -> JSONResponse:
         return _problem(error.status_code, str(error.detail))
 
-    def principal(
-        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> Principal:
-        if credentials is None or credentials.scheme.lower() != "bearer":
+    def authenticate(scheme: str | None, key: str | None) -> Principal:
+        """The key's principal, read now: one indexed read per request, never cached,
+        so a revoked key is refused on the next request."""
+        if not key or scheme is None or scheme.lower() != "bearer":
             raise Problem(401, "Unauthorized", "a bearer API key is required")
-        found = ragox.authenticate(credentials.credentials)
+        found = ragox.authenticate(key)
         if found is None:
             raise Problem(401, "Unauthorized", "the API key is unknown or revoked")
         return found
 
+    # async: one indexed read, so it runs on the event loop instead of taking a trip
+    # through the thread pool on every request.
+    async def principal(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> Principal:
+        if credentials is None:
+            return authenticate(None, None)
+        return authenticate(credentials.scheme, credentials.credentials)
+
     Caller = Annotated[Principal, Depends(principal)]
+
+    def caller(request: Request) -> Principal:
+        """:func:`principal` without FastAPI's dependency machinery, for the routes that
+        are asked most (resolution); the same header parsing as ``HTTPBearer``."""
+        scheme, _, key = (request.headers.get("authorization") or "").partition(" ")
+        return authenticate(scheme, key.strip())
+
+    # The routes that use caller() declare the bearer scheme for the OpenAPI document.
+    bearer_only: Final[dict[str, Any]] = {"security": [{"HTTPBearer": []}]}
 
     def readable_revision(document_id: str, revision: str, who: Principal) -> str:
         """The manifest id of a READY revision the caller may read, else 404."""
@@ -296,9 +326,14 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
             ],
         }
 
-    @app.post("/v1/resolve")
-    async def resolve_body(request: Request, who: Caller) -> dict[str, Any]:
+    # Resolution is short and CPU-bound (a few indexed reads; the quote check is
+    # remembered per text), so its routes run on the event loop and answer with
+    # ready-made JSON: no thread-pool trip, no response-model validation.
+
+    @app.post("/v1/resolve", openapi_extra=bearer_only)
+    async def resolve_body(request: Request) -> JSONResponse:
         """Resolve an anchor (our JSON, a W3C annotation, or ``{"anchor_id": …}``)."""
+        who = caller(request)
         raw = await request.body()
         if len(raw) > 8 * 1024 * 1024:
             raise Problem(413, "Content Too Large", "anchors are small")
@@ -307,7 +342,7 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
         except (ValueError, RecursionError):
             raise Problem(400, "Bad Request", "the body is not JSON") from None
         if isinstance(data, dict) and set(data) == {"anchor_id"}:
-            return _resolution(ragox.resolve_id(str(data["anchor_id"]), who))
+            return JSONResponse(_resolution(ragox.resolve_id(str(data["anchor_id"]), who)))
         try:
             if isinstance(data, dict) and data.get("type") == "Annotation":
                 anchor = from_web_annotation(data)
@@ -315,21 +350,21 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
                 anchor = Anchor.from_json(data)
         except AnchorFormatError as error:
             raise Problem(400, "Bad Request", str(error)) from None
-        return _resolution(ragox.resolve(anchor, who))
+        return JSONResponse(_resolution(ragox.resolve(anchor, who)))
 
-    @app.get("/v1/anchors/{anchor_id}")
-    def anchor_by_id(anchor_id: str, who: Caller) -> dict[str, Any]:
+    @app.get("/v1/anchors/{anchor_id}", openapi_extra=bearer_only)
+    async def anchor_by_id(anchor_id: str, request: Request) -> JSONResponse:
         """A stored anchor resolved now; the anchor itself only when it resolves, and the
         document it names only when the caller may read that document."""
-        result = ragox.resolve_id(anchor_id, who)
+        who = caller(request)
+        stored, result = ragox.resolve_stored(anchor_id, who)
         body = _resolution(result)
-        stored = ragox.store.get_anchor(who.tenant, anchor_id)
         if stored is not None and result.resolved:
             body["anchor"] = stored.anchor.to_json()
         elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:
             body["document_id"] = stored.anchor.document_id
             body["revision"] = stored.anchor.revision
-        return body
+        return JSONResponse(body)
 
     # -- the viewer (static shell; all data comes from the API above) ---------------------
 
@@ -358,7 +393,63 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
     def view_library() -> FileResponse:
         return shell("library.html")
 
+    app.add_middleware(ResolutionShortcut, anchors=anchor_by_id, resolve=resolve_body)
     return app
+
+
+class ResolutionShortcut:
+    """Hands the two resolution routes straight to their endpoint functions.
+
+    ``GET /v1/anchors/{anchor_id}`` and ``POST /v1/resolve`` are what viewers and
+    answer pages ask most; their endpoints need nothing from FastAPI (they parse the
+    bearer key and the body themselves), and FastAPI's route matching and dependency
+    solving would cost about as much CPU as the resolution itself. Requests of exactly
+    these shapes go to the same endpoint functions that FastAPI routes to (and
+    documents); every other request passes through unchanged. It sits inside
+    Starlette's server-error and body-limit middleware like any user middleware.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        anchors: Callable[[str, Request], Awaitable[Response]],
+        resolve: Callable[[Request], Awaitable[Response]],
+    ) -> None:
+        self.app = app
+        self.anchors = anchors
+        self.resolve = resolve
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("root_path"):
+            await self.app(scope, receive, send)
+            return
+        method, path = scope["method"], scope["path"]
+        anchor_id = path[len(_ANCHORS) :] if path.startswith(_ANCHORS) else ""
+        try:
+            # The shapes FastAPI matches: one non-empty path segment, the exact path.
+            if method == "GET" and anchor_id and "/" not in anchor_id:
+                response = await self.anchors(anchor_id, Request(scope, receive))
+            elif method == "POST" and path == "/v1/resolve":
+                response = await self.resolve(Request(scope, receive))
+            else:
+                await self.app(scope, receive, send)
+                return
+        except Problem as error:
+            response = _problem(error.status, error.title, error.detail)
+        await response(scope, receive, send)
+
+
+_ANCHORS: Final = "/v1/anchors/"
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker process of ``ragox serve --workers N`` (uvicorn imports
+    it by name in each worker; the home comes from :data:`HOME_VARIABLE`)."""
+    limit = os.environ.get(UPLOAD_LIMIT_VARIABLE)
+    return create_app(
+        Path(os.environ[HOME_VARIABLE]),
+        DEFAULT_UPLOAD_LIMIT if limit is None else int(limit),
+    )
 
 
 def _resolution(result: Resolution) -> dict[str, Any]:

@@ -8,6 +8,7 @@ people. No command prints a traceback.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -909,16 +910,40 @@ def keys_revoke(ctx: click.Context, key: str) -> None:
     show_default=True,
     help="Largest accepted upload in bytes.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Server processes (SQLite in WAL mode: many readers, one writer at a time).",
+)
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, upload_limit: int) -> None:
+def serve(ctx: click.Context, host: str, port: int, upload_limit: int, workers: int) -> None:
     """Serve the HTTP API under /v1 (OpenAPI docs at /v1/docs)."""
     # Imported here: every other command starts without loading the web stack.
     import uvicorn  # noqa: PLC0415
 
-    from ragox.api import create_app  # noqa: PLC0415
+    from ragox.api import HOME_VARIABLE, UPLOAD_LIMIT_VARIABLE, create_app  # noqa: PLC0415
 
-    app = create_app(ctx.obj["home"], upload_limit=upload_limit)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    home: Path = ctx.obj["home"]
+    if workers == 1:
+        app = create_app(home, upload_limit=upload_limit)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+        return
+    # Open the home once here, so that a schema migration and the manifest key are
+    # made by one process before the workers start.
+    with _app(ctx):
+        pass
+    os.environ[HOME_VARIABLE] = str(home.resolve())
+    os.environ[UPLOAD_LIMIT_VARIABLE] = str(upload_limit)
+    uvicorn.run(
+        "ragox.api:app_from_environment",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="warning",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

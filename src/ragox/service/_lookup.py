@@ -14,42 +14,53 @@ from ragox.anchor import (
     StoredManifest,
     ViewerTarget,
 )
-from ragox.store import Store
+from ragox.store import RevisionView, Store
 from ragox.text import Coordinates, Span
 
 __all__ = ["StoreLookup", "page_rects"]
 
 
 class StoreLookup:
-    """Implements :class:`ragox.anchor.AnchorLookup` over a :class:`Store`."""
+    """Implements :class:`ragox.anchor.AnchorLookup` over a :class:`Store`.
+
+    Documents are looked up within the principal's tenant only. The resolver asks
+    :meth:`can_read` and then :meth:`manifests` for the same revision; both are
+    answered from one read of the store (:meth:`Store.revision_view`), made when
+    :meth:`can_read` is asked and handed once to the :meth:`manifests` call that
+    follows, so access is decided on every resolution from a single snapshot.
+    """
 
     def __init__(self, store: Store, signer: ManifestSigner, principal: Principal) -> None:
         self.store = store
         self.signer = signer
         self.principal = principal
+        self._pending: RevisionView | None = None
+
+    def _view(self, document_id: str, revision: str, *, consume: bool) -> RevisionView | None:
+        view = self._pending
+        self._pending = None
+        if view is None or (view.document_id, view.revision) != (document_id, revision):
+            view = self.store.revision_view(self.principal.tenant, document_id, revision)
+        if not consume:
+            self._pending = view
+        return view
 
     def can_read(self, document_id: str, revision: str) -> bool:
-        tenant = self.principal.tenant
-        document = self.store.get_document(tenant, document_id)
-        if document is None:
-            return False
-        record = self.store.get_revision(tenant, document_id, revision)
-        if record is None:
-            return False
-        return can_read(self.principal, document.tenant, record.groups)
+        view = self._view(document_id, revision, consume=False)
+        return view is not None and can_read(self.principal, view.tenant, view.groups)
 
     def manifests(self, document_id: str, revision: str) -> Sequence[StoredManifest]:
-        tenant = self.principal.tenant
-        document = self.store.get_document(tenant, document_id)
-        revision_current = document is not None and document.current_revision == revision
+        view = self._view(document_id, revision, consume=True)
+        if view is None:
+            return []
         return [
             StoredManifest(
                 manifest=record.manifest,
                 manifest_id=record.manifest_id,
                 authentic=self.signer.verify(record.manifest, record.mac),
-                current=revision_current and record.current_representation,
+                current=view.current_revision and record.current_representation,
             )
-            for record in self.store.manifests(tenant, document_id, revision)
+            for record in view.manifests
         ]
 
     def text(self, manifest_id: str) -> str:
@@ -69,9 +80,11 @@ class StoreLookup:
             )
             for block in blocks
         )
-        # Only the boxes of the passage: a long manual has megabytes of them.
-        boxes = self.store.char_boxes(manifest_id, span.start, span.end)
+        # Only the boxes of the passage (a long manual has megabytes of them), and only
+        # where blocks lie on pages: other formats have none.
         pages: tuple[PageTarget, ...] = ()
+        on_pages = any(block.page for block in blocks)
+        boxes = self.store.char_boxes(manifest_id, span.start, span.end) if on_pages else None
         if boxes is not None:
             pages = page_rects(
                 boxes, span, [(b.page, b.span) for b in blocks if b.page], offset=span.start

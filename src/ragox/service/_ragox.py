@@ -494,10 +494,16 @@ class Ragox:
     def resolve_id(self, anchor_id: str, principal: Principal) -> Resolution:
         """Resolve a stored anchor; unknown ids (and other tenants' anchors) look like
         forbidden documents."""
+        return self.resolve_stored(anchor_id, principal)[1]
+
+    def resolve_stored(
+        self, anchor_id: str, principal: Principal
+    ) -> tuple[StoredAnchor | None, Resolution]:
+        """The stored anchor of the principal's tenant (None: unknown) and its resolution."""
         stored = self.store.get_anchor(principal.tenant, anchor_id)
         if stored is None:
-            return Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
-        return self.resolve(stored.anchor, principal)
+            return None, Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
+        return stored, self.resolve(stored.anchor, principal)
 
     def get_anchor(self, anchor_id: str, principal: Principal) -> StoredAnchor:
         stored = self.store.get_anchor(principal.tenant, anchor_id)

@@ -16,6 +16,7 @@ from ragox.store._records import (
     ManifestRecord,
     RevisionRecord,
     RevisionState,
+    RevisionView,
     StoredAnchor,
 )
 from ragox.store._schema import SCHEMA_VERSION
@@ -34,6 +35,7 @@ __all__ = [
     "RevisionConflict",
     "RevisionRecord",
     "RevisionState",
+    "RevisionView",
     "Scope",
     "SearchIndex",
     "SqliteIndex",

@@ -24,6 +24,7 @@ from ragox.store._records import (
     ManifestRecord,
     RevisionRecord,
     RevisionState,
+    RevisionView,
     StoredAnchor,
 )
 from ragox.text import Alignment
@@ -196,6 +197,10 @@ class Store(Protocol):
         ...
 
     def get_manifest(self, manifest_id: str) -> ManifestRecord | None: ...
+
+    def revision_view(self, tenant: str, document_id: str, revision: str) -> RevisionView | None:
+        """Reader groups, currency and retained manifests of a revision, in one read."""
+        ...
 
     def drop_representation(self, manifest_id: str) -> None:
         """Stop retaining an old representation: its anchors no longer resolve."""

@@ -17,6 +17,7 @@ __all__ = [
     "ManifestRecord",
     "RevisionRecord",
     "RevisionState",
+    "RevisionView",
     "StoredAnchor",
 ]
 
@@ -98,6 +99,20 @@ class ManifestRecord:
     mac: str
     #: the revision's current representation (others are retained older parses)
     current_representation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionView:
+    """What resolving an anchor needs of one revision, read together in one query:
+    its reader groups, whether it is the document's current revision, and its
+    retained representations (the current one first)."""
+
+    tenant: str
+    document_id: str
+    revision: str
+    groups: frozenset[str]
+    current_revision: bool
+    manifests: tuple[ManifestRecord, ...]
 
 
 @dataclass(frozen=True, slots=True)

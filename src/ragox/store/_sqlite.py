@@ -7,6 +7,7 @@ not at all.
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import sqlite3
@@ -32,6 +33,7 @@ from ragox.store._records import (
     ManifestRecord,
     RevisionRecord,
     RevisionState,
+    RevisionView,
     StoredAnchor,
 )
 from ragox.store._schema import MIGRATIONS, SCHEMA_VERSION
@@ -40,6 +42,7 @@ from ragox.text import Alignment, Coordinates, Span
 __all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
 
 _TEXT_CACHE_SIZE: Final = 16
+_BLOCK_LENGTHS_SIZE: Final = 4096
 
 
 class StoreError(Exception):
@@ -64,6 +67,7 @@ class SqliteStore:
         self.blobs = BlobStore(home / "blobs")
         self._local = threading.local()
         self._texts: OrderedDict[str, str] = OrderedDict()
+        self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
         self._migrate()
         self.index = SqliteIndex(self)
@@ -233,6 +237,7 @@ class SqliteStore:
             )
         with self._texts_lock:
             self._texts.clear()
+            self._block_lengths.clear()
         for sha in set(shas) - still_used:
             self.blobs.delete(sha)
         return True
@@ -610,7 +615,7 @@ class SqliteStore:
         ).fetchall()
         records = [
             ManifestRecord(
-                manifest=Manifest.from_json(json.loads(row[1])),
+                manifest=_manifest_from_json(str(row[1])),
                 manifest_id=str(row[0]),
                 mac=str(row[2]),
                 current_representation=row[0] == current_id,
@@ -635,10 +640,56 @@ class SqliteStore:
         if not row:
             return None
         return ManifestRecord(
-            manifest=Manifest.from_json(json.loads(row[0])),
+            manifest=_manifest_from_json(str(row[0])),
             manifest_id=manifest_id,
             mac=str(row[1]),
             current_representation=bool(row[2]),
+        )
+
+    def revision_view(self, tenant: str, document_id: str, revision: str) -> RevisionView | None:
+        """Reader groups, currency and retained manifests of a revision, in one read.
+
+        Resolution asks this on every request: one indexed query instead of one each
+        for the document, the revision, its groups and its manifests.
+        """
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT d.current_revision IS r.revision, "
+                "(SELECT json_group_array(g.group_name) FROM revision_groups g "
+                "WHERE g.tenant = r.tenant AND g.document_id = r.document_id "
+                "AND g.revision = r.revision), "
+                "m.manifest_id, m.json, m.mac, m.manifest_id IS r.manifest_id "
+                "FROM revisions r "
+                "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
+                "LEFT JOIN manifests m ON m.tenant = r.tenant AND m.document_id = r.document_id "
+                "AND m.revision = r.revision AND EXISTS "
+                "(SELECT 1 FROM representations p WHERE p.manifest_id = m.manifest_id) "
+                "WHERE r.tenant=? AND r.document_id=? AND r.revision=? "
+                "ORDER BY m.manifest_id IS r.manifest_id DESC, m.created_at DESC",
+                (tenant, document_id, revision),
+            )
+            .fetchall()
+        )
+        if not rows:
+            return None
+        manifests = tuple(
+            ManifestRecord(
+                manifest=_manifest_from_json(str(row[3])),
+                manifest_id=str(row[2]),
+                mac=str(row[4]),
+                current_representation=bool(row[5]),
+            )
+            for row in rows
+            if row[2] is not None
+        )
+        return RevisionView(
+            tenant=tenant,
+            document_id=document_id,
+            revision=revision,
+            groups=frozenset(json.loads(rows[0][1])),
+            current_revision=bool(rows[0][0]),
+            manifests=manifests,
         )
 
     def drop_representation(self, manifest_id: str) -> None:
@@ -648,6 +699,7 @@ class SqliteStore:
             conn.execute("DELETE FROM representations WHERE manifest_id=?", (manifest_id,))
         with self._texts_lock:
             self._texts.pop(manifest_id, None)
+            self._block_lengths.pop(manifest_id, None)
 
     def text(self, manifest_id: str) -> str:
         """The representation text (cached: representations are immutable)."""
@@ -807,10 +859,33 @@ class SqliteStore:
         )
         params: list[object] = [manifest_id]
         if start is not None and end is not None:
-            sql += " AND start < ? AND end > ?"
-            params += [max(end, start + 1), start]
+            # A block that reaches past `start` begins less than the longest block's
+            # length before it: that lower bound turns the scan of every earlier block
+            # into a short index range (resolution asks this on every request).
+            sql += " AND start < ? AND start > ? AND end > ?"
+            params += [max(end, start + 1), start - self._longest_block(manifest_id), start]
         rows = self._connection().execute(sql + " ORDER BY block_index", params).fetchall()
         return [_block_from_row(row) for row in rows]
+
+    def _longest_block(self, manifest_id: str) -> int:
+        """The greatest block length of a representation (remembered: immutable)."""
+        with self._texts_lock:
+            known = self._block_lengths.get(manifest_id)
+        if known is None:
+            row = (
+                self._connection()
+                .execute(
+                    "SELECT COALESCE(MAX(end - start), 0) FROM blocks WHERE manifest_id=?",
+                    (manifest_id,),
+                )
+                .fetchone()
+            )
+            known = int(row[0])
+            with self._texts_lock:
+                if len(self._block_lengths) >= _BLOCK_LENGTHS_SIZE:
+                    self._block_lengths.clear()
+                self._block_lengths[manifest_id] = known
+        return known
 
     # -- anchors ---------------------------------------------------------------------
 
@@ -856,7 +931,7 @@ class SqliteStore:
         if row is None:
             return None
         return StoredAnchor(
-            anchor=Anchor.from_json(json.loads(row[0])),
+            anchor=_anchor_from_json(str(row[0])),
             manifest_id=str(row[1]),
             created_at=str(row[2]),
             created_by=str(row[3]),
@@ -945,6 +1020,18 @@ class SqliteStore:
             .fetchall()
         )
         return [str(row[0]) for row in rows]
+
+
+# Stored anchors and manifests are immutable rows: the same JSON text always parses
+# (and validates) to the same frozen value, so parsing is memoized by the text itself.
+@functools.lru_cache(maxsize=4096)
+def _anchor_from_json(text: str) -> Anchor:
+    return Anchor.from_json(json.loads(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _manifest_from_json(text: str) -> Manifest:
+    return Manifest.from_json(json.loads(text))
 
 
 def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
