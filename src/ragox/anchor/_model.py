@@ -35,6 +35,10 @@ _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 #: Longest accepted string field of an anchor (code points); a guard against
 #: megabyte-long hostile input, far above any quote a citation needs.
 MAX_FIELD_LENGTH: Final = 100_000
+#: Anchors whose prefix, exact and suffix together are longer (code points), and
+#: manifests with ids that long, are never kept in a memo: a caller may send anchors
+#: near MAX_FIELD_LENGTH, and thousands of those remembered would be gigabytes.
+MEMO_QUOTE_LIMIT: Final = 2048
 #: Remembered manifest verifications (entries are small; the memo starts over when full).
 _VERIFIED_LIMIT: Final = 4096
 
@@ -115,7 +119,10 @@ class Anchor:
     @property
     def anchor_id(self) -> str:
         """Content address of the anchor: SHA-256 of its canonical JSON without the id."""
-        return _anchor_id(self)
+        quote = self.quote
+        if len(quote.prefix) + len(quote.exact) + len(quote.suffix) <= MEMO_QUOTE_LIMIT:
+            return _anchor_id(self)
+        return sha256_hex(canonical_json(self._fields()))
 
     @property
     def document_id(self) -> str:
@@ -211,7 +218,8 @@ class Anchor:
 
 @functools.lru_cache(maxsize=8192)
 def _anchor_id(anchor: Anchor) -> str:
-    """Memoized: anchors are frozen values and resolution names the id of every one."""
+    """Memoized for anchors of ordinary size: they are frozen values, and every
+    resolution names its anchor's id."""
     return sha256_hex(canonical_json(anchor._fields()))
 
 
@@ -314,6 +322,8 @@ class ManifestSigner:
         return hmac.new(self.key, canonical_json(manifest.to_json()), hashlib.sha256).hexdigest()
 
     def verify(self, manifest: Manifest, mac: str) -> bool:
+        if len(manifest.document_id) + len(manifest.revision) + len(mac) > MEMO_QUOTE_LIMIT:
+            return hmac.compare_digest(self.sign(manifest), mac)
         known = self._verified.get((manifest, mac))
         if known is None:
             known = hmac.compare_digest(self.sign(manifest), mac)

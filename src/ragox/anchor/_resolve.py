@@ -16,6 +16,7 @@ from typing import Final, Protocol
 
 from ragox.anchor._create import check_range, find_occurrences
 from ragox.anchor._model import (
+    MEMO_QUOTE_LIMIT,
     Anchor,
     Manifest,
     Resolution,
@@ -87,6 +88,8 @@ def _text_verdict(
     text_sha256: str, text: str, anchor: Anchor
 ) -> tuple[ResolutionStatus, str] | None:
     quote = anchor.quote
+    if len(quote.prefix) + len(quote.exact) + len(quote.suffix) > MEMO_QUOTE_LIMIT:
+        return _check_text(text, anchor)
     key = (text_sha256, anchor.start, anchor.end, quote.prefix, quote.exact, quote.suffix)
     with _VERDICTS_LOCK:
         if key in _VERDICTS:

@@ -43,6 +43,7 @@ __all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
 
 _TEXT_CACHE_SIZE: Final = 16
 _BLOCK_LENGTHS_SIZE: Final = 4096
+_MEMO_JSON_LIMIT: Final = 8192
 
 
 class StoreError(Exception):
@@ -1023,14 +1024,27 @@ class SqliteStore:
 
 
 # Stored anchors and manifests are immutable rows: the same JSON text always parses
-# (and validates) to the same frozen value, so parsing is memoized by the text itself.
-@functools.lru_cache(maxsize=4096)
+# (and validates) to the same frozen value, so parsing is memoized by the text itself
+# (for rows of ordinary size only: an anchor may quote up to 100,000 code points).
 def _anchor_from_json(text: str) -> Anchor:
+    if len(text) <= _MEMO_JSON_LIMIT:
+        return _anchor_from_small_json(text)
     return Anchor.from_json(json.loads(text))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
+def _anchor_from_small_json(text: str) -> Anchor:
+    return Anchor.from_json(json.loads(text))
+
+
 def _manifest_from_json(text: str) -> Manifest:
+    if len(text) <= _MEMO_JSON_LIMIT:
+        return _manifest_from_small_json(text)
+    return Manifest.from_json(json.loads(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _manifest_from_small_json(text: str) -> Manifest:
     return Manifest.from_json(json.loads(text))
 
 
