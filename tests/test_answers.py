@@ -16,6 +16,8 @@ from conftest import OPERATOR
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.answer import GeneratorError, OpenAIGenerator
+from ragox.answer._support import TermMatcher
+from ragox.search import analyze_query
 from ragox.service import NotFound, Ragox
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
@@ -77,6 +79,62 @@ def test_injection_is_data_for_the_extractive_generator(app: Ragox) -> None:
     assert "Disconnect power before opening the cover." in record.answer
     assert not record.answer.startswith("42")
     assert all(claim.text in app.text("manual", OPERATOR) for claim in record.claims)
+
+
+def test_when_question_prefers_the_sentence_with_a_date(app: Ragox) -> None:
+    """Of two sentences naming the same things, a "when" answer quotes the dated one first."""
+    _doc(
+        app,
+        "log",
+        "The pump was installed in the north hall by the site crew.\n\n"
+        "The pump was installed in 1998 by the site crew after the flood.\n",
+    )
+    record = app.ask("When was the pump installed?", STAFF)
+    assert not record.abstained
+    assert "1998" in record.claims[0].text
+
+
+def test_a_date_alone_does_not_make_a_question_answerable(app: Ragox) -> None:
+    """The answer-kind bonus ranks sentences; it never turns an abstention into an answer."""
+    _doc(app, "manual", MANUAL + "\nThe manual was revised in 2019 and again in 2021.\n")
+    record = app.ask("When was the turbine blade of the reactor replaced?", STAFF)
+    assert record.abstained and not record.citations
+
+
+def test_a_pronoun_sentence_is_found_through_its_neighbour(app: Ragox) -> None:
+    """The sentence after the one naming the subject ("It is known for ...") is quoted."""
+    _doc(
+        app,
+        "rhine",
+        "Between Bingen and Bonn the river flows through the Rhine Gorge, a formation "
+        "created by erosion. It is known for its many castles and vineyards. The valley "
+        "was declared a heritage site in 2002.\n",
+    )
+    record = app.ask("What is the Rhine Gorge known for?", STAFF)
+    assert not record.abstained
+    assert any("castles and vineyards" in claim.text for claim in record.claims)
+
+
+@pytest.mark.parametrize(
+    ("languages", "word", "text", "low", "high"),
+    [
+        (["de"], "Dichtung", "Die Dichtungsprüfung erfolgt jährlich.", 1.0, 1.0),
+        (["de"], "Prüfung", "Die Dichtungsprüfung erfolgt jährlich.", 0.4, 0.99),
+        (["ru"], "суперкубок", "Они выиграли в Суперкубке.", 1.0, 1.0),
+        (["ru"], "пласт", "Хлоропласты окружены мембраной.", 0.0, 0.0),
+        (["de"], "rheinschlucht", "Die Schlucht ist tief.", 0.4, 0.99),
+        (["en"], "forest", "The rainforest is dense.", 1.0, 1.0),
+        (["en"], "turbine", "The pump is new.", 0.0, 0.0),
+    ],
+)
+def test_term_credit_follows_the_language(
+    languages: list[str], word: str, text: str, low: float, high: float
+) -> None:
+    """Compounds count in German and English, changed endings in Russian, pieces partly."""
+    stem = analyze_query(word, languages)[0]  # the question's term as the index stems it
+    matcher = TermMatcher([stem], languages)
+    credit = matcher.credit(matcher.stems(text)).get(stem, 0.0)
+    assert low <= credit <= high
 
 
 # -- a real OpenAI-compatible server whose replies the test scripts --------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -162,3 +163,23 @@ def test_sentence_positions_come_from_the_cursor() -> None:
         "Т.е. всё.",
     ]
     assert spans[0] != spans[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Tesla starb am 7. Januar 1943. Seine Arbeit geriet in Vergessenheit.", "1943."),
+        ("Im 19. Jahrhundert wuchs die Stadt. Dann kam die Bahn.", "Stadt."),
+        ("Die Galerie T.T. Tsui öffnete 1991. Sie zeigt Kunst.", "1991."),
+        ("Shown by Jones et al. 1998 and Briffa 2000. Later work agreed.", "2000."),
+        ("Rev. Paul T. Stallsworth spoke first. Others followed.", "first."),
+        ("Галерея Т.Т. Цуй открылась в 1991 году. Она большая.", "году."),
+        ("He died in 1943. Then his work was forgotten.", "1943."),
+        ("Er wurde 7. Dann ging er nach Hause.", "7."),
+    ],
+)
+def test_sentence_ends_skip_ordinals_initials_and_citations(text: str, first: str) -> None:
+    """German ordinal dates, initials and "et al." end no sentence; a year or count does."""
+    spans = split_sentences(text)
+    assert len(spans) == 2
+    assert text[spans[0][0] : spans[0][1]].endswith(first)

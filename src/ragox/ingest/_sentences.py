@@ -72,6 +72,25 @@ _ABBREVIATIONS: Final = frozenset(
         "mio",
         "mrd",
         "jh",
+        "chr",
+        "geb",
+        "gest",
+        "hrsg",
+        "ehem",
+        "bd",
+        # English, more titles and citations
+        "rev",
+        "al",
+        "gen",
+        "col",
+        "lt",
+        "capt",
+        "gov",
+        "sen",
+        "rep",
+        "mt",
+        "ft",
+        "hon",
         # Russian
         "т.е",
         "т.д",
@@ -95,8 +114,56 @@ _ABBREVIATIONS: Final = frozenset(
         "коп",
         "проф",
         "акад",
+        "ок",
+        "напр",
+        "т.н",
+        "т.к",
+        "обл",
+        "р",
     }
 )
+
+#: German ordinals ("am 7. Januar", "im 19. Jahrhundert") are numbers with a
+#: full stop; they end no sentence after these words or before these nouns
+_ORDINAL_BEFORE: Final = frozenset(
+    {
+        "am",
+        "im",
+        "vom",
+        "zum",
+        "beim",
+        "bis",
+        "seit",
+        "ab",
+        "der",
+        "die",
+        "das",
+        "dem",
+        "den",
+        "des",
+        "ein",
+        "eine",
+        "einem",
+        "einer",
+        "eines",
+        "zwischen",
+        "und",
+        "oder",
+        "bzw",
+        "um",
+        "nach",
+        "vor",
+        "jeden",
+        "jedem",
+    }
+)
+_ORDINAL_AFTER: Final = regex.compile(
+    r"(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober"
+    r"|november|dezember|jahrhundert|jh|jahrtausend|mal|lebensjahr|platz|stock|kapitel"
+    r"|auflage|ausgabe|armee|division|legislaturperiode)",
+    regex.IGNORECASE,
+)
+_INITIALS: Final = regex.compile(r"(?:\w\.)+\w")
 
 
 def _previous_token(text: str, position: int) -> str:
@@ -161,6 +228,10 @@ def _prose(text: str, start: int, stop: int) -> list[tuple[int, int]]:
                 stem = token.rstrip(".")
                 if stem in _ABBREVIATIONS or (len(stem) == 1 and stem.isalpha()):
                     continue
+                if _INITIALS.fullmatch(stem):
+                    continue  # initials and dotted abbreviations: "T.T. Tsui", "U.S.A."
+                if stem.isdigit() and len(stem) <= 2 and _german_ordinal(text, match, stop):
+                    continue
                 line_start = text.rfind("\n", 0, match.start()) + 1
                 if (
                     stem.isdigit()
@@ -177,6 +248,15 @@ def _prose(text: str, start: int, stop: int) -> list[tuple[int, int]]:
         cursor = match.end()
     _append(text, spans, cursor, stop)
     return spans
+
+
+def _german_ordinal(text: str, match: regex.Match[str], stop: int) -> bool:
+    """``7.`` in "am 7. Januar 1943" or "im 19. Jahrhundert"."""
+    before = text[max(0, match.start() - 40) : match.start()].split()
+    if len(before) >= 2 and before[-2].casefold() in _ORDINAL_BEFORE:
+        return True
+    following = text[match.end() : min(stop, match.end() + 40)].lstrip()
+    return _ORDINAL_AFTER.match(following) is not None
 
 
 def _append(text: str, spans: list[tuple[int, int]], start: int, end: int) -> None:

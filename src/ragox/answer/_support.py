@@ -1,0 +1,176 @@
+"""How well one evidence sentence supports an answer to a question.
+
+Each sentence gets a :class:`Support`: the IDF-weighted share of the
+question's terms it contains exactly (``matched``) or as part of a longer or
+differently inflected word (``partial``), the share found only in the sentence
+before or after it (an answer sentence often says "it" for what the previous
+one named), the rank of its passage, and whether it holds the kind of answer
+the question asks for (a year for "when", a number for "how many").
+
+Term matching depends on the language, because stemming fails differently:
+
+- English and German: a term inside a longer stem counts (German compounds:
+  "prüfung" in "dichtungsprüfung");
+- Russian: stems that differ only in their last two letters count (Snowball
+  leaves "суперкубок" and "суперкубк" apart); a term inside a longer word does
+  not ("пласт" is not "хлоропласт");
+- any language: a prefix or suffix of a long term (at least 4 letters and 40% of
+  it) inside a stem gives partial credit ("rheinschlucht" → "schlucht").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+import regex
+
+from ragox.search import analyze_document
+
+__all__ = ["AnswerKind", "Support", "TermMatcher", "answer_kind", "holds_answer_kind", "support"]
+
+
+class AnswerKind(Enum):
+    """What kind of answer a question asks for, where the question says so."""
+
+    DATE = "date"
+    NUMBER = "number"
+
+
+_KINDS: Final = (
+    (
+        AnswerKind.DATE,
+        regex.compile(
+            r"^\W*(?:when\b|in what year|what year|which year|wann\b|in welchem jahr"
+            r"|seit wann|когда\b|в каком году|в котором году)",
+            regex.IGNORECASE,
+        ),
+    ),
+    (
+        AnswerKind.NUMBER,
+        regex.compile(
+            r"\b(?:how many|how much|what percentage|wie viele|wie viel|wieviel|wie hoch"
+            r"|сколько)\b",
+            regex.IGNORECASE,
+        ),
+    ),
+)
+_YEAR: Final = regex.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+_MONTH: Final = regex.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|januar|februar|märz|mai|juni|juli|oktober|dezember|январ|феврал|март"
+    r"|апрел|ма[яй]|июн|июл|август|сентябр|октябр|ноябр|декабр)",
+    regex.IGNORECASE,
+)
+_DIGIT: Final = regex.compile(r"\d")
+
+
+def answer_kind(question: str) -> AnswerKind | None:
+    for kind, pattern in _KINDS:
+        if pattern.search(question):
+            return kind
+    return None
+
+
+def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
+    if kind is AnswerKind.DATE:
+        return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
+    if kind is AnswerKind.NUMBER:
+        return bool(_DIGIT.search(sentence))
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """Features of one sentence; each share is of the question's total term weight."""
+
+    matched: float
+    partial: float
+    previous: float  # terms found only in the sentence before
+    following: float  # terms found only in the sentence after
+    source_rank: float  # 1 for S1, 1/2 for S2, …
+    answer_kind: bool
+
+
+#: shortest term matched inside a longer stem, or with a changed ending
+_MIN_INNER: Final = 5
+#: partial credit: shortest term, shortest shared piece, least share of the term
+_PARTIAL_TERM: Final = 6
+_PARTIAL_PIECE: Final = 4
+_PARTIAL_SHARE: Final = 0.4
+#: Russian stems that differ in at most this many final letters match
+_ENDING: Final = 2
+
+
+class TermMatcher:
+    """Credit in [0, 1] per question term for a set of stems, by the documents' languages."""
+
+    def __init__(self, terms: Sequence[str], languages: Sequence[str]) -> None:
+        self.terms = tuple(terms)
+        self.languages = tuple(languages)
+        self.inner = any(language in ("en", "de") for language in languages)
+        self.endings = "ru" in languages
+
+    def stems(self, text: str) -> frozenset[str]:
+        found: set[str] = set()
+        for language in self.languages:
+            found.update(analyze_document(text, language).split())
+        return frozenset(found)
+
+    def credit(self, stems: frozenset[str]) -> dict[str, float]:
+        joined = " ".join(stems)
+        credits: dict[str, float] = {}
+        for term in self.terms:
+            value = self._credit(term, stems, joined)
+            if value > 0:
+                credits[term] = value
+        return credits
+
+    def _credit(self, term: str, stems: frozenset[str], joined: str) -> float:
+        if term in stems:
+            return 1.0
+        size = len(term)
+        if size >= _MIN_INNER and self.inner and term in joined:
+            return 1.0
+        if size >= _MIN_INNER and self.endings:
+            head = term[: size - _ENDING]
+            if any(
+                abs(len(stem) - size) <= _ENDING and stem.startswith(head)
+                for stem in stems
+                if len(stem) >= size - _ENDING
+            ):
+                return 1.0
+        if size >= _PARTIAL_TERM:
+            for piece in range(size - 1, _PARTIAL_PIECE - 1, -1):
+                if piece / size < _PARTIAL_SHARE:
+                    break
+                if term[:piece] in joined or term[size - piece :] in joined:
+                    return piece / size
+        return 0.0
+
+
+def support(
+    credits: Mapping[str, float],
+    before: Mapping[str, float] | None,
+    after: Mapping[str, float] | None,
+    weights: Mapping[str, float],
+    source_index: int,
+    kind_held: bool,
+) -> Support:
+    total = sum(weights.values()) or 1.0
+
+    def only_in(other: Mapping[str, float] | None) -> float:
+        if other is None:
+            return 0.0
+        return sum(weights[t] * value for t, value in other.items() if t not in credits) / total
+
+    return Support(
+        matched=sum(weights[t] for t, value in credits.items() if value >= 1.0) / total,
+        partial=sum(weights[t] * value for t, value in credits.items() if value < 1.0) / total,
+        previous=only_in(before),
+        following=only_in(after),
+        source_rank=1.0 / (1 + source_index),
+        answer_kind=kind_held,
+    )
