@@ -600,3 +600,30 @@ def test_pages_have_language_title_labels_and_landmarks(open_page: Any, site: Si
         assert facts["mains"] == 1 and facts["h1"] == 1, name
         assert facts["unlabelled"] == [] and facts["nameless"] == [], name
         assert facts["untitledFrames"] == 0 and facts["imagesWithoutAlt"] == 0, name
+
+
+TARGETS_JS = """() => [...document.querySelectorAll('a, button, input')]
+  .filter(e => e.offsetParent !== null)
+  .map(e => { const r = e.getBoundingClientRect();
+    return {name: e.tagName.toLowerCase() + ' ' + (e.textContent || e.id).trim(),
+            height: r.height}; })"""
+
+
+def test_touch_targets_on_a_phone(open_page: Any, site: Site) -> None:
+    """On a phone every visible link, button and input is at least 44 px high (WCAG 2.5.5),
+    the links of the section bar included."""
+    for path in ("/view/ask", "/view/library", f"/view/anchors/{site.pdf}"):
+        page = open_page(f"{site.url}{path}#key={site.key}", "mobile")
+        page.wait_for_selector("main:not([data-ragox-status='LOADING'])")
+        targets = page.evaluate(TARGETS_JS)
+        assert targets, path
+        small = [t["name"] for t in targets if t["height"] < 44]
+        assert small == [], (path, small)
+
+
+def test_key_prompt_is_not_shown_as_an_error(open_page: Any, site: Site) -> None:
+    """Without a key the viewer asks for one in ordinary text, not in the error colour."""
+    page = open_page(f"{site.url}/view/anchors/{site.pdf}")
+    page.wait_for_selector("#ragox-viewer[data-ragox-status='LOGIN']")
+    colour = page.eval_on_selector("#state", "e => getComputedStyle(e).color")
+    assert colour == "rgb(26, 26, 26)"

@@ -16,16 +16,28 @@ function key() {
   return sessionStorage.getItem("ragox-key") || "";
 }
 
+// States that will still change: poll quickly while any revision is in one,
+// slowly otherwise, and not at all while the page is hidden.
+const SETTLED = new Set(["READY", "FAILED"]);
+let timer = null;
+
+function schedule(pending) {
+  clearTimeout(timer);
+  if (!document.hidden) timer = setTimeout(refresh, pending ? 1500 : 15000);
+}
+
 async function refresh() {
   const response = await fetch("/v1/documents", { headers: { Authorization: `Bearer ${key()}` } });
-  if (!response.ok) return;
+  if (!response.ok) return schedule(false);
   const body = await response.json();
   rows.replaceChildren();
+  let pending = false;
   for (const doc of body.documents) {
     for (const revision of doc.revisions) {
       const row = document.createElement("tr");
       row.dataset.document = doc.document_id;
       row.dataset.state = revision.state;
+      pending ||= !SETTLED.has(revision.state);
       for (const value of [doc.document_id, revision.revision, LABELS[revision.state] || revision.state,
         revision.error ? `${revision.failed_stage}: ${revision.error}` : ""]) {
         const cell = document.createElement("td");
@@ -35,6 +47,7 @@ async function refresh() {
       rows.append(row);
     }
   }
+  schedule(pending);
 }
 
 document.getElementById("upload").onsubmit = async (event) => {
@@ -51,6 +64,6 @@ document.getElementById("upload").onsubmit = async (event) => {
   await refresh();
 };
 
+document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
 key();
 refresh();
-setInterval(refresh, 1500);
