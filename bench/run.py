@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import bench_answers
 import bench_api
 import bench_ingest
 import bench_resolve
@@ -18,6 +19,7 @@ BENCHES = {
     "ingest": bench_ingest,
     "search": bench_search,
     "api": bench_api,
+    "answers": bench_answers,
 }
 
 if __name__ == "__main__":
