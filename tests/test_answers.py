@@ -15,7 +15,7 @@ import pytest
 from conftest import OPERATOR
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
-from ragox.answer import GeneratorError, OpenAIGenerator
+from ragox.answer import Evidence, GeneratorError, OpenAIGenerator, score_sentences
 from ragox.answer._support import TermMatcher
 from ragox.search import analyze_query
 from ragox.service import NotFound, Ragox
@@ -346,3 +346,12 @@ def test_claim_position_is_verified_not_searched(app: Ragox) -> None:
     result = validate(Draft((right, wrong), False), evidence, app.store, app.lookup(STAFF))
     assert [c.text for c in result.claims] == [quote]
     assert [d.reason.value for d in result.dropped] == ["UNSUPPORTED"]
+
+
+def test_short_passages_take_the_language_of_the_question() -> None:
+    """A table row tells no language; the question's decides matching and the threshold."""
+    row = "Dichtung: alle 500 Betriebsstunden prüfen, Kupplung jährlich."
+    evidence = [Evidence("S1", "plan", "r1", "m1", ("c1",), 0, len(row), row, ())]
+    scoring = score_sentences("Wie oft muss die Dichtung geprüft werden?", evidence)
+    assert scoring.language == "de"
+    assert scoring.sentences and scoring.sentences[0].support.matched > 0

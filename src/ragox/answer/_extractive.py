@@ -113,7 +113,14 @@ def score_sentences(
     of the question matters more than a common one), else from the evidence.
     """
     config = config or ExtractiveConfig()
-    detected = [detect_language(item.text) or "en" for item in evidence]
+    # a short passage (a table row, a list item) may not tell its language; then
+    # all the evidence together, then the question, decide
+    fallback = (
+        detect_language(" ".join(item.text for item in evidence))
+        or detect_language(question)
+        or "en"
+    )
+    detected = [detect_language(item.text) or fallback for item in evidence]
     language = next((lang for lang in detected if lang in SUPPORTED_LANGUAGES), "en")
     languages = sorted(set(detected) & set(SUPPORTED_LANGUAGES)) or ["en"]
     terms = analyze_query(question, languages)
