@@ -58,6 +58,7 @@ class Site:
     across: dict[str, tuple[str, str, tuple[str, ...]]]  # name -> (anchor id, quote, block ids)
     source_changed: str
     ambiguous: str
+    mutated: dict[str, str]  # status -> anchor id, for anchors other tools wrote
     not_current: str
     pdf: str
 
@@ -111,6 +112,28 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     ingest("Die Dichtung wird alle 250 Stunden geprüft.\n".encode(), "dichtung.txt", "v1")
     source_changed = _import(app, exported, "dichtung.txt")
 
+    # Anchors on the current dichtung.txt as other tools (or older ragox versions) might
+    # have written them: each gets its own refusal from the resolver.
+    current = _anchor(app, "dichtung.txt", "250 Stunden").to_json()
+    current.pop("anchor_id")
+    mutations: dict[str, dict[str, Any]] = {
+        "PARSER_MISMATCH": {"parser": "plain-text@0"},
+        "PROFILE_MISMATCH": {"profile": "utf8-strict;crlf-to-lf;NFKC;unicode-14.0.0"},
+        "TEXT_CHANGED": {"text_sha256": "0" * 64},
+        "INVALID_RANGE": {"position": {"start": 17, "end": 4000}},
+        "QUOTE_NOT_FOUND": {"quote": {"exact": "750 Stunden", "prefix": "", "suffix": ""}},
+        "POSITION_MISMATCH": {
+            "position": {
+                "start": current["position"]["start"] + 1,
+                "end": current["position"]["end"] + 1,
+            }
+        },
+    }
+    mutated = {
+        status: _import(app, {**current, **change}, "dichtung.txt")
+        for status, change in mutations.items()
+    }
+
     # AMBIGUOUS: another tool quoted the first "Prüfung" without prefix or suffix (W3C
     # makes them optional); the text holds the quote twice.
     ingest("Prüfung\nDie Prüfung ist bestanden.\n".encode(), "pruefung.txt")
@@ -134,6 +157,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         ambiguous: ResolutionStatus.AMBIGUOUS,
         old.anchor_id: ResolutionStatus.RESOLVED,
     }
+    expect.update({anchor_id: ResolutionStatus(status) for status, anchor_id in mutated.items()})
     for anchor_id, status in expect.items():
         assert app.resolve_id(anchor_id, STAFF).status is status
     assert app.resolve_id(old.anchor_id, STAFF).current is False
@@ -149,6 +173,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             across,
             source_changed,
             ambiguous,
+            mutated,
             old.anchor_id,
             pdf_anchor.anchor_id,
         )
@@ -220,6 +245,12 @@ REFUSALS = {
     # state: (anchor attribute, the reason in words, text of the document as it is now)
     "SOURCE_CHANGED": ("source_changed", "the source changed since this answer", "250 Stunden"),
     "AMBIGUOUS": ("ambiguous", "this passage is ambiguous in the current text", "bestanden"),
+    "PARSER_MISMATCH": ("mutated", "re-extracted since this answer", "250 Stunden"),
+    "PROFILE_MISMATCH": ("mutated", "re-normalized since this answer", "250 Stunden"),
+    "TEXT_CHANGED": ("mutated", "text changed since this answer", "250 Stunden"),
+    "INVALID_RANGE": ("mutated", "range is not valid in this text", "250 Stunden"),
+    "QUOTE_NOT_FOUND": ("mutated", "not in the current text", "250 Stunden"),
+    "POSITION_MISMATCH": ("mutated", "not where the citation says it is", "250 Stunden"),
 }
 
 
@@ -231,7 +262,8 @@ def test_refusal_shows_its_reason_and_an_unverified_link(
     """A refused anchor renders its own reason, no highlight, and a link to the document
     that says plainly that it is unverified; following it shows the text, still unmarked."""
     attribute, reason, now = REFUSALS[state]
-    page = _view(open_page, site, getattr(site, attribute), kind)
+    anchor_id = site.mutated[state] if attribute == "mutated" else getattr(site, attribute)
+    page = _view(open_page, site, anchor_id, kind)
     assert page.get_attribute("#ragox-viewer", "data-ragox-status") == state
     assert reason in page.inner_text("#state").lower()
     assert _in_viewport(page, "#state")
