@@ -81,6 +81,17 @@ def test_injection_is_data_for_the_extractive_generator(app: Ragox) -> None:
     assert all(claim.text in app.text("manual", OPERATOR) for claim in record.claims)
 
 
+def test_a_one_chunk_corpus_answers_plainly_worded_questions(app: Ragox) -> None:
+    """In a tiny index the question's wording ("how often") that the text lacks does not
+    outweigh the words it has: term weights count at least 100 chunks."""
+    _doc(app, "card", "The seal is checked every 500 operating hours. A worn seal leaks.\n")
+    record = app.ask("How often is the seal checked?", STAFF)
+    assert not record.abstained
+    assert "every 500 operating hours" in record.claims[0].text
+    elsewhere = app.ask("Which vintage of Pinot Noir won the Bordeaux tasting?", STAFF)
+    assert elsewhere.abstained
+
+
 def test_when_question_prefers_the_sentence_with_a_date(app: Ragox) -> None:
     """Of two sentences naming the same things, a "when" answer quotes the dated one first."""
     _doc(

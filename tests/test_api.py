@@ -3,12 +3,17 @@ revoked keys, scope answered like missing, upload limits, concurrent asks."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -210,3 +215,92 @@ def test_workers_share_the_home_and_a_revoked_key_stops_at_once(tmp_path: Path) 
             after = list(pool.map(get, range(24)))
         assert {r.status_code for r in after} == {401}
         assert all("Pump" not in r.text for r in after)
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """A chat-completions endpoint that records what it is sent and quotes the seal."""
+
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        type(self).received.append(
+            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+        )
+        claims = [
+            {
+                "text": "Every 500 hours.",
+                "source_id": "S1",
+                "quote": "The seal is checked every 500 operating hours.",
+            }
+        ]
+        content = json.dumps({"answer_possible": True, "missing": None, "claims": claims})
+        payload = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@pytest.fixture
+def recorder() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    _Recorder.received = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", _Recorder.received
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_callers_cannot_choose_where_the_server_sends_evidence(
+    server: Server, recorder: tuple[str, list[dict[str, Any]]]
+) -> None:
+    """A generator URL in an ask is refused (422) and nothing is sent anywhere: the server
+    would hand the evidence, and its generator key, to whoever the caller named."""
+    url, received = recorder
+    for spec in (f"openai:{url}#m", "openai:http://169.254.169.254/latest#m", "bogus"):
+        response = httpx.post(
+            f"{server.url}/v1/ask",
+            headers=_auth(server.staff),
+            json={"question": "How often is the seal checked?", "generator": spec},
+        )
+        assert response.status_code == 422, spec
+        assert response.headers["content-type"].startswith("application/problem+json")
+    assert received == []
+
+
+def test_the_operator_configures_the_generator(
+    tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]]
+) -> None:
+    """`ragox serve --generator openai:…` answers through that server by default, with the
+    key from the environment; a caller may still ask for the extractive generator."""
+    url, received = recorder
+    home = tmp_path / "home"
+    app = Ragox(home)
+    app.ingestor.ingest_bytes(
+        MANUAL.encode(), "manual.txt", "manual.txt", groups=frozenset({"staff"}), tenant="default"
+    )
+    key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    app.close()
+    question = {"question": "How often is the seal checked?"}
+    os.environ["RAGOX_GENERATOR_API_KEY"] = "sk-operator"
+    try:
+        with serving(home, "--generator", f"openai:{url}#m") as base:
+            remote = httpx.post(f"{base}/v1/ask", headers=_auth(key), json=question).json()
+            assert len(received) == 1
+            assert received[0]["path"] == "/v1/chat/completions"
+            assert received[0]["auth"] == "Bearer sk-operator"
+            assert remote["answer"] == "Every 500 hours. [S1]"
+            assert remote["citations"][0]["status"] == "RESOLVED"
+            local = httpx.post(
+                f"{base}/v1/ask", headers=_auth(key), json={**question, "generator": "extractive"}
+            ).json()
+            assert len(received) == 1  # the extractive answer sent nothing out
+            assert "every 500 operating hours" in local["answer"]
+    finally:
+        del os.environ["RAGOX_GENERATOR_API_KEY"]

@@ -2,6 +2,7 @@
 
 from ragox.api._app import (
     DEFAULT_UPLOAD_LIMIT,
+    GENERATOR_VARIABLE,
     HOME_VARIABLE,
     UPLOAD_LIMIT_VARIABLE,
     app_from_environment,
@@ -10,6 +11,7 @@ from ragox.api._app import (
 
 __all__ = [
     "DEFAULT_UPLOAD_LIMIT",
+    "GENERATOR_VARIABLE",
     "HOME_VARIABLE",
     "UPLOAD_LIMIT_VARIABLE",
     "app_from_environment",

@@ -10,9 +10,10 @@ object outside the caller's scope answers exactly like a missing one (404).
 
 import json
 import os
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from fastapi import BackgroundTasks, Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -42,6 +43,7 @@ from ragox.web import STATIC, VIEWER_CSP
 
 __all__ = [
     "DEFAULT_UPLOAD_LIMIT",
+    "GENERATOR_VARIABLE",
     "HOME_VARIABLE",
     "UPLOAD_LIMIT_VARIABLE",
     "app_from_environment",
@@ -53,6 +55,7 @@ DEFAULT_UPLOAD_LIMIT: Final = 64 * 1024 * 1024
 #: How `ragox serve --workers N` tells its worker processes what to serve.
 HOME_VARIABLE: Final = "RAGOX_SERVE_HOME"
 UPLOAD_LIMIT_VARIABLE: Final = "RAGOX_SERVE_UPLOAD_LIMIT"
+GENERATOR_VARIABLE: Final = "RAGOX_SERVE_GENERATOR"
 PROBLEM: Final = "application/problem+json"
 
 
@@ -79,12 +82,24 @@ NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this
 
 class AskRequest(BaseModel):
     question: str = Field(max_length=4000)
-    generator: str = "extractive"
-    mode: str | None = None
+    #: "extractive" (no model), or "server": the generator the operator configured with
+    #: ``ragox serve --generator`` (the default). A caller never names a URL: the server
+    #: would send the evidence, and its generator key, wherever it was told.
+    generator: Literal["extractive", "server"] = "server"
+    mode: Literal["lexical", "vector", "hybrid"] | None = None
 
 
-def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
-    """The ASGI app for one ragox home."""
+def create_app(
+    home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT, generator: str = "extractive"
+) -> FastAPI:
+    """The ASGI app for one ragox home; ``generator`` is the operator's generator spec."""
+    configured = None if generator == "extractive" else generator_from_spec(generator)
+    # An extractive ask is pure CPU under the GIL, and several at once in one process
+    # cost each other far more than they gain (measured: 20 threads answer 3× fewer
+    # questions per second than one at a time). One at a time per worker process; more
+    # throughput comes from `ragox serve --workers N`. A remote generator's wait is not
+    # held under this slot.
+    cpu_slot = threading.BoundedSemaphore(1)
     app = FastAPI(
         title="ragox",
         version="0.1.0",
@@ -281,13 +296,14 @@ def create_app(home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT) -> FastAPI:
 
     @app.post("/v1/ask")
     def ask(body: AskRequest, who: Caller) -> dict[str, Any]:
+        generator = configured if body.generator == "server" else None
+        mode = SearchMode(body.mode) if body.mode else None
         try:
-            generator = (
-                None if body.generator == "extractive" else generator_from_spec(body.generator)
-            )
-            record = ragox.ask(
-                body.question, who, generator, SearchMode(body.mode) if body.mode else None
-            )
+            if generator is None:
+                with cpu_slot:
+                    record = ragox.ask(body.question, who, None, mode)
+            else:
+                record = ragox.ask(body.question, who, generator, mode)
         except (SearchError, EmbedderError) as error:
             raise Problem(400, "Bad Request", error.code) from None
         except GeneratorError as error:
@@ -449,6 +465,7 @@ def app_from_environment() -> FastAPI:
     return create_app(
         Path(os.environ[HOME_VARIABLE]),
         DEFAULT_UPLOAD_LIMIT if limit is None else int(limit),
+        os.environ.get(GENERATOR_VARIABLE, "extractive"),
     )
 
 

@@ -917,17 +917,36 @@ def keys_revoke(ctx: click.Context, key: str) -> None:
     show_default=True,
     help="Server processes (SQLite in WAL mode: many readers, one writer at a time).",
 )
+@click.option(
+    "--generator",
+    "generator_spec",
+    default="extractive",
+    show_default=True,
+    help="Generator of /v1/ask: extractive | openai:BASE_URL#MODEL (key from "
+    "RAGOX_GENERATOR_API_KEY). Callers choose only between this and extractive.",
+)
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, upload_limit: int, workers: int) -> None:
+def serve(
+    ctx: click.Context, host: str, port: int, upload_limit: int, workers: int, generator_spec: str
+) -> None:
     """Serve the HTTP API under /v1 (OpenAPI docs at /v1/docs)."""
     # Imported here: every other command starts without loading the web stack.
     import uvicorn  # noqa: PLC0415
 
-    from ragox.api import HOME_VARIABLE, UPLOAD_LIMIT_VARIABLE, create_app  # noqa: PLC0415
+    from ragox.api import (  # noqa: PLC0415
+        GENERATOR_VARIABLE,
+        HOME_VARIABLE,
+        UPLOAD_LIMIT_VARIABLE,
+        create_app,
+    )
 
     home: Path = ctx.obj["home"]
+    try:
+        generator_from_spec(generator_spec)  # refuse a bad spec before serving anything
+    except GeneratorError as error:
+        raise Usage(f"{error.code}: {error.message}") from None
     if workers == 1:
-        app = create_app(home, upload_limit=upload_limit)
+        app = create_app(home, upload_limit=upload_limit, generator=generator_spec)
         uvicorn.run(app, host=host, port=port, log_level="warning")
         return
     # Open the home once here, so that a schema migration and the manifest key are
@@ -936,6 +955,7 @@ def serve(ctx: click.Context, host: str, port: int, upload_limit: int, workers: 
         pass
     os.environ[HOME_VARIABLE] = str(home.resolve())
     os.environ[UPLOAD_LIMIT_VARIABLE] = str(upload_limit)
+    os.environ[GENERATOR_VARIABLE] = generator_spec
     uvicorn.run(
         "ragox.api:app_from_environment",
         factory=True,

@@ -9,6 +9,7 @@ import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from ragox.access import DEFAULT_TENANT, Principal, can_read
 from ragox.anchor import (
@@ -61,6 +62,9 @@ __all__ = [
     "RevisionStatus",
     "SkipReason",
 ]
+
+#: the least chunk count the answer's term weights (IDF) are computed with
+MIN_IDF_CHUNKS: Final = 100
 
 
 class NotFound(LookupError):
@@ -229,6 +233,11 @@ class Ragox:
 
         def weights(terms: Sequence[str]) -> dict[str, float]:
             total, frequencies = self.store.index.term_statistics(scope, terms)
+            # Document frequencies from a handful of chunks are noise: in a one-chunk
+            # index a word of the question that the text lacks ("how *often*") would
+            # weigh five times a word it has. Counting at least MIN_IDF_CHUNKS chunks
+            # keeps such weights near each other; larger indexes are unaffected.
+            total = max(total, MIN_IDF_CHUNKS)
             return {
                 term: math.log(1 + (total - frequencies[term] + 0.5) / (frequencies[term] + 0.5))
                 for term in terms
