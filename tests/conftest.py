@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -166,3 +167,9 @@ def serving(home: Path, *options: str) -> Iterator[str]:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def chat_reply(claims: list[dict[str, str]], possible: bool = True) -> dict[str, Any]:
+    """An OpenAI chat-completions response whose message is ragox's claims JSON."""
+    content = json.dumps({"answer_possible": possible, "missing": None, "claims": claims})
+    return {"choices": [{"message": {"role": "assistant", "content": content}}]}

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import OPERATOR
+from conftest import OPERATOR, chat_reply
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.answer import Evidence, GeneratorError, OpenAIGenerator, score_sentences
@@ -185,11 +185,6 @@ def server() -> Iterator[tuple[str, Scripted]]:
     httpd.server_close()
 
 
-def _reply(claims: list[dict[str, str]], possible: bool = True) -> dict[str, Any]:
-    content = json.dumps({"answer_possible": possible, "missing": None, "claims": claims})
-    return {"choices": [{"message": {"role": "assistant", "content": content}}]}
-
-
 def test_server_citing_unknown_source_is_rejected(app: Ragox, server: tuple[str, Scripted]) -> None:
     """A reply citing S9 when only S1 was supplied becomes no link; the claim is dropped."""
     url, script = server
@@ -197,7 +192,7 @@ def test_server_citing_unknown_source_is_rejected(app: Ragox, server: tuple[str,
     script.replies.append(
         (
             200,
-            _reply(
+            chat_reply(
                 [
                     {
                         "text": "Every 500 hours.",
@@ -228,7 +223,7 @@ def test_server_quote_not_in_evidence_is_unsupported(
     script.replies.append(
         (
             200,
-            _reply(
+            chat_reply(
                 [
                     {
                         "text": "Check it twice a year.",
@@ -266,7 +261,7 @@ def test_server_quote_not_in_evidence_is_unsupported(
         (500, {"error": "boom"}, 0.0, "HTTP_ERROR"),
         (200, b"not json at all", 0.0, "BAD_RESPONSE"),
         (200, {"choices": [{"message": {"content": '{"claims": 5'}}]}, 0.0, "BAD_RESPONSE"),
-        (200, _reply([]), 3.0, "TIMEOUT"),
+        (200, chat_reply([]), 3.0, "TIMEOUT"),
     ],
 )
 def test_server_failures_give_no_answer(

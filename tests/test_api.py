@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from conftest import serving
+from conftest import chat_reply, serving
 from ragox.access import Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
@@ -234,8 +234,7 @@ class _Recorder(BaseHTTPRequestHandler):
                 "quote": "The seal is checked every 500 operating hours.",
             }
         ]
-        content = json.dumps({"answer_possible": True, "missing": None, "claims": claims})
-        payload = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+        payload = json.dumps(chat_reply(claims)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

@@ -3,7 +3,6 @@ mobile: highlights equal the exact quote; failures render as explicit states."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -11,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from browser import CHROMIUM, VIEWPORTS, chromium
 from conftest import DATA, serving
 from ragox.access import Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
 
 PAGE = """<!doctype html><html><body>
@@ -114,27 +113,8 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+    with chromium() as instance:
         yield instance
-        instance.close()
-
-
-VIEWPORTS = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "mobile": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
-}
 
 
 def _open(browser, viewer: Viewer, anchor_id: str, key: str, kind: str):  # type: ignore[no-untyped-def]

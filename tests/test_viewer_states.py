@@ -5,7 +5,6 @@ and the three pages pass a keyboard and a WCAG 2.x contrast audit."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from browser import CHROMIUM, VIEWPORTS, chromium
 from conftest import DATA, serving
 from ragox.access import Principal
 from ragox.anchor import Anchor, Refusal, ResolutionStatus
 from ragox.service import Ragox
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
@@ -43,11 +42,6 @@ FILLER = "".join(
 PUMPE_R1 = FILLER + "Das Laufrad wird jährlich geprüft.\n"
 PUMPE_R2 = FILLER + "Das Laufrad wird monatlich geprüft.\n"
 OLD_QUOTE = "jährlich"
-
-VIEWPORTS: dict[str, dict[str, Any]] = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "mobile": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
-}
 
 
 @dataclass
@@ -181,21 +175,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+    with chromium() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture
