@@ -12,16 +12,14 @@ retrieval score alone does not tell answerable questions from the rest.
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import bm25s  # type: ignore[import-untyped]
-import numpy as np
 
 from _corpus import xquad_file
-from ragox.eval import evaluate_answers, held_out, load_squad
+from ragox.eval import evaluate_answers, held_out, latency_summary, load_squad
 from ragox.eval._squad import Question
 from ragox.ingest import split_sentences
 from ragox.search import analyze_document, analyze_query
@@ -36,10 +34,6 @@ HEADER = (
     "median ms",
     "p95 ms",
 )
-
-
-def _p95(values: list[float]) -> float:
-    return float(np.percentile(values, 95))
 
 
 def _peer(language: str) -> list[tuple[str, ...]]:
@@ -91,7 +85,8 @@ def _peer(language: str) -> list[tuple[str, ...]]:
         (float(s) for _, _, s in outcomes if rates(float(s))[1] >= 0.90),
         default=float("inf"),
     )
-    timing = (f"{statistics.median(latencies):.2f}", f"{_p95(latencies):.2f}")
+    summary = latency_summary(latencies)
+    timing = (f"{summary['median']:.2f}", f"{summary['p95']:.2f}")
     rows: list[tuple[str, ...]] = []
     for label, limit in (("bm25s top sentence", float("-inf")), ("… above a score", threshold)):
         gold, right, wrong = rates(limit)

@@ -4,7 +4,6 @@ revoked keys, scope answered like missing, upload limits, concurrent asks."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -274,7 +273,7 @@ def test_callers_cannot_choose_where_the_server_sends_evidence(
 
 
 def test_the_operator_configures_the_generator(
-    tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]]
+    tmp_path: Path, recorder: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`ragox serve --generator openai:…` answers through that server by default, with the
     key from the environment; a caller may still ask for the extractive generator."""
@@ -287,19 +286,16 @@ def test_the_operator_configures_the_generator(
     key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
     app.close()
     question = {"question": "How often is the seal checked?"}
-    os.environ["RAGOX_GENERATOR_API_KEY"] = "sk-operator"
-    try:
-        with serving(home, "--generator", f"openai:{url}#m") as base:
-            remote = httpx.post(f"{base}/v1/ask", headers=_auth(key), json=question).json()
-            assert len(received) == 1
-            assert received[0]["path"] == "/v1/chat/completions"
-            assert received[0]["auth"] == "Bearer sk-operator"
-            assert remote["answer"] == "Every 500 hours. [S1]"
-            assert remote["citations"][0]["status"] == "RESOLVED"
-            local = httpx.post(
-                f"{base}/v1/ask", headers=_auth(key), json={**question, "generator": "extractive"}
-            ).json()
-            assert len(received) == 1  # the extractive answer sent nothing out
-            assert "every 500 operating hours" in local["answer"]
-    finally:
-        del os.environ["RAGOX_GENERATOR_API_KEY"]
+    monkeypatch.setenv("RAGOX_GENERATOR_API_KEY", "sk-operator")
+    with serving(home, "--generator", f"openai:{url}#m") as base:
+        remote = httpx.post(f"{base}/v1/ask", headers=_auth(key), json=question).json()
+        assert len(received) == 1
+        assert received[0]["path"] == "/v1/chat/completions"
+        assert received[0]["auth"] == "Bearer sk-operator"
+        assert remote["answer"] == "Every 500 hours. [S1]"
+        assert remote["citations"][0]["status"] == "RESOLVED"
+        local = httpx.post(
+            f"{base}/v1/ask", headers=_auth(key), json={**question, "generator": "extractive"}
+        ).json()
+        assert len(received) == 1  # the extractive answer sent nothing out
+        assert "every 500 operating hours" in local["answer"]

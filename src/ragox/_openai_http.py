@@ -4,17 +4,39 @@ form of it safe for messages) and the short error codes of an error body."""
 from __future__ import annotations
 
 import re
-from typing import Final, Literal
+from types import TracebackType
+from typing import Final, Literal, Self
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-__all__ = ["SAFE_TOKEN", "HttpFailure", "endpoint", "error_detail", "post_json"]
+__all__ = ["SAFE_TOKEN", "HttpFailure", "PooledClient", "endpoint", "error_detail", "post_json"]
 
 FailureCode = Literal["TIMEOUT", "UNREACHABLE", "BAD_RESPONSE", "HTTP_ERROR"]
 
 #: identifiers short and plain enough to repeat in a message
 SAFE_TOKEN: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+class PooledClient:
+    """Owns a pooled ``httpx.Client``: ``close()`` and use as a context manager."""
+
+    _client: httpx.Client
+
+    def close(self) -> None:
+        """Close the pooled HTTP connections."""
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def endpoint(base_url: str, route: str) -> tuple[str, str]:

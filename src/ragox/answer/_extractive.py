@@ -115,12 +115,15 @@ def score_sentences(
     config = config or ExtractiveConfig()
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
-    fallback = (
-        detect_language(" ".join(item.text for item in evidence))
-        or detect_language(question)
-        or "en"
-    )
-    detected = [detect_language(item.text) or fallback for item in evidence]
+    own = [detect_language(item.text) for item in evidence]
+    if None in own:
+        fallback = (
+            detect_language(" ".join(item.text for item in evidence))
+            or detect_language(question)
+            or "en"
+        )
+        own = [language or fallback for language in own]
+    detected = [language or "en" for language in own]
     language = next((lang for lang in detected if lang in SUPPORTED_LANGUAGES), "en")
     languages = sorted(set(detected) & set(SUPPORTED_LANGUAGES)) or ["en"]
     terms = analyze_query(question, languages)

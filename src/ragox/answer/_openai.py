@@ -28,12 +28,11 @@ import math
 import re
 import secrets
 from collections.abc import Iterator, Sequence
-from types import TracebackType
-from typing import Final, Self
+from typing import Final
 
 import httpx
 
-from ragox._openai_http import SAFE_TOKEN, HttpFailure, endpoint, post_json
+from ragox._openai_http import SAFE_TOKEN, HttpFailure, PooledClient, endpoint, post_json
 from ragox.answer._model import Claim, Draft, Evidence, GeneratorError
 
 __all__ = ["OpenAIGenerator"]
@@ -262,7 +261,7 @@ def _content(body: object, where: str) -> tuple[str, bool]:
 # -- the client -----------------------------------------------------------------------
 
 
-class OpenAIGenerator:
+class OpenAIGenerator(PooledClient):
     """:class:`~ragox.answer._model.Generator` backed by ``POST {base_url}/chat/completions``.
 
     ``base_url`` is the API root as OpenAI's own client takes it, ending in ``/v1``
@@ -341,18 +340,3 @@ class OpenAIGenerator:
             return post_json(self._client, self._url, payload, self._where)
         except HttpFailure as failure:
             raise GeneratorError(failure.code, failure.message) from failure
-
-    def close(self) -> None:
-        """Close the pooled HTTP connections."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -38,15 +38,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Literal, Protocol, Self
+from typing import Any, Final, Literal, Protocol
 
 import httpx
 import numpy as np
 import numpy.typing as npt
 import platformdirs
 
-from ragox._openai_http import HttpFailure, endpoint, post_json
+from ragox._openai_http import HttpFailure, PooledClient, endpoint, post_json
 
 __all__ = [
     "API_KEY_ENV",
@@ -421,7 +420,7 @@ def _decode_embedding(value: object, position: int) -> list[float]:
     raise EmbedderError("BAD_RESPONSE", f"data[{position}].embedding is not a list of numbers")
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(PooledClient):
     """Client for an OpenAI-compatible ``POST {base_url}/embeddings``.
 
     ``base_url`` is the API root as OpenAI's own client takes it, usually ending
@@ -568,21 +567,6 @@ class OpenAIEmbedder:
                 f"{where} returned {length}-dimensional vectors, expected {self._dimension}",
             )
         return _normalized(complete, self._dimension, where)
-
-    def close(self) -> None:
-        """Close the pooled HTTP connections."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 # -- sentence-transformers --------------------------------------------------------
