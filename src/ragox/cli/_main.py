@@ -7,6 +7,7 @@ people. No command prints a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -48,14 +49,15 @@ from ragox.eval import (
     prepare_corpus,
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox, default_home
+from ragox.service import IngestItem, NotFound, Ragox, SkipReason, default_home
 from ragox.store import StoreError
 
 __all__ = ["cli", "main"]
 
 #: Largest anchor file ``resolve`` reads; anchors are small, hostile input is not.
 _MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
-_ANCHOR_ID: Final = re.compile(r"[0-9a-f]{64}")
+#: a stored anchor id, or a prefix of one as commands print them (16 digits; 8 at least)
+_ANCHOR_ID: Final = re.compile(r"[0-9a-f]{8,64}")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,12 +127,19 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
     default=None,
     help="Data directory (default: $RAGOX_HOME, else a per-user data directory).",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON (also accepted after the command, where it prints something).",
+)
 @click.version_option(package_name="ragox")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None) -> None:
+def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     """ragox: answers whose every citation is an exact, verified passage."""
     ctx.ensure_object(dict)
     ctx.obj["home"] = home or default_home()
+    ctx.obj["json"] = as_json
 
 
 @cli.command()
@@ -159,19 +168,29 @@ def ingest(
     language: str | None,
     as_json: bool,
 ) -> None:
-    """Ingest files and folders (recursively) as document revisions."""
+    """Ingest files and folders (recursively) as document revisions.
+
+    Exit 0 when every file ragox reads is READY (files it does not read, such as
+    images in a folder, are only reported), 1 when any failed or was refused.
+    """
     with _app(ctx) as app:
         files = list(app.expand_paths(list(paths)))
         if (document_id or revision) and len(files) != 1:
             raise Usage("--document-id and --revision need exactly one input file")
+        planned = app.document_ids(files, document_id)
         items = []
-        bar = tqdm(files, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
-        for path, root in bar:
+        bar = tqdm(
+            planned, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr
+        )
+        for path, root, doc_id in bar:
+            if doc_id is None:
+                items.append(IngestItem(str(path), None, SkipReason.ID_COLLISION))
+                continue
             items.append(
                 app.ingest_path(
                     path,
                     root,
-                    document_id=document_id,
+                    document_id=doc_id,
                     revision=revision,
                     groups=parse_groups(groups),
                     tenant=tenant,
@@ -179,14 +198,17 @@ def ingest(
                     language=language,
                 )
             )
-        ok = all(item.outcome is not None and item.outcome.state.value == "READY" for item in items)
+        ready = sum(item.ready for item in items)
+        failed = sum(item.failed for item in items)
+        summary = {"ready": ready, "skipped": len(items) - ready - failed, "failed": failed}
         if as_json:
-            print_json({"results": [ingest_item_json(item) for item in items]})
+            print_json({"results": [ingest_item_json(item) for item in items], "summary": summary})
         else:
             for item in items:
                 if item.outcome is None:
                     assert item.skipped is not None
-                    click.echo(f"SKIPPED  {item.path}  ({item.skipped.value})")
+                    label = "FAILED " if item.skipped.is_failure else "SKIPPED"
+                    click.echo(f"{label}  {item.path}  ({item.skipped.value})")
                     continue
                 out = item.outcome
                 note = "" if out.created else "  (unchanged)"
@@ -195,9 +217,18 @@ def ingest(
                     f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}"
                     f"{note}{error}"
                 )
+            click.echo(
+                f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
+                + (
+                    "  (files that would share a document id were refused: ingest their "
+                    "common folder, or one file at a time with --document-id)"
+                    if any(item.skipped is SkipReason.ID_COLLISION for item in items)
+                    else ""
+                )
+            )
         if not items:
             raise Failure("no files found")
-        if not ok:
+        if failed:
             ctx.exit(1)
 
 
@@ -358,6 +389,12 @@ def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
         raise Usage(f"invalid anchor: {error}") from None
 
 
+def _refuse_ambiguous_prefix(app: Ragox, anchor_id: str, tenant: str) -> None:
+    """A prefix of several stored ids is the caller's mistake (exit 2), not a refusal."""
+    if app.anchor_prefix_is_ambiguous(anchor_id, tenant):
+        raise Usage(f"anchor id prefix {anchor_id} names several anchors: give more digits")
+
+
 @cli.command(name="resolve")
 @click.argument("source", metavar="FILE|-|ANCHOR_ID")
 @_principal_options
@@ -379,6 +416,7 @@ def resolve_cmd(
             result = app.resolve(anchor_value, who)
         else:
             assert anchor_id is not None
+            _refuse_ambiguous_prefix(app, anchor_id, tenant)
             result = app.resolve_id(anchor_id, who)
     if as_json:
         print_json(resolution_json(result))
@@ -462,6 +500,7 @@ def migrate(
         operator = Principal.local_operator(tenant)
         if anchor_value is None:
             assert anchor_id is not None
+            _refuse_ambiguous_prefix(app, anchor_id, tenant)
             try:
                 anchor_value = app.get_anchor(anchor_id, operator).anchor
             except NotFound:
@@ -489,6 +528,7 @@ def migrate(
 def annotation(ctx: click.Context, anchor_id: str, tenant: str) -> None:
     """Print a stored anchor as a W3C Web Annotation (JSON-LD)."""
     with _app(ctx) as app:
+        _refuse_ambiguous_prefix(app, anchor_id, tenant)
         try:
             stored = app.get_anchor(anchor_id, Principal.local_operator(tenant))
         except NotFound:
@@ -966,6 +1006,46 @@ def serve(
     )
 
 
+def _global_options_anywhere(group: click.Group) -> None:
+    """``--home`` and ``--json`` after the command as well as before it.
+
+    ``ragox search q --home DIR`` and ``ragox --json status`` are what people type;
+    click accepts a group's options only before the command. Every command gets a
+    ``--home`` of its own that overrides the group's, and the group's ``--json``
+    switches on the command's ``--json`` where the command has one.
+    """
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _global_options_anywhere(command)
+            continue
+        callback = command.callback
+        if callback is None or any(p.name == "home_after" for p in command.params):
+            continue
+        command.params.append(
+            click.Option(
+                ["--home", "home_after"],
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
+                help="Data directory (also accepted before the command).",
+            )
+        )
+        command.callback = _with_global_options(callback)
+
+
+def _with_global_options(callback: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(callback)
+    def run(*args: Any, home_after: Path | None = None, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        obj = ctx.find_root().obj
+        if home_after is not None and obj is not None:
+            obj["home"] = home_after
+        if "as_json" in kwargs and obj is not None and obj.get("json"):
+            kwargs["as_json"] = True
+        return callback(*args, **kwargs)
+
+    return run
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every failure into one line and an exit code."""
     try:
@@ -987,3 +1067,6 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"ragox: internal error ({type(error).__name__})", err=True)
         return 1
     return result if isinstance(result, int) else 0
+
+
+_global_options_anywhere(cli)

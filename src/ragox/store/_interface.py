@@ -250,6 +250,10 @@ class Store(Protocol):
 
     def get_anchor(self, tenant: str, anchor_id: str) -> StoredAnchor | None: ...
 
+    def anchor_ids(self, tenant: str, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` stored anchor ids of the tenant starting with ``prefix``."""
+        ...
+
     def link_anchors(
         self, tenant: str, old_id: str, new_id: str, method: str, authorized_by: str
     ) -> None: ...
