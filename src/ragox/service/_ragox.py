@@ -122,6 +122,8 @@ class RevisionStatus:
     profile: str | None
     chunks: int
     notes: ExtractionNotes
+    #: chunks without a vector of the index's embedder (None: the index has none)
+    vectors_missing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +173,11 @@ class Ragox:
         self.signer = ManifestSigner(load_or_create_key(home))
         self.profile = profile
         self._embedder: Embedder | None = None
-        spec = self.store.index.setting("embedder_spec")
-        self._embedder_spec = spec
+        self._embedder_spec: str | None = None
         self.ingestor = Ingestor(self.store, self.signer, profile, max_bytes)
-        self.ingestor.embedder = self._configured_embedder_lazy()
+        # Asked at each indexing: a `ragox reindex` in another process may change the
+        # index's embedder while this one (a server) runs.
+        self.ingestor.embedder_source = self._configured_embedder_lazy
         self._searcher: Searcher | None = None
 
     def close(self) -> None:
@@ -183,21 +186,30 @@ class Ragox:
     # -- retrieval -------------------------------------------------------------------
 
     def _configured_embedder_lazy(self) -> Embedder | None:
-        """The embedder the index was built with, created on first use."""
+        """The embedder the index is built with now, created on first use.
+
+        The index's setting is read on every call (one indexed read): a reindex in
+        another process swaps it, and a running server must follow at once rather
+        than answer hybrid searches with NO_VECTOR_INDEX until it restarts.
+        """
+        spec = self.store.index.setting("embedder_spec")
+        if spec != self._embedder_spec:
+            self._embedder_spec, self._embedder, self._searcher = spec, None, None
         if self._embedder is None and self._embedder_spec:
             self._embedder = embedder_from_spec(self._embedder_spec)
         return self._embedder
 
     @property
     def embedder_spec(self) -> str | None:
-        return self._embedder_spec
+        return self.store.index.setting("embedder_spec")
 
     def searcher(self, embedder: Embedder | None = None) -> Searcher:
         """A searcher with the index's embedder (or an explicit one, which must match)."""
         if embedder is not None:
             return Searcher(self.store, embedder)
+        configured = self._configured_embedder_lazy()  # may drop a stale searcher
         if self._searcher is None:
-            self._searcher = Searcher(self.store, self._configured_embedder_lazy())
+            self._searcher = Searcher(self.store, configured)
         return self._searcher
 
     def search(
@@ -335,9 +347,7 @@ class Ragox:
         """Build vectors with the embedder ``spec`` names, then swap atomically."""
         embedder = embedder_from_spec(spec)
         written = reindex(self.store, embedder, spec, progress, total)
-        self._embedder, self._embedder_spec = embedder, spec
-        self.ingestor.embedder = embedder
-        self._searcher = None
+        self._embedder, self._embedder_spec, self._searcher = embedder, spec, None
         return written
 
     # -- ingestion ---------------------------------------------------------------
@@ -480,6 +490,7 @@ class Ragox:
         if document is None:
             raise NotFound(document_id)
         rows = []
+        embedder_key = self.store.index.setting("embedder_key")
         for record in self.store.revisions(principal.tenant, document_id):
             if not can_read(principal, document.tenant, record.groups):
                 continue
@@ -497,6 +508,11 @@ class Ragox:
                     notes=self.store.notes(record.manifest_id)
                     if record.manifest_id
                     else ExtractionNotes(None, (), ()),
+                    vectors_missing=self.store.index.missing_vectors(
+                        record.manifest_id, embedder_key
+                    )
+                    if embedder_key and record.manifest_id
+                    else None,
                 )
             )
         if not rows:

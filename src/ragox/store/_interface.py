@@ -69,6 +69,10 @@ class SearchIndex(Protocol):
         """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
         ...
 
+    def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
+        """How many chunks of one representation lack this embedder's vector."""
+        ...
+
     def chunks_without_vectors(self, embedder_key: str) -> list[tuple[str, str]]:
         """``(chunk_id, manifest_id)`` of current chunks that lack this embedder's vector."""
         ...
