@@ -1069,6 +1069,48 @@ def serve(
     )
 
 
+@cli.command(name="mcp")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: one local client, acting as --principal (default: the local operator); "
+    "http: streamable HTTP at /mcp, each request with a ragox key (`ragox keys create`).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True)
+@click.option(
+    "--viewer-url",
+    default=None,
+    help="Where `ragox serve` runs (e.g. http://127.0.0.1:8000): citations link to its "
+    "viewer. Without it, citations carry no link.",
+)
+@_principal_options
+@click.pass_context
+def mcp_cmd(
+    ctx: click.Context,
+    transport: str,
+    host: str,
+    port: int,
+    viewer_url: str | None,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+) -> None:
+    """Serve search, ask and strict citation resolution to MCP clients."""
+    from ragox.mcp import run_http, run_stdio  # noqa: PLC0415 (the MCP SDK loads slowly)
+
+    home: Path = ctx.obj["home"]
+    if transport == "stdio":
+        run_stdio(home, _principal(principal, groups, tenant), viewer_url)
+        return
+    if principal is not None or groups is not None:
+        raise Usage("over HTTP the principal comes from each request's key, not --principal")
+    click.echo(f"ragox MCP server at http://{host}:{port}/mcp (a ragox key per request)", err=True)
+    run_http(home, host, port, viewer_url)
+
+
 def _global_options_anywhere(group: click.Group) -> None:
     """``--home`` and ``--json`` after the command as well as before it.
 
