@@ -32,7 +32,8 @@ from ragox.anchor import (
     ResolutionStatus,
     from_web_annotation,
 )
-from ragox.answer import GeneratorError, generator_from_spec
+from ragox.answer import AnswerRecord, GeneratorError, generator_from_spec
+from ragox.api._chat import chat_router
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
@@ -381,6 +382,22 @@ def create_app(
             body["document_id"] = stored.anchor.document_id
             body["revision"] = stored.anchor.revision
         return JSONResponse(body)
+
+    # -- OpenAI-compatible chat (ragox as a "model" for chat front ends) ----------------------
+
+    def chat_ask(question: str, who: Principal, model: str) -> AnswerRecord:
+        generator = configured if model == "ragox" else None
+        try:
+            if generator is None:
+                with cpu_slot:
+                    return ragox.ask(question, who, None)
+            return ragox.ask(question, who, generator)
+        except (SearchError, EmbedderError) as error:
+            raise Problem(400, "Bad Request", error.code) from None
+        except GeneratorError as error:
+            raise Problem(502, "Bad Gateway", error.code) from None
+
+    app.include_router(chat_router(chat_ask, principal, Problem))
 
     # -- the viewer (static shell; all data comes from the API above) ---------------------
 

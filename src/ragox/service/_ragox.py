@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import math
 import os
+import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,9 @@ __all__ = [
 
 #: the least chunk count the answer's term weights (IDF) are computed with
 MIN_IDF_CHUNKS: Final = 100
+#: the shortest anchor id prefix accepted where an anchor id is (commands print 16)
+MIN_ANCHOR_PREFIX: Final = 8
+_HEX: Final = re.compile(r"[0-9a-f]+")
 
 
 class NotFound(LookupError):
@@ -78,6 +82,16 @@ class SkipReason(enum.Enum):
     UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"
     NOT_A_FILE = "NOT_A_FILE"
     REVISION_CONFLICT = "REVISION_CONFLICT"
+    #: two different files of one command would get the same document id (``README.md``
+    #: of two folders given side by side): neither is ingested, so that one never
+    #: silently becomes a new revision of the other
+    ID_COLLISION = "ID_COLLISION"
+
+    @property
+    def is_failure(self) -> bool:
+        """A file the caller meant to ingest that was not (exit 1); the others are files
+        ragox does not read at all (an image in a folder), which are only reported."""
+        return self not in (SkipReason.UNSUPPORTED_TYPE, SkipReason.NOT_A_FILE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +102,17 @@ class IngestItem:
     outcome: IngestOutcome | None
     skipped: SkipReason | None = None
 
+    @property
+    def ready(self) -> bool:
+        return self.outcome is not None and self.outcome.state is RevisionState.READY
+
+    @property
+    def failed(self) -> bool:
+        """Not ready for a reason the caller must hear about (exit 1)."""
+        if self.outcome is not None:
+            return self.outcome.state is not RevisionState.READY
+        return self.skipped is not None and self.skipped.is_failure
+
 
 @dataclass(frozen=True, slots=True)
 class RevisionStatus:
@@ -97,6 +122,8 @@ class RevisionStatus:
     profile: str | None
     chunks: int
     notes: ExtractionNotes
+    #: chunks without a vector of the index's embedder (None: the index has none)
+    vectors_missing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +173,11 @@ class Ragox:
         self.signer = ManifestSigner(load_or_create_key(home))
         self.profile = profile
         self._embedder: Embedder | None = None
-        spec = self.store.index.setting("embedder_spec")
-        self._embedder_spec = spec
+        self._embedder_spec: str | None = None
         self.ingestor = Ingestor(self.store, self.signer, profile, max_bytes)
-        self.ingestor.embedder = self._configured_embedder_lazy()
+        # Asked at each indexing: a `ragox reindex` in another process may change the
+        # index's embedder while this one (a server) runs.
+        self.ingestor.embedder_source = self._configured_embedder_lazy
         self._searcher: Searcher | None = None
 
     def close(self) -> None:
@@ -158,21 +186,30 @@ class Ragox:
     # -- retrieval -------------------------------------------------------------------
 
     def _configured_embedder_lazy(self) -> Embedder | None:
-        """The embedder the index was built with, created on first use."""
+        """The embedder the index is built with now, created on first use.
+
+        The index's setting is read on every call (one indexed read): a reindex in
+        another process swaps it, and a running server must follow at once rather
+        than answer hybrid searches with NO_VECTOR_INDEX until it restarts.
+        """
+        spec = self.store.index.setting("embedder_spec")
+        if spec != self._embedder_spec:
+            self._embedder_spec, self._embedder, self._searcher = spec, None, None
         if self._embedder is None and self._embedder_spec:
             self._embedder = embedder_from_spec(self._embedder_spec)
         return self._embedder
 
     @property
     def embedder_spec(self) -> str | None:
-        return self._embedder_spec
+        return self.store.index.setting("embedder_spec")
 
     def searcher(self, embedder: Embedder | None = None) -> Searcher:
         """A searcher with the index's embedder (or an explicit one, which must match)."""
         if embedder is not None:
             return Searcher(self.store, embedder)
+        configured = self._configured_embedder_lazy()  # may drop a stale searcher
         if self._searcher is None:
-            self._searcher = Searcher(self.store, self._configured_embedder_lazy())
+            self._searcher = Searcher(self.store, configured)
         return self._searcher
 
     def search(
@@ -310,9 +347,7 @@ class Ragox:
         """Build vectors with the embedder ``spec`` names, then swap atomically."""
         embedder = embedder_from_spec(spec)
         written = reindex(self.store, embedder, spec, progress, total)
-        self._embedder, self._embedder_spec = embedder, spec
-        self.ingestor.embedder = embedder
-        self._searcher = None
+        self._embedder, self._embedder_spec, self._searcher = embedder, spec, None
         return written
 
     # -- ingestion ---------------------------------------------------------------
@@ -328,6 +363,27 @@ class Ragox:
                             yield Path(dirpath) / name, path
             else:
                 yield path, path.parent
+
+    def document_ids(
+        self, files: Sequence[tuple[Path, Path]], document_id: str | None = None
+    ) -> list[tuple[Path, Path, str | None]]:
+        """``(file, root, id)`` for each distinct file of one command, in order; the id is
+        None where two different files would share it (they collide across roots)."""
+        seen: dict[Path, None] = {}
+        planned: list[tuple[Path, Path, str]] = []
+        owners: dict[str, set[Path]] = {}
+        for path, root in files:
+            real = _real(path)
+            if real in seen:
+                continue  # the same file named twice is one file
+            seen[real] = None
+            doc_id = document_id or default_document_id(path, root)
+            planned.append((path, root, doc_id))
+            owners.setdefault(doc_id, set()).add(real)
+        return [
+            (path, root, doc_id if len(owners[doc_id]) == 1 else None)
+            for path, root, doc_id in planned
+        ]
 
     def ingest_path(
         self,
@@ -434,6 +490,7 @@ class Ragox:
         if document is None:
             raise NotFound(document_id)
         rows = []
+        embedder_key = self.store.index.setting("embedder_key")
         for record in self.store.revisions(principal.tenant, document_id):
             if not can_read(principal, document.tenant, record.groups):
                 continue
@@ -451,6 +508,11 @@ class Ragox:
                     notes=self.store.notes(record.manifest_id)
                     if record.manifest_id
                     else ExtractionNotes(None, (), ()),
+                    vectors_missing=self.store.index.missing_vectors(
+                        record.manifest_id, embedder_key
+                    )
+                    if embedder_key and record.manifest_id
+                    else None,
                 )
             )
         if not rows:
@@ -505,17 +567,35 @@ class Ragox:
         forbidden documents."""
         return self.resolve_stored(anchor_id, principal)[1]
 
+    def full_anchor_id(self, anchor_id: str, tenant: str) -> str | None:
+        """The stored anchor id that ``anchor_id`` is, or is the unique prefix of
+        (:data:`MIN_ANCHOR_PREFIX` hex digits at least, as commands print them); None for
+        an unknown or ambiguous prefix and for anything that is not lowercase hex."""
+        if not (MIN_ANCHOR_PREFIX <= len(anchor_id) <= 64) or not _HEX.fullmatch(anchor_id):
+            return None
+        if len(anchor_id) == 64:
+            return anchor_id
+        found = self.store.anchor_ids(tenant, anchor_id, limit=2)
+        return found[0] if len(found) == 1 else None
+
+    def anchor_prefix_is_ambiguous(self, prefix: str, tenant: str) -> bool:
+        """For the local operator's messages only: a reader is told "unknown"."""
+        return len(prefix) < 64 and len(self.store.anchor_ids(tenant, prefix, limit=2)) > 1
+
     def resolve_stored(
         self, anchor_id: str, principal: Principal
     ) -> tuple[StoredAnchor | None, Resolution]:
-        """The stored anchor of the principal's tenant (None: unknown) and its resolution."""
-        stored = self.store.get_anchor(principal.tenant, anchor_id)
+        """The stored anchor of the principal's tenant (None: unknown) and its resolution;
+        a unique prefix of a stored id names that anchor."""
+        full = self.full_anchor_id(anchor_id, principal.tenant)
+        stored = None if full is None else self.store.get_anchor(principal.tenant, full)
         if stored is None:
             return None, Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
         return stored, self.resolve(stored.anchor, principal)
 
     def get_anchor(self, anchor_id: str, principal: Principal) -> StoredAnchor:
-        stored = self.store.get_anchor(principal.tenant, anchor_id)
+        full = self.full_anchor_id(anchor_id, principal.tenant)
+        stored = None if full is None else self.store.get_anchor(principal.tenant, full)
         if stored is None or not self.lookup(principal).can_read(
             stored.anchor.document_id, stored.anchor.revision
         ):
@@ -569,6 +649,13 @@ class Ragox:
             principal.name,
         )
         return migrated
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
 
 
 def default_document_id(path: Path, root: Path) -> str:

@@ -269,6 +269,20 @@ class SqliteIndex:
         for row in cursor:
             yield str(row[0]), bytes(row[1])
 
+    def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
+        """How many chunks of one representation lack this embedder's vector."""
+        row = (
+            self._store._connection()
+            .execute(
+                "SELECT COUNT(*) FROM chunks c WHERE c.manifest_id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
+                "AND e.embedder_key = ?)",
+                (manifest_id, embedder_key),
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
     def chunks_without_vectors(self, embedder_key: str) -> list[tuple[str, str]]:
         """``(chunk_id, manifest_id)`` of current chunks that lack this embedder's vector."""
         rows = (

@@ -69,6 +69,10 @@ class SearchIndex(Protocol):
         """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
         ...
 
+    def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
+        """How many chunks of one representation lack this embedder's vector."""
+        ...
+
     def chunks_without_vectors(self, embedder_key: str) -> list[tuple[str, str]]:
         """``(chunk_id, manifest_id)`` of current chunks that lack this embedder's vector."""
         ...
@@ -249,6 +253,10 @@ class Store(Protocol):
         ...
 
     def get_anchor(self, tenant: str, anchor_id: str) -> StoredAnchor | None: ...
+
+    def anchor_ids(self, tenant: str, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` stored anchor ids of the tenant starting with ``prefix``."""
+        ...
 
     def link_anchors(
         self, tenant: str, old_id: str, new_id: str, method: str, authorized_by: str

@@ -938,6 +938,21 @@ class SqliteStore:
             created_by=str(row[3]),
         )
 
+    def anchor_ids(self, tenant: str, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` stored anchor ids of the tenant that start with ``prefix``
+        (lowercase hex), in order: a range scan of the (tenant, anchor_id) key."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT anchor_id FROM anchors WHERE tenant=? AND anchor_id >= ? "
+                "AND anchor_id < ? ORDER BY anchor_id LIMIT ?",
+                # every hex digit sorts below "g": prefix + "g" bounds the range
+                (tenant, prefix, prefix + "g", limit),
+            )
+            .fetchall()
+        )
+        return [str(row[0]) for row in rows]
+
     def link_anchors(
         self, tenant: str, old_id: str, new_id: str, method: str, authorized_by: str
     ) -> None:

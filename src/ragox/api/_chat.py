@@ -1,0 +1,203 @@
+"""An OpenAI-compatible chat endpoint: ragox as a "model" for any OpenAI client or chat
+front end (``POST /v1/chat/completions``, ``GET /v1/models``).
+
+The last user message is the question; the caller's bearer key is the principal, as on
+every route. The reply is ragox's cited answer with numbered markers (``[1]``) and one
+OpenAI-style ``url_citation`` annotation per marker: the URL opens the passage
+highlighted in ragox's viewer, ``start_index``/``end_index`` locate the marker in the
+content, and a ``ragox`` object beside it carries the anchor (our JSON and its W3C
+selectors), the revision identity and the resolution status. A client that knows
+nothing of ragox still shows working source links.
+
+Streaming (``"stream": true``) sends the same answer as server-sent
+``chat.completion.chunk`` events: the content in pieces, then the annotations and the
+finish reason, then ``[DONE]``. The answer is complete before the first event (an
+extractive answer is not generated token by token); streaming exists so that chat
+front ends that only stream work unchanged.
+"""
+
+# No "from __future__ import annotations": FastAPI reads these annotations at runtime.
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Final, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, Field
+
+from ragox.access import Principal
+from ragox.answer import AnswerRecord
+
+__all__ = ["MODELS", "chat_router"]
+
+#: the model names a client may ask for: the operator's generator, or extractive
+MODELS: Final = ("ragox", "ragox-extractive")
+_MARKER: Final = re.compile(r"\[(S\d+)\]")
+#: characters per streamed content piece
+_PIECE: Final = 48
+
+
+class ChatMessage(BaseModel):
+    role: Literal["system", "user", "assistant", "tool", "developer"]
+    # OpenAI allows a list of content parts; only text parts are read.
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatRequest(BaseModel):
+    model: str = Field(default="ragox", max_length=200)
+    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
+    stream: bool = False
+
+
+def _text(message: ChatMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    if isinstance(message.content, list):
+        return " ".join(
+            str(part.get("text", ""))
+            for part in message.content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def chat_router(
+    ask: Callable[[str, Principal, str], AnswerRecord],
+    caller: Callable[..., Any],
+    problem: Callable[[int, str, str | None], Exception],
+) -> APIRouter:
+    """The routes; ``ask(question, principal, model)`` answers with the generator the
+    model name stands for (``ragox``: the operator's, ``ragox-extractive``)."""
+    router = APIRouter()
+    Caller = Annotated[Principal, Depends(caller)]
+
+    @router.get("/v1/models")
+    def models(who: Caller) -> dict[str, Any]:
+        """The model names ragox answers to (OpenAI's list format)."""
+        return {
+            "object": "list",
+            "data": [
+                {"id": name, "object": "model", "created": 0, "owned_by": "ragox"}
+                for name in MODELS
+            ],
+        }
+
+    @router.post("/v1/chat/completions", response_model=None)
+    def completions(
+        body: ChatRequest, who: Caller, request: Request
+    ) -> JSONResponse | StreamingResponse:
+        """The cited answer to the last user message, with url_citation annotations."""
+        if body.model not in MODELS:
+            raise problem(404, "Not Found", f"unknown model; use one of {', '.join(MODELS)}")
+        users = [m for m in body.messages if m.role == "user"]
+        question = _text(users[-1]).strip() if users else ""
+        if not question:
+            raise problem(422, "Unprocessable Content", "the last user message has no text")
+        if len(question) > 4000:
+            raise problem(422, "Unprocessable Content", "the question is longer than 4000")
+        record = ask(question, who, body.model)
+        viewer = str(request.base_url).rstrip("/") + "/view/anchors/"
+        content, annotations = _cited(record, viewer)
+        completion_id = f"chatcmpl-{secrets.token_hex(12)}"
+        created = int(time.time())
+        if body.stream:
+            return StreamingResponse(
+                _events(completion_id, created, body.model, content, annotations),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
+            )
+        message = {"role": "assistant", "content": content, "annotations": annotations}
+        return JSONResponse(
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": body.model,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                "ragox": {"answer_id": record.answer_id, "abstained": record.abstained},
+            }
+        )
+
+    return router
+
+
+def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]]:
+    """The answer with ``[S1]`` markers numbered ``[1]``, and one annotation per marker."""
+    numbers: dict[str, int] = {}
+    by_source = {citation.source_id: citation for citation in record.citations}
+    pieces: list[str] = []
+    annotations: list[dict[str, Any]] = []
+    position = 0
+    length = 0
+    for found in _MARKER.finditer(record.answer):
+        source_id = found.group(1)
+        before = record.answer[position : found.start()]
+        pieces.append(before)
+        length += len(before)
+        citation = by_source.get(source_id)
+        if citation is None:  # a marker of a withheld claim: no link, ever
+            position = found.end()
+            continue
+        number = numbers.setdefault(source_id, len(numbers) + 1)
+        marker = f"[{number}]"
+        pieces.append(marker)
+        anchor = citation.anchor
+        ident = anchor.identity
+        annotations.append(
+            {
+                "type": "url_citation",
+                "url_citation": {
+                    "url": viewer + anchor.anchor_id,
+                    "title": f"{ident.document_id} ({ident.revision})",
+                    "start_index": length,
+                    "end_index": length + len(marker),
+                },
+                "ragox": {
+                    "number": number,
+                    "anchor": anchor.to_json(),
+                    "selectors": [
+                        {
+                            "type": "TextQuoteSelector",
+                            "exact": anchor.quote.exact,
+                            "prefix": anchor.quote.prefix,
+                            "suffix": anchor.quote.suffix,
+                        },
+                        {"type": "TextPositionSelector", "start": anchor.start, "end": anchor.end},
+                    ],
+                    "status": citation.status.value,
+                },
+            }
+        )
+        length += len(marker)
+        position = found.end()
+    pieces.append(record.answer[position:])
+    return "".join(pieces), annotations
+
+
+def _events(
+    completion_id: str,
+    created: int,
+    model: str,
+    content: str,
+    annotations: list[dict[str, Any]],
+) -> Iterator[bytes]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        data = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+    yield chunk({"role": "assistant", "content": ""})
+    for start in range(0, len(content), _PIECE):
+        yield chunk({"content": content[start : start + _PIECE]})
+    yield chunk({"annotations": annotations}, "stop")
+    yield b"data: [DONE]\n\n"

@@ -1,0 +1,289 @@
+"""reStructuredText adapter: docutils' block structure over verbatim slices of the text.
+
+The bytes are decoded strictly and normalized with the profile first, exactly as
+for Markdown; docutils then parses the normalized text, and only tells which lines
+hold which kind of block. Every block's text is one contiguous slice of the
+normalized text (inline markup stays as written), so the representation maps back
+to the decoded source through the same two alignments as Markdown's.
+
+Blocks:
+
+* section titles (and subtitles, rubrics, definition-list terms): their text line(s),
+  without over- and underlines;
+* paragraphs, from the first content character (list markers and indentation
+  skipped) to the end of their last line; a paragraph inside a list item is a
+  ``LIST_ITEM`` block, inside a block quote a ``QUOTE`` block;
+* literal blocks (``::``, ``code-block``, doctest blocks): their lines, whole and
+  verbatim, indentation included;
+* table cells: the cell's text on its row line where docutils' text of the cell
+  occurs there exactly once, else the whole row line.
+
+Comments and what docutils could not parse (unknown directives, reported as system
+messages) give no block. Document text is data: file inclusion and raw passthrough
+are switched off, so ``.. include:: /etc/passwd`` reads nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Final
+
+import docutils
+import docutils.frontend
+import docutils.parsers.rst
+import docutils.utils
+from docutils import nodes
+
+from ragox.extract._model import (
+    BLOCK_SEPARATOR,
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ExtractOptions,
+    ParserInfo,
+)
+from ragox.extract.plain import normalize_text_file
+from ragox.text import AlignmentBuilder, Coordinates, Profile, Span
+
+__all__ = ["RST_PARSER", "extract_rst"]
+
+RST_PARSER: Final = ParserInfo(
+    "rst-docutils",
+    f"1+docutils-{docutils.__version__}",
+    {
+        "blocks": "title,paragraph,list-item,blockquote,literal,table-cell,term",
+        "inline": "verbatim",
+        "include": "disabled",
+        "raw": "disabled",
+        "comments": "dropped",
+        "system-messages": "dropped",
+        "locator": "lines",
+        "separator": "blank-line",
+    },
+)
+
+_LINE_BREAK: Final = re.compile(r"\r\n?|\n")
+#: a bullet or enumerator at the start of a list item's first line
+_LIST_MARKER: Final = re.compile(
+    r"[ \t]*(?:[-*+\u2022\u2023\u2043]|\(?(?:\d+|[a-zA-Z]|[ivxlcdmIVXLCDM]+|#)[.)])[ \t]+"
+)
+_TEXT_NODES: Final = (
+    nodes.title,
+    nodes.subtitle,
+    nodes.rubric,
+    nodes.term,
+    nodes.paragraph,
+    nodes.literal_block,
+    nodes.doctest_block,
+    nodes.line,
+)
+_WORD: Final = re.compile(r"\w+")
+_CODE: Final = (nodes.literal_block, nodes.doctest_block)
+#: what holds no document text of its own: comments, raw passthrough, and the
+#: source of what docutils could not parse (unknown directives and roles)
+_DROPPED: Final = (nodes.system_message, nodes.comment, nodes.raw)
+_HEADINGS: Final = (nodes.title, nodes.subtitle, nodes.rubric, nodes.term)
+
+
+def _settings() -> docutils.frontend.Values:
+    settings = docutils.frontend.get_default_settings(docutils.parsers.rst.Parser)
+    settings.report_level = 5  # nothing on stderr
+    settings.halt_level = 5  # never raise for a malformed document
+    settings.warning_stream = False
+    settings.file_insertion_enabled = False  # no `include`, `csv-table :file:`
+    settings.raw_enabled = False  # no `raw` passthrough
+    settings.input_encoding = "unicode"
+    return settings
+
+
+class _Lines:
+    """Line starts and ends in the normalized text."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0]
+        self.ends: list[int] = []
+        for found in _LINE_BREAK.finditer(text):
+            self.ends.append(found.start())
+            self.starts.append(found.end())
+        self.ends.append(len(text))
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def line_of(self, position: int) -> int:
+        """1-based number of the line holding ``position``."""
+        return bisect_right(self.starts, position)
+
+
+def extract_rst(data: bytes, profile: Profile, options: ExtractOptions | None = None) -> Extraction:
+    """reStructuredText blocks as verbatim slices of the profile-normalized text."""
+    normalized = normalize_text_file(data, profile)
+    text = normalized.text
+    lines = _Lines(text)
+    document = docutils.utils.new_document("<ragox>", _settings())
+    try:
+        docutils.parsers.rst.Parser().parse(_LINE_BREAK.sub("\n", text), document)
+    except RecursionError:
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, "reStructuredText nesting too deep") from None
+    except Exception as error:  # docutils raises its own errors for hostile input
+        raise ExtractionError(
+            ErrorCode.TOO_COMPLEX, f"reStructuredText not parsed ({type(error).__name__})"
+        ) from None
+    found = _blocks(document, text, lines)
+    if not found:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text blocks")
+
+    builder = AlignmentBuilder()
+    pieces: list[str] = []
+    previous_end = 0
+    for index, (_, start, end) in enumerate(found):
+        separator = BLOCK_SEPARATOR if index else ""
+        builder.replace(len(separator), start - previous_end)
+        builder.copy(end - start)
+        pieces.append(separator)
+        pieces.append(text[start:end])
+        previous_end = end
+    builder.replace(0, len(text) - previous_end)
+    to_normalized = builder.build()
+    to_source = (
+        to_normalized
+        if normalized.alignment.is_identity()
+        else to_normalized.compose(normalized.alignment)
+    )
+    blocks: list[Block] = []
+    position = 0
+    for index, (kind, start, end) in enumerate(found):
+        if index:
+            position += len(BLOCK_SEPARATOR)
+        span = Span(Coordinates.CODEPOINT, position, position + end - start)
+        mapped = to_source.map_back(span.start, span.end)
+        blocks.append(
+            Block(
+                index=index,
+                kind=kind,
+                span=span,
+                locator=f"lines={lines.line_of(start)}-{lines.line_of(end - 1)}",
+                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
+            )
+        )
+        position += end - start
+    return Extraction(
+        text="".join(pieces),
+        blocks=tuple(blocks),
+        parser=RST_PARSER,
+        media_type="text/x-rst",
+        source_alignment=to_source,
+    )
+
+
+def _blocks(document: nodes.document, text: str, lines: _Lines) -> list[tuple[BlockKind, int, int]]:
+    """``(kind, start, end)`` of every block in the normalized text, in order, without
+    overlaps (a node docutils places inside another's lines is dropped)."""
+    candidates: list[tuple[BlockKind, int, int]] = []
+    for node in document.findall(nodes.Element):
+        if not isinstance(node, _TEXT_NODES) or _inside(node, _DROPPED):
+            continue
+        if isinstance(node, nodes.paragraph) and _inside(node, (nodes.entry,)):
+            span = _cell(node, text, lines)
+            kind = BlockKind.TABLE_CELL
+        else:
+            span = _span(node, text, lines)
+            kind = _kind(node)
+        if span is not None and text[span[0] : span[1]].strip():
+            candidates.append((kind, *span))
+    candidates.sort(key=lambda item: (item[1], -item[2]))
+    found: list[tuple[BlockKind, int, int]] = []
+    for kind, start, end in candidates:
+        if found and start < found[-1][2]:
+            continue
+        found.append((kind, start, end))
+    return found
+
+
+def _inside(node: nodes.Node, kinds: tuple[type[nodes.Node], ...]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, kinds):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _kind(node: nodes.Element) -> BlockKind:
+    if isinstance(node, _CODE):
+        return BlockKind.CODE
+    if isinstance(node, _HEADINGS):
+        return BlockKind.HEADING
+    if _inside(node, (nodes.list_item,)):
+        return BlockKind.LIST_ITEM
+    if _inside(node, (nodes.block_quote,)):
+        return BlockKind.QUOTE
+    return BlockKind.PARAGRAPH
+
+
+def _first_line(node: nodes.Element, text: str, lines: _Lines) -> int | None:
+    """0-based first source line of a node.
+
+    docutils' line numbers are not uniform: a title gets its underline's line, a
+    paragraph its own first line, a ``code-block`` the line after its content. The
+    line given is a guess, confirmed by finding the node's first word on it, else on
+    the lines just before it (the node's own length, and a little more) or after it.
+    """
+    line: int | None = node.line
+    if line is None:
+        return None
+    body = node.astext()
+    first_word = _WORD.search(body)
+    if first_word is None:
+        return None
+    word = first_word.group()
+    count = body.rstrip("\n").count("\n") + 1
+    guess = line - 1
+    candidates: list[int] = [guess, *range(guess - 1, guess - count - 3, -1), guess + 1]
+    for candidate in candidates:
+        within = 0 <= candidate < len(lines)
+        if within and word in text[lines.starts[candidate] : lines.ends[candidate]]:
+            return candidate
+    return None
+
+
+def _span(node: nodes.Element, text: str, lines: _Lines) -> tuple[int, int] | None:
+    first = _first_line(node, text, lines)
+    if first is None:
+        return None
+    count = node.astext().rstrip("\n").count("\n") + 1
+    last = min(first + count - 1, len(lines) - 1)
+    start, end = lines.starts[first], lines.ends[last]
+    if isinstance(node, _CODE):
+        return start, end  # whole lines, indentation included
+    if _is_first_in_item(node):
+        marker = _LIST_MARKER.match(text, start, end)
+        if marker is not None:
+            start = marker.end()
+    while start < end and text[start] in " \t":
+        start += 1
+    while end > start and text[end - 1] in " \t":
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def _is_first_in_item(node: nodes.Element) -> bool:
+    parent = node.parent
+    return isinstance(parent, nodes.list_item) and parent.index(node) == 0
+
+
+def _cell(node: nodes.Element, text: str, lines: _Lines) -> tuple[int, int] | None:
+    """A table cell's text where it occurs once on its row line, else the row line."""
+    first = _first_line(node, text, lines)
+    if first is None:
+        return None
+    start, end = lines.starts[first], lines.ends[first]
+    content = node.astext().split("\n", 1)[0].strip()
+    row = text[start:end]
+    if content and row.count(content) == 1:
+        at = start + row.index(content)
+        return at, at + len(content)
+    return start, end

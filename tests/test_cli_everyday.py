@@ -1,0 +1,163 @@
+"""Everyday commands without surprises (issue 16): ids that collide across the roots of
+one command, exit codes and a summary for folders with unsupported files, anchor-id
+prefixes wherever an id is accepted, and --home/--json on either side of the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+
+from conftest import CliResult, run_ragox, serving
+from ragox.access import Principal
+from ragox.service import Ragox
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)
+
+
+def _readmes(root: Path) -> tuple[Path, Path]:
+    git, polkit = root / "readmes" / "git", root / "readmes" / "polkitd"
+    git.mkdir(parents=True)
+    polkit.mkdir(parents=True)
+    (git / "README.md").write_text("# Git\n\nGit is a distributed version control system.\n")
+    (polkit / "README.md").write_text("# polkit\n\npolkitd decides who may do what.\n")
+    return git, polkit
+
+
+def test_same_relative_id_from_two_roots_is_refused_not_a_new_revision(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """`ingest git polkitd` never makes polkitd's README.md revision r2 of git's."""
+    git, polkit = _readmes(tmp_path)
+    result = ragox_cli("ingest", str(git), str(polkit), "--json")
+    assert result.code == 1
+    data = json.loads(result.stdout)
+    assert {r["reason"] for r in data["results"]} == {"ID_COLLISION"}
+    assert data["summary"] == {"ready": 0, "skipped": 0, "failed": 2}
+    assert ragox_cli("status", "README.md").code == 1  # nothing was stored under the id
+    # The common folder gives each its own id.
+    whole = ragox_cli("ingest", str(tmp_path / "readmes"), "--json")
+    assert whole.code == 0
+    ids = sorted(r["document_id"] for r in json.loads(whole.stdout)["results"])
+    assert ids == ["git/README.md", "polkitd/README.md"]
+
+
+def test_the_same_file_named_twice_is_one_file(ragox_cli, tmp_path: Path) -> None:
+    """Naming one file twice (or a folder and a file in it) is not a collision."""
+    git, _ = _readmes(tmp_path)
+    result = ragox_cli("ingest", str(git / "README.md"), str(git / "README.md"), "--json")
+    assert result.code == 0
+    assert len(json.loads(result.stdout)["results"]) == 1
+
+
+def test_unsupported_files_only_skipped_exit_zero_with_a_summary(ragox_cli, tmp_path: Path) -> None:
+    """A folder with an image besides its text: exit 0 and one summary line."""
+    git, _ = _readmes(tmp_path)
+    (git / "logo.png").write_bytes(PNG)
+    result = ragox_cli("ingest", str(git))
+    assert result.code == 0, result.stderr
+    assert "SKIPPED" in result.stdout and "UNSUPPORTED_TYPE" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "1 ready, 1 skipped, 0 failed"
+
+
+def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path) -> None:
+    """Failures keep exit 1; the summary counts them apart from skips."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.txt").write_text("A plain note about pumps.\n")
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "logo.png").write_bytes(PNG)
+    result = ragox_cli("ingest", str(folder), "--json")
+    assert result.code == 1
+    assert json.loads(result.stdout)["summary"] == {"ready": 1, "skipped": 1, "failed": 1}
+
+
+def _asked(home: Path) -> tuple[str, str]:
+    """A stored citation's anchor id, and the 16-digit form that `ask` prints."""
+    app = Ragox(home)
+    try:
+        app.ingestor.ingest_bytes(
+            b"Pump manual.\n\nReplace the shaft seal every 2,000 operating hours.\n",
+            "pump.txt",
+            "pump.txt",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+        record = app.ask("How often is the shaft seal replaced?", Principal.local_operator())
+    finally:
+        app.close()
+    assert record.citations
+    full = record.citations[0].anchor.anchor_id
+    return full, full[:16]
+
+
+def test_printed_anchor_id_prefixes_are_accepted_by_resolve(ragox_cli, home: Path) -> None:
+    """The 16-digit ids that `ask` prints resolve; so does any unique prefix of 8+."""
+    full, short = _asked(home)
+    printed = ragox_cli("ask", "How often is the shaft seal replaced?")
+    assert f"anchor {short}" in printed.stdout
+    for given in (full, short, full[:8]):
+        result = ragox_cli("resolve", given, "--json")
+        assert result.code == 0, (given, result.stderr)
+        assert json.loads(result.stdout)["status"] == "RESOLVED"
+    assert ragox_cli("annotation", short).code == 0
+    # Too short to be an id, and not a file either: a usage error.
+    assert ragox_cli("resolve", full[:7]).code == 2
+    # A prefix of nothing: refused like an unknown anchor.
+    unknown = "0" * 16 if not full.startswith("0" * 16) else "f" * 16
+    refused = ragox_cli("resolve", unknown, "--json")
+    assert refused.code == 1 and json.loads(refused.stdout)["status"] == "ACCESS_DENIED"
+
+
+def test_anchor_prefix_keeps_access_rules(ragox_cli, home: Path) -> None:
+    """A prefix is looked up within the reader's tenant and access is decided as for the
+    full id: an outsider gets ACCESS_DENIED either way."""
+    full, short = _asked(home)
+    for given in (full, short):
+        denied = ragox_cli("resolve", given, "--principal", "oz", "--groups", "sales", "--json")
+        assert json.loads(denied.stdout)["status"] == "ACCESS_DENIED"
+        other = ragox_cli("resolve", given, "--tenant", "acme", "--json")
+        assert json.loads(other.stdout)["status"] == "ACCESS_DENIED"
+
+
+def test_api_and_viewer_accept_anchor_id_prefixes(home: Path) -> None:
+    """GET /v1/anchors/{16-digit prefix} resolves the anchor the prefix names."""
+    full, short = _asked(home)
+    app = Ragox(home)
+    try:
+        key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    finally:
+        app.close()
+    with serving(home) as url:
+        headers = {"Authorization": f"Bearer {key}"}
+        body = httpx.get(f"{url}/v1/anchors/{short}", headers=headers).json()
+        assert body["status"] == "RESOLVED"
+        assert body["anchor"]["anchor_id"] == full
+        by_body = httpx.post(f"{url}/v1/resolve", headers=headers, json={"anchor_id": short})
+        assert by_body.json()["status"] == "RESOLVED"
+
+
+def _both_sides(home: Path, *args: str) -> tuple[CliResult, CliResult]:
+    """The same command with --home before and after the command name."""
+    before = run_ragox(home.parent / "unused", "--home", str(home), *args)
+    after = run_ragox(home.parent / "unused", *args, "--home", str(home))
+    return before, after
+
+
+def test_home_and_json_before_or_after_the_command(tmp_path: Path, seed_file: Path) -> None:
+    """`ragox status --home DIR` and `ragox --json status` do what people expect."""
+    home = tmp_path / "elsewhere"
+    ingested = run_ragox(tmp_path / "unused", "ingest", str(seed_file), "--home", str(home))
+    assert ingested.code == 0, ingested.stderr
+    before, after = _both_sides(home, "status", "--json")
+    assert before.code == after.code == 0
+    assert json.loads(before.stdout) == json.loads(after.stdout)
+    assert json.loads(after.stdout)["documents"][0]["document_id"] == "seed.txt"
+    # --json before the command switches the command's own --json on.
+    early = run_ragox(home, "--json", "status")
+    assert json.loads(early.stdout) == json.loads(after.stdout)
+    searched = run_ragox(home, "--json", "search", "Prüfung")
+    assert "hits" in json.loads(searched.stdout)
+    # The unused default home was never created by the commands that named another.
+    assert not (tmp_path / "unused").exists()

@@ -1,0 +1,159 @@
+"""reStructuredText: docutils' blocks as verbatim slices, exact source provenance, no file
+inclusion, bad input refused with its code, and citations that round-trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragox.extract import BlockKind, ErrorCode, ExtractionError, detect_media_type
+from ragox.extract.rst import extract_rst
+from ragox.text import BASE_PROFILE
+
+GUIDE = """\
+=====================
+ Editor configuration
+=====================
+
+Debian picks the default editor through
+the *alternatives* system.
+
+Changing it
+-----------
+
+You can change it by the following::
+
+    sudo update-alternatives --config editor
+
+.. code-block:: sh
+
+   dpkg-reconfigure tzdata
+
+- install ``vim``
+  from the archive
+- or ``nano``
+
+#. first step
+#. second step
+
++--------+----------+
+| key    | meaning  |
++========+==========+
+| Ctrl-X | exit     |
++--------+----------+
+
+.. a comment nobody reads
+
+.. toctree::
+
+   unknown/directive
+
+  A quoted remark.
+"""
+
+
+def _blocks(source: str) -> list[tuple[BlockKind, str]]:
+    extraction = extract_rst(source.encode(), BASE_PROFILE)
+    return [
+        (block.kind, extraction.text[block.span.start : block.span.end])
+        for block in extraction.blocks
+    ]
+
+
+def test_blocks_are_verbatim_slices_with_their_kinds() -> None:
+    """Titles without adornment, paragraphs as written, code lines whole, list items
+    without markers, cells on their row; comments and unknown directives give nothing."""
+    found = _blocks(GUIDE)
+    assert found == [
+        (BlockKind.HEADING, "Editor configuration"),
+        (
+            BlockKind.PARAGRAPH,
+            "Debian picks the default editor through\nthe *alternatives* system.",
+        ),
+        (BlockKind.HEADING, "Changing it"),
+        (BlockKind.PARAGRAPH, "You can change it by the following::"),
+        (BlockKind.CODE, "    sudo update-alternatives --config editor"),
+        (BlockKind.CODE, "   dpkg-reconfigure tzdata"),
+        (BlockKind.LIST_ITEM, "install ``vim``\n  from the archive"),
+        (BlockKind.LIST_ITEM, "or ``nano``"),
+        (BlockKind.LIST_ITEM, "first step"),
+        (BlockKind.LIST_ITEM, "second step"),
+        (BlockKind.TABLE_CELL, "key"),
+        (BlockKind.TABLE_CELL, "meaning"),
+        (BlockKind.TABLE_CELL, "Ctrl-X"),
+        (BlockKind.TABLE_CELL, "exit"),
+    ]
+
+
+def test_every_block_maps_back_to_the_same_source_characters() -> None:
+    """Source spans slice the decoded source to exactly the block's text, CRLF included."""
+    source = GUIDE.replace("\n", "\r\n")
+    extraction = extract_rst(source.encode(), BASE_PROFILE)
+    assert extraction.blocks
+    for block in extraction.blocks:
+        assert block.source is not None
+        shown = extraction.text[block.span.start : block.span.end]
+        assert source[block.source.start : block.source.end].replace("\r\n", "\n") == shown
+        first, last = (int(n) for n in block.locator.removeprefix("lines=").split("-"))
+        assert shown.split("\n")[0] in source.split("\r\n")[first - 1]
+        assert last >= first
+
+
+def test_include_directive_reads_no_file(tmp_path: Path) -> None:
+    """Text in documents is data: `.. include::` of a local file inserts nothing."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-PAYROLL\n")
+    source = f"Title\n=====\n\n.. include:: {secret}\n\n.. raw:: html\n\n   <b>raw</b>\n\nEnd.\n"
+    extraction = extract_rst(source.encode(), BASE_PROFILE)
+    assert "TOP-SECRET" not in extraction.text
+    assert "<b>" not in extraction.text
+    assert "End." in extraction.text
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", ErrorCode.EMPTY_FILE),
+        (b"   \n\n", ErrorCode.EMPTY_FILE),
+        (b"Title\n=====\n\nbad \xff byte\n", ErrorCode.INVALID_UTF8),
+        (b".. only a comment\n", ErrorCode.EMPTY_FILE),
+        (b"text\x00\x01\x02 binary", ErrorCode.BINARY_CONTENT),
+    ],
+)
+def test_bad_input_is_refused_with_its_code(data: bytes, code: ErrorCode) -> None:
+    """Empty, invalid UTF-8, comment-only and binary input each get their own code."""
+    with pytest.raises(ExtractionError) as refused:
+        extract_rst(data, BASE_PROFILE)
+    assert refused.value.code is code
+
+
+def test_deep_nesting_is_refused_or_parsed_never_a_crash() -> None:
+    """Hundreds of nested block quotes: a clear code or blocks, never another exception."""
+    deep = "".join(" " * depth + "level\n\n" for depth in range(0, 600, 2))
+    try:
+        extraction = extract_rst(deep.encode(), BASE_PROFILE)
+    except ExtractionError as error:
+        assert error.code is ErrorCode.TOO_COMPLEX
+    else:
+        assert "level" in extraction.text
+
+
+def test_rst_files_are_ingested_and_round_trip(ragox_cli, tmp_path: Path) -> None:
+    """`.rst` is a supported type: READY, `check` finds no mismatch, a cited command
+    resolves strictly."""
+    assert detect_media_type("guide.rst", b"") == "text/x-rst"
+    path = tmp_path / "guide.rst"
+    path.write_text(GUIDE)
+    ingested = ragox_cli("ingest", str(path), "--json")
+    assert ingested.code == 0, ingested.stdout
+    assert json.loads(ingested.stdout)["results"][0]["state"] == "READY"
+    checked = ragox_cli("check", "guide.rst", "--json")
+    assert checked.code == 0 and json.loads(checked.stdout)["mismatches"] == []
+    text = ragox_cli("text", "guide.rst").stdout
+    start = text.index("sudo update-alternatives")
+    end = start + len("sudo update-alternatives --config editor")
+    made = ragox_cli("anchor", "guide.rst", "--start", str(start), "--end", str(end), "--json")
+    resolved = ragox_cli("resolve", "-", "--json", stdin=made.stdout)
+    assert json.loads(resolved.stdout)["status"] == "RESOLVED"
