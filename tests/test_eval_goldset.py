@@ -104,6 +104,22 @@ def test_gold_retrieval_finds_the_passage_in_its_document(ragox_cli, tmp_path: P
     assert "recall@1" in text and "en" in text and "how-to" in text
 
 
+def test_an_also_passage_counts_as_gold(ragox_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A hit on a question's `also` passage (here in another document) is relevant."""
+    gold = _gold_set(tmp_path)
+    data = json.loads(gold.read_text(encoding="utf-8"))
+    kettle = data["questions"][2]
+    kettle["document_id"], kettle["passage"] = "pump", "Pump care"
+    gold.write_text(json.dumps(data), encoding="utf-8")
+    without = ragox_cli("eval", "retrieval", str(gold), "--json").json()
+    kettle["also"] = [{"document_id": "kettle", "passage": "einmal im Monat mit Essig"}]
+    gold.write_text(json.dumps(data), encoding="utf-8")
+    with_also = ragox_cli("eval", "retrieval", str(gold), "--json").json()
+    assert isinstance(without, dict) and isinstance(with_also, dict)
+    assert without["recall@10"] < 1.0
+    assert with_also["recall@1"] == 1.0
+
+
 def test_a_passage_that_is_not_in_its_document_is_refused(ragox_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A passage found 0 times (or twice) is a usage error naming the question, not the text."""
     gold = _gold_set(tmp_path, passage="close the blue valve")

@@ -4,12 +4,14 @@ A gold set (``"format": "ragox-gold-set/1"``) names documents by id and file pat
 (relative to a files folder) and questions of three kinds: how-to, fact and
 unanswerable. An answerable question's gold is a passage: an exact substring that
 occurs exactly once in its document's representation text, so its code-point
-range there is unambiguous.
+range there is unambiguous. Where the manual answers the same question in a
+second place, ``also`` lists those passages (``{"passage", "document_id"?}``, the
+document defaulting to the question's); citing any of them counts.
 
 Scoring rules (the same for answers and search hits):
 
-- an answer is *gold-cited* when one of its citations lies in the gold document
-  and its range shares at least one code point with the gold passage's range;
+- an answer is *gold-cited* when one of its citations lies in a gold passage's
+  document and its range shares at least one code point with that passage's range;
 - a search hit is *relevant* under the same rule (its chunk range overlaps the
   gold passage); recall@k is a relevant hit within the first k;
 - an unanswerable question is *abstained correctly* when the answer abstains; an
@@ -87,10 +89,19 @@ class GoldQuestion:
     #: both set for answerable questions, both None for unanswerable ones
     document_id: str | None
     passage: str | None
+    #: further (document id, passage) pairs that answer the question as well
+    also: tuple[tuple[str, str], ...] = ()
 
     @property
     def answerable(self) -> bool:
         return self.kind is not QuestionKind.UNANSWERABLE
+
+    @property
+    def gold(self) -> tuple[tuple[str, str], ...]:
+        """Every (document id, passage) that answers the question; empty if unanswerable."""
+        if self.document_id is None or self.passage is None:
+            return ()
+        return ((self.document_id, self.passage), *self.also)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,21 +142,29 @@ def _question(item: object, documents: Mapping[str, GoldDocument], index: int) -
         kind = QuestionKind(item.get("kind"))
     except ValueError:
         raise GoldSetError(f"{where}: unknown kind") from None
+    answerable = kind is not QuestionKind.UNANSWERABLE
+    document_id = _text(item, "document_id", where) if answerable else None
+    also: list[tuple[str, str]] = []
+    for other in item.get("also") or []:
+        if not isinstance(other, dict):
+            raise GoldSetError(f"{where}: 'also' holds objects")
+        other_document = other.get("document_id", document_id)
+        if not isinstance(other_document, str):
+            raise GoldSetError(f"{where}: an 'also' passage needs a document")
+        also.append((other_document, _text(other, "passage", where)))
     question = GoldQuestion(
         question_id=_text(item, "id", where),
         language=_text(item, "language", where),
         kind=kind,
         text=_text(item, "question", where),
-        document_id=item.get("document_id"),
-        passage=item.get("passage"),
+        document_id=document_id,
+        passage=_text(item, "passage", where) if answerable else None,
+        also=tuple(also),
     )
-    if question.answerable:
-        _text(item, "document_id", where)
-        _text(item, "passage", where)
-        if question.document_id not in documents:
-            raise GoldSetError(f"{where}: unknown document_id")
-    elif question.document_id is not None or question.passage is not None:
+    if not answerable and (item.get("document_id") or item.get("passage") or also):
         raise GoldSetError(f"{where}: an unanswerable question has no gold passage")
+    if any(d not in documents for d, _ in question.gold):
+        raise GoldSetError(f"{where}: unknown document_id")
     return question
 
 
@@ -197,43 +216,48 @@ def ingest_gold_documents(
             progress(1)
 
 
+#: (document id, start, end) of a gold passage, in representation code points
+GoldRange = tuple[str, int, int]
+
+
 @dataclass(frozen=True, slots=True)
 class LocatedPassages:
-    """Each answerable question's gold range; questions whose passage is not unique."""
+    """Each answerable question's gold ranges; passages that are not there exactly once."""
 
-    #: question id → (document id, start, end) in representation code points
-    ranges: Mapping[str, tuple[str, int, int]]
-    #: question id → how often its passage occurs (0 or ≥ 2), for those not located
+    #: question id → the ranges of its passage and of its ``also`` passages
+    ranges: Mapping[str, tuple[GoldRange, ...]]
+    #: question id → how often a passage of it occurs (0 or ≥ 2), for those not located
     problems: Mapping[str, int]
 
 
 def locate_passages(app: Ragox, gold: GoldSet) -> LocatedPassages:
     """Find every gold passage in its document's current representation text."""
     texts: dict[str, str] = {}
-    ranges: dict[str, tuple[str, int, int]] = {}
+    ranges: dict[str, tuple[GoldRange, ...]] = {}
     problems: dict[str, int] = {}
     for question in gold.questions:
-        if question.document_id is None or question.passage is None:
-            continue
-        if question.document_id not in texts:
-            texts[question.document_id] = app.text(question.document_id, EVAL_PRINCIPAL)
-        text = texts[question.document_id]
-        count = text.count(question.passage)
-        if count != 1:
-            problems[question.question_id] = count
-            continue
-        start = text.index(question.passage)
-        ranges[question.question_id] = (
-            question.document_id,
-            start,
-            start + len(question.passage),
-        )
+        found: list[GoldRange] = []
+        for document_id, passage in question.gold:
+            if document_id not in texts:
+                texts[document_id] = app.text(document_id, EVAL_PRINCIPAL)
+            count = texts[document_id].count(passage)
+            if count != 1:
+                problems[question.question_id] = count
+                break
+            start = texts[document_id].index(passage)
+            found.append((document_id, start, start + len(passage)))
+        else:
+            if found:
+                ranges[question.question_id] = tuple(found)
     return LocatedPassages(ranges, problems)
 
 
-def _overlaps(start: int, end: int, gold: tuple[str, int, int], document_id: str) -> bool:
-    gold_document, gold_start, gold_end = gold
-    return document_id == gold_document and start < gold_end and gold_start < end
+def _overlaps(start: int, end: int, document_id: str, gold: Sequence[GoldRange]) -> bool:
+    """The range shares at least one code point with one of the gold ranges."""
+    return any(
+        document_id == gold_document and start < gold_end and gold_start < end
+        for gold_document, gold_start, gold_end in gold
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,9 +362,9 @@ def evaluate_gold_answers(
         for citation in record.citations:
             shown += 1
             resolved += resolve(citation.anchor, lookup).resolved
-        target = located.ranges.get(question.question_id)
-        cited = target is not None and any(
-            _overlaps(c.anchor.start, c.anchor.end, target, c.anchor.document_id)
+        target = located.ranges.get(question.question_id, ())
+        cited = any(
+            _overlaps(c.anchor.start, c.anchor.end, c.anchor.document_id, target)
             for c in record.citations
         )
         outcomes.append(_Asked(question, record.abstained, cited and not record.abstained))
@@ -413,8 +437,13 @@ def evaluate_gold_retrieval(
         started = time.perf_counter()
         hits = app.search(question.text, EVAL_PRINCIPAL, used_mode, limit=k)
         latencies.append((time.perf_counter() - started) * 1000)
-        relevance = tuple(_overlaps(h.start, h.end, target, h.document_id) for h in hits)
-        total = sum(1 for c in chunks_of(target[0]) if _overlaps(c.start, c.end, target, target[0]))
+        relevance = tuple(_overlaps(h.start, h.end, h.document_id, target) for h in hits)
+        total = sum(
+            1
+            for document_id in sorted({d for d, _, _ in target})
+            for c in chunks_of(document_id)
+            if _overlaps(c.start, c.end, document_id, target)
+        )
         outcomes.append(_Searched(question, relevance, max(total, 1)))
         if progress is not None:
             progress(1)
