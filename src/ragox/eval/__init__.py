@@ -1,6 +1,24 @@
-"""Evaluation harnesses over SQuAD-format data (XQuAD)."""
+"""Evaluation harnesses over SQuAD-format data (XQuAD) and gold-passage sets over files."""
 
 from ragox.eval._answers import HOLD_OUT_EVERY, AnswersReport, evaluate_answers, held_out
+from ragox.eval._goldset import (
+    GOLD_SET_FORMAT,
+    GoldAnswersReport,
+    GoldDocument,
+    GoldGroup,
+    GoldQuestion,
+    GoldRetrievalReport,
+    GoldSet,
+    GoldSetError,
+    LocatedPassages,
+    QuestionKind,
+    evaluate_gold_answers,
+    evaluate_gold_retrieval,
+    ingest_gold_documents,
+    is_gold_set,
+    load_gold_set,
+    locate_passages,
+)
 from ragox.eval._metrics import latency_summary, ndcg_at, percentile, ranking_metrics
 from ragox.eval._retrieval import (
     EVAL_GROUP,
@@ -13,19 +31,35 @@ from ragox.eval._squad import Article, Question, SquadError, load_questions, loa
 
 __all__ = [
     "EVAL_GROUP",
+    "GOLD_SET_FORMAT",
     "HOLD_OUT_EVERY",
     "AnswersReport",
     "Article",
     "Corpus",
+    "GoldAnswersReport",
+    "GoldDocument",
+    "GoldGroup",
+    "GoldQuestion",
+    "GoldRetrievalReport",
+    "GoldSet",
+    "GoldSetError",
+    "LocatedPassages",
     "Question",
+    "QuestionKind",
     "RetrievalReport",
     "SquadError",
     "evaluate_answers",
+    "evaluate_gold_answers",
+    "evaluate_gold_retrieval",
     "evaluate_retrieval",
     "held_out",
+    "ingest_gold_documents",
+    "is_gold_set",
     "latency_summary",
+    "load_gold_set",
     "load_questions",
     "load_squad",
+    "locate_passages",
     "ndcg_at",
     "percentile",
     "prepare_corpus",
