@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ import httpx
 import pytest
 
 from conftest import OPERATOR, run_ragox, serving
+from ragox.ingest import Heartbeat
 from ragox.service import Ragox
 from ragox.store import (
     SCHEMA_VERSION,
@@ -603,6 +605,31 @@ def test_a_live_run_is_neither_failed_nor_retried(app: Ragox) -> None:
     assert row.job is not None and row.job.liveness.value == "STALE" and row.stuck
     outcome = app.retry(DOC, "r1")
     assert getattr(outcome, "state", None) is RevisionState.READY
+
+
+def test_a_running_job_renews_its_lease(app: Ragox) -> None:
+    """The heartbeat thread of a run moves the job's heartbeat forward while it works,
+    and stops (closing its own connection) when the run ends."""
+    received = app.ingestor.receive(_content(1), "m.txt", DOC, tenant=TENANT)
+    assert isinstance(received, tuple)
+    job = app.store.start_job(TENANT, DOC, "r1")
+    (before,) = app.store.jobs(TENANT, DOC, "r1")
+    with Heartbeat(app.store, job, interval=timedelta(milliseconds=20)):
+        deadline = time.time() + 10
+        while app.store.jobs(TENANT, DOC, "r1")[0].heartbeat_at == before.heartbeat_at:
+            assert time.time() < deadline, "no heartbeat"
+            time.sleep(0.02)
+    assert all(t.name != "ragox-heartbeat" for t in threading.enumerate())
+
+
+def test_the_same_bytes_under_another_label_join_the_existing_revision(app: Ragox) -> None:
+    """Bytes a revision already has, ingested with another --revision label, are that
+    revision (not a second one with the same bytes)."""
+    first = app.ingestor.ingest_bytes(_content(1), "m.txt", DOC, revision="v1", tenant=TENANT)
+    again = app.ingestor.ingest_bytes(_content(1), "m.txt", DOC, revision="v2", tenant=TENANT)
+    assert (first.revision, first.created) == ("v1", True)
+    assert (again.revision, again.created, again.state) == ("v1", False, RevisionState.READY)
+    check_invariants(app, DOC, {_sha(_content(1)): _word(1)})
 
 
 # -- concurrency ------------------------------------------------------------------------------
