@@ -355,7 +355,7 @@ class SqliteStore:
         with self.transaction() as conn:
             row = conn.execute(
                 f"SELECT {self._REVISION_COLUMNS} FROM revisions "
-                "WHERE tenant=? AND document_id=? AND source_sha256=? ORDER BY seq LIMIT 1",
+                "WHERE tenant=? AND document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
                 (tenant, document_id, source_sha256),
             ).fetchone()
             if row is not None:
