@@ -332,6 +332,14 @@ _V7: Final = (
     "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'",
 )
 
+# Version 9: ingestion jobs carry a lease (the process id and host that run them, and
+# a heartbeat), so that a run that died is told apart from one that is still working.
+_V9: Final = (
+    "ALTER TABLE jobs ADD COLUMN pid INTEGER",
+    "ALTER TABLE jobs ADD COLUMN host TEXT",
+    "ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -341,6 +349,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (9, _V9),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
