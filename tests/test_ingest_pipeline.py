@@ -88,13 +88,17 @@ def test_interrupted_indexing_leaves_nothing_half_visible(
     assert document is not None and document.current_revision == "r1"
     half = app.store.get_revision("default", "manual", "r2")
     assert half is not None and half.state is RevisionState.INDEXING
-    assert [job.state.value for job in app.store.jobs("default", "manual", "r2")] == ["RUNNING"]
+    # The interrupted run ends its job (an interrupt is not a live run); the
+    # revision stays INDEXING, never current, and status calls it stuck.
+    jobs = app.store.jobs("default", "manual", "r2")
+    assert [(job.state.value, job.error_code) for job in jobs] == [("FAILED", "INTERRUPTED")]
+    assert [row.stuck for row in app.status("manual", OPERATOR).revisions] == [False, True]
     assert "Appendix" not in app.text("manual", OPERATOR)
 
     outcome = _ingest(app, path)
     assert (outcome.revision, outcome.state) == ("r2", RevisionState.READY)
     assert [job.state.value for job in app.store.jobs("default", "manual", "r2")] == [
-        "RUNNING",
+        "FAILED",
         "DONE",
     ]
     clean = Ragox(tmp_path / "clean")
@@ -192,4 +196,5 @@ def test_folder_ingest_recurses_and_skips_with_reasons(
     }
     if os.geteuid() != 0:  # root reads anything
         assert rows["secret.txt"]["reason"] == "UNREADABLE"
-    assert result.code == 1  # something was skipped
+    # An unreadable file is a failure (exit 1); an unsupported one is only reported.
+    assert result.code == (1 if rows["secret.txt"].get("reason") == "UNREADABLE" else 0)

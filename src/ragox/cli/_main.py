@@ -290,8 +290,32 @@ def _print_status(doc_status: Any) -> None:
             else ""
         )
         click.echo(
-            f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}{vectors}"
+            f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
+            f"{vectors}{_job_note(rev)}"
         )
+
+
+def _job_note(rev: dict[str, Any]) -> str:
+    """The latest run, when it matters: running (with its age), or stuck."""
+    job = rev["job"]
+    if job is None:
+        return "  stuck: no run started; retry or fail it" if rev["stuck"] else ""
+    if job["state"] != "RUNNING" and not rev["stuck"]:
+        return ""
+    age = _age(job["age_seconds"])
+    if job["stale"]:
+        return f"  STALE job {job['job_id']} ({age} old, dead): retry or fail it"
+    if job["state"] == "RUNNING":
+        return f"  running {age} ({job['stage'] or 'extract'})"
+    return f"  stuck: job {job['error'] or job['state']} {age} ago; retry or fail it"
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f}min"
+    return f"{seconds / 3600:.1f}h"
 
 
 def _not_found(as_json: bool, what: str) -> NoReturn:

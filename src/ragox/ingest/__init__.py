@@ -1,6 +1,7 @@
 """Ingestion: the pipeline and revision states, search text, sentences and chunking."""
 
 from ragox.ingest._chunker import DEFAULT_CHUNKING, ChunkingConfig, chunk_id, chunk_representation
+from ragox.ingest._jobs import LEASE, Heartbeat, JobHealth, Liveness, job_health
 from ragox.ingest._pipeline import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
 from ragox.ingest._searchtext import SearchText, build_search_text, repeated_margin_blocks
 from ragox.ingest._sentences import split_sentences, token_count, token_spans
@@ -8,13 +9,18 @@ from ragox.ingest._sentences import split_sentences, token_count, token_spans
 __all__ = [
     "DEFAULT_CHUNKING",
     "DEFAULT_MAX_BYTES",
+    "LEASE",
     "ChunkingConfig",
+    "Heartbeat",
     "IngestOutcome",
     "Ingestor",
+    "JobHealth",
+    "Liveness",
     "SearchText",
     "build_search_text",
     "chunk_id",
     "chunk_representation",
+    "job_health",
     "repeated_margin_blocks",
     "split_sentences",
     "token_count",

@@ -2,7 +2,10 @@
 
 Each stage records its state before it starts, so a crash leaves a revision in
 a visible intermediate state that is never current, and running the same bytes
-again finishes or redoes the work without duplicating anything.
+again finishes or redoes the work without duplicating anything. Lexical rows are
+handed to the store's ``make_current``, which writes them in the transaction that
+makes the revision READY and (if it is the newest) current; a crash at any point
+before leaves no rows behind.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ragox.extract import (
     parser_for,
 )
 from ragox.ingest._chunker import chunk_representation
+from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._searchtext import build_search_text
 from ragox.search import (
     Embedder,
@@ -35,6 +39,7 @@ from ragox.search import (
 from ragox.store import (
     ExtractionNotes,
     JobState,
+    LexicalRows,
     RevisionRecord,
     RevisionState,
     Store,
@@ -164,17 +169,27 @@ class Ingestor:
                 document_id, revision, groups, tenant, source_sha256, filename, len(data)
             )
         self.store.ensure_document(tenant, document_id, language)
-        existing = self.store.revision_by_source(tenant, document_id, source_sha256)
-        if existing is not None and (revision is None or existing.revision == revision):
-            if existing.state is RevisionState.READY and self._up_to_date(existing):
-                return _outcome(existing, created=False)
-            return existing, False
-        kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
-        self.store.blobs.put(data)
-        record = self.store.create_revision(
-            tenant, document_id, revision, source_sha256, kind, filename, len(data), groups
-        )
-        return record, True
+        # The same bytes never make a second revision: an ingest of bytes that a
+        # revision already has (made earlier, or by a concurrent ingest that won the
+        # creating transaction) joins that revision.
+        record = self.store.revision_by_source(tenant, document_id, source_sha256)
+        if record is None:
+            kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
+            self.store.blobs.put(data)
+            record, created = self.store.create_revision(
+                tenant, document_id, revision, source_sha256, kind, filename, len(data), groups
+            )
+            if created:
+                return record, True
+        if not self.store.blobs.exists(source_sha256):
+            self.store.blobs.put(data)  # a revision refused unread, now within the limit
+        if (
+            record.state is RevisionState.READY
+            and self._up_to_date(record)
+            and self.store.index_complete(tenant, document_id, record.revision)
+        ):
+            return _outcome(record, created=False)
+        return record, False
 
     def process(
         self, record: RevisionRecord, data: bytes, created: bool, password: str | None = None
@@ -182,8 +197,9 @@ class Ingestor:
         """Stages two and on: extract, index, and make current (or FAILED)."""
         return self._run(record, data, created, ExtractOptions(password=password))
 
-    def _index(self, tenant: str, document_id: str, manifest_id: str) -> None:
-        """Search text, chunks, lexical rows and (with an embedder) vectors."""
+    def _index(self, tenant: str, document_id: str, manifest_id: str) -> LexicalRows:
+        """Search text, chunks and (with an embedder) vectors; returns the lexical rows,
+        which enter the index only with the revision's state (``make_current``)."""
         text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
         search = build_search_text(text, blocks)
@@ -198,17 +214,17 @@ class Ingestor:
         document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or detect_language(search.text)
-        rows = [
+        rows = tuple(
             (c.chunk_id, analyze_document(search.text[c.search_start : c.search_end], language))
             for c in chunks
-        ]
-        self.store.index.write_lexical(document.tenant, manifest_id, language, rows)
+        )
         embedder = self.embedder_source() if self.embedder_source else self.embedder
         if embedder is not None:
             # Lexical search works without them: on an embedder failure the chunks stay
             # without vectors, `ragox status` counts them and `ragox reindex` fills them.
             with contextlib.suppress(EmbedderError):
                 embed_chunks(self.store, embedder, [c.chunk_id for c in chunks])
+        return LexicalRows(manifest_id, language, rows)
 
     def _up_to_date(self, record: RevisionRecord) -> bool:
         """The revision's current representation is by today's parser and profile."""
@@ -236,8 +252,7 @@ class Ingestor:
         size: int,
     ) -> IngestOutcome:
         self.store.ensure_document(tenant, document_id)
-        existing = self.store.revision_by_source(tenant, document_id, source_sha256)
-        record = existing or self.store.create_revision(
+        record, created = self.store.create_revision(
             tenant,
             document_id,
             revision,
@@ -247,6 +262,8 @@ class Ingestor:
             size,
             groups,
         )
+        if record.state is RevisionState.READY:
+            return _outcome(record, created=False)  # accepted earlier, under another limit
         message = f"file has {size} bytes, the limit is {self.max_bytes}"
         self.store.set_state(
             record.tenant,
@@ -261,7 +278,7 @@ class Ingestor:
             record.document_id,
             record.revision,
             RevisionState.FAILED,
-            existing is None,
+            created,
             ErrorCode.TOO_LARGE.value,
             message,
         )
@@ -270,9 +287,29 @@ class Ingestor:
         self, record: RevisionRecord, data: bytes, created: bool, options: ExtractOptions
     ) -> IngestOutcome:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
-        stage = "extract"
-        # A job row per run: one left RUNNING is a crash or an interrupt, visible as such.
+        # A job row per run, with a lease its heartbeat renews: one left RUNNING by a
+        # run that died is told apart from a live one (ingest._jobs).
         job = self.store.start_job(tenant, doc, rev)
+        with Heartbeat(self.store, job):
+            try:
+                return self._stages(record, data, created, options, job)
+            except BaseException:
+                # Interrupted (Ctrl-C, or an error no stage expected): the job ends
+                # here; the revision stays in its stage, never current, for a rerun,
+                # `ragox retry` or `ragox fail`.
+                self.store.finish_job(job, JobState.FAILED, None, "INTERRUPTED")
+                raise
+
+    def _stages(
+        self,
+        record: RevisionRecord,
+        data: bytes,
+        created: bool,
+        options: ExtractOptions,
+        job: str,
+    ) -> IngestOutcome:
+        tenant, doc, rev = record.tenant, record.document_id, record.revision
+        stage = "extract"
         try:
             parser = parser_for(record.media_type)
             manifest_record = self.store.find_manifest(
@@ -311,44 +348,45 @@ class Ingestor:
                 )
             self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
+            self.store.heartbeat(job, stage)
             self.store.set_state(tenant, doc, rev, RevisionState.INDEXING)
-            self._index(tenant, doc, manifest_id)
-            self.store.make_current(tenant, doc, rev)
+            lexical = self._index(tenant, doc, manifest_id)
+            self.store.make_current(tenant, doc, rev, lexical)
         except ExtractionError as error:
-            self.store.set_state(
-                tenant,
-                doc,
-                rev,
-                RevisionState.FAILED,
-                failed_stage=stage,
-                error_code=error.code.value,
-                error_message=error.message,
-            )
-            self.store.finish_job(job, JobState.FAILED, stage, error.code.value)
-            return IngestOutcome(
-                doc, rev, RevisionState.FAILED, created, error.code.value, error.message
-            )
+            return self._failed(record, created, job, stage, error.code.value, error.message)
         except (StoreError, MemoryError, RecursionError) as error:
             code = (
                 ErrorCode.TOO_COMPLEX if isinstance(error, RecursionError) else ErrorCode.INTERNAL
             )
-            self.store.set_state(
-                tenant,
-                doc,
-                rev,
-                RevisionState.FAILED,
-                failed_stage=stage,
-                error_code=code.value,
-                error_message=type(error).__name__,
-            )
-            self.store.finish_job(job, JobState.FAILED, stage, code.value)
-            return IngestOutcome(
-                doc, rev, RevisionState.FAILED, created, code.value, type(error).__name__
-            )
+            return self._failed(record, created, job, stage, code.value, type(error).__name__)
         self.store.finish_job(job, JobState.DONE, stage)
         final = self.store.get_revision(tenant, doc, rev)
         assert final is not None
         return _outcome(final, created=created)
+
+    def _failed(
+        self,
+        record: RevisionRecord,
+        created: bool,
+        job: str,
+        stage: str,
+        code: str,
+        message: str,
+    ) -> IngestOutcome:
+        tenant, doc, rev = record.tenant, record.document_id, record.revision
+        failed = self.store.set_state(
+            tenant,
+            doc,
+            rev,
+            RevisionState.FAILED,
+            failed_stage=stage,
+            error_code=code,
+            error_message=message,
+        )
+        self.store.finish_job(job, JobState.FAILED, stage, code)
+        # A READY revision whose re-parse failed stays READY (set_state leaves it).
+        state = RevisionState.FAILED if failed else RevisionState.READY
+        return IngestOutcome(doc, rev, state, created, code, message)
 
 
 def _outcome(record: RevisionRecord, *, created: bool) -> IngestOutcome:

@@ -4,6 +4,7 @@ from ragox.service._check import CheckReport, Mismatch
 from ragox.service._home import default_home, load_or_create_key
 from ragox.service._lookup import StoreLookup
 from ragox.service._ragox import (
+    ActionRefused,
     DocumentStatus,
     IngestItem,
     NotFound,
@@ -16,6 +17,7 @@ from ragox.service._ragox import (
 )
 
 __all__ = [
+    "ActionRefused",
     "CheckReport",
     "DocumentStatus",
     "IngestItem",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragox.anchor import Migration, Refusal, Resolution, ViewerTarget
+from ragox.ingest import JobHealth
 from ragox.search import Hit
 from ragox.service._check import CheckReport
 from ragox.service._ragox import DocumentStatus, IngestItem
@@ -14,6 +15,7 @@ __all__ = [
     "document_status_json",
     "hit_json",
     "ingest_item_json",
+    "job_json",
     "migration_json",
     "refusal_json",
     "resolution_json",
@@ -123,6 +125,27 @@ def ingest_item_json(item: IngestItem) -> dict[str, Any]:
     }
 
 
+def job_json(health: JobHealth) -> dict[str, Any]:
+    """The latest ingestion run of a revision: ``stale`` means marked RUNNING by a run
+    that died (process gone, or lease expired)."""
+    job = health.job
+    return {
+        "job_id": job.job_id,
+        "state": job.state.value,
+        "liveness": health.liveness.value,
+        "stale": health.liveness.value == "STALE",
+        "stage": job.stage,
+        "error": job.error_code,
+        "started_at": job.created_at,
+        "heartbeat_at": job.heartbeat_at,
+        "finished_at": job.finished_at,
+        "age_seconds": round(health.age_seconds, 3),
+        "heartbeat_age_seconds": None
+        if health.heartbeat_age_seconds is None
+        else round(health.heartbeat_age_seconds, 3),
+    }
+
+
 def document_status_json(status: DocumentStatus) -> dict[str, Any]:
     return {
         "document_id": status.document.document_id,
@@ -147,6 +170,8 @@ def document_status_json(status: DocumentStatus) -> dict[str, Any]:
                 "pages_without_text": list(row.notes.pages_without_text),
                 "warnings": list(row.notes.warnings),
                 "current": status.document.current_revision == row.revision.revision,
+                "stuck": row.stuck,
+                "job": None if row.job is None else job_json(row.job),
             }
             for row in status.revisions
         ],

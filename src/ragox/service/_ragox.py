@@ -9,6 +9,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
@@ -28,7 +29,15 @@ from ragox.anchor import (
 from ragox.answer import AnswerRecord, ExtractiveGenerator, Generator, answer_question, compose
 from ragox.extract import detect_media_type
 from ragox.extract.pdf import PageTextReader
-from ragox.ingest import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
+from ragox.ingest import (
+    DEFAULT_MAX_BYTES,
+    LEASE,
+    Ingestor,
+    IngestOutcome,
+    JobHealth,
+    Liveness,
+    job_health,
+)
 from ragox.search import (
     Embedder,
     Hit,
@@ -54,6 +63,7 @@ from ragox.store import (
 from ragox.text import BASE_PROFILE, MappedRange, Profile
 
 __all__ = [
+    "ActionRefused",
     "DocumentStatus",
     "IngestItem",
     "NotFound",
@@ -73,6 +83,32 @@ _HEX: Final = re.compile(r"[0-9a-f]+")
 
 class NotFound(LookupError):
     """Missing or not readable by the caller: the two are indistinguishable on purpose."""
+
+
+class ActionRefused(enum.Enum):
+    """Why ``retry`` or ``fail`` of one revision was refused."""
+
+    #: a live run is working on the revision: it is not stuck
+    LIVE_JOB = "LIVE_JOB"
+    #: ``fail``: the revision is READY (only deletion takes it out of search)
+    READY = "READY"
+    #: ``retry``: the stored bytes are gone (a file refused unread, over the size limit)
+    BYTES_MISSING = "BYTES_MISSING"
+
+
+#: error code of a revision (and its jobs) an operator marked FAILED
+OPERATOR_FAILED: Final = "OPERATOR_FAILED"
+#: error code of a job that died, ended by an operator's retry
+JOB_ABANDONED: Final = "JOB_ABANDONED"
+
+_IN_PROGRESS: Final = frozenset(
+    {
+        RevisionState.RECEIVED,
+        RevisionState.EXTRACTING,
+        RevisionState.EXTRACTED,
+        RevisionState.INDEXING,
+    }
+)
 
 
 class SkipReason(enum.Enum):
@@ -124,6 +160,10 @@ class RevisionStatus:
     notes: ExtractionNotes
     #: chunks without a vector of the index's embedder (None: the index has none)
     vectors_missing: int | None = None
+    #: the latest ingestion run of the revision, with its liveness and age
+    job: JobHealth | None = None
+    #: in an intermediate state with no live run behind it (retry or fail it)
+    stuck: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,6 +501,48 @@ class Ragox:
         with the same id stay)."""
         return self.store.delete_document(tenant, document_id)
 
+    def retry(
+        self, document_id: str, revision: str, tenant: str = DEFAULT_TENANT
+    ) -> IngestOutcome | ActionRefused:
+        """Run one revision's pipeline again from its stored bytes (an operator's action
+        for a stuck or failed revision; on a READY one it repairs a missing index).
+        Runs that died are marked FAILED first; a live run refuses."""
+        record = self.store.get_revision(tenant, document_id, revision)
+        if record is None:
+            raise NotFound(document_id)
+        now = datetime.now(UTC)
+        health = [job_health(job, now) for job in self.store.jobs(tenant, document_id, revision)]
+        if any(h.liveness is Liveness.LIVE for h in health):
+            return ActionRefused.LIVE_JOB
+        if not self.store.blobs.exists(record.source_sha256):
+            return ActionRefused.BYTES_MISSING
+        stale = [h.job.job_id for h in health if h.liveness is Liveness.STALE]
+        self.store.end_jobs(tenant, document_id, revision, stale, JOB_ABANDONED)
+        self.store.remove_index_orphans()
+        data = self.store.blobs.get(record.source_sha256)
+        return self.ingestor.process(record, data, created=False)
+
+    def fail(
+        self, document_id: str, revision: str, tenant: str = DEFAULT_TENANT
+    ) -> RevisionRecord | ActionRefused:
+        """Mark one stuck revision FAILED (an operator's action); its runs that died are
+        ended with it. A READY revision, or one a live run works on, refuses."""
+        record = self.store.get_revision(tenant, document_id, revision)
+        if record is None:
+            raise NotFound(document_id)
+        if record.state is RevisionState.READY:
+            return ActionRefused.READY
+        now = datetime.now(UTC)
+        jobs = self.store.jobs(tenant, document_id, revision)
+        if any(job_health(job, now).liveness is Liveness.LIVE for job in jobs):
+            return ActionRefused.LIVE_JOB
+        failed = self.store.fail_revision(
+            tenant, document_id, revision, OPERATOR_FAILED, "failed by the operator"
+        )
+        if failed is None:
+            raise NotFound(document_id)
+        return failed
+
     def set_groups(
         self,
         document_id: str,
@@ -491,9 +573,12 @@ class Ragox:
             raise NotFound(document_id)
         rows = []
         embedder_key = self.store.index.setting("embedder_key")
+        now = datetime.now(UTC)
         for record in self.store.revisions(principal.tenant, document_id):
             if not can_read(principal, document.tenant, record.groups):
                 continue
+            jobs = self.store.jobs(principal.tenant, document_id, record.revision)
+            job = job_health(jobs[-1], now) if jobs else None
             manifest = None
             if record.manifest_id is not None:
                 found = self.store.get_manifest(record.manifest_id)
@@ -513,6 +598,8 @@ class Ragox:
                     )
                     if embedder_key and record.manifest_id
                     else None,
+                    job=job,
+                    stuck=_stuck(record, job, now),
                 )
             )
         if not rows:
@@ -656,6 +743,17 @@ def _real(path: Path) -> Path:
         return path.resolve()
     except (OSError, RuntimeError):
         return path.absolute()
+
+
+def _stuck(record: RevisionRecord, job: JobHealth | None, now: datetime) -> bool:
+    """In an intermediate state with no live run: its run died, was interrupted, or
+    (an upload received but never processed) none started within the lease."""
+    if record.state not in _IN_PROGRESS:
+        return False
+    if job is None:
+        updated = datetime.fromisoformat(record.updated_at.replace("Z", "+00:00"))
+        return now - updated > LEASE
+    return job.liveness is not Liveness.LIVE
 
 
 def default_document_id(path: Path, root: Path) -> str:

@@ -58,6 +58,17 @@ _PERMITTED_MANIFESTS = """
 """
 
 
+# Chunk rowids of the current, READY revisions of one tenant (parameter: tenant): the
+# only rows a lexical table may hold.
+_CURRENT_ROWIDS = """
+    SELECT c.rowid FROM chunks c
+    JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
+    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE r.tenant = ?
+"""
+
+
 def _table_name(tenant: str) -> str:
     return "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
 
@@ -133,27 +144,34 @@ class SqliteIndex:
 
     # -- writing -------------------------------------------------------------------
 
-    def write_lexical(
-        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
+    def write_lexical_rows(
+        self,
+        conn: sqlite3.Connection,
+        tenant: str,
+        manifest_id: str,
+        language: str | None,
+        rows: Sequence[tuple[str, str]],
     ) -> None:
-        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
-        with self._store.transaction() as conn:
-            table = self._table(conn, tenant, create=True)
-            self._drop(conn, table, manifest_id)
-            rowids = dict(
-                conn.execute(
-                    "SELECT chunk_id, rowid FROM chunks WHERE manifest_id=?", (manifest_id,)
-                ).fetchall()
-            )
-            conn.executemany(
-                f"INSERT INTO {table}(rowid, body) VALUES(?, ?)",
-                [(rowids[chunk_id], body) for chunk_id, body in rows],
-            )
+        """Index ``(chunk_id, analyzed body)`` rows of one representation, inside the
+        caller's transaction: the store's ``make_current`` calls this in the transaction
+        that makes the revision READY and current, so that rows never exist for a
+        revision that is not current (a crash before the commit leaves none)."""
+        table = self._table(conn, tenant, create=True)
+        self._drop(conn, table, manifest_id)
+        rowids = dict(
             conn.execute(
-                "UPDATE representations SET language=? WHERE manifest_id=?",
-                (language, manifest_id),
-            )
-            self.bump(conn)
+                "SELECT chunk_id, rowid FROM chunks WHERE manifest_id=?", (manifest_id,)
+            ).fetchall()
+        )
+        conn.executemany(
+            f"INSERT INTO {table}(rowid, body) VALUES(?, ?)",
+            [(rowids[chunk_id], body) for chunk_id, body in rows],
+        )
+        conn.execute(
+            "UPDATE representations SET language=? WHERE manifest_id=?",
+            (language, manifest_id),
+        )
+        self.bump(conn)
 
     def _drop(self, conn: sqlite3.Connection, table: str | None, manifest_id: str) -> None:
         if table is None:
@@ -167,6 +185,41 @@ class SqliteIndex:
         """Remove a representation's lexical rows (it stopped being current)."""
         self._drop(conn, self._table(conn, tenant, create=False), manifest_id)
         self.bump(conn)
+
+    def lexical_row_count(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> int:
+        """How many lexical rows a representation has (a current one: one per chunk)."""
+        table = self._table(conn, tenant, create=False)
+        if table is None:
+            return 0
+        row = conn.execute(
+            f"SELECT COUNT(*) FROM {table} "
+            "WHERE rowid IN (SELECT rowid FROM chunks WHERE manifest_id=?)",
+            (manifest_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def remove_orphans(self, conn: sqlite3.Connection, tenant: str | None = None) -> int:
+        """Delete lexical rows that belong to no chunk of a current, READY revision.
+
+        Versions before schema 9 wrote rows before the revision became current and
+        rewrote chunks (new rowids) on a rerun, so a crash or a concurrent ingest could
+        leave rows no drop would find: a deleted document's words stayed matchable, and
+        a later chunk reusing the rowid inherited them. Only ``tenant``'s tables when
+        given. Returns how many were removed.
+        """
+        removed = 0
+        tables = conn.execute(
+            "SELECT tenant, name FROM lexical_tables WHERE ? IS NULL OR tenant = ?",
+            (tenant, tenant),
+        ).fetchall()
+        for owner, table in tables:
+            cursor = conn.execute(
+                f"DELETE FROM {table} WHERE rowid NOT IN ({_CURRENT_ROWIDS})", (owner,)
+            )
+            removed += max(cursor.rowcount, 0)
+        if removed:
+            self.bump(conn)
+        return removed
 
     def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
         with self._store.transaction() as conn:

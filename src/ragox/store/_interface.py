@@ -22,6 +22,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    LexicalRows,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -41,12 +42,6 @@ class SearchIndex(Protocol):
     def setting(self, key: str) -> str | None: ...
 
     def set_setting(self, key: str, value: str) -> None: ...
-
-    def write_lexical(
-        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
-    ) -> None:
-        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
-        ...
 
     def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None: ...
 
@@ -141,8 +136,10 @@ class Store(Protocol):
         filename: str,
         size: int,
         groups: frozenset[str],
-    ) -> RevisionRecord:
-        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``."""
+    ) -> tuple[RevisionRecord, bool]:
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``.
+        When these bytes already made a revision of the document (checked in the
+        creating transaction), that one is returned with ``False``."""
         ...
 
     def set_state(
@@ -155,13 +152,42 @@ class Store(Protocol):
         failed_stage: str | None = None,
         error_code: str | None = None,
         error_message: str | None = None,
-    ) -> None: ...
+    ) -> bool:
+        """Record a revision's stage; False (nothing written) for a READY revision."""
+        ...
 
-    def make_current(self, tenant: str, document_id: str, revision: str) -> None:
-        """READY and current in one transaction: readers see the old or the new one."""
+    def make_current(
+        self, tenant: str, document_id: str, revision: str, lexical: LexicalRows
+    ) -> bool:
+        """READY, and current (with its lexical rows) if newer by creation order than
+        the current revision, in one transaction. Returns whether it is current."""
+        ...
+
+    def index_complete(self, tenant: str, document_id: str, revision: str) -> bool:
+        """A READY revision's index is whole (current: one lexical row per chunk)."""
+        ...
+
+    def remove_index_orphans(self) -> int:
+        """Delete lexical rows of revisions that are not current; returns how many."""
         ...
 
     def start_job(self, tenant: str, document_id: str, revision: str) -> str: ...
+
+    def heartbeat(self, job_id: str, stage: str | None = None) -> None:
+        """Renew a running job's lease (and record the stage it is in)."""
+        ...
+
+    def end_jobs(
+        self, tenant: str, document_id: str, revision: str, job_ids: Sequence[str], error_code: str
+    ) -> int:
+        """Mark the given jobs FAILED if they are still RUNNING; returns how many."""
+        ...
+
+    def fail_revision(
+        self, tenant: str, document_id: str, revision: str, error_code: str, error_message: str
+    ) -> RevisionRecord | None:
+        """A revision that is not READY becomes FAILED, its running jobs with it."""
+        ...
 
     def finish_job(
         self,

@@ -15,6 +15,7 @@ __all__ = [
     "ExtractionNotes",
     "JobRecord",
     "JobState",
+    "LexicalRows",
     "ManifestRecord",
     "RevisionRecord",
     "RevisionState",
@@ -61,6 +62,23 @@ class JobRecord:
     error_code: str | None
     created_at: str
     finished_at: str | None
+    #: the process that runs the job and its host (None: recorded before schema 9)
+    pid: int | None = None
+    host: str | None = None
+    #: last sign of life of the run (its lease is renewed while it works)
+    heartbeat_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalRows:
+    """A representation's analyzed chunk bodies, handed to ``make_current`` so that
+    they enter the lexical index in the transaction that makes the revision current."""
+
+    manifest_id: str
+    #: ISO 639-1 code the bodies were analyzed for (None: no stemming)
+    language: str | None
+    #: ``(chunk_id, analyzed body)`` in chunk order
+    rows: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -332,6 +332,14 @@ _V7: Final = (
     "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'",
 )
 
+# Version 9: ingestion jobs carry a lease (the process id and host that run them, and
+# a heartbeat), so that a run that died is told apart from one that is still working.
+_V9: Final = (
+    "ALTER TABLE jobs ADD COLUMN pid INTEGER",
+    "ALTER TABLE jobs ADD COLUMN host TEXT",
+    "ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT",
+)
+
 #: Schema 16: every `ragox check` run is recorded (seed 003: a check log names the parser
 #: version, document and chunk), for the operator only; a deleted document takes its
 #: check runs with it.
@@ -362,6 +370,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (9, _V9),
     (16, _V16),
 )
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import secrets
+import socket
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -31,6 +33,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    LexicalRows,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -45,6 +48,17 @@ __all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
 _TEXT_CACHE_SIZE: Final = 16
 _BLOCK_LENGTHS_SIZE: Final = 4096
 _MEMO_JSON_LIMIT: Final = 8192
+#: the schema from which on lexical rows are written only by ``make_current``
+_ROWS_WITH_STATE: Final = 9
+#: revision states an ingestion run is still working through
+_IN_PROGRESS: Final = frozenset(
+    {
+        RevisionState.RECEIVED,
+        RevisionState.EXTRACTING,
+        RevisionState.EXTRACTED,
+        RevisionState.INDEXING,
+    }
+)
 
 
 class StoreError(Exception):
@@ -71,8 +85,8 @@ class SqliteStore:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
-        self._migrate()
         self.index = SqliteIndex(self)
+        self._migrate()
 
     # -- connections and transactions -------------------------------------------
 
@@ -140,6 +154,12 @@ class SqliteStore:
                     )
             if version < SCHEMA_VERSION and conn.execute("PRAGMA foreign_key_check").fetchone():
                 raise StoreError("a schema migration left rows without their parent rows")
+            if 0 < version < _ROWS_WITH_STATE:
+                # Older versions could leave lexical rows of revisions that never became
+                # current (a crash between the index write and make-current, or two runs
+                # rewriting one revision's chunks). From schema 9 on rows are written in
+                # make-current's transaction, so one sweep on upgrade suffices.
+                self.index.remove_orphans(conn)
 
     def schema_version(self) -> int:
         row = (
@@ -272,6 +292,10 @@ class SqliteStore:
                     (manifest_id,),
                 )
             conn.execute("DELETE FROM documents WHERE tenant=? AND document_id=?", key)
+            # Rows a crashed run of an older version left behind are attached to no
+            # chunk any drop can find: a deleted document's words must not stay
+            # matchable, so deleting also sweeps the lexical tables.
+            self.index.remove_orphans(conn, tenant)
             # Blobs are content-addressed and shared: bytes another document (of any
             # tenant) still has stay.
             still_used = (
@@ -369,10 +393,23 @@ class SqliteStore:
         filename: str,
         size: int,
         groups: frozenset[str],
-    ) -> RevisionRecord:
-        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``."""
+    ) -> tuple[RevisionRecord, bool]:
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``.
+
+        The same bytes never make a second revision of a document: when a revision of
+        these bytes exists (made by an earlier or a concurrent ingest), it is returned
+        with ``False`` instead. The check, the sequence number and the insert share one
+        write transaction, so two ingests at once cannot both create one.
+        """
         now = utc_now()
         with self.transaction() as conn:
+            row = conn.execute(
+                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                "WHERE tenant=? AND document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
+                (tenant, document_id, source_sha256),
+            ).fetchone()
+            if row is not None:
+                return self._revision(row), False
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE tenant=? AND document_id=?",
                 (tenant, document_id),
@@ -409,7 +446,7 @@ class SqliteStore:
             )
         record = self.get_revision(tenant, document_id, label)
         assert record is not None
-        return record
+        return record, True
 
     def set_state(
         self,
@@ -421,11 +458,18 @@ class SqliteStore:
         failed_stage: str | None = None,
         error_code: str | None = None,
         error_message: str | None = None,
-    ) -> None:
+    ) -> bool:
+        """Record a revision's stage; False (and nothing written) for a READY revision.
+
+        READY is left only by deletion: a rerun that repairs or re-parses a READY
+        revision must not take it out of search while it works, nor mark it FAILED
+        when the re-parse fails (its stored representation is still valid). Only
+        ``make_current`` sets READY.
+        """
         with self.transaction() as conn:
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE revisions SET state=?, failed_stage=?, error_code=?, error_message=?, "
-                "updated_at=? WHERE tenant=? AND document_id=? AND revision=?",
+                "updated_at=? WHERE tenant=? AND document_id=? AND revision=? AND state<>?",
                 (
                     state.value,
                     failed_stage,
@@ -435,50 +479,124 @@ class SqliteStore:
                     tenant,
                     document_id,
                     revision,
+                    RevisionState.READY.value,
                 ),
             )
+            return cursor.rowcount > 0
 
-    def make_current(self, tenant: str, document_id: str, revision: str) -> None:
-        """READY and current in one transaction: readers see the old or the new one.
+    def make_current(
+        self, tenant: str, document_id: str, revision: str, lexical: LexicalRows
+    ) -> bool:
+        """READY, and current if newer than the current revision, in one transaction.
 
-        Lexical rows of the document's other representations leave the index here,
-        so that only current revisions are found and BM25 statistics stay exact.
+        Order is the order of creation (``seq``), decided inside this transaction:
+        whatever finishes first, an older revision never replaces a newer current one
+        (it becomes READY and not current, with no index rows). A revision that does
+        become current gets its representation's lexical rows here, and the
+        document's other representations lose theirs, in the same transaction:
+        readers see the old revision or the new one whole, and rows never exist for
+        a revision that is not current. Returns whether the revision is current.
         """
         key = (tenant, document_id)
         with self.transaction() as conn:
-            current = conn.execute(
-                "SELECT manifest_id FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+            mine = conn.execute(
+                "SELECT seq FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
                 (*key, revision),
             ).fetchone()
+            if mine is None:
+                raise StoreError("no such revision")
+            current = conn.execute(
+                "SELECT r.seq FROM documents d JOIN revisions r ON r.tenant = d.tenant "
+                "AND r.document_id = d.document_id AND r.revision = d.current_revision "
+                "WHERE d.tenant=? AND d.document_id=?",
+                key,
+            ).fetchone()
+            conn.execute(
+                "UPDATE revisions SET state=?, failed_stage=NULL, error_code=NULL, "
+                "error_message=NULL, manifest_id=?, updated_at=? "
+                "WHERE tenant=? AND document_id=? AND revision=?",
+                (RevisionState.READY.value, lexical.manifest_id, utc_now(), *key, revision),
+            )
+            if current is not None and int(current[0]) > int(mine[0]):
+                self.index.bump(conn)
+                return False
             others = conn.execute(
                 "SELECT manifest_id FROM manifests "
-                "WHERE tenant=? AND document_id=? AND manifest_id IS NOT ?",
-                (*key, current[0] if current else None),
+                "WHERE tenant=? AND document_id=? AND manifest_id <> ?",
+                (*key, lexical.manifest_id),
             ).fetchall()
             for (manifest_id,) in others:
                 self.index.drop_manifest(conn, tenant, str(manifest_id))
-            self.index.bump(conn)
-            conn.execute(
-                "UPDATE revisions SET state=?, failed_stage=NULL, error_code=NULL, "
-                "error_message=NULL, updated_at=? WHERE tenant=? AND document_id=? AND revision=?",
-                (RevisionState.READY.value, utc_now(), *key, revision),
+            self.index.write_lexical_rows(
+                conn, tenant, lexical.manifest_id, lexical.language, lexical.rows
             )
+            self.index.bump(conn)
             conn.execute(
                 "UPDATE documents SET current_revision=? WHERE tenant=? AND document_id=?",
                 (revision, *key),
             )
+            return True
+
+    def index_complete(self, tenant: str, document_id: str, revision: str) -> bool:
+        """A READY revision's index is whole: when current, one lexical row per chunk
+        of its representation (not current: no rows are expected)."""
+        conn = self._connection()
+        row = conn.execute(
+            "SELECT r.manifest_id, d.current_revision IS r.revision, r.state FROM revisions r "
+            "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
+            "WHERE r.tenant=? AND r.document_id=? AND r.revision=?",
+            (tenant, document_id, revision),
+        ).fetchone()
+        if row is None or row[0] is None or row[2] != RevisionState.READY.value:
+            return False
+        if not row[1]:
+            return True
+        manifest_id = str(row[0])
+        return self.index.lexical_row_count(conn, tenant, manifest_id) == self.chunk_count(
+            manifest_id
+        )
+
+    def remove_index_orphans(self) -> int:
+        """Delete lexical rows of revisions that are not current (crash leftovers of
+        older versions); returns how many."""
+        with self.transaction() as conn:
+            return self.index.remove_orphans(conn)
 
     # -- jobs ------------------------------------------------------------------------
+    #
+    # A job is one ingestion run over one revision. It records the process and host
+    # that run it and a heartbeat the run renews, so that `status` can tell a run
+    # that died (its process is gone, or its lease expired) from one still working.
 
     def start_job(self, tenant: str, document_id: str, revision: str) -> str:
         job_id = "job_" + secrets.token_hex(12)
+        now = utc_now()
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at) "
-                "VALUES(?,?,?,?,?,?)",
-                (job_id, tenant, document_id, revision, JobState.RUNNING.value, utc_now()),
+                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at, "
+                "pid, host, heartbeat_at) VALUES(?,?,?,?,?,?,?,?,?)",
+                (
+                    job_id,
+                    tenant,
+                    document_id,
+                    revision,
+                    JobState.RUNNING.value,
+                    now,
+                    os.getpid(),
+                    socket.gethostname(),
+                    now,
+                ),
             )
         return job_id
+
+    def heartbeat(self, job_id: str, stage: str | None = None) -> None:
+        """Renew a running job's lease (and record the stage it is in)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE jobs SET heartbeat_at=?, stage=COALESCE(?, stage) "
+                "WHERE job_id=? AND state=?",
+                (utc_now(), stage, job_id, JobState.RUNNING.value),
+            )
 
     def finish_job(
         self,
@@ -493,13 +611,79 @@ class SqliteStore:
                 (state.value, stage, error_code, utc_now(), job_id),
             )
 
+    def end_jobs(
+        self, tenant: str, document_id: str, revision: str, job_ids: Sequence[str], error_code: str
+    ) -> int:
+        """Mark the given jobs of a revision FAILED if they are still RUNNING (an
+        operator ends runs that died); returns how many changed."""
+        if not job_ids:
+            return 0
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE jobs SET state=?, error_code=?, finished_at=? "
+                "WHERE tenant=? AND document_id=? AND revision=? AND state=? "
+                f"AND job_id IN ({','.join('?' * len(job_ids))})",
+                (
+                    JobState.FAILED.value,
+                    error_code,
+                    utc_now(),
+                    tenant,
+                    document_id,
+                    revision,
+                    JobState.RUNNING.value,
+                    *job_ids,
+                ),
+            )
+            return cursor.rowcount
+
+    def fail_revision(
+        self, tenant: str, document_id: str, revision: str, error_code: str, error_message: str
+    ) -> RevisionRecord | None:
+        """Mark a revision that is not READY as FAILED at the stage it stopped in, and
+        its running jobs with it, in one transaction (a READY one is left as it is)."""
+        key = (tenant, document_id, revision)
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT state, failed_stage FROM revisions "
+                "WHERE tenant=? AND document_id=? AND revision=?",
+                key,
+            ).fetchone()
+            if row is None:
+                return None
+            state = RevisionState(row[0])
+            if state in _IN_PROGRESS:
+                stage = (
+                    "extract"
+                    if state in (RevisionState.RECEIVED, RevisionState.EXTRACTING)
+                    else "index"
+                )
+                conn.execute(
+                    "UPDATE revisions SET state=?, failed_stage=?, error_code=?, "
+                    "error_message=?, updated_at=? "
+                    "WHERE tenant=? AND document_id=? AND revision=?",
+                    (
+                        RevisionState.FAILED.value,
+                        stage,
+                        error_code,
+                        error_message,
+                        utc_now(),
+                        *key,
+                    ),
+                )
+            conn.execute(
+                "UPDATE jobs SET state=?, error_code=?, finished_at=? "
+                "WHERE tenant=? AND document_id=? AND revision=? AND state=?",
+                (JobState.FAILED.value, error_code, utc_now(), *key, JobState.RUNNING.value),
+            )
+        return self.get_revision(tenant, document_id, revision)
+
     def jobs(self, tenant: str, document_id: str, revision: str) -> list[JobRecord]:
         rows = (
             self._connection()
             .execute(
                 "SELECT job_id, document_id, revision, state, stage, error_code, created_at, "
-                "finished_at FROM jobs WHERE tenant=? AND document_id=? AND revision=? "
-                "ORDER BY created_at",
+                "finished_at, pid, host, heartbeat_at FROM jobs "
+                "WHERE tenant=? AND document_id=? AND revision=? ORDER BY created_at",
                 (tenant, document_id, revision),
             )
             .fetchall()
@@ -514,6 +698,9 @@ class SqliteStore:
                 None if r[5] is None else str(r[5]),
                 str(r[6]),
                 None if r[7] is None else str(r[7]),
+                None if r[8] is None else int(r[8]),
+                None if r[9] is None else str(r[9]),
+                None if r[10] is None else str(r[10]),
             )
             for r in rows
         ]
@@ -580,58 +767,104 @@ class SqliteStore:
         char_boxes: bytes | None = None,
         notes: ExtractionNotes | None = None,
     ) -> str:
-        """Store an immutable representation; idempotent by manifest content."""
+        """Store an immutable representation; idempotent by manifest content.
+
+        One manifest per revision, parser and profile: when two runs extract one
+        revision at once, the second to commit gets the first one's manifest id back
+        and its own copy is not stored.
+        """
         notes = notes or ExtractionNotes(None, (), ())
         manifest_id = manifest.manifest_id
         with self.transaction() as conn:
-            exists = conn.execute(
-                "SELECT tenant FROM manifests WHERE manifest_id=?", (manifest_id,)
-            ).fetchone()
-            if exists and exists[0] != tenant:
-                # The manifest names no tenant, so the same document id, revision label,
-                # bytes and creation time (to the microsecond) in two tenants would give
-                # the same id. Never share the row: this run fails and a retry gets
-                # another created_at.
-                raise StoreError("manifest id is in use in another tenant")
-            if not exists:
-                conn.execute(
-                    "INSERT INTO manifests(manifest_id, tenant, document_id, revision, json, mac, "
-                    "created_at) VALUES(?,?,?,?,?,?,?)",
-                    (
-                        manifest_id,
-                        tenant,
-                        manifest.document_id,
-                        manifest.revision,
-                        json.dumps(manifest.to_json(), ensure_ascii=False, sort_keys=True),
-                        mac,
-                        manifest.created_at,
-                    ),
+            for row in conn.execute(
+                "SELECT m.manifest_id, m.json FROM manifests m "
+                "JOIN representations p ON p.manifest_id = m.manifest_id "
+                "WHERE m.tenant=? AND m.document_id=? AND m.revision=? AND m.manifest_id<>?",
+                (tenant, manifest.document_id, manifest.revision, manifest_id),
+            ).fetchall():
+                other = _manifest_from_json(str(row[1]))
+                if (other.parser, other.parser_config_sha256, other.profile) == (
+                    manifest.parser,
+                    manifest.parser_config_sha256,
+                    manifest.profile,
+                ):
+                    manifest_id = str(row[0])
+                    break
+            else:
+                self._insert_representation(
+                    conn, tenant, manifest, mac, text, alignment, blocks, char_boxes, notes
                 )
-                conn.execute(
-                    "INSERT INTO representations(manifest_id, text, alignment, char_boxes, "
-                    "page_count, pages_without_text, warnings) VALUES(?,?,?,?,?,?,?)",
-                    (
-                        manifest_id,
-                        text,
-                        None if alignment is None else alignment.to_bytes(),
-                        char_boxes,
-                        notes.page_count,
-                        json.dumps(list(notes.pages_without_text)),
-                        json.dumps(list(notes.warnings)),
-                    ),
-                )
-                conn.executemany(
-                    "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
-                    "page, x0, y0, x1, y1, source_start, source_end) "
-                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [_block_row(manifest_id, block) for block in blocks],
-                )
+            # A READY revision keeps serving its current representation until
+            # make_current switches to the new one with its index rows.
             conn.execute(
                 "UPDATE revisions SET manifest_id=?, updated_at=? "
-                "WHERE tenant=? AND document_id=? AND revision=?",
-                (manifest_id, utc_now(), tenant, manifest.document_id, manifest.revision),
+                "WHERE tenant=? AND document_id=? AND revision=? AND state<>?",
+                (
+                    manifest_id,
+                    utc_now(),
+                    tenant,
+                    manifest.document_id,
+                    manifest.revision,
+                    RevisionState.READY.value,
+                ),
             )
         return manifest_id
+
+    def _insert_representation(
+        self,
+        conn: sqlite3.Connection,
+        tenant: str,
+        manifest: Manifest,
+        mac: str,
+        text: str,
+        alignment: Alignment | None,
+        blocks: Sequence[Block],
+        char_boxes: bytes | None,
+        notes: ExtractionNotes,
+    ) -> None:
+        manifest_id = manifest.manifest_id
+        exists = conn.execute(
+            "SELECT tenant FROM manifests WHERE manifest_id=?", (manifest_id,)
+        ).fetchone()
+        if exists and exists[0] != tenant:
+            # The manifest names no tenant, so the same document id, revision label,
+            # bytes and creation time (to the microsecond) in two tenants would give
+            # the same id. Never share the row: this run fails and a retry gets
+            # another created_at.
+            raise StoreError("manifest id is in use in another tenant")
+        if not exists:
+            conn.execute(
+                "INSERT INTO manifests(manifest_id, tenant, document_id, revision, json, mac, "
+                "created_at) VALUES(?,?,?,?,?,?,?)",
+                (
+                    manifest_id,
+                    tenant,
+                    manifest.document_id,
+                    manifest.revision,
+                    json.dumps(manifest.to_json(), ensure_ascii=False, sort_keys=True),
+                    mac,
+                    manifest.created_at,
+                ),
+            )
+            conn.execute(
+                "INSERT INTO representations(manifest_id, text, alignment, char_boxes, "
+                "page_count, pages_without_text, warnings) VALUES(?,?,?,?,?,?,?)",
+                (
+                    manifest_id,
+                    text,
+                    None if alignment is None else alignment.to_bytes(),
+                    char_boxes,
+                    notes.page_count,
+                    json.dumps(list(notes.pages_without_text)),
+                    json.dumps(list(notes.warnings)),
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
+                "page, x0, y0, x1, y1, source_start, source_end) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [_block_row(manifest_id, block) for block in blocks],
+            )
 
     def find_manifest(
         self,
@@ -812,17 +1045,34 @@ class SqliteStore:
     ) -> None:
         """Replace a representation's search text and chunks in one transaction.
 
-        Chunk ids derive from the manifest and the range, so a rerun writes the
-        same rows again instead of adding new ones.
+        Chunk ids derive from the manifest and the range, so a rerun computes the
+        same chunks: those rows are then left as they are. Rewriting them would give
+        them new rowids under the lexical rows a concurrent or earlier run made
+        current (rows no drop would find again, and a READY revision that no search
+        finds). Only chunks that differ are replaced, their lexical rows with them.
         """
         with self.transaction() as conn:
-            conn.execute("DELETE FROM chunks WHERE manifest_id=?", (manifest_id,))
+            stored = [
+                str(row[0])
+                for row in conn.execute(
+                    "SELECT chunk_id FROM chunks WHERE manifest_id=? ORDER BY ordinal",
+                    (manifest_id,),
+                )
+            ]
             conn.execute(
                 "INSERT INTO search_texts(manifest_id, text, alignment) VALUES(?,?,?) "
                 "ON CONFLICT(manifest_id) DO UPDATE SET text=excluded.text, "
                 "alignment=excluded.alignment",
                 (manifest_id, search_text, search_alignment.to_bytes()),
             )
+            if stored == [c.chunk_id for c in chunks]:
+                return
+            tenant = conn.execute(
+                "SELECT tenant FROM manifests WHERE manifest_id=?", (manifest_id,)
+            ).fetchone()
+            if tenant is not None and stored:
+                self.index.drop_manifest(conn, str(tenant[0]), manifest_id)
+            conn.execute("DELETE FROM chunks WHERE manifest_id=?", (manifest_id,))
             conn.executemany(
                 "INSERT INTO chunks(chunk_id, manifest_id, ordinal, start, end, search_start, "
                 "search_end, tokens, blocks) VALUES(?,?,?,?,?,?,?,?,?)",
