@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -40,7 +42,13 @@ from ragox.access import Principal
 from ragox.anchor import Anchor, Refusal, canonical_json
 from ragox.text import BASE_PROFILE, codepoint_to_utf8, codepoint_to_utf16
 
-__all__ = ["VerifyCase", "VerifyReport", "run_seed_experiment"]
+__all__ = [
+    "VerifyCase",
+    "VerifyReport",
+    "report_history",
+    "run_seed_experiment",
+    "save_report",
+]
 
 #: DESIGN §6: tool emoji, decomposed Müller, CRLF, the heading Prüfung, a later
 #: repeated Prüfung heading, and the ligature ﬃ in Oﬃce.
@@ -135,9 +143,12 @@ def runtime_versions() -> dict[str, str]:
 
 def _git_commit() -> str | None:
     here = Path(ragox.__file__).resolve().parent
+    git = shutil.which("git")
+    if git is None:
+        return None
     try:
-        done = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"],
+        done = subprocess.run(  # noqa: S603 (git from PATH, fixed arguments)
+            [git, "-C", str(here), "rev-parse", "HEAD"],
             capture_output=True,
             text=True,
             timeout=5,
@@ -256,11 +267,11 @@ def run_seed_experiment() -> list[VerifyCase]:
                 and data["quote"]["suffix"].startswith("\nA:")
                 and data["position"] == {"start": 9, "end": 16}
             )
-            cases.append(
-                VerifyCase("seed000", "anchor fields", "as in the seed", _said(fields))
-            )
+            cases.append(VerifyCase("seed000", "anchor fields", "as in the seed", _said(fields)))
             unchanged = app.resolve(Anchor.from_json(data), reader)
-            cases.append(VerifyCase("seed000", "unchanged anchor", "RESOLVED", unchanged.status.value))
+            cases.append(
+                VerifyCase("seed000", "unchanged anchor", "RESOLVED", unchanged.status.value)
+            )
             exact = unchanged.exact if unchanged.resolved else None
             cases.append(VerifyCase("seed000", "resolved exact text", "Prüfung", str(exact)))
             for name, mutation, expected in SEED_MUTATIONS:
@@ -293,3 +304,43 @@ def sample_of(items: Sequence[Any], sample: int | None, seed: str) -> list[Any]:
         return list(items)
     chooser = random.Random(seed)  # noqa: S311 (a reproducible sample, not a secret)
     return chooser.sample(list(items), sample)
+
+
+def save_report(home: Path, report: dict[str, Any]) -> Path:
+    """Keep a report in the home (owner-only), named by time and its own hash."""
+    folder = home / "verify"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = str(report["created_at"]).replace(":", "").replace("-", "")
+    path = folder / f"{stamp}-{str(report['report_sha256'])[:12]}.json"
+    data = json.dumps(report, ensure_ascii=False, indent=2).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return path
+
+
+def report_history(home: Path) -> list[dict[str, Any]]:
+    """Earlier reports of this home, oldest first: when, verdict, deviations, hash; a
+    report whose hash no longer matches its content says so."""
+    folder = home / "verify"
+    found: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            found.append({"path": str(path), "readable": False})
+            continue
+        claimed = data.pop("report_sha256", None)
+        intact = claimed == hashlib.sha256(canonical_json(data)).hexdigest()
+        found.append(
+            {
+                "path": str(path),
+                "readable": True,
+                "created_at": data.get("created_at"),
+                "ok": data.get("ok"),
+                "deviations": len(data.get("deviations", [])),
+                "report_sha256": claimed,
+                "intact": intact,
+            }
+        )
+    return found

@@ -26,8 +26,8 @@ from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
 from ragox.store._index import SqliteIndex
 from ragox.store._records import (
-    CheckRun,
     BlockRange,
+    CheckRun,
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
@@ -199,9 +199,7 @@ class SqliteStore:
 
     def source_hashes(self) -> list[str]:
         """The SHA-256 of every stored original (for ``ragox verify``'s scrub)."""
-        rows = self._connection().execute(
-            "SELECT DISTINCT source_sha256 FROM revisions ORDER BY 1"
-        )
+        rows = self._connection().execute("SELECT DISTINCT source_sha256 FROM revisions ORDER BY 1")
         return [str(row[0]) for row in rows]
 
     def save_check_run(self, run: CheckRun) -> None:
