@@ -126,7 +126,9 @@ def test_a_resolver_that_picks_the_first_match_fails(home: Path) -> None:
         "import sys\n"
         "import ragox.anchor._resolve as resolver\n"
         "original = resolver.find_occurrences\n"
-        "resolver.find_occurrences = lambda text, needle, limit=2: original(text, needle, limit)[:1]\n"
+        "def first_only(text, needle, limit=2):\n"
+        "    return original(text, needle, limit)[:1]\n"
+        "resolver.find_occurrences = first_only\n"
         "from ragox.cli import main\n"
         f"sys.exit(main(['--home', {str(home)!r}, 'verify', '--json']))\n"
     )
