@@ -656,6 +656,114 @@ def check(
         ctx.exit(1)
 
 
+@cli.command(name="checks")
+@click.argument("document_id", required=False)
+@_tenant_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def checks_cmd(ctx: click.Context, document_id: str | None, tenant: str, as_json: bool) -> None:
+    """Recorded `ragox check` runs (the operator's log): parser, revision, mismatches."""
+    with _app(ctx) as app:
+        runs = app.check_runs(Principal.local_operator(tenant), document_id)
+    rows = [
+        {
+            "run_id": run.run_id,
+            "document_id": run.document_id,
+            "revision": run.revision,
+            "manifest_id": run.manifest_id,
+            "parser": run.parser,
+            "created_at": run.created_at,
+            "chunks": run.chunks,
+            "fragments": run.fragments,
+            "mismatches": json.loads(run.mismatches),
+        }
+        for run in runs
+    ]
+    if as_json:
+        print_json({"checks": rows})
+        return
+    for row in rows:
+        click.echo(
+            f"{row['created_at']}  {row['document_id']}@{row['revision']}  {row['parser']}  "
+            f"{row['chunks']} chunks, {len(row['mismatches'])} mismatches"
+        )
+        for item in row["mismatches"]:
+            click.echo(
+                f"  MISMATCH {item['reason']}  chunk {item['chunk_id'][:12]}  "
+                f"{item['block_id']} {item['locator']}"
+            )
+
+
+@cli.command(name="verify")
+@click.option(
+    "--sample",
+    type=click.IntRange(1),
+    default=None,
+    help="Round-trip check this many current revisions, chosen reproducibly (default: all).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the report to this file.",
+)
+@click.option("--history", is_flag=True, help="List the reports kept in the home instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def verify_cmd(
+    ctx: click.Context, sample: int | None, out: Path | None, history: bool, as_json: bool
+) -> None:
+    """Release evidence: seed 000's experiment on this installation, manifest HMACs and
+    originals scrubbed, a round trip over current revisions; exit 1 on any deviation."""
+    from ragox.service._verify import report_history, save_report  # noqa: PLC0415
+
+    home: Path = ctx.obj["home"]
+    if history:
+        with _app(ctx):
+            pass  # the home must exist and open
+        found = report_history(home)
+        if as_json:
+            print_json({"reports": found})
+            return
+        for item in found:
+            if not item["readable"]:
+                click.echo(f"unreadable  {item['path']}")
+                continue
+            verdict = "ok" if item["ok"] else f"{item['deviations']} deviations"
+            seal = "" if item["intact"] else "  (altered since written)"
+            click.echo(f"{item['created_at']}  {verdict:<16} {item['report_sha256'][:16]}{seal}")
+        return
+    with _app(ctx) as app:
+        report = app.verify(sample)
+    data = report.to_json()
+    kept = save_report(home, data)
+    if out is not None:
+        try:
+            out.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        except OSError as error:
+            raise Usage(f"cannot write {out}: {error.strerror}") from None
+    if as_json:
+        print_json(data)
+    else:
+        counts = data["counts"]
+        click.echo(
+            f"{'OK' if report.ok else 'DEVIATIONS'}: {len(report.cases)} cases; "
+            f"{counts['manifests']} manifests, {counts['originals']} originals, "
+            f"{counts['revisions_checked']}/{counts['current_revisions']} current revisions "
+            f"checked ({counts['chunks_checked']} chunks)"
+        )
+        for case in report.cases:
+            if not case.ok:
+                where = " ".join(case.where)
+                click.echo(
+                    f"  {case.part}: {case.name}: expected {case.expected}, "
+                    f"observed {case.observed}  {where}"
+                )
+        click.echo(f"report {data['report_sha256']}  kept in {kept}")
+    if not report.ok:
+        ctx.exit(1)
+
+
 @cli.command(name="reindex")
 @click.option(
     "--embedder",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 import math
 import os
 import re
@@ -27,7 +28,7 @@ from ragox.anchor import (
     sha256_hex,
 )
 from ragox.answer import AnswerRecord, ExtractiveGenerator, Generator, answer_question, compose
-from ragox.extract import detect_media_type
+from ragox.extract import ExtractionError, detect_media_type
 from ragox.extract.pdf import PageTextReader
 from ragox.ingest import (
     DEFAULT_MAX_BYTES,
@@ -50,7 +51,15 @@ from ragox.search import (
 from ragox.service._check import CheckReport, check_representation
 from ragox.service._home import load_or_create_key
 from ragox.service._lookup import StoreLookup
+from ragox.service._verify import (
+    VerifyCase,
+    VerifyReport,
+    run_seed_experiment,
+    runtime_versions,
+    sample_of,
+)
 from ragox.store import (
+    CheckRun,
     DocumentRecord,
     ExtractionNotes,
     RevisionConflict,
@@ -59,6 +68,7 @@ from ragox.store import (
     SqliteStore,
     Store,
     StoredAnchor,
+    utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
 
@@ -482,7 +492,7 @@ class Ragox:
         data = self.store.blobs.get(record.source_sha256)
         reader = PageTextReader(data, password) if found.manifest.media_type == PDF else None
         try:
-            return check_representation(
+            report = check_representation(
                 self.store,
                 document_id,
                 record.revision,
@@ -495,6 +505,111 @@ class Ragox:
         finally:
             if reader is not None:
                 reader.close()
+        # Seed 003: the check log names the parser version, document and chunk, so that a
+        # mismatch can be reproduced. Ids, locators and ranges only: no document text.
+        self.store.save_check_run(
+            CheckRun(
+                run_id="chk_" + secrets.token_hex(12),
+                tenant=principal.tenant,
+                document_id=document_id,
+                revision=record.revision,
+                manifest_id=record.manifest_id,
+                parser=found.manifest.parser,
+                created_at=utc_now(),
+                chunks=report.chunks,
+                fragments=report.fragments,
+                mismatches=json.dumps(
+                    [
+                        {
+                            "chunk_id": m.chunk_id,
+                            "block_id": m.block_id,
+                            "locator": m.locator,
+                            "range": m.range.to_json(),
+                            "reason": m.reason,
+                        }
+                        for m in report.mismatches
+                    ]
+                ),
+            )
+        )
+        return report
+
+    def check_runs(self, principal: Principal, document_id: str | None = None) -> list[CheckRun]:
+        """Recorded check runs of the principal's tenant: the operator's only."""
+        if not principal.operator:
+            raise NotFound(document_id or "check runs")
+        return self.store.check_runs(principal.tenant, document_id)
+
+    def verify(self, sample: int | None = None) -> VerifyReport:
+        """Release evidence of this installation and home (``ragox verify``)."""
+        cases = run_seed_experiment()
+        manifest_ids = self.store.manifest_ids()
+        parsers: set[str] = set()
+        profiles: set[str] = set()
+        for manifest_id in manifest_ids:
+            found = self.store.get_manifest(manifest_id)
+            if found is None:
+                continue
+            parsers.add(found.manifest.parser)
+            profiles.add(found.manifest.profile)
+            valid = self.signer.verify(found.manifest, found.mac)
+            cases.append(
+                VerifyCase(
+                    "integrity",
+                    "manifest HMAC",
+                    "valid",
+                    "valid" if valid else "INVALID",
+                    (found.manifest.document_id, found.manifest.revision, manifest_id),
+                )
+            )
+        originals = self.store.source_hashes()
+        for sha256 in originals:
+            digest = self.store.blobs.digest(sha256)
+            observed = "missing" if digest is None else ("match" if digest == sha256 else "CHANGED")
+            cases.append(VerifyCase("integrity", "original SHA-256", "match", observed, (sha256,)))
+        current: list[tuple[str, str]] = [
+            (tenant, document.document_id)
+            for tenant in self.store.tenants()
+            for document in self.store.list_documents(tenant)
+            if document.current_revision is not None
+        ]
+        chosen = sample_of(current, sample, seed=str(self.home.resolve()))
+        chunks = 0
+        for tenant, document_id in chosen:
+            try:
+                report = self.check(document_id, Principal.local_operator(tenant))
+            except (NotFound, ExtractionError):
+                cases.append(
+                    VerifyCase(
+                        "roundtrip", "check", "0 mismatches", "not checkable", (document_id,)
+                    )
+                )
+                continue
+            chunks += report.chunks
+            cases.append(
+                VerifyCase(
+                    "roundtrip",
+                    "check",
+                    "0 mismatches",
+                    f"{len(report.mismatches)} mismatches",
+                    (document_id, report.revision, report.manifest_id),
+                )
+            )
+        return VerifyReport(
+            created_at=utc_now(),
+            runtime=runtime_versions(),
+            cases=tuple(cases),
+            counts={
+                "manifests": len(manifest_ids),
+                "originals": len(originals),
+                "current_revisions": len(current),
+                "revisions_checked": len(chosen),
+                "chunks_checked": chunks,
+            },
+            parsers=tuple(sorted(parsers)),
+            profiles=tuple(sorted(profiles)),
+            sample=sample,
+        )
 
     def delete(self, document_id: str, tenant: str = DEFAULT_TENANT) -> bool:
         """Remove one tenant's document (an operator's action; other tenants' documents

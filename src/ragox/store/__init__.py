@@ -8,6 +8,7 @@ from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import SearchIndex, Store
 from ragox.store._records import (
     BlockRange,
+    CheckRun,
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
@@ -27,6 +28,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "BlobStore",
     "BlockRange",
+    "CheckRun",
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",

@@ -43,6 +43,17 @@ class BlobStore:
     def get(self, sha256: str) -> bytes:
         return self._path(sha256).read_bytes()
 
+    def digest(self, sha256: str) -> str | None:
+        """SHA-256 of the stored file, read in pieces (None: missing), for scrubbing."""
+        try:
+            with self._path(sha256).open("rb") as handle:
+                hasher = hashlib.sha256()
+                for piece in iter(lambda: handle.read(1 << 20), b""):
+                    hasher.update(piece)
+        except FileNotFoundError:
+            return None
+        return hasher.hexdigest()
+
     def exists(self, sha256: str) -> bool:
         return self._path(sha256).exists()
 

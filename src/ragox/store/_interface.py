@@ -16,6 +16,7 @@ from ragox.extract import Block
 from ragox.store._blobs import BlobStore
 from ragox.store._index import Scope
 from ragox.store._records import (
+    CheckRun,
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
@@ -90,6 +91,16 @@ class Store(Protocol):
 
     # Documents are keyed by (tenant, document_id): every method that takes a
     # document id takes its tenant first, and never finds another tenant's document.
+
+    def tenants(self) -> list[str]: ...
+
+    def manifest_ids(self) -> list[str]: ...
+
+    def source_hashes(self) -> list[str]: ...
+
+    def save_check_run(self, run: CheckRun) -> None: ...
+
+    def check_runs(self, tenant: str, document_id: str | None = None) -> list[CheckRun]: ...
 
     def get_document(self, tenant: str, document_id: str) -> DocumentRecord | None: ...
 

@@ -9,6 +9,7 @@ from ragox.anchor import Anchor, Manifest
 
 __all__ = [
     "BlockRange",
+    "CheckRun",
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
@@ -172,3 +173,21 @@ class ExtractionNotes:
     page_count: int | None
     pages_without_text: tuple[int, ...]
     warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRun:
+    """One recorded `ragox check`: what was checked, by which parser, and the mismatches
+    (ids, locators and ranges only; never document text)."""
+
+    run_id: str
+    tenant: str
+    document_id: str
+    revision: str
+    manifest_id: str
+    parser: str
+    created_at: str
+    chunks: int
+    fragments: int
+    #: JSON array of ``{chunk_id, block_id, locator, range, reason}``
+    mismatches: str

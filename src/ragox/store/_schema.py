@@ -340,6 +340,27 @@ _V9: Final = (
     "ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT",
 )
 
+#: Schema 16: every `ragox check` run is recorded (seed 003: a check log names the parser
+#: version, document and chunk), for the operator only; a deleted document takes its
+#: check runs with it.
+_V16: Final = (
+    """CREATE TABLE check_runs (
+        run_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        manifest_id TEXT NOT NULL,
+        parser TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        chunks INTEGER NOT NULL,
+        fragments INTEGER NOT NULL,
+        mismatches TEXT NOT NULL,
+        FOREIGN KEY (tenant, document_id)
+            REFERENCES documents(tenant, document_id) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX check_runs_by_document ON check_runs(tenant, document_id, created_at)",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -350,6 +371,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (6, _V6),
     (7, _V7),
     (9, _V9),
+    (16, _V16),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -27,6 +27,7 @@ from ragox.store._blobs import BlobStore
 from ragox.store._index import SqliteIndex
 from ragox.store._records import (
     BlockRange,
+    CheckRun,
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
@@ -185,6 +186,53 @@ class SqliteStore:
             .fetchone()
         )
         return DocumentRecord(*row) if row else None
+
+    def tenants(self) -> list[str]:
+        """Every tenant with at least one document (for operators' whole-home checks)."""
+        rows = self._connection().execute("SELECT DISTINCT tenant FROM documents ORDER BY 1")
+        return [str(row[0]) for row in rows]
+
+    def manifest_ids(self) -> list[str]:
+        """Every stored manifest of every tenant (for ``ragox verify``'s scrub)."""
+        rows = self._connection().execute("SELECT manifest_id FROM manifests ORDER BY 1")
+        return [str(row[0]) for row in rows]
+
+    def source_hashes(self) -> list[str]:
+        """The SHA-256 of every stored original (for ``ragox verify``'s scrub)."""
+        rows = self._connection().execute("SELECT DISTINCT source_sha256 FROM revisions ORDER BY 1")
+        return [str(row[0]) for row in rows]
+
+    def save_check_run(self, run: CheckRun) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO check_runs(run_id, tenant, document_id, revision, manifest_id, "
+                "parser, created_at, chunks, fragments, mismatches) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                (
+                    run.run_id,
+                    run.tenant,
+                    run.document_id,
+                    run.revision,
+                    run.manifest_id,
+                    run.parser,
+                    run.created_at,
+                    run.chunks,
+                    run.fragments,
+                    run.mismatches,
+                ),
+            )
+
+    def check_runs(self, tenant: str, document_id: str | None = None) -> list[CheckRun]:
+        """Recorded check runs of a tenant (or of one document), oldest first."""
+        query = (
+            "SELECT run_id, tenant, document_id, revision, manifest_id, parser, created_at, "
+            "chunks, fragments, mismatches FROM check_runs WHERE tenant=?"
+        )
+        params: tuple[str, ...] = (tenant,)
+        if document_id is not None:
+            query += " AND document_id=?"
+            params = (tenant, document_id)
+        rows = self._connection().execute(query + " ORDER BY created_at, run_id", params)
+        return [CheckRun(*row) for row in rows]
 
     def list_documents(self, tenant: str) -> list[DocumentRecord]:
         rows = (
