@@ -5,15 +5,20 @@ highlighted passage in Chromium."""
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 import openai
 import pytest
 
 from browser import VIEWPORTS, chromium
-from conftest import serving
+from conftest import chat_reply, serving
 from ragox.access import Principal
 from ragox.service import Ragox
 
@@ -148,3 +153,64 @@ def test_annotation_links_open_highlighted_passages(chat: Chat, kind: str) -> No
         marked = page.eval_on_selector_all("mark.ragox-hl", "ms => ms.map(m => m.textContent)")
         assert "".join(marked) == exact
         context.close()
+
+
+class _Generator(BaseHTTPRequestHandler):
+    """The operator's OpenAI-compatible generator: records each request, quotes the seal."""
+
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        type(self).received.append(body)
+        reply = chat_reply([{"text": "After 2,000 hours.", "source_id": "S1", "quote": SEAL}])
+        payload = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def test_earlier_turns_reach_the_generator_as_fenced_context(tmp_path: Path) -> None:
+    """With the operator's generator, earlier turns are sent to it fenced as context (and
+    the system message says never to cite them); retrieval and citations use the last
+    question only; the extractive model sends nothing anywhere."""
+    _Generator.received = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Generator)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    home = tmp_path / "home"
+    app = Ragox(home)
+    app.ingestor.ingest_bytes(
+        MANUAL.encode(), "pump.txt", "pump.txt", groups=frozenset({"staff"}), tenant="default"
+    )
+    key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    app.close()
+    spec = f"openai:http://127.0.0.1:{httpd.server_address[1]}/v1#m"
+    try:
+        with serving(home, "--generator", spec) as url:
+            client = openai.OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0)
+            turns = [
+                {"role": "user", "content": "Tell me about the P-200 shaft seal."},
+                {"role": "assistant", "content": "It seals the pump shaft."},
+                {"role": "user", "content": "How often must it be replaced?"},
+            ]
+            reply = client.chat.completions.create(model="ragox", messages=turns)
+            assert reply.choices[0].message.content == "After 2,000 hours. [1]"
+            [sent] = _Generator.received
+            system, user = sent["messages"][0]["content"], sent["messages"][1]["content"]
+            assert "never cite or quote them" in system
+            assert "<<<EARLIER TURN user nonce=" in user
+            assert "Tell me about the P-200 shaft seal." in user
+            assert "<<<EARLIER TURN assistant nonce=" in user
+            question_at = user.index("<<<QUESTION nonce=")
+            assert user.index("It seals the pump shaft.") < question_at
+            assert "How often must it be replaced?" in user[question_at:]
+            client.chat.completions.create(model="ragox-extractive", messages=turns)
+            assert len(_Generator.received) == 1
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

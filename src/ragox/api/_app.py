@@ -32,7 +32,7 @@ from ragox.anchor import (
     ResolutionStatus,
     from_web_annotation,
 )
-from ragox.answer import AnswerRecord, GeneratorError, generator_from_spec
+from ragox.answer import AnswerRecord, GeneratorError, OpenAIGenerator, generator_from_spec
 from ragox.api._chat import chat_router
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
@@ -385,8 +385,12 @@ def create_app(
 
     # -- OpenAI-compatible chat (ragox as a "model" for chat front ends) ----------------------
 
-    def chat_ask(question: str, who: Principal, model: str) -> AnswerRecord:
+    def chat_ask(
+        question: str, who: Principal, model: str, earlier: list[tuple[str, str]]
+    ) -> AnswerRecord:
         generator = configured if model == "ragox" else None
+        if isinstance(generator, OpenAIGenerator) and earlier:
+            generator = generator.with_conversation(earlier)
         try:
             if generator is None:
                 with cpu_slot:

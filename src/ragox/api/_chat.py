@@ -66,12 +66,13 @@ def _text(message: ChatMessage) -> str:
 
 
 def chat_router(
-    ask: Callable[[str, Principal, str], AnswerRecord],
+    ask: Callable[[str, Principal, str, list[tuple[str, str]]], AnswerRecord],
     caller: Callable[..., Any],
     problem: Callable[[int, str, str | None], Exception],
 ) -> APIRouter:
-    """The routes; ``ask(question, principal, model)`` answers with the generator the
-    model name stands for (``ragox``: the operator's, ``ragox-extractive``)."""
+    """The routes; ``ask(question, principal, model, earlier_turns)`` answers with the
+    generator the model name stands for (``ragox``: the operator's, ``ragox-extractive``);
+    earlier turns are context for a generator that reads them, never for retrieval."""
     router = APIRouter()
     Caller = Annotated[Principal, Depends(caller)]
 
@@ -93,13 +94,18 @@ def chat_router(
         """The cited answer to the last user message, with url_citation annotations."""
         if body.model not in MODELS:
             raise problem(404, "Not Found", f"unknown model; use one of {', '.join(MODELS)}")
-        users = [m for m in body.messages if m.role == "user"]
-        question = _text(users[-1]).strip() if users else ""
+        last = max((i for i, m in enumerate(body.messages) if m.role == "user"), default=-1)
+        question = _text(body.messages[last]).strip() if last >= 0 else ""
+        earlier: list[tuple[str, str]] = [
+            (str(m.role), _text(m))
+            for m in body.messages[: max(last, 0)]
+            if m.role in ("user", "assistant") and _text(m).strip()
+        ]
         if not question:
             raise problem(422, "Unprocessable Content", "the last user message has no text")
         if len(question) > 4000:
             raise problem(422, "Unprocessable Content", "the question is longer than 4000")
-        record = ask(question, who, body.model)
+        record = ask(question, who, body.model, earlier)
         viewer = str(request.base_url).rstrip("/") + "/view/anchors/"
         content, annotations = _cited(record, viewer)
         completion_id = f"chatcmpl-{secrets.token_hex(12)}"
