@@ -22,6 +22,7 @@ from typing import Final
 from ragox.anchor import Anchor, Manifest, Rect
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
+from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex
 from ragox.store._records import (
     BlockRange,
@@ -62,9 +63,13 @@ class SqliteStore:
     """SQLite implementation of the store interface."""
 
     def __init__(self, home: Path) -> None:
-        home.mkdir(parents=True, exist_ok=True)
+        private_folder(home)
         self.home = home
         self.path = home / "ragox.db"
+        # SQLite gives the WAL and shared-memory files the database file's mode.
+        for name in ("ragox.db", "ragox.db-wal", "ragox.db-shm"):
+            if name == "ragox.db" or (home / name).exists():
+                private_file(home / name)
         self.blobs = BlobStore(home / "blobs")
         self._local = threading.local()
         self._texts: OrderedDict[str, str] = OrderedDict()
