@@ -409,7 +409,7 @@ def render_page_png(
             width, height = float(page.rect.width), float(page.rect.height)
             if not (width > 0 and height > 0):
                 raise ExtractionError(ErrorCode.RENDER_FAILED, "the page has no area")
-            zoom = min(zoom, (RENDER_PIXEL_BUDGET / (width * height)) ** 0.5)
+            zoom = min(zoom, _budget_zoom(width, height))
             pixmap = page.get_pixmap(matrix=_MUPDF.Matrix(zoom, zoom))
             return bytes(pixmap.tobytes("png"))
         except ExtractionError:
@@ -418,3 +418,13 @@ def render_page_png(
             raise ExtractionError(ErrorCode.RENDER_FAILED, type(error).__name__) from None
     finally:
         document.close()
+
+
+def _budget_zoom(width: float, height: float) -> float:
+    """The largest zoom z whose pixmap, each side rounded up (at most ``w·z + 1`` by
+    ``h·z + 1`` pixels), stays within :data:`RENDER_PIXEL_BUDGET`: the positive root
+    of ``w·h·z² + (w + h)·z + 1 = budget``."""
+    area, sides = width * height, width + height
+    return float(
+        (-sides + (sides * sides + 4 * area * (RENDER_PIXEL_BUDGET - 1)) ** 0.5) / (2 * area)
+    )

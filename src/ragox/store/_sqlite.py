@@ -43,6 +43,8 @@ from ragox.text import Alignment, Coordinates, Span
 __all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
 
 _TEXT_CACHE_SIZE: Final = 16
+#: At most this many code points of texts in the cache (up to 4 bytes each).
+_TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
 _MEMO_JSON_LIMIT: Final = 8192
 
@@ -586,6 +588,9 @@ class SqliteStore:
                 "WHERE tenant=? AND document_id=? AND revision=?",
                 (manifest_id, utc_now(), tenant, manifest.document_id, manifest.revision),
             )
+        if not exists:
+            # Indexing reads the text next: hand it the same object instead of a copy.
+            self._remember_text(manifest_id, text)
         return manifest_id
 
     def find_manifest(
@@ -722,11 +727,22 @@ class SqliteStore:
         if row is None:
             raise StoreError("no such representation")
         text = str(row[0])
+        self._remember_text(manifest_id, text)
+        return text
+
+    def _remember_text(self, manifest_id: str, text: str) -> None:
+        """Keep ``text`` in the cache, bounded in entries and in code points (a few
+        huge texts must not pin gigabytes in a long-running server); the newest
+        entry is always kept."""
         with self._texts_lock:
             self._texts[manifest_id] = text
-            while len(self._texts) > _TEXT_CACHE_SIZE:
-                self._texts.popitem(last=False)
-        return text
+            self._texts.move_to_end(manifest_id)
+            held = sum(len(t) for t in self._texts.values())
+            while len(self._texts) > 1 and (
+                len(self._texts) > _TEXT_CACHE_SIZE or held > _TEXT_CACHE_CODE_POINTS
+            ):
+                _, dropped = self._texts.popitem(last=False)
+                held -= len(dropped)
 
     def alignment(self, manifest_id: str) -> Alignment | None:
         row = (
