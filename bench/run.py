@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_answers
 import bench_api
 import bench_ingest
+import bench_memory
 import bench_resolve
 import bench_search
 from _table import print_table
@@ -20,6 +21,7 @@ BENCHES = {
     "search": bench_search,
     "api": bench_api,
     "answers": bench_answers,
+    "memory": bench_memory,
 }
 
 if __name__ == "__main__":

@@ -44,8 +44,10 @@ HUGE_INTS = st.one_of(
 )
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | HUGE_INTS | st.floats(allow_nan=False) | ODD_TEXT,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["a", "quote", "exact"]), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(["a", "quote", "exact"]), children, max_size=3)
+    ),
     max_leaves=12,
 )
 
