@@ -52,23 +52,35 @@ JSON_VALUES = st.recursive(
 )
 
 
+VALID_ANCHOR: dict[str, object] = {
+    "document_id": "seed.txt",
+    "revision": "r1",
+    "source_sha256": "a" * 64,
+    "text_sha256": "b" * 64,
+    "parser": "plain",
+    "profile": "p",
+    "coordinates": "codepoint",
+    "quote": {"exact": "Prüfung"},
+    "position": {"start": 0, "end": 4},
+}
+
+
 def _anchor_dict() -> st.SearchStrategy[dict[str, object]]:
-    """Anchor JSON whose every field may be odd: wrong types, surrogates, huge numbers."""
+    """A well-formed anchor with one to three fields made odd: wrong types, surrogates,
+    huge numbers, odd quotes and positions (so the odd field is what gets checked)."""
     field = st.one_of(ODD_TEXT, HUGE_INTS, JSON_VALUES)
-    return st.fixed_dictionaries(
-        {
-            "document_id": st.one_of(st.just("seed.txt"), field),
-            "revision": st.one_of(st.just("r1"), field),
-            "source_sha256": st.one_of(st.just("a" * 64), field),
-            "text_sha256": st.one_of(st.just("b" * 64), field),
-            "parser": st.one_of(st.just("plain"), field),
-            "profile": st.one_of(st.just("p"), field),
-            "coordinates": st.one_of(st.just("codepoint"), field),
-            "quote": st.one_of(st.fixed_dictionaries({"exact": ODD_TEXT}), field),
-            "position": st.one_of(
-                st.fixed_dictionaries({"start": HUGE_INTS, "end": HUGE_INTS}), field
-            ),
-        }
+    odd = {
+        **{key: field for key in VALID_ANCHOR},
+        "quote": st.one_of(
+            st.fixed_dictionaries({"exact": ODD_TEXT}, optional={"prefix": ODD_TEXT}), field
+        ),
+        "position": st.one_of(st.fixed_dictionaries({"start": HUGE_INTS, "end": HUGE_INTS}), field),
+    }
+    overrides = st.lists(st.sampled_from(sorted(odd)), min_size=1, max_size=3, unique=True)
+    return overrides.flatmap(
+        lambda keys: st.fixed_dictionaries({key: odd[key] for key in keys}).map(
+            lambda changed: {**VALID_ANCHOR, **changed}
+        )
     )
 
 

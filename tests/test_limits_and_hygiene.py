@@ -75,9 +75,11 @@ def _files_under(folder: Path) -> list[Path]:
 
 
 def _raw_upload(url: str, headers: dict[str, str], send_bytes: int, chunked: bool) -> bytes:
-    """Send an upload's headers and up to ``send_bytes`` of body, then read the answer
-    (the server may answer, and close, before the body is complete)."""
+    """Send an upload's headers and ``send_bytes`` of a body that never ends, then read
+    the answer: only a server that refuses before reading the body in full answers
+    (one that waits for the rest times out here)."""
     where = urlsplit(url)
+    assert where.hostname is not None and where.port is not None
     boundary = "XyZ"
     head = (
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
@@ -88,9 +90,9 @@ def _raw_upload(url: str, headers: dict[str, str], send_bytes: int, chunked: boo
         f"Host: {where.hostname}:{where.port}",
         f"Content-Type: multipart/form-data; boundary={boundary}",
         *(f"{k}: {v}" for k, v in headers.items()),
+        "Transfer-Encoding: chunked" if chunked else f"Content-Length: {50 * 2**20}",
     ]
-    lines.append("Transfer-Encoding: chunked" if chunked else f"Content-Length: {50 * 2**20}")
-    with socket.create_connection((where.hostname, where.port), timeout=30) as sock:
+    with socket.create_connection((where.hostname, where.port), timeout=15) as sock:
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         piece = head + b"x" * (64 * 1024 - len(head))
         sent = 0
@@ -100,14 +102,17 @@ def _raw_upload(url: str, headers: dict[str, str], send_bytes: int, chunked: boo
                 sock.sendall(data)
                 sent += len(piece)
                 piece = b"x" * (64 * 1024)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the server answered and closed: what we are testing
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            pass  # the server answered (and closed, or stopped reading): what we test
         answer = b""
-        while b"\r\n\r\n" not in answer:
-            part = sock.recv(65536)
-            if not part:
-                break
-            answer += part
+        try:
+            while b"\r\n\r\n" not in answer:
+                part = sock.recv(65536)
+                if not part:
+                    break
+                answer += part
+        except (TimeoutError, ConnectionResetError):
+            pass  # no answer while the body is incomplete: it waits to read all of it
         return answer
 
 
