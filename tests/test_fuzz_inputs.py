@@ -130,7 +130,16 @@ ROUTE_INPUT = st.one_of(
     st.tuples(st.just("original"), ODD_TEXT),
     st.tuples(st.just("page"), st.one_of(ODD_TEXT, HUGE_INTS.map(str))),
     st.tuples(st.just("search"), st.tuples(ODD_TEXT, ODD_TEXT, st.one_of(ODD_TEXT, HUGE_INTS))),
-    st.tuples(st.just("ask"), st.one_of(JSON_VALUES, _anchor_dict())),
+    st.tuples(
+        st.just("ask"),
+        st.one_of(
+            JSON_VALUES,
+            st.fixed_dictionaries(
+                {"question": ODD_TEXT},
+                optional={"generator": ODD_TEXT, "mode": st.one_of(ODD_TEXT, HUGE_INTS)},
+            ),
+        ),
+    ),
     st.tuples(st.just("answer"), ODD_TEXT),
     st.tuples(st.just("anchor"), ODD_TEXT),
     st.tuples(st.just("resolve"), st.one_of(_anchor_dict(), JSON_VALUES)),
