@@ -4,6 +4,7 @@ renders are capped, odd input is a usage error, homes are owner-only, nosniff ev
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import socket
 import stat
@@ -22,6 +23,8 @@ import pytest
 
 from conftest import SEED_BYTES, run_ragox, serving
 from ragox.access import Principal
+from ragox.extract import ErrorCode, ExtractionError
+from ragox.extract._isolated import render_page_png_isolated
 from ragox.service import Ragox
 
 TEXT = b"Pump manual.\n\nThe seal is checked every 500 operating hours.\n"
@@ -476,3 +479,16 @@ def test_an_older_home_is_tightened_on_open(tmp_path: Path) -> None:
     Ragox(home).close()
     for path in loose:
         assert _mode(path) == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_a_render_past_its_time_is_stopped(tmp_path: Path) -> None:
+    """A page render that runs past its time is killed and refused as RENDER_FAILED;
+    within its time the same render returns a PNG."""
+    source = tmp_path / "big.pdf"
+    source.write_bytes(_page_pdf(9000.0, 9000.0))
+    with pytest.raises(ExtractionError) as refused:
+        render_page_png_isolated(source, 1, seconds=0.001)
+    assert refused.value.code is ErrorCode.RENDER_FAILED
+    assert multiprocessing.active_children() == []
+    png = render_page_png_isolated(source, 1, seconds=60)
+    assert png.startswith(b"\x89PNG")

@@ -37,7 +37,7 @@ from ragox.anchor import (
 )
 from ragox.answer import GeneratorError, generator_from_spec
 from ragox.extract import ErrorCode, ExtractionError
-from ragox.extract.pdf import render_page_png
+from ragox.extract._isolated import render_page_png_isolated
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox, document_id_problem, revision_label_problem
 from ragox.service._json import document_status_json, hit_json, resolution_json
@@ -290,10 +290,10 @@ def create_app(
         assert record is not None
         if record.manifest.media_type != "application/pdf":
             raise NOT_FOUND
-        data = ragox.store.blobs.get(record.manifest.source_sha256)
+        source = ragox.store.blobs.path(record.manifest.source_sha256)
         try:
             with render_slot:
-                png = render_page_png(data, page)
+                png = render_page_png_isolated(source, page)
         except ExtractionError as error:
             if error.code is ErrorCode.NO_SUCH_PAGE:
                 raise NOT_FOUND from None

@@ -45,6 +45,10 @@ class BlobStore:
             raise
         return sha256
 
+    def path(self, sha256: str) -> Path:
+        """Where the blob's file is (for a reader in another process)."""
+        return self._path(sha256)
+
     def get(self, sha256: str) -> bytes:
         return self._path(sha256).read_bytes()
 
