@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_answers
 import bench_api
 import bench_ingest
+import bench_memory
 import bench_realdocs
 import bench_resolve
 import bench_search
@@ -22,6 +23,7 @@ BENCHES = {
     "api": bench_api,
     "answers": bench_answers,
     "realdocs": bench_realdocs,
+    "memory": bench_memory,
 }
 
 if __name__ == "__main__":

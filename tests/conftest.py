@@ -129,9 +129,15 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(home: Path, *options: str) -> Iterator[str]:
-    """A real `ragox serve` process on a free loopback port; yields its base URL."""
+def serving(
+    home: Path, *options: str, stderr: Path | None = None, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """A real `ragox serve` process on a free loopback port; yields its base URL.
+
+    ``stderr``: a file that receives the server's stderr (tracebacks, logs);
+    ``env``: variables added to its environment (e.g. ``TMPDIR``)."""
     port = _free_port()
+    log = open(stderr, "wb") if stderr is not None else None  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [
             sys.executable,
@@ -144,9 +150,9 @@ def serving(home: Path, *options: str) -> Iterator[str]:
             str(port),
             *options,
         ],
-        env={**os.environ},
+        env={**os.environ, **(env or {})},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL if log is None else log,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -167,6 +173,8 @@ def serving(home: Path, *options: str) -> Iterator[str]:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+        if log is not None:
+            log.close()
 
 
 def chat_reply(claims: list[dict[str, str]], possible: bool = True) -> dict[str, Any]:

@@ -223,6 +223,9 @@ def _anchor_id(anchor: Anchor) -> str:
     return sha256_hex(canonical_json(anchor._fields()))
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 def _string(
     data: dict[str, Any], key: str, *, required: bool = True, allow_empty: bool = True
 ) -> str:
@@ -237,7 +240,16 @@ def _string(
         raise AnchorFormatError(f"field '{key}' must not be empty")
     if len(value) > MAX_FIELD_LENGTH:
         raise AnchorFormatError(f"field '{key}' is longer than {MAX_FIELD_LENGTH} code points")
+    if has_lone_surrogate(value):
+        # JSON's "\ud800" parses to a str that is not Unicode text: no hash, no
+        # database and no stream could take it.
+        raise AnchorFormatError(f"field '{key}' contains a lone surrogate")
     return value
+
+
+def has_lone_surrogate(value: str) -> bool:
+    """Whether ``value`` holds a code point U+D800..U+DFFF (not encodable as UTF-8)."""
+    return _SURROGATE.search(value) is not None
 
 
 def _offset(data: dict[str, Any], key: str) -> int:

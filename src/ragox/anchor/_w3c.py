@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 from urllib.parse import quote
 
-from ragox.anchor._model import Anchor, AnchorFormatError
+from ragox.anchor._model import Anchor, AnchorFormatError, has_lone_surrogate
 
 __all__ = ["ANNO_CONTEXT", "RAGOX_NAMESPACE", "from_web_annotation", "to_web_annotation"]
 
@@ -90,6 +90,9 @@ def from_web_annotation(annotation: object) -> Anchor:
         return extension[f"ragox:{name}"]
 
     document_id, revision = field("documentId"), field("revision")
+    for name, value in (("documentId", document_id), ("revision", revision)):
+        if not isinstance(value, str) or has_lone_surrogate(value):
+            raise AnchorFormatError(f"ragox:{name} must be a string of Unicode text")
     if target.get("source") != _source_iri(str(document_id), str(revision)):
         raise AnchorFormatError("annotation source does not name the anchored revision")
     anchor = Anchor.from_json(

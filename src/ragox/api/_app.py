@@ -15,14 +15,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from fastapi import BackgroundTasks, Depends, FastAPI, File, Form, Query, Request, UploadFile
+from fastapi import BackgroundTasks, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, MutableHeaders
+from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragox.access import Principal
 from ragox.anchor import (
@@ -34,10 +37,10 @@ from ragox.anchor import (
 )
 from ragox.answer import AnswerRecord, GeneratorError, OpenAIGenerator, generator_from_spec
 from ragox.api._chat import chat_router
-from ragox.extract import ExtractionError
-from ragox.extract.pdf import render_page_png
+from ragox.extract import ErrorCode, ExtractionError
+from ragox.extract._isolated import render_page_png_isolated
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox
+from ragox.service import NotFound, Ragox, document_id_problem, revision_label_problem
 from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
@@ -101,10 +104,15 @@ def create_app(
     # throughput comes from `ragox serve --workers N`. A remote generator's wait is not
     # held under this slot.
     cpu_slot = threading.BoundedSemaphore(1)
+    # A render holds a pixmap of up to RENDER_PIXEL_BUDGET pixels: two at a time per
+    # worker bounds what many page requests at once can cost.
+    render_slot = threading.BoundedSemaphore(2)
     app = FastAPI(
         title="ragox",
         version="0.1.0",
-        docs_url="/v1/docs",
+        # Swagger UI would load scripts from a CDN on the viewer's origin: our own
+        # page at /v1/docs (below) lists the routes under the viewer's CSP instead.
+        docs_url=None,
         openapi_url="/v1/openapi.json",
         redoc_url=None,
     )
@@ -119,6 +127,14 @@ def create_app(
     async def on_invalid(request: Request, error: RequestValidationError) -> JSONResponse:
         where = sorted({".".join(str(p) for p in e.get("loc", ())) for e in error.errors()})
         return _problem(422, "Unprocessable Content", f"invalid fields: {', '.join(where)}")
+
+    @app.exception_handler(Exception)
+    async def on_bug(request: Request, error: Exception) -> JSONResponse:
+        # A bug: the caller gets problem details without any detail; Starlette's
+        # server-error middleware still logs the exception for the operator.
+        response = _problem(500, "Internal Server Error")
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, error: StarletteHTTPException) -> JSONResponse:
@@ -169,27 +185,54 @@ def create_app(
 
     # -- documents ----------------------------------------------------------------------
 
-    @app.post("/v1/documents", status_code=202)
-    def upload(
-        who: Caller,
-        background: BackgroundTasks,
-        file: Annotated[UploadFile, File()],
-        document_id: Annotated[str | None, Form()] = None,
-        revision: Annotated[str | None, Form()] = None,
-        groups: Annotated[str | None, Form()] = None,
-    ) -> dict[str, Any]:
-        """Store a file as a new revision (202: received, not yet searchable)."""
-        data = file.file.read(upload_limit + 1)
+    @app.post("/v1/documents", status_code=202, openapi_extra=_UPLOAD_BODY)
+    async def upload(who: Caller, request: Request, background: BackgroundTasks) -> dict[str, Any]:
+        """Store a file as a new revision (202: received, not yet searchable).
+
+        The key is checked (``who``) before a byte of the body is read, and the body
+        is streamed with a bound: a declared or streamed body over the limit is
+        refused (413) as soon as it passes it, never read or stored in full.
+        """
+        form = await _bounded_form(request, upload_limit)
+        try:
+            file = form.get("file")
+            if not isinstance(file, StarletteUploadFile):
+                raise Problem(422, "Unprocessable Content", "invalid fields: body.file")
+            names = ("document_id", "revision", "groups")
+            fields = {name: _form_text(form, name) for name in names}
+            data = await file.read(upload_limit + 1)
+        finally:
+            await form.close()
         if len(data) > upload_limit:
             raise Problem(413, "Content Too Large", f"the limit is {upload_limit} bytes")
-        wanted = frozenset(g.strip() for g in (groups or "").split(",") if g.strip())
+        wanted = frozenset(g.strip() for g in (fields["groups"] or "").split(",") if g.strip())
         if not who.groups.issuperset(wanted):
             raise Problem(403, "Forbidden", "groups must be among the caller's groups")
-        doc_id = document_id or (file.filename or "upload")
+        name = _form_name(file.filename)
+        doc_id = fields["document_id"] or name or "upload"
+        id_problem = document_id_problem(doc_id)
+        if id_problem is not None:
+            raise Problem(422, "Unprocessable Content", f"document_id {id_problem}")
+        revision = fields["revision"]
+        if revision is not None and (label_problem := revision_label_problem(revision)):
+            raise Problem(422, "Unprocessable Content", f"revision {label_problem}")
+        return await run_in_threadpool(
+            receive_upload, who, background, data, name or doc_id, doc_id, revision, wanted
+        )
+
+    def receive_upload(
+        who: Principal,
+        background: BackgroundTasks,
+        data: bytes,
+        name: str,
+        doc_id: str,
+        revision: str | None,
+        wanted: frozenset[str],
+    ) -> dict[str, Any]:
         try:
             received = ragox.ingestor.receive(
                 data,
-                file.filename or doc_id,
+                name,
                 doc_id,
                 revision=revision,
                 groups=wanted or who.groups,
@@ -248,11 +291,14 @@ def create_app(
         assert record is not None
         if record.manifest.media_type != "application/pdf":
             raise NOT_FOUND
-        data = ragox.store.blobs.get(record.manifest.source_sha256)
+        source = ragox.store.blobs.path(record.manifest.source_sha256)
         try:
-            png = render_page_png(data, page)
-        except ExtractionError:
-            raise NOT_FOUND from None
+            with render_slot:
+                png = render_page_png_isolated(source, page)
+        except ExtractionError as error:
+            if error.code is ErrorCode.NO_SUCH_PAGE:
+                raise NOT_FOUND from None
+            raise Problem(422, "Unprocessable Content", error.code.value) from None
         return Response(png, media_type="image/png")
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/original")
@@ -351,9 +397,7 @@ def create_app(
     async def resolve_body(request: Request) -> JSONResponse:
         """Resolve an anchor (our JSON, a W3C annotation, or ``{"anchor_id": …}``)."""
         who = caller(request)
-        raw = await request.body()
-        if len(raw) > 8 * 1024 * 1024:
-            raise Problem(413, "Content Too Large", "anchors are small")
+        raw = await _bounded_body(request, _MAX_ANCHOR_BYTES)
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
@@ -418,6 +462,10 @@ def create_app(
             },
         )
 
+    @app.get("/v1/docs", include_in_schema=False)
+    def docs() -> FileResponse:
+        return shell("docs.html")
+
     @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
     def view_anchor(anchor_id: str) -> FileResponse:
         return shell("viewer.html")
@@ -431,7 +479,29 @@ def create_app(
         return shell("library.html")
 
     app.add_middleware(ResolutionShortcut, anchors=anchor_by_id, resolve=resolve_body)
+    # Outermost of ours: every response, the shortcut's and a 404's included.
+    app.add_middleware(NoSniff)
     return app
+
+
+class NoSniff:
+    """Adds ``X-Content-Type-Options: nosniff`` to every HTTP response: no browser
+    may guess a script or a page out of JSON, a PNG or a problem."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_header(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).setdefault("X-Content-Type-Options", "nosniff")
+            await send(message)
+
+        await self.app(scope, receive, send_with_header)
 
 
 class ResolutionShortcut:
@@ -488,6 +558,87 @@ def app_from_environment() -> FastAPI:
         DEFAULT_UPLOAD_LIMIT if limit is None else int(limit),
         os.environ.get(GENERATOR_VARIABLE, "extractive"),
     )
+
+
+#: Largest ``POST /v1/resolve`` body; anchors are small, hostile input is not.
+_MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
+#: What a multipart upload may carry besides the file: boundaries, part headers and
+#: the short form fields.
+_FORM_OVERHEAD: Final = 64 * 1024
+#: The upload's request body, for the OpenAPI document (the route reads it itself).
+_UPLOAD_BODY: Final[dict[str, Any]] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "document_id": {"type": "string", "maxLength": 1024},
+                        "revision": {"type": "string"},
+                        "groups": {"type": "string", "description": "comma-separated"},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+def _bounded_request(request: Request, limit: int) -> Request:
+    """``request`` with a body that may not pass ``limit`` bytes: a larger declared
+    length is refused before reading, a longer stream as soon as it passes the limit."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit() or len(declared) > 20:
+            raise Problem(400, "Bad Request", "invalid Content-Length")
+        if int(declared) > limit:
+            raise Problem(413, "Content Too Large", f"the limit is {limit} bytes")
+    seen = 0
+
+    async def receive() -> Message:
+        nonlocal seen
+        message = await request.receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise Problem(413, "Content Too Large", f"the limit is {limit} bytes")
+        return message
+
+    return Request(request.scope, receive)
+
+
+async def _bounded_body(request: Request, limit: int) -> bytes:
+    return await _bounded_request(request, limit).body()
+
+
+async def _bounded_form(request: Request, limit: int) -> FormData:
+    """The multipart form of an upload of at most ``limit`` file bytes; files past
+    Starlette's 1 MB spool go to a temporary file, never past the limit."""
+    bounded = _bounded_request(request, limit + _FORM_OVERHEAD)
+    try:
+        return await bounded.form(max_files=1, max_fields=8, max_part_size=_FORM_OVERHEAD)
+    except UnicodeDecodeError:
+        raise Problem(400, "Bad Request", "a form field is not UTF-8") from None
+
+
+def _form_text(form: FormData, name: str) -> str | None:
+    """A short text field of the upload form; empty means absent."""
+    value = form.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise Problem(422, "Unprocessable Content", f"invalid fields: body.{name}")
+    return value
+
+
+def _form_name(filename: str | None) -> str | None:
+    """The uploaded file's name as the client sent it, if it is usable at all."""
+    if not filename or document_id_problem(filename) is not None:
+        return None
+    return filename
 
 
 def _resolution(result: Resolution) -> dict[str, Any]:

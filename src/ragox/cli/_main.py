@@ -58,7 +58,15 @@ from ragox.eval import (
     prepare_corpus,
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import IngestItem, NotFound, Ragox, SkipReason, default_home
+from ragox.service import (
+    IngestItem,
+    NotFound,
+    Ragox,
+    SkipReason,
+    default_home,
+    document_id_problem,
+    revision_label_problem,
+)
 from ragox.store import StoreError
 
 __all__ = ["cli", "main"]
@@ -186,6 +194,10 @@ def ingest(
         files = list(app.expand_paths(list(paths)))
         if (document_id or revision) and len(files) != 1:
             raise Usage("--document-id and --revision need exactly one input file")
+        if document_id is not None and (problem := document_id_problem(document_id)):
+            raise Usage(f"--document-id {problem} (see README, 'Document ids')")
+        if revision is not None and (problem := revision_label_problem(revision)):
+            raise Usage(f"--revision {problem}")
         planned = app.document_ids(files, document_id)
         items = []
         bar = tqdm(
@@ -415,12 +427,14 @@ def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
         return None, content
     try:
         data = json.loads(content)
-    except (json.JSONDecodeError, RecursionError) as error:
-        if isinstance(error, json.JSONDecodeError):
-            raise Usage(
-                f"anchor is not valid JSON (line {error.lineno}, column {error.colno})"
-            ) from None
+    except json.JSONDecodeError as error:
+        raise Usage(
+            f"anchor is not valid JSON (line {error.lineno}, column {error.colno})"
+        ) from None
+    except RecursionError:
         raise Usage("anchor JSON is nested too deeply") from None
+    except ValueError:  # an integer of more digits than Python converts (4300)
+        raise Usage("anchor JSON has a number too large to read") from None
     try:
         if isinstance(data, dict) and data.get("type") == "Annotation":
             return from_web_annotation(data), None
@@ -1345,10 +1359,25 @@ def _with_global_options(callback: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _is_unicode_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every failure into one line and an exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    for number, arg in enumerate(args, start=1):
+        # Python decodes bytes that are not UTF-8 as lone surrogates (surrogateescape):
+        # such an argument can be neither stored, printed nor compared with stored ids.
+        if not _is_unicode_text(arg):
+            click.echo(f"ragox: argument {number} is not valid UTF-8", err=True)
+            return 2
     try:
-        result = cli.main(args=argv, prog_name="ragox", standalone_mode=False)
+        result = cli.main(args=args, prog_name="ragox", standalone_mode=False)
     except click.exceptions.Exit as done:
         return int(done.exit_code)
     except click.ClickException as error:

@@ -36,6 +36,10 @@ class ErrorCode(enum.Enum):
     CORRUPT_PDF = "CORRUPT_PDF"
     ENCRYPTED_PDF = "ENCRYPTED_PDF"
     NO_TEXT_LAYER = "NO_TEXT_LAYER"
+    #: a page render asked for a page the file does not have
+    NO_SUCH_PAGE = "NO_SUCH_PAGE"
+    #: a page render that MuPDF could not draw
+    RENDER_FAILED = "RENDER_FAILED"
     INTERNAL = "INTERNAL"
 
 

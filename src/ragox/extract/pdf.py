@@ -45,11 +45,22 @@ from ragox.extract._model import (
 )
 from ragox.text import Alignment, Coordinates, Profile, Span
 
-__all__ = ["PDF_PARSER", "PageTextReader", "extract_pdf", "render_page_png"]
+__all__ = ["PDF_PARSER", "RENDER_PIXEL_BUDGET", "PageTextReader", "extract_pdf", "render_page_png"]
+
+#: Most pixels one page render may hold (about 24 MB as RGB): a larger page is
+#: drawn at a smaller zoom, so a 14400 pt page costs what an A4 poster does.
+RENDER_PIXEL_BUDGET: Final = 8_000_000
 
 # PyMuPDF ships py.typed with partial annotations; its objects are handled as
 # ``Any`` here and typed where they leave this module.
 _MUPDF: Any = pymupdf
+
+# MuPDF prints its errors and warnings about damaged files ("MuPDF error: ...") on
+# stdout, where they would corrupt `--json` output. They stay in MuPDF's own
+# buffer (``TOOLS.mupdf_warnings()``); PyMuPDF's own messages go to Python logging.
+_MUPDF.TOOLS.mupdf_display_errors(False)
+_MUPDF.TOOLS.mupdf_display_warnings(False)
+_MUPDF.set_messages(pylogging=True)
 
 #: Ligatures and white space as drawn, text outside the mediabox dropped. Not set:
 #: TEXT_DEHYPHENATE (would join "adip-" + "iscing" and move code points),
@@ -382,12 +393,38 @@ class PageTextReader:
 def render_page_png(
     data: bytes, page_number: int, zoom: float = 1.5, password: str | None = None
 ) -> bytes:
-    """A PNG of one page as displayed (rotation applied), for the viewer."""
+    """A PNG of one page as displayed (rotation applied), for the viewer.
+
+    The zoom is lowered until the pixmap fits :data:`RENDER_PIXEL_BUDGET`, which
+    bounds the memory and most of the time of a render. Raises
+    :class:`ExtractionError` (``NO_SUCH_PAGE``, ``RENDER_FAILED``, or what opening
+    the file raises), never anything else.
+    """
     document = _open(data, password)
     try:
         if not 1 <= page_number <= document.page_count:
-            raise ExtractionError(ErrorCode.CORRUPT_PDF, "no such page")
-        pixmap = document[page_number - 1].get_pixmap(matrix=_MUPDF.Matrix(zoom, zoom))
-        return bytes(pixmap.tobytes("png"))
+            raise ExtractionError(ErrorCode.NO_SUCH_PAGE, "no such page")
+        try:
+            page = document[page_number - 1]
+            width, height = float(page.rect.width), float(page.rect.height)
+            if not (width > 0 and height > 0):
+                raise ExtractionError(ErrorCode.RENDER_FAILED, "the page has no area")
+            zoom = min(zoom, _budget_zoom(width, height))
+            pixmap = page.get_pixmap(matrix=_MUPDF.Matrix(zoom, zoom))
+            return bytes(pixmap.tobytes("png"))
+        except ExtractionError:
+            raise
+        except Exception as error:  # MuPDF's own errors have no common base class
+            raise ExtractionError(ErrorCode.RENDER_FAILED, type(error).__name__) from None
     finally:
         document.close()
+
+
+def _budget_zoom(width: float, height: float) -> float:
+    """The largest zoom z whose pixmap, each side rounded up (at most ``w·z + 1`` by
+    ``h·z + 1`` pixels), stays within :data:`RENDER_PIXEL_BUDGET`: the positive root
+    of ``w·h·z² + (w + h)·z + 1 = budget``."""
+    area, sides = width * height, width + height
+    return float(
+        (-sides + (sides * sides + 4 * area * (RENDER_PIXEL_BUDGET - 1)) ** 0.5) / (2 * area)
+    )

@@ -23,6 +23,8 @@ __all__ = ["SearchText", "build_search_text", "repeated_margin_blocks"]
 
 _DIGITS: Final = re.compile(r"\d+")
 _SPACES: Final = re.compile(r"\s+")
+#: The white space runs that change when collapsed: all but a single U+0020.
+_OTHER_SPACES: Final = re.compile(r"(?! (?!\s))\s+")
 # A letter, a hyphen (or soft hyphen) at a line end, and a lower-case letter on
 # the next line: the word was split for layout.
 _HYPHEN_BREAK: Final = regex.compile(r"(?<=\p{L})(?:-|\u00ad)\n[ \t]*(?=\p{Ll})")
@@ -92,17 +94,16 @@ def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
     alignment = builder.build()
 
     # 2. Join words hyphenated at line ends; drop remaining soft hyphens.
+    # (The alignment is built from the matches; the text by one substitution, so no
+    # list of slices, as large as the text, is held beside it.)
     builder = AlignmentBuilder()
-    pieces = []
     position = 0
     for match in _HYPHEN_BREAK.finditer(current):
         builder.copy(match.start() - position)
-        pieces.append(current[position : match.start()])
         builder.replace(0, match.end() - match.start())
         position = match.end()
     builder.copy(len(current) - position)
-    pieces.append(current[position:])
-    joined = "".join(pieces)
+    joined = _HYPHEN_BREAK.sub("", current) if position else current
     if _SOFT_HYPHEN in joined:
         builder2 = AlignmentBuilder()
         kept: list[str] = []
@@ -127,18 +128,12 @@ def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
 
     # 4. Collapse white space runs to one space.
     builder = AlignmentBuilder()
-    pieces = []
     position = 0
-    for space in _SPACES.finditer(current):
-        if space.group() == " ":
-            continue
+    for space in _OTHER_SPACES.finditer(current):
         builder.copy(space.start() - position)
-        pieces.append(current[position : space.start()])
         builder.replace(1, space.end() - space.start())
-        pieces.append(" ")
         position = space.end()
     builder.copy(len(current) - position)
-    pieces.append(current[position:])
-    current = "".join(pieces)
+    current = _OTHER_SPACES.sub(" ", current) if position else current
     alignment = builder.build().compose(alignment)
     return SearchText(current, alignment, tuple(sorted(dropped)))

@@ -2,6 +2,7 @@
 
 from ragox.service._check import CheckReport, Mismatch
 from ragox.service._home import default_home, load_or_create_key
+from ragox.service._ids import MAX_ID_BYTES, document_id_problem, revision_label_problem
 from ragox.service._lookup import StoreLookup
 from ragox.service._ragox import (
     ActionRefused,
@@ -17,6 +18,7 @@ from ragox.service._ragox import (
 )
 
 __all__ = [
+    "MAX_ID_BYTES",
     "ActionRefused",
     "CheckReport",
     "DocumentStatus",
@@ -31,5 +33,7 @@ __all__ = [
     "StoreLookup",
     "default_document_id",
     "default_home",
+    "document_id_problem",
     "load_or_create_key",
+    "revision_label_problem",
 ]

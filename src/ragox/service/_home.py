@@ -8,6 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from ragox.store._files import private_file, private_folder
+
 __all__ = ["default_home", "load_or_create_key"]
 
 
@@ -20,13 +22,14 @@ def default_home() -> Path:
 
 
 def load_or_create_key(home: Path, name: str = "manifest.key") -> bytes:
-    """A 32-byte secret in ``home/keys``, created once with mode 0600."""
+    """A 32-byte secret in ``home/keys`` (0700), created once with mode 0600."""
     folder = home / "keys"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_folder(folder)
     path = folder / name
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
+        private_file(path)  # a key file an older version or a person left readable
         key = path.read_bytes()
         if len(key) != 32:
             raise ValueError(f"key file {path} is damaged") from None

@@ -50,6 +50,7 @@ from ragox.search import (
 )
 from ragox.service._check import CheckReport, check_representation
 from ragox.service._home import load_or_create_key
+from ragox.service._ids import document_id_problem, revision_label_problem
 from ragox.service._lookup import StoreLookup
 from ragox.service._verify import (
     VerifyCase,
@@ -132,12 +133,21 @@ class SkipReason(enum.Enum):
     #: of two folders given side by side): neither is ingested, so that one never
     #: silently becomes a new revision of the other
     ID_COLLISION = "ID_COLLISION"
+    #: a symbolic link that leads out of the ingested folder (never followed)
+    OUTSIDE_FOLDER = "OUTSIDE_FOLDER"
+    #: a file name that is not UTF-8, or a document id that breaks the id rule
+    INVALID_NAME = "INVALID_NAME"
 
     @property
     def is_failure(self) -> bool:
         """A file the caller meant to ingest that was not (exit 1); the others are files
-        ragox does not read at all (an image in a folder), which are only reported."""
-        return self not in (SkipReason.UNSUPPORTED_TYPE, SkipReason.NOT_A_FILE)
+        ragox does not read at all (an image in a folder, a link out of the folder),
+        which are only reported."""
+        return self not in (
+            SkipReason.UNSUPPORTED_TYPE,
+            SkipReason.NOT_A_FILE,
+            SkipReason.OUTSIDE_FOLDER,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,12 +413,18 @@ class Ragox:
     # -- ingestion ---------------------------------------------------------------
 
     def expand_paths(self, paths: list[Path]) -> Iterator[tuple[Path, Path]]:
-        """``(file, root)`` pairs: files as given, folders walked recursively in order."""
+        """``(file, root)`` pairs: files as given, folders walked recursively in order.
+
+        Links inside a folder are listed but never walked into; :meth:`ingest_path`
+        skips one that leads out of its folder."""
         for path in paths:
             if path.is_dir():
                 for dirpath, dirnames, filenames in os.walk(path):
-                    dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_NAMES)
-                    for name in sorted(filenames):
+                    links = [d for d in dirnames if (Path(dirpath) / d).is_symlink()]
+                    dirnames[:] = sorted(
+                        d for d in dirnames if d not in _SKIP_NAMES and d not in links
+                    )
+                    for name in sorted([*filenames, *links]):
                         if not name.startswith("."):
                             yield Path(dirpath) / name, path
             else:
@@ -447,11 +463,19 @@ class Ragox:
         password: str | None = None,
         language: str | None = None,
     ) -> IngestItem:
-        """Ingest one file; unreadable or unsupported files are skipped with a reason."""
-        shown = str(path)
+        """Ingest one file; unreadable, unsupported, linked-out or badly named files
+        are skipped with a reason (never an exception)."""
+        shown = shown_path(path)
+        if path.is_symlink() and root.is_dir() and not _inside(path, root):
+            return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
         if not path.is_file():
             reason = SkipReason.NOT_A_FILE if path.exists() else SkipReason.UNREADABLE
             return IngestItem(shown, None, reason)
+        doc_id = document_id or default_document_id(path, root)
+        if document_id_problem(doc_id) is not None or (
+            revision is not None and revision_label_problem(revision) is not None
+        ):
+            return IngestItem(shown, None, SkipReason.INVALID_NAME)
         try:
             with path.open("rb") as handle:
                 head = handle.read(8)
@@ -459,7 +483,6 @@ class Ragox:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
         if detect_media_type(path.name, head) is None:
             return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
-        doc_id = document_id or default_document_id(path, root)
         try:
             outcome = self.ingestor.ingest_file(
                 path,
@@ -854,10 +877,9 @@ class Ragox:
 
 
 def _real(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path.absolute()
+    """The path made absolute without following links: a file named twice is one file,
+    while a link inside a folder keeps its own name and id."""
+    return Path(os.path.abspath(path))
 
 
 def _stuck(record: RevisionRecord, job: JobHealth | None, now: datetime) -> bool:
@@ -871,11 +893,23 @@ def _stuck(record: RevisionRecord, job: JobHealth | None, now: datetime) -> bool
     return job.liveness is not Liveness.LIVE
 
 
+def shown_path(path: Path) -> str:
+    """``path`` for people and JSON: bytes that are not UTF-8 as ``\\xNN`` escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, links resolved, is ``root`` or below it."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def default_document_id(path: Path, root: Path) -> str:
     """The path relative to the ingested folder, ``/``-separated, suffix kept (a manual
     as .pdf and as .md are two documents; a changed file keeps its id)."""
+    # Made absolute without following links: a link inside the folder is a document
+    # under its own name, not a second copy of its target's id.
     try:
-        relative = path.resolve().relative_to(root.resolve())
+        relative = _real(path).relative_to(_real(root))
     except ValueError:
         relative = Path(path.name)
     return relative.as_posix()

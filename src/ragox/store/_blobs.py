@@ -7,15 +7,20 @@ import os
 import tempfile
 from pathlib import Path
 
+from ragox.store._files import FOLDER_MODE, private_folder, private_tree
+
 __all__ = ["BlobStore"]
 
 
 class BlobStore:
-    """Stores bytes under their SHA-256; writes are atomic (temp file + rename)."""
+    """Stores bytes under their SHA-256; writes are atomic (temp file + rename); folders
+    are 0700 and files 0600 (``mkstemp``)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        root.mkdir(parents=True, exist_ok=True)
+        if root.is_dir() and root.stat().st_mode & 0o077:
+            private_tree(root)  # a folder made by an older version: tighten it once
+        private_folder(root)
 
     def _path(self, sha256: str) -> Path:
         if len(sha256) != 64 or not all(c in "0123456789abcdef" for c in sha256):
@@ -27,7 +32,7 @@ class BlobStore:
         path = self._path(sha256)
         if path.exists():
             return sha256
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True, mode=FOLDER_MODE)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -39,6 +44,10 @@ class BlobStore:
             Path(tmp).unlink(missing_ok=True)
             raise
         return sha256
+
+    def path(self, sha256: str) -> Path:
+        """Where the blob's file is (for a reader in another process)."""
+        return self._path(sha256)
 
     def get(self, sha256: str) -> bytes:
         return self._path(sha256).read_bytes()

@@ -24,6 +24,7 @@ from typing import Final
 from ragox.anchor import Anchor, Manifest, Rect
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
+from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex
 from ragox.store._records import (
     BlockRange,
@@ -46,6 +47,8 @@ from ragox.text import Alignment, Coordinates, Span
 __all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
 
 _TEXT_CACHE_SIZE: Final = 16
+#: At most this many code points of texts in the cache (up to 4 bytes each).
+_TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
 _MEMO_JSON_LIMIT: Final = 8192
 #: the schema from which on lexical rows are written only by ``make_current``
@@ -77,9 +80,13 @@ class SqliteStore:
     """SQLite implementation of the store interface."""
 
     def __init__(self, home: Path) -> None:
-        home.mkdir(parents=True, exist_ok=True)
+        private_folder(home)
         self.home = home
         self.path = home / "ragox.db"
+        # SQLite gives the WAL and shared-memory files the database file's mode.
+        for name in ("ragox.db", "ragox.db-wal", "ragox.db-shm"):
+            if name == "ragox.db" or (home / name).exists():
+                private_file(home / name)
         self.blobs = BlobStore(home / "blobs")
         self._local = threading.local()
         self._texts: OrderedDict[str, str] = OrderedDict()
@@ -806,6 +813,9 @@ class SqliteStore:
                     RevisionState.READY.value,
                 ),
             )
+        if manifest_id == manifest.manifest_id:
+            # Indexing reads the text next: hand it the same object instead of a copy.
+            self._remember_text(manifest_id, text)
         return manifest_id
 
     def _insert_representation(
@@ -998,11 +1008,22 @@ class SqliteStore:
         if row is None:
             raise StoreError("no such representation")
         text = str(row[0])
+        self._remember_text(manifest_id, text)
+        return text
+
+    def _remember_text(self, manifest_id: str, text: str) -> None:
+        """Keep ``text`` in the cache, bounded in entries and in code points (a few
+        huge texts must not pin gigabytes in a long-running server); the newest
+        entry is always kept."""
         with self._texts_lock:
             self._texts[manifest_id] = text
-            while len(self._texts) > _TEXT_CACHE_SIZE:
-                self._texts.popitem(last=False)
-        return text
+            self._texts.move_to_end(manifest_id)
+            held = sum(len(t) for t in self._texts.values())
+            while len(self._texts) > 1 and (
+                len(self._texts) > _TEXT_CACHE_SIZE or held > _TEXT_CACHE_CODE_POINTS
+            ):
+                _, dropped = self._texts.popitem(last=False)
+                held -= len(dropped)
 
     def alignment(self, manifest_id: str) -> Alignment | None:
         row = (

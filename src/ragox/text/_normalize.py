@@ -121,17 +121,29 @@ def _normalization_step(form: _Form) -> Step:
         whole = unicodedata.normalize(form, text)
         seconds = _composable_seconds()
         builder = AlignmentBuilder()
-        pieces: list[str] = []
+        # Chunking at stable boundaries must agree with normalizing the whole text:
+        # each piece is compared with `whole` where it should sit (no list of pieces,
+        # as large as the text, is built). If they ever disagree, fall back to one
+        # honest, coarse segment.
+        cursor = 0
+        agrees = True
         # LF is a stable boundary in every form: lines that are already normalized
         # are copied whole, and only the others are walked code point by code point.
-        for line in text.splitlines(keepends=True):
+        line_start = 0
+        total = len(text)
+        while agrees and line_start < total:
+            newline = text.find("\n", line_start)
+            line_end = total if newline < 0 else newline + 1
+            line = text[line_start:line_end]
+            line_start = line_end
             if unicodedata.is_normalized(form, line):
                 builder.copy(len(line))
-                pieces.append(line)
+                agrees = whole.startswith(line, cursor)
+                cursor += len(line)
                 continue
             start = 0
             length = len(line)
-            while start < length:
+            while agrees and start < length:
                 end = start + 1
                 while end < length and not _is_safe_start(line[end], seconds, form):
                     end += 1
@@ -141,16 +153,14 @@ def _normalization_step(form: _Form) -> Step:
                     builder.copy(len(chunk))
                 else:
                     builder.replace(len(normalized), len(chunk))
-                pieces.append(normalized)
+                agrees = whole.startswith(normalized, cursor)
+                cursor += len(normalized)
                 start = end
-        result = "".join(pieces)
-        if result != whole:
-            # Chunking at stable boundaries must agree with normalizing the whole
-            # text; if it ever does not, fall back to one honest, coarse segment.
+        if not agrees or cursor != len(whole):
             fallback = AlignmentBuilder()
             fallback.replace(len(whole), len(text))
             return whole, fallback.build()
-        return result, builder.build()
+        return whole, builder.build()
 
     return Step(form, apply)
 

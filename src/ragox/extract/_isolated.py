@@ -1,0 +1,68 @@
+"""Page renders in a child process, capped in time and memory.
+
+The pixel budget (:data:`ragox.extract.pdf.RENDER_PIXEL_BUDGET`) bounds a render's
+pixmap, but not the time MuPDF spends drawing a page of millions of paths, and
+MuPDF cannot be interrupted from Python. So the server renders in a child forked
+from a forkserver that has PyMuPDF loaded (a few milliseconds per render): the
+child gets an address-space limit, and is killed when it runs past its time.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Final
+
+from ragox.extract._model import ErrorCode, ExtractionError
+
+__all__ = ["RENDER_MEMORY_BYTES", "RENDER_SECONDS", "render_page_png_isolated"]
+
+#: Longest a page render may take before it is killed (and answered as RENDER_FAILED).
+RENDER_SECONDS: Final = 20.0
+#: Address space of a render process: the PDF, MuPDF and an 8-megapixel pixmap fit.
+RENDER_MEMORY_BYTES: Final = 2 * 1024**3
+
+_CONTEXT: Final = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload(["ragox.extract.pdf"])
+
+
+def render_page_png_isolated(
+    path: Path, page_number: int, seconds: float = RENDER_SECONDS
+) -> bytes:
+    """``render_page_png`` of the PDF at ``path`` in a child process; raises
+    :class:`ExtractionError` for a refusal, a crash or a render past ``seconds``."""
+    receiver, sender = _CONTEXT.Pipe(duplex=False)
+    process = _CONTEXT.Process(
+        target=_render_child, args=(str(path), page_number, sender), daemon=True
+    )
+    process.start()
+    sender.close()
+    try:
+        if not receiver.poll(seconds):
+            raise ExtractionError(ErrorCode.RENDER_FAILED, "the render took too long")
+        outcome, payload = receiver.recv()
+    except EOFError:
+        raise ExtractionError(ErrorCode.RENDER_FAILED, "the renderer stopped") from None
+    finally:
+        process.kill()
+        process.join()
+        receiver.close()
+    if outcome == "png":
+        return bytes(payload)
+    raise ExtractionError(ErrorCode(outcome), str(payload))
+
+
+def _render_child(path: str, page_number: int, sender: Connection) -> None:
+    from ragox.extract.pdf import render_page_png  # noqa: PLC0415 - preloaded
+
+    resource.setrlimit(resource.RLIMIT_AS, (RENDER_MEMORY_BYTES, RENDER_MEMORY_BYTES))
+    try:
+        sender.send(("png", render_page_png(Path(path).read_bytes(), page_number)))
+    except ExtractionError as error:
+        sender.send((error.code.value, error.message))
+    except BaseException as error:  # MemoryError included: the caller answers RENDER_FAILED
+        sender.send((ErrorCode.RENDER_FAILED.value, type(error).__name__))
+    finally:
+        sender.close()
