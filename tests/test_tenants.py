@@ -358,7 +358,7 @@ def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
     """A schema-6 home (documents of two tenants, anchors, a link, an answer, keys) opens
     with this ragox: schema 7, every row kept, every anchor resolves for its tenant only,
     and afterwards the other tenant may use the same id."""
-    assert SCHEMA_VERSION == 7
+    assert SCHEMA_VERSION >= 7
     build = tmp_path / "build"
     app = Ragox(build)
     app.ingestor.ingest_bytes(

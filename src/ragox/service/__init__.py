@@ -14,10 +14,12 @@ from ragox.service._ragox import (
     SkipReason,
     default_document_id,
 )
+from ragox.service._retention import DurationError, format_duration, parse_duration
 
 __all__ = [
     "CheckReport",
     "DocumentStatus",
+    "DurationError",
     "IngestItem",
     "Mismatch",
     "NotFound",
@@ -29,5 +31,7 @@ __all__ = [
     "StoreLookup",
     "default_document_id",
     "default_home",
+    "format_duration",
     "load_or_create_key",
+    "parse_duration",
 ]

@@ -7,6 +7,7 @@ from ragox.store._blobs import BlobStore
 from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import SearchIndex, Store
 from ragox.store._records import (
+    AnswerRedactor,
     BlockRange,
     ChunkRecord,
     DocumentRecord,
@@ -14,6 +15,8 @@ from ragox.store._records import (
     JobRecord,
     JobState,
     ManifestRecord,
+    PurgeCounts,
+    RetentionPolicy,
     RevisionRecord,
     RevisionState,
     RevisionView,
@@ -24,6 +27,7 @@ from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_n
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AnswerRedactor",
     "BlobStore",
     "BlockRange",
     "ChunkRecord",
@@ -32,6 +36,8 @@ __all__ = [
     "JobRecord",
     "JobState",
     "ManifestRecord",
+    "PurgeCounts",
+    "RetentionPolicy",
     "RevisionConflict",
     "RevisionRecord",
     "RevisionState",

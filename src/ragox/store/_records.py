@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from ragox.anchor import Anchor, Manifest
 
 __all__ = [
+    "AnswerRedactor",
     "BlockRange",
     "ChunkRecord",
     "DocumentRecord",
@@ -15,6 +18,8 @@ __all__ = [
     "JobRecord",
     "JobState",
     "ManifestRecord",
+    "PurgeCounts",
+    "RetentionPolicy",
     "RevisionRecord",
     "RevisionState",
     "RevisionView",
@@ -154,3 +159,26 @@ class ExtractionNotes:
     page_count: int | None
     pages_without_text: tuple[int, ...]
     warnings: tuple[str, ...]
+
+
+#: Removes the text of the deleted documents (ids) from an answer record's JSON; the
+#: answer layer supplies it, so that the store never interprets a record.
+AnswerRedactor: TypeAlias = Callable[[dict[str, Any], frozenset[str]], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPolicy:
+    """How long answer records and their traces are kept; None: until deleted."""
+
+    answers_seconds: int | None = None
+    traces_seconds: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeCounts:
+    """What one purge removed."""
+
+    answers: int
+    traces: int
+    #: answers redacted because documents they drew on no longer exist
+    redacted: int
