@@ -47,6 +47,7 @@ class Mutation:
 
 
 REGRESSIONS = "tests/test_regressions.py"
+RETENTION = "tests/test_retention.py"
 API = "src/ragox/api/_app.py"
 
 _OPERATOR = "Principal.local_operator(who.tenant)"
@@ -126,6 +127,62 @@ MUTATIONS: tuple[Mutation, ...] = (
         API,
         (Edit('                "Content-Disposition": "attachment",\n', ""),),
         (f"{REGRESSIONS}::test_original_download_is_a_sandboxed_attachment",),
+    ),
+    Mutation(
+        "delete leaves answer records unredacted",
+        "src/ragox/service/_ragox.py",
+        (
+            Edit(
+                "delete_document(tenant, document_id, redact=_redact)",
+                "delete_document(tenant, document_id)",
+            ),
+        ),
+        (f"{RETENTION}::test_delete_redacts_answers_and_traces",),
+    ),
+    Mutation(
+        "answer stored after its document's deletion keeps the text",
+        "src/ragox/store/_sqlite.py",
+        (Edit("            if gone and redact is not None:\n", "            if False:\n"),),
+        (f"{RETENTION}::test_answer_stored_after_its_document_was_deleted_is_redacted",),
+    ),
+    Mutation(
+        "another process keeps its caches after a deletion",
+        "src/ragox/store/_sqlite.py",
+        (
+            Edit(
+                '        """\n        self._forget_if_erased()\n        rows = (\n',
+                '        """\n        rows = (\n',
+            ),
+            Edit(
+                "        self._forget_if_erased()\n        with self._texts_lock:\n",
+                "        with self._texts_lock:\n",
+            ),
+        ),
+        (f"{RETENTION}::test_caches_of_another_process_forget_deleted_text",),
+    ),
+    Mutation(
+        "expired answers still shown",
+        "src/ragox/service/_ragox.py",
+        (
+            Edit(
+                "        if policy.answers_seconds is not None and record.created_at < cutoff(\n",
+                "        if False and record.created_at < cutoff(\n",
+            ),
+        ),
+        (f"{RETENTION}::test_retention_expires_answers_and_traces",),
+    ),
+    Mutation(
+        "traces readable by any principal",
+        "src/ragox/service/_ragox.py",
+        (
+            Edit(
+                "        if not principal.operator:\n"
+                "            raise NotFound(answer_id)\n"
+                "        record = self._stored_answer",
+                "        record = self._stored_answer",
+            ),
+        ),
+        (f"{RETENTION}::test_traces_are_the_operators",),
     ),
     Mutation(
         "per_document raised from 3 to 1000",

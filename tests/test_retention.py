@@ -54,6 +54,12 @@ def _age(app: Ragox, table: str, answer_id: str, days: int) -> None:
             "WHERE answer_id=?",
             (f"-{days} days", answer_id),
         )
+        if table == "answers":  # the record states its own time too
+            conn.execute(
+                "UPDATE answers SET json = json_set(json, '$.created_at', created_at) "
+                "WHERE answer_id=?",
+                (answer_id,),
+            )
 
 
 # -- deletion ---------------------------------------------------------------------------
@@ -164,15 +170,19 @@ def test_running_server_after_cli_delete(home: Path, tmp_path: Path) -> None:
 
 def test_retention_expires_answers_and_traces(app: Ragox) -> None:
     """With answers kept 30 days and traces 7: an 8-day-old answer is shown without its
-    trace, a 31-day-old one is gone at once and deleted by the next write."""
+    trace, a 31-day-old one is not shown even before it is deleted, and the next write
+    deletes both expired records."""
     _ingest(app, "manual.txt", MANUAL)
     old = app.ask(QUESTION, STAFF)
     week = app.ask(QUESTION, STAFF)
+    app.set_retention(RetentionPolicy(answers_seconds=30 * 86400, traces_seconds=7 * 86400))
+    assert app.retention() == RetentionPolicy(30 * 86400, 7 * 86400)
+    # time passes, and nothing is written meanwhile: expired records are not shown
     _age(app, "answers", old.answer_id, 31)
     _age(app, "answer_traces", old.answer_id, 31)
     _age(app, "answer_traces", week.answer_id, 8)
-    app.set_retention(RetentionPolicy(answers_seconds=30 * 86400, traces_seconds=7 * 86400))
-    assert app.retention() == RetentionPolicy(30 * 86400, 7 * 86400)
+    _age(app, "answers", week.answer_id, 8)
+    assert app.store.get_answer(old.answer_id) is not None
     with pytest.raises(NotFound):
         app.show_answer(old.answer_id, STAFF)
     assert app.show_answer(week.answer_id, STAFF).citations[0].resolution.resolved
