@@ -404,7 +404,7 @@ def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
 
     upgraded = Ragox(home)
     try:
-        assert upgraded.store.schema_version() == 7
+        assert upgraded.store.schema_version() == SCHEMA_VERSION
         with sqlite3.connect(home / "ragox.db") as conn:
             for table, count in before.items():
                 assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == count, table
