@@ -60,6 +60,7 @@ from ragox.store import (
     SqliteStore,
     Store,
     StoredAnchor,
+    StoreError,
     utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
@@ -243,7 +244,12 @@ class Ragox:
         # Citations become stored anchors, so that a viewer can open them by id.
         manifests = {item.source_id: item.manifest_id for item in record.evidence}
         for citation in record.citations:
-            self.store.save_anchor(citation.anchor, manifests[citation.source_id], principal.name)
+            try:
+                self.store.save_anchor(
+                    citation.anchor, manifests[citation.source_id], principal.name
+                )
+            except StoreError:
+                continue  # deleted meanwhile: the record was stored redacted
         self.apply_retention()
         return record
 
