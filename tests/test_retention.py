@@ -303,3 +303,52 @@ def test_schema7_home_keeps_traces_and_redacts_on_purge(home: Path) -> None:
         assert _files_containing(home, SEAL) == [] and _files_containing(home, PUMP) == []
     finally:
         upgraded.close()
+
+
+# -- the redaction itself -----------------------------------------------------------------
+
+
+def _record(generator: str, abstained: bool = False) -> dict[str, object]:
+    anchor = {"anchor_id": "a1", "document_id": "gone.txt", "quote": {"exact": SEAL}}
+    kept = {"anchor_id": "a2", "document_id": "kept.txt", "quote": {"exact": PUMP}}
+    return {
+        "generator": generator,
+        "answer": f"{SEAL} [S1] {PUMP} [S2]",
+        "abstained": abstained,
+        "missing": f"Only {SEAL} was found." if abstained else None,
+        "claims": [
+            {"text": SEAL, "source_id": "S1", "anchor_id": "a1"},
+            {"text": PUMP, "source_id": "S2", "anchor_id": "a2"},
+        ],
+        "citations": [
+            {"source_id": "S1", "anchor": anchor, "status": "RESOLVED"},
+            {"source_id": "S2", "anchor": kept, "status": "RESOLVED"},
+        ],
+        "evidence": [
+            {"source_id": "S1", "document_id": "gone.txt", "start": 5, "end": 60},
+            {"source_id": "S2", "document_id": "kept.txt", "start": 0, "end": 40},
+        ],
+    }
+
+
+def test_redaction_keeps_other_documents_for_extractive_answers_only() -> None:
+    """Extractive claims citing another document stay; a generator's own words (which
+    may mix passages) all go, and so does its abstention note; redacting twice changes
+    nothing more."""
+    from ragox.answer import redact_answer
+
+    extractive = redact_answer(_record("extractive@2"), frozenset({"gone.txt"}), "t1")
+    assert SEAL not in json.dumps(extractive) and PUMP in extractive["answer"]
+    assert extractive["citations"][0] == {
+        "source_id": "S1",
+        "anchor_id": "a1",
+        "status": "ACCESS_DENIED",
+        "redacted": True,
+    }
+    assert extractive["evidence"][0]["deleted"] is True
+    assert redact_answer(extractive, frozenset({"gone.txt"}), "t2") == extractive
+    generated = redact_answer(_record("openai:m", True), frozenset({"gone.txt"}), "t1")
+    assert SEAL not in json.dumps(generated) and PUMP not in json.dumps(generated["claims"])
+    assert "quixotic" not in generated["missing"]
+    untouched = _record("openai:m")
+    assert redact_answer(untouched, frozenset({"other.txt"}), "t1") == untouched
