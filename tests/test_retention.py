@@ -1,7 +1,7 @@
 """Nothing outlives its rule (issue 10, item 6): deleting a document removes its text
 from answer records, traces, memos and caches (in this process and in a running
 `ragox serve`); answers and traces expire after the stored retention periods; traces
-are the operator's; and a home of schema 7 keeps its answers and traces on upgrade."""
+are the operator's; and an older home keeps its answers and traces on upgrade."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from ragox.anchor import _resolve as resolver
 from ragox.answer import Draft, Evidence, ExtractiveGenerator
 from ragox.service import NotFound, Ragox
 from ragox.store import RetentionPolicy
+from ragox.store._schema import MIGRATIONS
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 OPERATOR = Principal.local_operator()
@@ -245,12 +246,16 @@ def test_traces_are_the_operators(ragox_cli, app: Ragox) -> None:  # type: ignor
     assert not [path for path in paths if "trace" in path]
 
 
-# -- upgrade from schema 7 -----------------------------------------------------------------
+# -- upgrade to schema 11 ------------------------------------------------------------------
 
 
-def _as_schema7(home: Path) -> None:
+#: the schema just before retention (other migrations may lie between 7 and 11)
+BEFORE_RETENTION = max(number for number, _ in MIGRATIONS if number < 11)
+
+
+def _before_retention(home: Path) -> None:
     """Undo migration 11 in place: traces back inside the records, the new tables and
-    settings gone, version 7 (the shape the previous release wrote)."""
+    settings gone, the version before 11 (the shape the previous release wrote)."""
     conn = sqlite3.connect(home / "ragox.db", isolation_level=None)
     conn.execute("BEGIN")
     conn.execute(
@@ -262,15 +267,15 @@ def _as_schema7(home: Path) -> None:
         "DROP TABLE answer_documents",
         "DROP INDEX answers_by_age",
         "DELETE FROM settings WHERE key='erasure_generation'",
-        "UPDATE meta SET value='7' WHERE key='schema_version'",
+        f"UPDATE meta SET value='{BEFORE_RETENTION}' WHERE key='schema_version'",
     ):
         conn.execute(statement)
     conn.execute("COMMIT")
     conn.close()
 
 
-def test_schema7_home_keeps_traces_and_redacts_on_purge(home: Path) -> None:
-    """A schema-7 home opens with its traces moved beside the records; deleting a
+def test_older_home_keeps_traces_and_redacts_on_purge(home: Path) -> None:
+    """A home from before schema 11 opens with its traces moved beside the records; deleting a
     document then redacts the answers citing it; `purge` redacts answers of a document
     deleted before the upgrade (when nothing redacted records)."""
     app = Ragox(home)
@@ -281,7 +286,7 @@ def test_schema7_home_keeps_traces_and_redacts_on_purge(home: Path) -> None:
     # deleted by the previous release: the record keeps the quote
     assert app.store.delete_document("default", "handbook.txt")
     app.close()
-    _as_schema7(home)
+    _before_retention(home)
     old = sqlite3.connect(home / "ragox.db")
     stored = json.loads(
         old.execute("SELECT json FROM answers WHERE answer_id=?", (seal.answer_id,)).fetchone()[0]
