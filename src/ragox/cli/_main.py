@@ -767,7 +767,7 @@ def answer_trace(ctx: click.Context, answer_id: str, tenant: str) -> None:
     print_json(trace)
 
 
-def _duration(value: str | None, what: str) -> int | None:
+def _period(value: str | None, what: str) -> int | None:
     """Seconds of a duration option; ``off``/``keep`` (where allowed) is None."""
     if value is None:
         return None
@@ -824,10 +824,10 @@ def retention(ctx: click.Context, answers: str | None, traces: str | None, as_js
             policy = RetentionPolicy(
                 answers_seconds=policy.answers_seconds
                 if answers is None
-                else (None if answers == "keep" else _duration(answers, "--answers")),
+                else (None if answers == "keep" else _period(answers, "--answers")),
                 traces_seconds=policy.traces_seconds
                 if traces is None
-                else (None if traces == "keep" else _duration(traces, "--traces")),
+                else (None if traces == "keep" else _period(traces, "--traces")),
             )
             app.set_retention(policy)
     if as_json:
@@ -859,8 +859,8 @@ def purge(
 ) -> None:
     """Delete old answers and traces now (operator), and redact answers that still hold
     text of documents deleted before this version of ragox."""
-    answers_after = _duration(older_than, "--older-than")
-    traces_after = _duration(traces_older_than, "--traces-older-than")
+    answers_after = _period(older_than, "--older-than")
+    traces_after = _period(traces_older_than, "--traces-older-than")
     with _app(ctx) as app:
         if answers_after is None and traces_after is None:
             policy = app.retention()
