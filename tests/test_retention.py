@@ -254,24 +254,50 @@ BEFORE_RETENTION = max(number for number, _ in MIGRATIONS if number < 11)
 
 
 def _before_retention(home: Path) -> None:
-    """Undo migration 11 in place: traces back inside the records, the new tables and
-    settings gone, the version before 11 (the shape the previous release wrote)."""
-    conn = sqlite3.connect(home / "ragox.db", isolation_level=None)
-    conn.execute("BEGIN")
-    conn.execute(
-        "UPDATE answers SET json = json_set(json, '$.trace', json((SELECT t.json FROM "
-        "answer_traces t WHERE t.answer_id = answers.answer_id)))"
+    """Rebuild the home's database as the release before schema 11 wrote it: the
+    migrations before 11 only, every row of their tables copied over, and each trace
+    back inside its answer record."""
+    old_db = home / "old.db"
+    old = sqlite3.connect(old_db, isolation_level=None)
+    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    for number, script in MIGRATIONS:
+        if number < 11:
+            for statement in script:
+                old.execute(statement)
+    old.execute("INSERT INTO meta VALUES('schema_version', ?)", (str(BEFORE_RETENTION),))
+    old.execute("ATTACH DATABASE ? AS new", (str(home / "ragox.db"),))
+    old.execute("BEGIN")
+    old.execute("DELETE FROM settings")
+    tables = [
+        str(row[0])
+        for row in old.execute(
+            "SELECT name FROM main.sqlite_master WHERE type='table' AND name <> 'meta'"
+        )
+    ]
+    for table in tables:
+        columns = ", ".join(str(row[1]) for row in old.execute(f"PRAGMA main.table_info({table})"))
+        rowid = "rowid, " if table == "chunks" else ""  # FTS rows point at chunk rowids
+        old.execute(
+            f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
+        )
+    old.execute("DELETE FROM main.settings WHERE key='erasure_generation'")
+    for (name,) in old.execute("SELECT name FROM main.lexical_tables").fetchall():
+        old.execute(
+            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
+            "body, tokenize = 'unicode61 remove_diacritics 0')"
+        )
+        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
+        old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+    old.execute(
+        "UPDATE main.answers SET json = json_set(json, '$.trace', json((SELECT t.json FROM "
+        "new.answer_traces t WHERE t.answer_id = answers.answer_id)))"
     )
-    for statement in (
-        "DROP TABLE answer_traces",
-        "DROP TABLE answer_documents",
-        "DROP INDEX answers_by_age",
-        "DELETE FROM settings WHERE key='erasure_generation'",
-        f"UPDATE meta SET value='{BEFORE_RETENTION}' WHERE key='schema_version'",
-    ):
-        conn.execute(statement)
-    conn.execute("COMMIT")
-    conn.close()
+    old.execute("COMMIT")
+    old.execute("DETACH DATABASE new")
+    old.close()
+    for suffix in ("", "-wal", "-shm"):
+        (home / f"ragox.db{suffix}").unlink(missing_ok=True)
+    old_db.rename(home / "ragox.db")
 
 
 def test_older_home_keeps_traces_and_redacts_on_purge(home: Path) -> None:
