@@ -366,11 +366,13 @@ class Ragox:
     def purge(self, answers_older_than: int | None, traces_older_than: int | None) -> PurgeCounts:
         """Delete answers (with their traces) and traces older than the given seconds,
         and redact answers still holding text of documents deleted earlier."""
-        return self.store.purge(
+        counts = self.store.purge(
             None if answers_older_than is None else cutoff(answers_older_than),
             None if traces_older_than is None else cutoff(traces_older_than),
             redact=_redact,
         )
+        self.store.truncate_log()
+        return counts
 
     # -- API keys --------------------------------------------------------------------
 

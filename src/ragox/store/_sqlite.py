@@ -189,10 +189,11 @@ class SqliteStore:
         forget_memos()
         self._erasures_seen = seen
 
-    def _truncate_log(self) -> None:
+    def truncate_log(self) -> None:
         """Copy the write-ahead log into the database and empty it: its older frames
         still hold the pages as they were before a deletion. Best effort: while another
-        process reads, SQLite leaves the log for that reader's next checkpoint."""
+        process reads, SQLite leaves the log for that reader's next checkpoint. Run
+        after a document deletion and the operator's purge, not after every write."""
         self._connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
 
     # -- documents ----------------------------------------------------------------
@@ -290,7 +291,7 @@ class SqliteStore:
                 else set()
             )
         self._forget_if_erased()
-        self._truncate_log()
+        self.truncate_log()
         for sha in set(shas) - still_used:
             self.blobs.delete(sha)
         return True
@@ -1221,11 +1222,9 @@ class SqliteStore:
                 else []
             )
             redacted = self._redact_answers(conn, [(str(t), str(d)) for t, d in orphans], redact)
-            if answers or traces or redacted:
-                self._bump_erasures(conn)
-        self._forget_if_erased()
-        if answers or traces or redacted:
-            self._truncate_log()
+        # No erasure bump: answers and traces are not what any process caches (texts and
+        # verdicts belong to documents that still exist), and a purge after every answer
+        # must not empty every server's caches.
         return PurgeCounts(answers=answers, traces=traces, redacted=redacted)
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]:
