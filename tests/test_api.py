@@ -156,6 +156,7 @@ def test_fifty_concurrent_asks(server: Server) -> None:
     hidden = httpx.get(f"{server.url}/v1/answers/{answer_id}", headers=_auth(server.outsider))
     assert hidden.status_code == 200 and "500 operating hours" not in hidden.text
     assert hidden.json()["citations"][0]["status"] == "ACCESS_DENIED"
+    assert all(set(c["anchor"]) == {"anchor_id"} for c in hidden.json()["citations"])
 
 
 def test_resolve_and_errors_are_problem_details(server: Server) -> None:

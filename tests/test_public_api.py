@@ -66,6 +66,7 @@ def test_anchor_exports() -> None:
         "check_range",
         "create_anchor",
         "find_occurrences",
+        "forget_memos",
         "from_web_annotation",
         "migrate_anchor",
         "resolve",

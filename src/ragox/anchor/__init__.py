@@ -23,7 +23,7 @@ from ragox.anchor._model import (
     canonical_json,
     sha256_hex,
 )
-from ragox.anchor._resolve import AnchorLookup, StoredManifest, resolve
+from ragox.anchor._resolve import AnchorLookup, StoredManifest, forget_memos, resolve
 from ragox.anchor._w3c import ANNO_CONTEXT, RAGOX_NAMESPACE, from_web_annotation, to_web_annotation
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "check_range",
     "create_anchor",
     "find_occurrences",
+    "forget_memos",
     "from_web_annotation",
     "migrate_anchor",
     "resolve",

@@ -22,10 +22,11 @@ from ragox.anchor._model import (
     Resolution,
     ResolutionStatus,
     ViewerTarget,
+    _anchor_id,
 )
 from ragox.text import Coordinates, Span
 
-__all__ = ["AnchorLookup", "StoredManifest", "resolve"]
+__all__ = ["AnchorLookup", "StoredManifest", "forget_memos", "resolve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,14 @@ _VerdictKey = tuple[str, int, int, str, str, str]
 _VERDICTS: OrderedDict[_VerdictKey, tuple[ResolutionStatus, str] | None] = OrderedDict()
 _VERDICTS_LOCK = threading.Lock()
 _VERDICTS_LIMIT: Final = 8192
+
+
+def forget_memos() -> None:
+    """Drop every remembered verdict and anchor id: their keys hold quotes, which are
+    document text. Called when a document is deleted or records are purged."""
+    with _VERDICTS_LOCK:
+        _VERDICTS.clear()
+    _anchor_id.cache_clear()
 
 
 def _text_verdict(

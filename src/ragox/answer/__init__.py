@@ -24,15 +24,20 @@ from ragox.answer._openai import OpenAIGenerator
 from ragox.answer._pipeline import (
     ABSTAIN_TEXT,
     AnswerRecord,
+    Redaction,
     StoredClaim,
+    WithdrawnCitation,
     answer_question,
     compose,
     missing_terms,
 )
+from ragox.answer._redact import REDACTED_CLAIM, REDACTED_NOTE, redact_answer
 from ragox.answer._validate import Validated, ValidatedClaim, validate
 
 __all__ = [
     "ABSTAIN_TEXT",
+    "REDACTED_CLAIM",
+    "REDACTED_NOTE",
     "AnswerRecord",
     "Citation",
     "CitationStatus",
@@ -46,15 +51,18 @@ __all__ = [
     "Generator",
     "GeneratorError",
     "OpenAIGenerator",
+    "Redaction",
     "ScoredSentence",
     "Scoring",
     "StoredClaim",
     "Validated",
     "ValidatedClaim",
+    "WithdrawnCitation",
     "answer_question",
     "compose",
     "generator_from_spec",
     "missing_terms",
+    "redact_answer",
     "score_sentences",
     "select_context",
     "validate",

@@ -21,7 +21,15 @@ from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, is_stopword, tokens
 from ragox.store import Store, utc_now
 
-__all__ = ["AnswerRecord", "StoredClaim", "answer_question", "compose", "missing_terms"]
+__all__ = [
+    "AnswerRecord",
+    "Redaction",
+    "StoredClaim",
+    "WithdrawnCitation",
+    "answer_question",
+    "compose",
+    "missing_terms",
+]
 
 ABSTAIN_TEXT = "The documents you can read do not answer this question."
 
@@ -31,6 +39,24 @@ class StoredClaim:
     text: str
     source_id: str
     anchor_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawnCitation:
+    """A citation whose document was deleted: its ids stay, its anchor (which quoted
+    the document) is gone."""
+
+    source_id: str
+    anchor_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """Why and when text was removed from a stored record (ids only, never text)."""
+
+    reason: str
+    document_id: str
+    at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +75,11 @@ class AnswerRecord:
     citations: tuple[Citation, ...]
     evidence: tuple[Evidence, ...]
     trace: dict[str, Any]
+    withdrawn: tuple[WithdrawnCitation, ...] = ()
+    redactions: tuple[Redaction, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "answer_id": self.answer_id,
             "created_at": self.created_at,
             "principal": self.principal,
@@ -69,6 +97,15 @@ class AnswerRecord:
             "citations": [
                 {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
                 for c in self.citations
+            ]
+            + [
+                {
+                    "source_id": w.source_id,
+                    "anchor_id": w.anchor_id,
+                    "status": "ACCESS_DENIED",
+                    "redacted": True,
+                }
+                for w in self.withdrawn
             ],
             "evidence": [
                 {
@@ -85,6 +122,12 @@ class AnswerRecord:
             ],
             "trace": self.trace,
         }
+        if self.redactions:
+            data["redactions"] = [
+                {"reason": r.reason, "document_id": r.document_id, "at": r.at}
+                for r in self.redactions
+            ]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AnswerRecord:
@@ -107,6 +150,7 @@ class AnswerRecord:
                     c["source_id"], Anchor.from_json(c["anchor"]), ResolutionStatus(c["status"])
                 )
                 for c in data["citations"]
+                if "anchor" in c
             ),
             evidence=tuple(
                 Evidence(
@@ -122,7 +166,17 @@ class AnswerRecord:
                 )
                 for e in data["evidence"]
             ),
-            trace=data["trace"],
+            # traces are stored apart from the record (schema 11) and read by the operator
+            trace=data.get("trace", {}),
+            withdrawn=tuple(
+                WithdrawnCitation(c["source_id"], c["anchor_id"])
+                for c in data["citations"]
+                if "anchor" not in c
+            ),
+            redactions=tuple(
+                Redaction(r["reason"], r["document_id"], r["at"])
+                for r in data.get("redactions", [])
+            ),
         )
 
 

@@ -117,6 +117,8 @@ def create_app(
         redoc_url=None,
     )
     ragox = Ragox(home)
+    # Retention applies from the start, not only after the first new answer.
+    ragox.apply_retention()
     bearer = HTTPBearer(auto_error=False)
 
     @app.exception_handler(Problem)

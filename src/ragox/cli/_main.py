@@ -59,15 +59,18 @@ from ragox.eval import (
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
+    DurationError,
     IngestItem,
     NotFound,
     Ragox,
     SkipReason,
     default_home,
     document_id_problem,
+    format_duration,
+    parse_duration,
     revision_label_problem,
 )
-from ragox.store import StoreError
+from ragox.store import PurgeCounts, RetentionPolicy, StoreError
 
 __all__ = ["cli", "main"]
 
@@ -998,6 +1001,131 @@ def answer_show(
     )
     if any(not c.resolution.resolved for c in replay.citations):
         ctx.exit(1)
+
+
+@answer_group.command(name="trace")
+@click.argument("answer_id")
+@_tenant_option
+@click.pass_context
+def answer_trace(ctx: click.Context, answer_id: str, tenant: str) -> None:
+    """Print an answer's trace as JSON (candidates and ranks, context, dropped claims).
+
+    Traces are the operator's diagnostics: this command acts as the local operator
+    only, and no API route serves them."""
+    with _app(ctx) as app:
+        try:
+            trace = app.answer_trace(answer_id, Principal.local_operator(tenant))
+        except NotFound:
+            _not_found(True, "trace")
+    print_json(trace)
+
+
+def _period(value: str | None, what: str) -> int | None:
+    """Seconds of a duration option; ``off``/``keep`` (where allowed) is None."""
+    if value is None:
+        return None
+    try:
+        return parse_duration(value)
+    except DurationError as error:
+        raise Usage(f"{what}: {error}") from None
+
+
+def _policy_json(policy: RetentionPolicy) -> dict[str, str | None]:
+    return {
+        "answers": None
+        if policy.answers_seconds is None
+        else format_duration(policy.answers_seconds),
+        "traces": None if policy.traces_seconds is None else format_duration(policy.traces_seconds),
+    }
+
+
+def _purge_json(counts: PurgeCounts) -> dict[str, int]:
+    return {
+        "answers_deleted": counts.answers,
+        "traces_deleted": counts.traces,
+        "answers_redacted": counts.redacted,
+    }
+
+
+@cli.command()
+@click.option(
+    "--answers",
+    "answers",
+    default=None,
+    metavar="DURATION|keep",
+    help="Keep answer records (and their traces) this long, e.g. 30d; 'keep': forever.",
+)
+@click.option(
+    "--traces",
+    "traces",
+    default=None,
+    metavar="DURATION|keep",
+    help="Keep traces this long (at most as long as their answers); 'keep': as long "
+    "as their answers.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def retention(ctx: click.Context, answers: str | None, traces: str | None, as_json: bool) -> None:
+    """Show or set how long answers and traces are kept (operator).
+
+    Periods are stored in the home and apply to every process: records older than
+    them are deleted after each new answer, when `ragox serve` starts, and by
+    `ragox purge`; an expired record is never shown, even before it is deleted."""
+    with _app(ctx) as app:
+        policy = app.retention()
+        if answers is not None or traces is not None:
+            policy = RetentionPolicy(
+                answers_seconds=policy.answers_seconds
+                if answers is None
+                else (None if answers == "keep" else _period(answers, "--answers")),
+                traces_seconds=policy.traces_seconds
+                if traces is None
+                else (None if traces == "keep" else _period(traces, "--traces")),
+            )
+            app.set_retention(policy)
+    if as_json:
+        print_json(_policy_json(policy))
+        return
+    shown = _policy_json(policy)
+    click.echo(f"answers  {shown['answers'] or 'kept until deleted'}")
+    click.echo(f"traces   {shown['traces'] or 'kept as long as their answers'}")
+
+
+@cli.command()
+@click.option(
+    "--older-than",
+    default=None,
+    metavar="DURATION",
+    help="Delete answer records (with traces) older than this, e.g. 30d "
+    "(default: the stored retention period).",
+)
+@click.option(
+    "--traces-older-than",
+    default=None,
+    metavar="DURATION",
+    help="Delete traces older than this (default: the stored trace period).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def purge(
+    ctx: click.Context, older_than: str | None, traces_older_than: str | None, as_json: bool
+) -> None:
+    """Delete old answers and traces now (operator), and redact answers that still hold
+    text of documents deleted before this version of ragox."""
+    answers_after = _period(older_than, "--older-than")
+    traces_after = _period(traces_older_than, "--traces-older-than")
+    with _app(ctx) as app:
+        if answers_after is None and traces_after is None:
+            policy = app.retention()
+            answers_after, traces_after = policy.answers_seconds, policy.traces_seconds
+        counts = app.purge(answers_after, traces_after)
+    if as_json:
+        print_json(_purge_json(counts))
+        return
+    click.echo(
+        f"deleted {counts.answers} answers and {counts.traces} traces; "
+        f"redacted {counts.redacted} answers of deleted documents"
+    )
 
 
 @eval_group.command(name="answers")

@@ -16,12 +16,14 @@ from ragox.service._ragox import (
     SkipReason,
     default_document_id,
 )
+from ragox.service._retention import DurationError, format_duration, parse_duration
 
 __all__ = [
     "MAX_ID_BYTES",
     "ActionRefused",
     "CheckReport",
     "DocumentStatus",
+    "DurationError",
     "IngestItem",
     "Mismatch",
     "NotFound",
@@ -34,6 +36,8 @@ __all__ = [
     "default_document_id",
     "default_home",
     "document_id_problem",
+    "format_duration",
     "load_or_create_key",
+    "parse_duration",
     "revision_label_problem",
 ]

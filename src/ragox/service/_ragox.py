@@ -27,7 +27,15 @@ from ragox.anchor import (
     resolve,
     sha256_hex,
 )
-from ragox.answer import AnswerRecord, ExtractiveGenerator, Generator, answer_question, compose
+from ragox.answer import (
+    REDACTED_CLAIM,
+    AnswerRecord,
+    ExtractiveGenerator,
+    Generator,
+    answer_question,
+    compose,
+    redact_answer,
+)
 from ragox.extract import ExtractionError, detect_media_type
 from ragox.extract.pdf import PageTextReader
 from ragox.ingest import (
@@ -52,6 +60,7 @@ from ragox.service._check import CheckReport, check_representation
 from ragox.service._home import load_or_create_key
 from ragox.service._ids import document_id_problem, revision_label_problem
 from ragox.service._lookup import StoreLookup
+from ragox.service._retention import cutoff
 from ragox.service._verify import (
     VerifyCase,
     VerifyReport,
@@ -63,12 +72,15 @@ from ragox.store import (
     CheckRun,
     DocumentRecord,
     ExtractionNotes,
+    PurgeCounts,
+    RetentionPolicy,
     RevisionConflict,
     RevisionRecord,
     RevisionState,
     SqliteStore,
     Store,
     StoredAnchor,
+    StoreError,
     utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
@@ -311,17 +323,30 @@ class Ragox:
             self.lookup(principal),
             generator or ExtractiveGenerator(term_weights=self.term_weights(principal)),
         )
+        payload = record.to_json()
+        trace = payload.pop("trace")
         self.store.save_answer(
             record.answer_id,
             record.tenant,
             record.principal,
             record.created_at,
-            record.to_json(),
+            payload,
+            trace=trace,
+            # every document whose text or ids the record or its trace holds
+            documents=frozenset(e.document_id for e in record.evidence)
+            | frozenset(h.document_id for h in hits),
+            redact=_redact,
         )
         # Citations become stored anchors, so that a viewer can open them by id.
         manifests = {item.source_id: item.manifest_id for item in record.evidence}
         for citation in record.citations:
-            self.store.save_anchor(citation.anchor, manifests[citation.source_id], principal.name)
+            try:
+                self.store.save_anchor(
+                    citation.anchor, manifests[citation.source_id], principal.name
+                )
+            except StoreError:
+                continue  # deleted meanwhile: the record was stored redacted
+        self.apply_retention()
         return record
 
     def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
@@ -348,21 +373,15 @@ class Ragox:
         Claims whose citation no longer resolves for the principal are withheld
         (their text is document text); answers of another tenant look missing.
         """
-        data = self.store.get_answer(answer_id)
-        if data is None:
-            raise NotFound(answer_id)
-        record = AnswerRecord.from_json(data)
-        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
-        # operator may replay them (their citations resolve within that tenant only).
-        legacy = principal.operator and record.tenant == "*"
-        if record.tenant != principal.tenant and not legacy:
-            raise NotFound(answer_id)
+        record = self._stored_answer(answer_id, principal)
         lookup = self.lookup(principal)
         now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
         parts = []
         for claim in record.claims:
             result = now.get(claim.anchor_id)
-            if result is not None and result.resolved:
+            if not claim.text:  # redacted: a document the answer drew on was deleted
+                parts.append((REDACTED_CLAIM, claim.source_id))
+            elif result is not None and result.resolved:
                 parts.append((claim.text, claim.source_id))
             else:
                 status = result.status.value if result else "ACCESS_DENIED"
@@ -375,7 +394,81 @@ class Ragox:
             replayed.append(
                 ReplayedCitation(citation.source_id, citation.anchor.anchor_id, shown, result)
             )
+        for withdrawn in record.withdrawn:  # its document was deleted: no anchor, no quote
+            denied = Resolution(
+                ResolutionStatus.ACCESS_DENIED, "access_denied", withdrawn.anchor_id
+            )
+            replayed.append(
+                ReplayedCitation(withdrawn.source_id, withdrawn.anchor_id, None, denied)
+            )
+        replayed.sort(key=lambda c: _source_order(c.source_id))
         return ReplayedAnswer(record, text, tuple(replayed))
+
+    def _stored_answer(self, answer_id: str, principal: Principal) -> AnswerRecord:
+        """A stored answer of the principal's tenant that retention still keeps."""
+        data = self.store.get_answer(answer_id)
+        if data is None:
+            raise NotFound(answer_id)
+        record = AnswerRecord.from_json(data)
+        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
+        # operator may replay them (their citations resolve within that tenant only).
+        legacy = principal.operator and record.tenant == "*"
+        if record.tenant != principal.tenant and not legacy:
+            raise NotFound(answer_id)
+        # Expired but not yet purged (nothing was written since): already gone.
+        policy = self.store.retention()
+        if policy.answers_seconds is not None and record.created_at < cutoff(
+            policy.answers_seconds
+        ):
+            raise NotFound(answer_id)
+        return record
+
+    def answer_trace(self, answer_id: str, principal: Principal) -> dict[str, object]:
+        """The trace of an answer (candidates with ranks, context, dropped claims): the
+        operator's diagnostics, readable by the operator only, while retained."""
+        if not principal.operator:
+            raise NotFound(answer_id)
+        record = self._stored_answer(answer_id, principal)
+        trace = self.store.get_answer_trace(record.answer_id)
+        policy = self.store.retention()
+        expired = policy.traces_seconds is not None and record.created_at < cutoff(
+            policy.traces_seconds
+        )
+        if trace is None or expired:
+            raise NotFound(answer_id)
+        return trace
+
+    # -- retention -------------------------------------------------------------------
+
+    def retention(self) -> RetentionPolicy:
+        return self.store.retention()
+
+    def set_retention(self, policy: RetentionPolicy) -> None:
+        """Store the retention periods and apply them at once."""
+        self.store.set_retention(policy)
+        self.apply_retention()
+
+    def apply_retention(self) -> PurgeCounts:
+        """Delete what the stored periods no longer keep (after each answer is written,
+        and when `ragox serve` starts); nothing when no period is set."""
+        policy = self.store.retention()
+        if policy.answers_seconds is None and policy.traces_seconds is None:
+            return PurgeCounts(0, 0, 0)
+        return self.store.purge(
+            None if policy.answers_seconds is None else cutoff(policy.answers_seconds),
+            None if policy.traces_seconds is None else cutoff(policy.traces_seconds),
+        )
+
+    def purge(self, answers_older_than: int | None, traces_older_than: int | None) -> PurgeCounts:
+        """Delete answers (with their traces) and traces older than the given seconds,
+        and redact answers still holding text of documents deleted earlier."""
+        counts = self.store.purge(
+            None if answers_older_than is None else cutoff(answers_older_than),
+            None if traces_older_than is None else cutoff(traces_older_than),
+            redact=_redact,
+        )
+        self.store.truncate_log()
+        return counts
 
     # -- API keys --------------------------------------------------------------------
 
@@ -637,7 +730,7 @@ class Ragox:
     def delete(self, document_id: str, tenant: str = DEFAULT_TENANT) -> bool:
         """Remove one tenant's document (an operator's action; other tenants' documents
         with the same id stay)."""
-        return self.store.delete_document(tenant, document_id)
+        return self.store.delete_document(tenant, document_id, redact=_redact)
 
     def retry(
         self, document_id: str, revision: str, tenant: str = DEFAULT_TENANT
@@ -901,6 +994,17 @@ def shown_path(path: Path) -> str:
 def _inside(path: Path, root: Path) -> bool:
     """Whether ``path``, links resolved, is ``root`` or below it."""
     return path.resolve().is_relative_to(root.resolve())
+
+
+def _redact(payload: dict[str, object], deleted: frozenset[str]) -> dict[str, object]:
+    """The answer layer's redaction, stamped now (the store calls it in its transaction)."""
+    return redact_answer(payload, deleted, utc_now())
+
+
+def _source_order(source_id: str) -> tuple[int, str]:
+    """S1, S2, …, S10 in numeric order."""
+    digits = source_id[1:]
+    return (int(digits), source_id) if digits.isdigit() else (1 << 30, source_id)
 
 
 def default_document_id(path: Path, root: Path) -> str:

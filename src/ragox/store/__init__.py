@@ -7,6 +7,7 @@ from ragox.store._blobs import BlobStore
 from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import SearchIndex, Store
 from ragox.store._records import (
+    AnswerRedactor,
     BlockRange,
     CheckRun,
     ChunkRecord,
@@ -16,6 +17,8 @@ from ragox.store._records import (
     JobState,
     LexicalRows,
     ManifestRecord,
+    PurgeCounts,
+    RetentionPolicy,
     RevisionRecord,
     RevisionState,
     RevisionView,
@@ -26,6 +29,7 @@ from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_n
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AnswerRedactor",
     "BlobStore",
     "BlockRange",
     "CheckRun",
@@ -36,6 +40,8 @@ __all__ = [
     "JobState",
     "LexicalRows",
     "ManifestRecord",
+    "PurgeCounts",
+    "RetentionPolicy",
     "RevisionConflict",
     "RevisionRecord",
     "RevisionState",

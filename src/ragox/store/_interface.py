@@ -16,6 +16,7 @@ from ragox.extract import Block
 from ragox.store._blobs import BlobStore
 from ragox.store._index import Scope
 from ragox.store._records import (
+    AnswerRedactor,
     CheckRun,
     ChunkRecord,
     DocumentRecord,
@@ -24,6 +25,8 @@ from ragox.store._records import (
     JobState,
     LexicalRows,
     ManifestRecord,
+    PurgeCounts,
+    RetentionPolicy,
     RevisionRecord,
     RevisionState,
     RevisionView,
@@ -112,8 +115,11 @@ class Store(Protocol):
         """The document, created if new; ``language`` (ISO 639-1) is recorded when given."""
         ...
 
-    def delete_document(self, tenant: str, document_id: str) -> bool:
-        """Remove a document, its revisions, representations and anchors."""
+    def delete_document(
+        self, tenant: str, document_id: str, redact: AnswerRedactor | None = None
+    ) -> bool:
+        """Remove a document, its revisions, representations and anchors; redact the
+        answers that drew on it and drop their traces, in the same transaction."""
         ...
 
     def get_revision(
@@ -306,9 +312,36 @@ class Store(Protocol):
         principal: str,
         created_at: str,
         payload: dict[str, object],
-    ) -> None: ...
+        *,
+        trace: dict[str, object] | None = None,
+        documents: frozenset[str] = frozenset(),
+        redact: AnswerRedactor | None = None,
+    ) -> None:
+        """Store a record, its trace apart, and the documents it drew on (a document
+        already deleted by then gets the record stored redacted, without trace)."""
+        ...
 
     def get_answer(self, answer_id: str) -> dict[str, object] | None: ...
+
+    def get_answer_trace(self, answer_id: str) -> dict[str, object] | None: ...
+
+    def truncate_log(self) -> None:
+        """Empty the write-ahead log (it holds pages as they were before deletions)."""
+        ...
+
+    def retention(self) -> RetentionPolicy: ...
+
+    def set_retention(self, policy: RetentionPolicy) -> None: ...
+
+    def purge(
+        self,
+        answers_before: str | None,
+        traces_before: str | None,
+        redact: AnswerRedactor | None = None,
+    ) -> PurgeCounts:
+        """Delete answers and traces created before the given times; redact answers that
+        still hold text of deleted documents."""
+        ...
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]: ...
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from ragox.anchor import Anchor, Manifest
 
 __all__ = [
+    "AnswerRedactor",
     "BlockRange",
     "CheckRun",
     "ChunkRecord",
@@ -17,6 +20,8 @@ __all__ = [
     "JobState",
     "LexicalRows",
     "ManifestRecord",
+    "PurgeCounts",
+    "RetentionPolicy",
     "RevisionRecord",
     "RevisionState",
     "RevisionView",
@@ -191,3 +196,26 @@ class CheckRun:
     fragments: int
     #: JSON array of ``{chunk_id, block_id, locator, range, reason}``
     mismatches: str
+
+
+#: Removes the text of the deleted documents (ids) from an answer record's JSON; the
+#: answer layer supplies it, so that the store never interprets a record.
+AnswerRedactor: TypeAlias = Callable[[dict[str, Any], frozenset[str]], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPolicy:
+    """How long answer records and their traces are kept; None: until deleted."""
+
+    answers_seconds: int | None = None
+    traces_seconds: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeCounts:
+    """What one purge removed."""
+
+    answers: int
+    traces: int
+    #: answers redacted because documents they drew on no longer exist
+    redacted: int

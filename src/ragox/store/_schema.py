@@ -340,6 +340,41 @@ _V9: Final = (
     "ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT",
 )
 
+# Version 11: retention. Traces leave the answer record for a table of their own (they
+# are the operator's diagnostics, kept for their own period); the documents each answer
+# drew on are indexed, so that deleting a document finds the answers holding its text;
+# answers and traces get an age index for purging; and an erasure counter tells every
+# process to drop what it remembers of deleted text.
+_V11: Final = (
+    """CREATE TABLE answer_traces (
+        answer_id TEXT PRIMARY KEY REFERENCES answers(answer_id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+    "CREATE INDEX answer_traces_by_age ON answer_traces(created_at)",
+    """CREATE TABLE answer_documents (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        answer_id TEXT NOT NULL REFERENCES answers(answer_id) ON DELETE CASCADE,
+        PRIMARY KEY (tenant, document_id, answer_id)
+    )""",
+    "CREATE INDEX answer_documents_by_answer ON answer_documents(answer_id)",
+    "CREATE INDEX answers_by_age ON answers(created_at)",
+    """INSERT INTO answer_traces(answer_id, created_at, json)
+        SELECT answer_id, created_at, json_extract(json, '$.trace') FROM answers
+        WHERE json_type(json, '$.trace') = 'object'""",
+    """INSERT OR IGNORE INTO answer_documents(tenant, document_id, answer_id)
+        SELECT a.tenant, json_extract(e.value, '$.document_id'), a.answer_id
+        FROM answers a, json_each(a.json, '$.evidence') e
+        WHERE json_extract(e.value, '$.document_id') IS NOT NULL""",
+    """INSERT OR IGNORE INTO answer_documents(tenant, document_id, answer_id)
+        SELECT a.tenant, json_extract(c.value, '$.document_id'), a.answer_id
+        FROM answers a, json_each(a.json, '$.trace.candidates') c
+        WHERE json_extract(c.value, '$.document_id') IS NOT NULL""",
+    "UPDATE answers SET json = json_remove(json, '$.trace')",
+    "INSERT OR IGNORE INTO settings(key, value) VALUES('erasure_generation', '0')",
+)
+
 #: Schema 16: every `ragox check` run is recorded (seed 003: a check log names the parser
 #: version, document and chunk), for the operator only; a deleted document takes its
 #: check runs with it.
@@ -371,6 +406,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (6, _V6),
     (7, _V7),
     (9, _V9),
+    (11, _V11),
     (16, _V16),
 )
 

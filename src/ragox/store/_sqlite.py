@@ -21,12 +21,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from ragox.anchor import Anchor, Manifest, Rect
+from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
 from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex
 from ragox.store._records import (
+    AnswerRedactor,
     BlockRange,
     CheckRun,
     ChunkRecord,
@@ -36,6 +37,8 @@ from ragox.store._records import (
     JobState,
     LexicalRows,
     ManifestRecord,
+    PurgeCounts,
+    RetentionPolicy,
     RevisionRecord,
     RevisionState,
     RevisionView,
@@ -92,8 +95,10 @@ class SqliteStore:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
+        # The index first: a migration may sweep its rows (schema 9).
         self.index = SqliteIndex(self)
         self._migrate()
+        self._erasures_seen = self._erasures()
 
     # -- connections and transactions -------------------------------------------
 
@@ -105,6 +110,10 @@ class SqliteStore:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
+            # Deleted rows are overwritten, not left in free pages: deleting a document
+            # or purging answers must not leave their text readable in the file (some
+            # builds default to this, others do not).
+            conn.execute("PRAGMA secure_delete=ON")
             self._local.conn = conn
         return conn
 
@@ -175,6 +184,46 @@ class SqliteStore:
             .fetchone()
         )
         return int(row[0])
+
+    # -- erasure ------------------------------------------------------------------
+    #
+    # Deleting a document or purging records bumps a counter in the database. Every
+    # store (in this process or another: `ragox serve` while the CLI deletes) compares
+    # it before it reads text and, when it moved, drops everything it remembers of
+    # texts and quotes: the text cache, parsed rows, the resolver's verdicts.
+
+    def _erasures(self) -> int:
+        row = (
+            self._connection()
+            .execute("SELECT value FROM settings WHERE key='erasure_generation'")
+            .fetchone()
+        )
+        return 0 if row is None else int(row[0])
+
+    def _bump_erasures(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "INSERT INTO settings(key, value) VALUES('erasure_generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    def _forget_if_erased(self) -> None:
+        seen = self._erasures()
+        if seen == self._erasures_seen:
+            return
+        with self._texts_lock:
+            self._texts.clear()
+            self._block_lengths.clear()
+        _anchor_from_small_json.cache_clear()
+        _manifest_from_small_json.cache_clear()
+        forget_memos()
+        self._erasures_seen = seen
+
+    def truncate_log(self) -> None:
+        """Copy the write-ahead log into the database and empty it: its older frames
+        still hold the pages as they were before a deletion. Best effort: while another
+        process reads, SQLite leaves the log for that reader's next checkpoint. Run
+        after a document deletion and the operator's purge, not after every write."""
+        self._connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
 
     # -- documents ----------------------------------------------------------------
     #
@@ -272,8 +321,12 @@ class SqliteStore:
         assert record is not None
         return record
 
-    def delete_document(self, tenant: str, document_id: str) -> bool:
-        """Remove a document, its revisions, representations and anchors."""
+    def delete_document(
+        self, tenant: str, document_id: str, redact: AnswerRedactor | None = None
+    ) -> bool:
+        """Remove a document, its revisions, representations and anchors; answers that
+        drew on it are redacted by ``redact`` and lose their traces, in the same
+        transaction, and every process drops what it remembers of the text."""
         key = (tenant, document_id)
         with self.transaction() as conn:
             found = conn.execute(
@@ -281,6 +334,8 @@ class SqliteStore:
             ).fetchone()
             if not found:
                 return False
+            self._redact_answers(conn, [(tenant, document_id)], redact)
+            self._bump_erasures(conn)
             shas = [
                 row[0]
                 for row in conn.execute(
@@ -315,9 +370,8 @@ class SqliteStore:
                 if shas
                 else set()
             )
-        with self._texts_lock:
-            self._texts.clear()
-            self._block_lengths.clear()
+        self._forget_if_erased()
+        self.truncate_log()
         for sha in set(shas) - still_used:
             self.blobs.delete(sha)
         return True
@@ -944,6 +998,7 @@ class SqliteStore:
         Resolution asks this on every request: one indexed query instead of one each
         for the document, the revision, its groups and its manifests.
         """
+        self._forget_if_erased()
         rows = (
             self._connection()
             .execute(
@@ -994,7 +1049,9 @@ class SqliteStore:
             self._block_lengths.pop(manifest_id, None)
 
     def text(self, manifest_id: str) -> str:
-        """The representation text (cached: representations are immutable)."""
+        """The representation text (cached: representations are immutable, and the cache
+        is dropped as soon as any process deletes or purges)."""
+        self._forget_if_erased()
         with self._texts_lock:
             cached = self._texts.get(manifest_id)
             if cached is not None:
@@ -1324,12 +1381,47 @@ class SqliteStore:
         principal: str,
         created_at: str,
         payload: dict[str, object],
+        *,
+        trace: dict[str, object] | None = None,
+        documents: frozenset[str] = frozenset(),
+        redact: AnswerRedactor | None = None,
     ) -> None:
+        """Store an answer record, its trace apart, and the documents it drew on.
+
+        A document deleted while the answer was being made is found missing here, in
+        the same transaction as the insert: the record is then stored redacted and
+        without its trace, exactly as if the deletion had come just after.
+        """
         with self.transaction() as conn:
+            wanted = sorted(documents)
+            present = (
+                {
+                    str(row[0])
+                    for row in conn.execute(
+                        "SELECT document_id FROM documents WHERE tenant=? AND document_id IN "
+                        f"({','.join('?' * len(wanted))})",
+                        (tenant, *wanted),
+                    )
+                }
+                if wanted
+                else set()
+            )
+            gone = frozenset(wanted) - present
+            if gone and redact is not None:
+                payload, trace = redact(dict(payload), gone), None
             conn.execute(
                 "INSERT INTO answers(answer_id, tenant, principal, created_at, json) "
                 "VALUES(?,?,?,?,?)",
                 (answer_id, tenant, principal, created_at, json.dumps(payload, ensure_ascii=False)),
+            )
+            if trace is not None:
+                conn.execute(
+                    "INSERT INTO answer_traces(answer_id, created_at, json) VALUES(?,?,?)",
+                    (answer_id, created_at, json.dumps(trace, ensure_ascii=False)),
+                )
+            conn.executemany(
+                "INSERT INTO answer_documents(tenant, document_id, answer_id) VALUES(?,?,?)",
+                [(tenant, document_id, answer_id) for document_id in sorted(present)],
             )
 
     def get_answer(self, answer_id: str) -> dict[str, object] | None:
@@ -1343,6 +1435,132 @@ class SqliteStore:
         value = json.loads(row[0])
         assert isinstance(value, dict)
         return value
+
+    def get_answer_trace(self, answer_id: str) -> dict[str, object] | None:
+        """The trace of an answer (the operator's diagnostics), None when purged."""
+        row = (
+            self._connection()
+            .execute("SELECT json FROM answer_traces WHERE answer_id=?", (answer_id,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        value = json.loads(row[0])
+        assert isinstance(value, dict)
+        return value
+
+    def _redact_answers(
+        self,
+        conn: sqlite3.Connection,
+        documents: Sequence[tuple[str, str]],
+        redact: AnswerRedactor | None,
+    ) -> int:
+        """Redact the answers that drew on ``(tenant, document_id)`` pairs, drop their
+        traces and forget the link. Answers from before tenants (tenant ``*``) match a
+        document id of any tenant. Returns how many answers changed."""
+        if redact is None:
+            return 0  # the links stay, so that a later purge with a redactor finds them
+        by_answer: dict[str, set[str]] = {}
+        for tenant, document_id in documents:
+            for (answer_id,) in conn.execute(
+                "SELECT answer_id FROM answer_documents WHERE tenant IN (?, '*') AND document_id=?",
+                (tenant, document_id),
+            ).fetchall():
+                by_answer.setdefault(str(answer_id), set()).add(document_id)
+            conn.execute(
+                "DELETE FROM answer_documents WHERE tenant IN (?, '*') AND document_id=?",
+                (tenant, document_id),
+            )
+        changed = 0
+        for answer_id, deleted in sorted(by_answer.items()):
+            conn.execute("DELETE FROM answer_traces WHERE answer_id=?", (answer_id,))
+            row = conn.execute("SELECT json FROM answers WHERE answer_id=?", (answer_id,))
+            found = row.fetchone()
+            if found is None:
+                continue
+            before = json.loads(found[0])
+            after = redact(before, frozenset(deleted))
+            if after != before:
+                conn.execute(
+                    "UPDATE answers SET json=? WHERE answer_id=?",
+                    (json.dumps(after, ensure_ascii=False), answer_id),
+                )
+                changed += 1
+        return changed
+
+    def retention(self) -> RetentionPolicy:
+        """The stored retention periods (``ragox retention``), read now."""
+        rows = dict(
+            self._connection()
+            .execute(
+                "SELECT key, value FROM settings WHERE key IN "
+                "('answer_retention_seconds', 'trace_retention_seconds')"
+            )
+            .fetchall()
+        )
+        answers, traces = rows.get("answer_retention_seconds"), rows.get("trace_retention_seconds")
+        return RetentionPolicy(
+            answers_seconds=None if answers is None else int(answers),
+            traces_seconds=None if traces is None else int(traces),
+        )
+
+    def set_retention(self, policy: RetentionPolicy) -> None:
+        with self.transaction() as conn:
+            for key, value in (
+                ("answer_retention_seconds", policy.answers_seconds),
+                ("trace_retention_seconds", policy.traces_seconds),
+            ):
+                if value is None:
+                    conn.execute("DELETE FROM settings WHERE key=?", (key,))
+                else:
+                    conn.execute(
+                        "INSERT INTO settings(key, value) VALUES(?, ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                        (key, str(value)),
+                    )
+
+    def purge(
+        self,
+        answers_before: str | None,
+        traces_before: str | None,
+        redact: AnswerRedactor | None = None,
+    ) -> PurgeCounts:
+        """Delete answers created before ``answers_before`` (with their traces), traces
+        created before ``traces_before``, and redact answers that still hold text of
+        documents deleted earlier (e.g. before this schema). Times are ``utc_now()``
+        strings; None keeps that kind."""
+        with self.transaction() as conn:
+            traces = answers = 0
+            if answers_before is not None:
+                traces += conn.execute(
+                    "DELETE FROM answer_traces WHERE answer_id IN "
+                    "(SELECT answer_id FROM answers WHERE created_at < ?)",
+                    (answers_before,),
+                ).rowcount
+                answers = conn.execute(
+                    "DELETE FROM answers WHERE created_at < ?", (answers_before,)
+                ).rowcount
+            if traces_before is not None:
+                traces += conn.execute(
+                    "DELETE FROM answer_traces WHERE created_at < ?", (traces_before,)
+                ).rowcount
+            # (a scan of the links: the operator's purge does it, not the one after
+            # every answer, which passes no redactor)
+            orphans = (
+                conn.execute(
+                    "SELECT DISTINCT a.tenant, a.document_id FROM answer_documents a "
+                    "WHERE NOT EXISTS (SELECT 1 FROM documents d "
+                    "WHERE d.document_id = a.document_id "
+                    "AND (d.tenant = a.tenant OR a.tenant = '*'))"
+                ).fetchall()
+                if redact is not None
+                else []
+            )
+            redacted = self._redact_answers(conn, [(str(t), str(d)) for t, d in orphans], redact)
+        # No erasure bump: answers and traces are not what any process caches (texts and
+        # verdicts belong to documents that still exist), and a purge after every answer
+        # must not empty every server's caches.
+        return PurgeCounts(answers=answers, traces=traces, redacted=redacted)
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]:
         rows = (
