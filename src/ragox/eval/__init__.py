@@ -1,6 +1,12 @@
 """Evaluation harnesses over SQuAD-format data (XQuAD)."""
 
-from ragox.eval._answers import HOLD_OUT_EVERY, AnswersReport, evaluate_answers, held_out
+from ragox.eval._answers import (
+    HOLD_OUT_EVERY,
+    AnswersReport,
+    Split,
+    evaluate_answers,
+    held_out,
+)
 from ragox.eval._metrics import latency_summary, ndcg_at, percentile, ranking_metrics
 from ragox.eval._retrieval import (
     EVAL_GROUP,
@@ -19,6 +25,7 @@ __all__ = [
     "Corpus",
     "Question",
     "RetrievalReport",
+    "Split",
     "SquadError",
     "evaluate_answers",
     "evaluate_retrieval",
