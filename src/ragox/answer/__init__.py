@@ -26,6 +26,7 @@ from ragox.answer._pipeline import (
     AnswerRecord,
     StoredClaim,
     answer_question,
+    citation_json,
     compose,
     missing_terms,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "Validated",
     "ValidatedClaim",
     "answer_question",
+    "citation_json",
     "compose",
     "generator_from_spec",
     "missing_terms",

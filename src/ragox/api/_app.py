@@ -32,7 +32,7 @@ from ragox.anchor import (
     ResolutionStatus,
     from_web_annotation,
 )
-from ragox.answer import GeneratorError, generator_from_spec
+from ragox.answer import GeneratorError, citation_json, generator_from_spec
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
@@ -313,10 +313,7 @@ def create_app(
             "answer": record.answer,
             "abstained": record.abstained,
             "missing": record.missing,
-            "citations": [
-                {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
-                for c in record.citations
-            ],
+            "citations": [citation_json(c) for c in record.citations],
         }
 
     @app.get("/v1/answers/{answer_id}")

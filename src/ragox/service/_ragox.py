@@ -224,7 +224,8 @@ class Ragox:
         # Citations become stored anchors, so that a viewer can open them by id.
         manifests = {item.source_id: item.manifest_id for item in record.evidence}
         for citation in record.citations:
-            self.store.save_anchor(citation.anchor, manifests[citation.source_id], principal.name)
+            for shown in (citation, *citation.also_in):
+                self.store.save_anchor(shown.anchor, manifests[shown.source_id], principal.name)
         return record
 
     def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
