@@ -13,7 +13,6 @@ from conftest import OPERATOR
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus, resolve
 from ragox.answer import Evidence, ExtractiveGenerator, select_context
-from ragox.answer._blocks import block_end, display_text, is_introducer
 from ragox.search import Hit
 from ragox.service import Ragox
 
@@ -265,6 +264,8 @@ def test_cli_ask_json_lists_also_in(ragox_cli, app: Ragox) -> None:  # type: ign
 def test_display_text_joins_line_end_hyphens() -> None:
     """ "Schrit-\\nte" reads "Schritte"; a compound's capitalised part keeps its hyphen;
     paragraph breaks before a command stay."""
+    from ragox.answer._blocks import display_text
+
     assert display_text("mehrere Schrit-\nte, die") == "mehrere Schritte, die"
     assert display_text("das Debian-\nSystem") == "das Debian- System"
     assert display_text("by the following.\n\n$ sudo x") == "by the following.\n$ sudo x"
@@ -276,7 +277,6 @@ def test_display_text_joins_line_end_hyphens() -> None:
     [
         ("Welcher Jahrgang des Pinot Noir hat gewonnen?", "Die Dokumente"),
         ("Какой урожай пино нуар победил?", "Доступные вам документы"),
-        ("Which vintage of Pinot Noir won?", "The documents you can read"),
     ],
 )
 def test_abstentions_speak_the_questions_language(
@@ -288,10 +288,9 @@ def test_abstentions_speak_the_questions_language(
     record = app.ask(question, STAFF)
     assert record.abstained
     assert record.answer.startswith(language_words)
-    assert record.missing is not None and (
-        "pino" in record.missing.casefold() or "пино" in record.missing
-    )
-    assert "mentions" not in record.missing or question.startswith("Which")
+    missing = (record.missing or "").casefold()
+    assert "pino" in missing or "пино" in missing
+    assert "mentions" not in missing
 
 
 def test_a_block_cut_by_the_chunk_end_is_brought_into_the_evidence(app: Ragox) -> None:
@@ -320,6 +319,8 @@ def test_a_block_cut_by_the_chunk_end_is_brought_into_the_evidence(app: Ragox) -
 
 def test_introducers_and_blocks() -> None:
     """What counts as an introducing sentence and where its block ends."""
+    from ragox.answer._blocks import block_end, is_introducer
+
     assert is_introducer("You can change it by the following.")
     assert is_introducer("dies erfordert folgende Schritte:")
     assert is_introducer("Выполните следующие команды.")
