@@ -324,7 +324,8 @@ def test_cli_ask_and_answer_show(ragox_cli, app: Ragox) -> None:  # type: ignore
     assert isinstance(data, dict)
     assert set(data) == {"answer_id", "answer", "abstained", "missing", "citations"}
     assert data["citations"][0]["status"] == "RESOLVED"
-    assert set(data["citations"][0]) == {"source_id", "anchor", "status"}
+    assert set(data["citations"][0]) == {"source_id", "anchor", "status", "also_in"}
+    assert data["citations"][0]["also_in"] == []
     shown = ragox_cli(
         "answer", "show", data["answer_id"], "--principal", "sam", "--groups", "staff", "--json"
     )

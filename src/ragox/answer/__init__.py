@@ -28,6 +28,7 @@ from ragox.answer._pipeline import (
     StoredClaim,
     WithdrawnCitation,
     answer_question,
+    citation_json,
     compose,
     missing_terms,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "ValidatedClaim",
     "WithdrawnCitation",
     "answer_question",
+    "citation_json",
     "compose",
     "generator_from_spec",
     "missing_terms",

@@ -1,7 +1,9 @@
 """Context selection: permitted hits → evidence items S1, S2, … (seed 001).
 
 Overlapping or adjacent chunks of one representation are merged into one
-passage; passages are taken round-robin across documents (diversity) in rank
+passage; a passage that ends with a sentence introducing a block ("…as
+follows:") is extended to the block's end, so that the command or the steps
+are in the evidence; passages are taken round-robin across documents (diversity) in rank
 order until a token budget is spent.
 """
 
@@ -10,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragox.answer._blocks import block_end, is_introducer
 from ragox.answer._model import Evidence
-from ragox.ingest import token_count
+from ragox.ingest import split_sentences, token_count
 from ragox.search import Hit
 from ragox.store import Store
 
@@ -70,6 +73,24 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
     return passages
 
 
+#: how far past a passage's end the block an introducer announces may reach
+_BLOCK_REACH = 1600
+
+
+def _with_introduced_block(full: str, start: int, end: int) -> int:
+    """The passage's end, moved past the block (a command, steps) that one of its last
+    sentences introduces when the chunk ended before the block did."""
+    for s_start, s_end in split_sentences(full, start, end)[-3:]:
+        sentence = full[s_start:s_end]
+        if not is_introducer(sentence):
+            continue
+        limit = min(len(full), s_end + _BLOCK_REACH)
+        finish = block_end(full, s_end, sentence.rstrip().endswith(":"), limit)
+        if finish is not None and finish > end:
+            return finish
+    return end
+
+
 def select_context(
     store: Store, hits: Sequence[Hit], config: ContextConfig = ContextConfig()
 ) -> list[Evidence]:
@@ -84,7 +105,9 @@ def select_context(
         if per_document.get(passage.document_id, 0) >= config.per_document:
             continue  # leave room for other documents
         per_document[passage.document_id] = per_document.get(passage.document_id, 0) + 1
-        text = store.text(passage.manifest_id)[passage.start : passage.end]
+        full = store.text(passage.manifest_id)
+        passage.end = _with_introduced_block(full, passage.start, passage.end)
+        text = full[passage.start : passage.end]
         tokens = token_count(text)
         if chosen and spent + tokens > config.token_budget:
             continue

@@ -97,6 +97,9 @@ class Citation:
     source_id: str
     anchor: Anchor
     status: ResolutionStatus
+    #: the same passage in other representations or documents (the PDF of an HTML
+    #: manual), each verified like this one; cited once, listed as "also in"
+    also_in: tuple[Citation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 from ragox.access import Principal
 from ragox.anchor import Anchor, AnchorLookup, ResolutionStatus
 from ragox.answer._context import ContextConfig, select_context
+from ragox.answer._messages import MESSAGES, question_language
 from ragox.answer._model import Citation, Draft, Evidence, Generator
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, is_stopword, tokens
@@ -27,11 +28,13 @@ __all__ = [
     "StoredClaim",
     "WithdrawnCitation",
     "answer_question",
+    "citation_json",
     "compose",
     "missing_terms",
 ]
 
-ABSTAIN_TEXT = "The documents you can read do not answer this question."
+#: the English abstention; German and Russian questions get theirs (``_messages``)
+ABSTAIN_TEXT = MESSAGES["en"].abstain
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +97,7 @@ class AnswerRecord:
                 {"text": c.text, "source_id": c.source_id, "anchor_id": c.anchor_id}
                 for c in self.claims
             ],
-            "citations": [
-                {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
-                for c in self.citations
-            ]
+            "citations": [citation_json(c) for c in self.citations]
             + [
                 {
                     "source_id": w.source_id,
@@ -145,13 +145,7 @@ class AnswerRecord:
             claims=tuple(
                 StoredClaim(c["text"], c["source_id"], c["anchor_id"]) for c in data["claims"]
             ),
-            citations=tuple(
-                Citation(
-                    c["source_id"], Anchor.from_json(c["anchor"]), ResolutionStatus(c["status"])
-                )
-                for c in data["citations"]
-                if "anchor" in c
-            ),
+            citations=tuple(_citation(c) for c in data["citations"] if "anchor" in c),
             evidence=tuple(
                 Evidence(
                     e["source_id"],
@@ -185,8 +179,29 @@ def compose(claims: Sequence[tuple[str, str]]) -> str:
     return " ".join(f"{text} [{source_id}]" for text, source_id in claims)
 
 
+def citation_json(citation: Citation) -> dict[str, Any]:
+    """A citation as answers show it; ``also_in`` lists the same passage elsewhere."""
+    return {
+        "source_id": citation.source_id,
+        "anchor": citation.anchor.to_json(),
+        "status": citation.status.value,
+        "also_in": [citation_json(other) for other in citation.also_in],
+    }
+
+
+def _citation(data: dict[str, Any]) -> Citation:
+    return Citation(
+        data["source_id"],
+        Anchor.from_json(data["anchor"]),
+        ResolutionStatus(data["status"]),
+        tuple(_citation(other) for other in data.get("also_in", ())),  # absent in older records
+    )
+
+
 def missing_terms(question: str, evidence: Sequence[Evidence]) -> str:
-    """Name the question's content words that no supplied passage contains."""
+    """Name the question's content words that no supplied passage contains, in the
+    question's language."""
+    messages = MESSAGES[question_language(question)]
     text = " ".join(item.text for item in evidence)
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
     absent = []
@@ -196,8 +211,8 @@ def missing_terms(question: str, evidence: Sequence[Evidence]) -> str:
         if not set(analyze_query(word, ["en", "de", "ru"])) & in_evidence:
             absent.append(word)
     if not absent:
-        return "The passages you can read mention these words but do not state the answer."
-    return "No passage you can read mentions: " + ", ".join(absent[:8]) + "."
+        return messages.mentioned_but_unanswered
+    return messages.not_mentioned + ", ".join(absent[:8]) + "."
 
 
 def _trace(
@@ -257,7 +272,7 @@ def answer_question(
     abstained = draft.abstained or not shown
     if abstained:
         missing = draft.missing or missing_terms(question, evidence)
-        answer = f"{ABSTAIN_TEXT} {missing}"
+        answer = f"{MESSAGES[question_language(question)].abstain} {missing}"
         claims: tuple[StoredClaim, ...] = ()
         citations: tuple[Citation, ...] = ()
     else:

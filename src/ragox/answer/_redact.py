@@ -44,7 +44,16 @@ def redact_answer(payload: Mapping[str, Any], deleted: frozenset[str], at: str) 
     hit = [item for item in evidence if item.get("document_id") in deleted]
     citations = [dict(c) for c in data.get("citations", [])]
     cited = [c for c in citations if _cited_document(c) in deleted]
-    if not hit and not cited:
+    # The same passage in other documents ("also in") is kept only for documents that
+    # still exist: a deleted one's quote must not survive inside another citation.
+    trimmed = False
+    for citation in citations:
+        also = list(citation.get("also_in") or [])
+        kept = [other for other in also if _cited_document(other) not in deleted]
+        if len(kept) != len(also):
+            citation["also_in"] = kept
+            trimmed = True
+    if not hit and not cited and not trimmed:
         return data
     gone_sources = {str(item["source_id"]) for item in hit} | {str(c["source_id"]) for c in cited}
     for item in hit:

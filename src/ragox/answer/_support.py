@@ -27,6 +27,7 @@ from typing import Final
 
 import regex
 
+from ragox.answer._blocks import has_instruction
 from ragox.search import analyze_document
 
 __all__ = ["AnswerKind", "Support", "TermMatcher", "answer_kind", "holds_answer_kind", "support"]
@@ -37,6 +38,8 @@ class AnswerKind(Enum):
 
     DATE = "date"
     NUMBER = "number"
+    #: "how do I …", "wie ändere ich …", "как изменить …": a command or steps
+    INSTRUCTION = "instruction"
 
 
 _KINDS: Final = (
@@ -53,6 +56,15 @@ _KINDS: Final = (
         regex.compile(
             r"\b(?:how many|how much|what percentage|wie viele|wie viel|wieviel|wie hoch"
             r"|сколько)\b",
+            regex.IGNORECASE,
+        ),
+    ),
+    (
+        AnswerKind.INSTRUCTION,
+        regex.compile(
+            r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
+            r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
+            r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
             regex.IGNORECASE,
         ),
     ),
@@ -79,6 +91,8 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
         return bool(_DIGIT.search(sentence))
+    if kind is AnswerKind.INSTRUCTION:
+        return has_instruction(sentence)
     return False
 
 
@@ -92,6 +106,9 @@ class Support:
     following: float  # terms found only in the sentence after
     source_rank: float  # 1 for S1, 1/2 for S2, …
     answer_kind: bool
+    #: the largest share of one question term that neither the sentence nor its
+    #: neighbours contain (the subject of a question about another article)
+    uncovered: float = 0.0
 
 
 #: shortest term matched inside a longer stem, or with a changed ending
@@ -166,6 +183,7 @@ def support(
             return 0.0
         return sum(weights[t] * value for t, value in other.items() if t not in credits) / total
 
+    near = set(credits) | set(before or {}) | set(after or {})
     return Support(
         matched=sum(weights[t] for t, value in credits.items() if value >= 1.0) / total,
         partial=sum(weights[t] * value for t, value in credits.items() if value < 1.0) / total,
@@ -173,4 +191,5 @@ def support(
         following=only_in(after),
         source_rank=1.0 / (1 + source_index),
         answer_kind=kind_held,
+        uncovered=max((w for t, w in weights.items() if t not in near), default=0.0) / total,
     )

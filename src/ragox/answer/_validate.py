@@ -8,9 +8,10 @@ that resolves before it is shown; anything else is dropped as unsupported.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragox.anchor import AnchorLookup, Refusal, create_anchor, find_occurrences, resolve
+from ragox.answer._blocks import same_passage_key
 from ragox.answer._model import (
     Citation,
     CitationStatus,
@@ -45,15 +46,28 @@ def validate(
     by_id = {item.source_id: item for item in evidence}
     claims: list[ValidatedClaim] = []
     citations: dict[str, Citation] = {}
+    #: passage key → anchor id of the citation that stands for those words
+    first_of: dict[str, str] = {}
     dropped: list[DroppedClaim] = []
     for claim in draft.claims:
         outcome = _check(claim, by_id, store, lookup)
         if isinstance(outcome, DroppedClaim):
             dropped.append(outcome)
             continue
-        citation = citations.setdefault(outcome.anchor.anchor_id, outcome)
-        claims.append(ValidatedClaim(claim.text, citation))
-    return Validated(tuple(claims), tuple(citations.values()), tuple(dropped))
+        key = same_passage_key(outcome.anchor.quote.exact)
+        first = first_of.setdefault(key, outcome.anchor.anchor_id)
+        if first != outcome.anchor.anchor_id:
+            # the same words elsewhere (HTML and PDF of one manual): cited once
+            known = citations[first]
+            if all(c.anchor.anchor_id != outcome.anchor.anchor_id for c in known.also_in):
+                citations[first] = replace(known, also_in=(*known.also_in, outcome))
+            continue
+        citations.setdefault(outcome.anchor.anchor_id, outcome)
+        claims.append(ValidatedClaim(claim.text, citations[outcome.anchor.anchor_id]))
+    final = tuple(citations.values())
+    by_anchor = {c.anchor.anchor_id: c for c in final}
+    shown = tuple(ValidatedClaim(c.text, by_anchor[c.citation.anchor.anchor_id]) for c in claims)
+    return Validated(shown, final, tuple(dropped))
 
 
 def _check(

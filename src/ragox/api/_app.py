@@ -35,7 +35,13 @@ from ragox.anchor import (
     ResolutionStatus,
     from_web_annotation,
 )
-from ragox.answer import AnswerRecord, GeneratorError, OpenAIGenerator, generator_from_spec
+from ragox.answer import (
+    AnswerRecord,
+    GeneratorError,
+    OpenAIGenerator,
+    citation_json,
+    generator_from_spec,
+)
 from ragox.api._chat import chat_router
 from ragox.extract import ErrorCode, ExtractionError
 from ragox.extract._isolated import render_page_png_isolated
@@ -362,10 +368,7 @@ def create_app(
             "answer": record.answer,
             "abstained": record.abstained,
             "missing": record.missing,
-            "citations": [
-                {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
-                for c in record.citations
-            ],
+            "citations": [citation_json(c) for c in record.citations],
         }
 
     @app.get("/v1/answers/{answer_id}")

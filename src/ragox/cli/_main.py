@@ -30,7 +30,7 @@ from ragox.anchor import (
     from_web_annotation,
     to_web_annotation,
 )
-from ragox.answer import GeneratorError, generator_from_spec
+from ragox.answer import Citation, GeneratorError, citation_json, generator_from_spec
 from ragox.cli._goldeval import (
     gold_answers,
     gold_retrieval,
@@ -921,6 +921,7 @@ def ask(
                 for c in record.citations
             ],
             as_json,
+            {c.anchor.anchor_id: c.also_in for c in record.citations},
         )
 
 
@@ -931,7 +932,9 @@ def _print_answer(
     missing: str | None,
     citations: list[tuple[str, str, Anchor | None, str]],
     as_json: bool,
+    also_in: dict[str, tuple[Citation, ...]] | None = None,
 ) -> None:
+    """``also_in`` (from ``ask``): the same passage in other documents, cited once."""
     if as_json:
         print_json(
             {
@@ -946,6 +949,11 @@ def _print_answer(
                         "anchor": anchor.to_json() if anchor else {"anchor_id": anchor_id},
                         "status": status,
                     }
+                    | (
+                        {}
+                        if also_in is None
+                        else {"also_in": [citation_json(c) for c in also_in.get(anchor_id, ())]}
+                    )
                     for source_id, anchor_id, anchor, status in citations
                 ],
             }
@@ -963,6 +971,11 @@ def _print_answer(
             f"  [{source_id}] {anchor.document_id}@{anchor.revision} "
             f"[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
         )
+        for other in (also_in or {}).get(anchor_id, ()):
+            click.echo(
+                f"       also in {other.anchor.document_id}@{other.anchor.revision} "
+                f"[{other.anchor.start}, {other.anchor.end})  anchor {other.anchor.anchor_id[:16]}"
+            )
     click.echo(f"\n(answer {answer_id})")
 
 

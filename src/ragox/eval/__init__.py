@@ -1,6 +1,12 @@
 """Evaluation harnesses over SQuAD-format data (XQuAD) and gold-passage sets over files."""
 
-from ragox.eval._answers import HOLD_OUT_EVERY, AnswersReport, evaluate_answers, held_out
+from ragox.eval._answers import (
+    HOLD_OUT_EVERY,
+    AnswersReport,
+    Split,
+    evaluate_answers,
+    held_out,
+)
 from ragox.eval._goldset import (
     GOLD_SET_FORMAT,
     GoldAnswersReport,
@@ -47,6 +53,7 @@ __all__ = [
     "Question",
     "QuestionKind",
     "RetrievalReport",
+    "Split",
     "SquadError",
     "evaluate_answers",
     "evaluate_gold_answers",

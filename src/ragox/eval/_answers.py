@@ -1,6 +1,11 @@
 """``ragox eval answers``: cited answers on SQuAD data, with held-out articles.
 
-Every fifth article is not ingested; its questions are unanswerable. Reports
+Every fifth article is not ingested; its questions are unanswerable. A
+:class:`Split` restricts a run to the articles of one half, disjoint by
+article and the same in every language (en/de/ru share article indexes): the
+extractive generator's weights and thresholds are fitted on ``FIT`` only and
+its goals are tested on ``TEST`` only, each half with its own corpus and its
+own held-out (unanswerable) articles. Reports
 ``answered_with_gold_citation`` (answerable questions whose answer has a
 resolved citation covering the gold answer span), ``abstained_correctly``,
 ``false_abstentions``, ``citations_resolved`` (share of displayed citations
@@ -9,6 +14,7 @@ that resolve RESOLVED now) and ask latency.
 
 from __future__ import annotations
 
+import enum
 import time
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +28,7 @@ from ragox.eval._squad import Article, Question
 from ragox.search import SearchMode
 from ragox.service import Ragox
 
-__all__ = ["HOLD_OUT_EVERY", "AnswersReport", "evaluate_answers", "held_out"]
+__all__ = ["HOLD_OUT_EVERY", "AnswersReport", "Split", "evaluate_answers", "held_out"]
 
 #: every n-th article (by index) is held out to make unanswerable questions
 HOLD_OUT_EVERY = 5
@@ -30,6 +36,22 @@ HOLD_OUT_EVERY = 5
 
 def held_out(article: Article) -> bool:
     return article.index % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1
+
+
+class Split(enum.Enum):
+    """Which articles a run uses; FIT and TEST are disjoint by article."""
+
+    #: every article (what ``ragox eval answers`` reports for any SQuAD file)
+    ALL = "all"
+    #: even article indexes: the extractive generator is calibrated here only
+    FIT = "fit"
+    #: odd article indexes: its goals are measured here only
+    TEST = "test"
+
+    def contains(self, article: Article) -> bool:
+        if self is Split.ALL:
+            return True
+        return article.index % 2 == (0 if self is Split.FIT else 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +94,9 @@ def evaluate_answers(
     mode: SearchMode | None = None,
     question_texts: Mapping[str, str] | None = None,
     progress: Callable[[int], None] | None = None,
+    split: Split = Split.ALL,
 ) -> AnswersReport:
+    articles = [a for a in articles if split.contains(a)]
     kept = [a for a in articles if not held_out(a)]
     corpus = prepare_corpus(app, kept)
     by_index = {a.index: a for a in articles}
@@ -82,6 +106,8 @@ def evaluate_answers(
     latencies: list[float] = []
     lookup = app.lookup(EVAL_PRINCIPAL)
     for question in questions:
+        if question.article not in by_index:
+            continue  # the other split's question
         text = question.text if question_texts is None else question_texts.get(question.question_id)
         if text is None:
             continue

@@ -340,12 +340,11 @@ class Ragox:
         # Citations become stored anchors, so that a viewer can open them by id.
         manifests = {item.source_id: item.manifest_id for item in record.evidence}
         for citation in record.citations:
-            try:
-                self.store.save_anchor(
-                    citation.anchor, manifests[citation.source_id], principal.name
-                )
-            except StoreError:
-                continue  # deleted meanwhile: the record was stored redacted
+            for shown in (citation, *citation.also_in):
+                try:
+                    self.store.save_anchor(shown.anchor, manifests[shown.source_id], principal.name)
+                except StoreError:
+                    continue  # deleted meanwhile: the record was stored redacted
         self.apply_retention()
         return record
 

@@ -1,0 +1,132 @@
+"""Sentences that introduce a block, instructions, and text as a reader should see it.
+
+A manual says "You can change it by the following." and puts the command on its
+own line; "…erfordert folgende Schritte:" is followed by numbered steps. The
+introducing sentence alone answers nothing, so it is quoted together with the
+block it introduces: the paragraphs after it that look like a command (a shell
+prompt, or one line with options, paths or assignments), list items or
+steps, or table rows. After a colon the first paragraph always belongs to the
+block (it is what the colon announces).
+
+Display text joins a word broken at a line end ("Schrit-\\nte" → "Schritte")
+and turns a PDF's soft line breaks into spaces; the anchor keeps the exact text.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+
+__all__ = [
+    "block_end",
+    "display_text",
+    "has_instruction",
+    "is_introducer",
+    "same_passage_key",
+]
+
+_INTRODUCER: Final = regex.compile(
+    r":\s*$|\bas follows\b|\bthe following\b|\bfollowing (?:command|steps?)\b"
+    r"|\bfolgende[mnrs]?\b|\bwie folgt\b|\bnachstehende[mnrs]?\b"
+    r"|\bследующ\w*|\bниже\b|\bтак:\s*$",
+    regex.IGNORECASE,
+)
+_PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
+_LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
+_COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s|^[a-z][\w.-]*(?:\s|$)")
+_SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
+_PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
+#: most paragraphs and characters one block may add to a quote
+_MAX_PARAGRAPHS: Final = 12
+_MAX_CHARS: Final = 1500
+#: an instruction: a command line, a numbered step, an imperative opening
+_IMPERATIVE: Final = regex.compile(
+    r"^(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
+    r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
+    r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
+    r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
+    r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+
+
+def is_introducer(sentence: str) -> bool:
+    """The sentence announces what follows ("…as follows", "folgende Schritte:")."""
+    return bool(_INTRODUCER.search(sentence.strip()))
+
+
+def _command_like(paragraph: str) -> bool:
+    line = paragraph.strip()
+    if _PROMPT.match(line):
+        return True
+    if "\n" in line or len(line) > 200 or _SENTENCE_END.search(line):
+        return False
+    return bool(_COMMAND_SIGN.search(line))
+
+
+def _block_like(paragraph: str) -> bool:
+    text = paragraph.strip()
+    if _LIST_ITEM.match(text) or _command_like(text):
+        return True
+    return "\t" in text and "\n" not in text  # a table row with tab-separated cells
+
+
+def block_end(text: str, position: int, colon: bool, limit: int | None = None) -> int | None:
+    """Where the block introduced by a sentence ending at ``position`` ends in ``text``,
+    or None when no block follows (prose after "the following" is not a block).
+
+    ``limit`` bounds the search (the end of the evidence); a block cut by it is
+    not a block."""
+    stop = len(text) if limit is None else limit
+    cursor = position
+    end: int | None = None
+    count = 0
+    while count < _MAX_PARAGRAPHS:
+        gap = regex.match(r"\s*", text[cursor:stop])
+        begin = cursor + (gap.end() if gap else 0)
+        if begin >= stop:
+            break
+        found = _PARAGRAPH.search(text, begin, stop)
+        finish = found.start() if found else stop
+        if found is None and limit is not None and stop < len(text):
+            break  # the paragraph runs past what we may read: not known to be complete
+        paragraph = text[begin:finish]
+        first = count == 0 and colon and len(paragraph) <= 600
+        if not (first or _block_like(paragraph)):
+            break
+        if end is not None and finish - position > _MAX_CHARS:
+            break
+        end = finish
+        count += 1
+        cursor = finish
+    return end
+
+
+def has_instruction(text: str) -> bool:
+    """A command, a numbered step or an imperative: what a how-to question asks for."""
+    for paragraph in _PARAGRAPH.split(text):
+        stripped = paragraph.strip()
+        if _PROMPT.match(stripped) or regex.match(r"^\d{1,2}[.)]\s+\S", stripped):
+            return True
+        if _command_like(stripped) and not _SENTENCE_END.search(stripped):
+            return True
+    return bool(_IMPERATIVE.search(text))
+
+
+_BROKEN_WORD: Final = regex.compile(r"(\p{Ll})-\n[ \t]*(?=\p{Ll})")
+_SOFT_BREAK: Final = regex.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+]|[$#])\s)")
+
+
+def display_text(quote: str) -> str:
+    """The quote as a reader sees it: a word broken at a line end is joined
+    ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces, and
+    paragraph breaks (before a command or a step) stay."""
+    joined = _BROKEN_WORD.sub(r"\1", quote)
+    lines = _PARAGRAPH.split(joined)
+    return "\n".join(_SOFT_BREAK.sub(" ", line).strip() for line in lines if line.strip())
+
+
+def same_passage_key(quote: str) -> str:
+    """Equal for the same words in two representations (HTML and PDF of one manual)."""
+    return " ".join(regex.findall(r"\w+", display_text(quote).casefold()))

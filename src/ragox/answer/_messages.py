@@ -1,0 +1,67 @@
+"""What an answer says in its own words (abstentions, what is missing), in the
+question's language: English, German or Russian."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import regex
+
+from ragox.search import detect_language
+
+__all__ = ["MESSAGES", "Messages", "question_language"]
+
+
+@dataclass(frozen=True, slots=True)
+class Messages:
+    abstain: str
+    #: followed by the missing words, comma-separated, and a full stop
+    not_mentioned: str
+    mentioned_but_unanswered: str
+
+
+MESSAGES: Final = {
+    "en": Messages(
+        abstain="The documents you can read do not answer this question.",
+        not_mentioned="No passage you can read mentions: ",
+        mentioned_but_unanswered=(
+            "The passages you can read mention these words but do not state the answer."
+        ),
+    ),
+    "de": Messages(
+        abstain="Die Dokumente, die Sie lesen dürfen, beantworten diese Frage nicht.",
+        not_mentioned="Keine Passage, die Sie lesen dürfen, erwähnt: ",
+        mentioned_but_unanswered=(
+            "Die Passagen, die Sie lesen dürfen, erwähnen diese Wörter, "
+            "nennen die Antwort aber nicht."
+        ),
+    ),
+    "ru": Messages(
+        abstain="Доступные вам документы не отвечают на этот вопрос.",
+        not_mentioned="Ни один доступный вам фрагмент не упоминает: ",
+        mentioned_but_unanswered=(
+            "Доступные вам фрагменты упоминают эти слова, но не содержат ответа."
+        ),
+    ),
+}
+
+_CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
+_GERMAN: Final = regex.compile(
+    r"[äöüß]|\b(?:wie|was|wer|wo|wann|warum|welche[rsmn]?|ich|ist|sind|kann|der|die|das"
+    r"|und|nicht|ein|eine|mit|für)\b",
+    regex.IGNORECASE,
+)
+
+
+def question_language(question: str) -> str:
+    """en, de or ru: a question is short, so detection falls back on its script and on
+    German function words."""
+    detected = detect_language(question)
+    if detected in MESSAGES:
+        return detected
+    if _CYRILLIC.search(question):
+        return "ru"
+    if _GERMAN.search(question):
+        return "de"
+    return "en"

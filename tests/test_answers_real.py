@@ -1,0 +1,343 @@
+"""Answers on real manual text (Debian reference, en/de; issue 16): an introducing
+sentence comes with its command or steps, how-to questions prefer instructions,
+no loosely related sentences, abstention when only a word is shared, one citation
+for the same passage in HTML and PDF, joined line-end hyphens, and abstentions in
+the question's language."""
+
+from __future__ import annotations
+
+import pymupdf  # type: ignore[import-untyped]
+import pytest
+
+from conftest import OPERATOR
+from ragox.access import Principal
+from ragox.anchor import ResolutionStatus, resolve
+from ragox.answer import Evidence, ExtractiveGenerator, select_context
+from ragox.search import Hit
+from ragox.service import Ragox
+
+STAFF = Principal("sam", groups=frozenset({"staff"}))
+
+EDITOR_EN = """1.4.7. Setting a default text editor
+
+Debian comes with a number of different editors. We recommend to install the vim \
+package, as mentioned above.
+
+Debian provides unified access to the system default editor via command \
+"/usr/bin/editor" so other programs (e.g., reportbug(1)) can invoke it. You can \
+change it by the following.
+
+$ sudo update-alternatives --config editor
+
+The choice "/usr/bin/vim.basic" over "/usr/bin/vim.tiny" is my recommendation for \
+newbies since it supports syntax highlighting.
+
+Tip
+
+Many programs use the environment variables "$EDITOR" or "$VISUAL" to decide which \
+editor to use. For the consistency on the Debian system, set these to \
+"/usr/bin/editor". (Historically, "$EDITOR" was "ed" and "$VISUAL" was "vi".)
+"""
+
+PERMISSIONS_EN = """There are three more special permission bits.
+
+* The set user ID bit (s or S instead of user's x)
+
+* The set group ID bit (s or S instead of group's x)
+
+* The sticky bit (t or T instead of other's x)
+
+Here the output of "ls -l" for these bits is capitalized if execution bits hidden \
+by these outputs are unset.
+
+Setting set user ID on an executable file allows a user to execute the executable \
+file with the owner ID of the file.
+"""
+
+TIME_DE = """9.5.5. System- und Hardware-Zeit
+
+Zeiten werden auf einem Debian-System normalerweise in der Lokalzeit angezeigt, \
+aber die Hardware- und Systemzeit verwenden üblicherweise UTC (GMT).
+
+Wenn die Hardware-Zeit (teilweise auch als BIOS-/UEFI- oder CMOS-Uhr bezeichnet) \
+auf UTC eingestellt ist, ändern Sie die Einstellung in "/etc/default/rcS" auf \
+"UTC=yes".
+
+Mit folgendem Befehl konfigurieren Sie die vom Debian-System verwendete Zeitzone neu:
+
+# dpkg-reconfigure tzdata
+
+Falls Sie die Systemzeit über das Netzwerk aktualisieren möchten, sollten Sie die \
+Verwendung des NTP-Dienstes in Erwägung ziehen; dazugehörige Pakete sind ntp, \
+ntpdate und chrony.
+"""
+
+VIM_DE = """1.4.8. Verwendung von vim
+
+Ich habe stattdessen für Neulinge Vim ausgewählt, da es über F1 eine Hilfe \
+anbietet, den anderen sehr ähnlich und gleichzeitig noch leistungsfähiger ist.
+
+Ich denke, sich an Vim-Befehle zu gewöhnen, ist das richtige, da der Vi-Editor in \
+der Linux-/Unix-Welt immer vorhanden ist.
+"""
+
+ROOT_DE = """4.6.4. Sichern des root-Passworts
+
+Um zu verhindern, dass Leute auf Ihre Maschine mit root-Privilegien zugreifen, \
+müssen Sie folgende Aktionen durchführen:
+
+* physikalischen Zugriff auf die Festplatte unterbinden;
+
+* ein Passwort für interaktive Sitzungen von GRUB vergeben;
+
+Mit physikalischem Zugriff auf die Festplatte ist das Zurücksetzen des \
+root-Passworts relativ leicht; dies erfordert folgende Schritte:
+
+1. Bauen Sie die Festplatte in einen PC mit UEFI/BIOS ein, der von CD gebootet \
+werden kann.
+
+2. Booten Sie das System mit einer Rettungs-CD (Debian Boot-Disk, Knoppix-CD, \
+GRUB-CD, …).
+
+3. Binden Sie die root-Partition mit Lese-/Schreibberechtigung ein.
+
+4. Editieren Sie "/etc/passwd" auf der root-Partition und verändern Sie den \
+zweiten Eintrag für das root-Konto, so dass dieser leer ist.
+
+Die root-Shell des Systems ist jetzt ohne Passwort zugänglich.
+"""
+
+
+def _doc(app: Ragox, doc: str, text: str, name: str | None = None) -> None:
+    outcome = app.ingestor.ingest_bytes(
+        text.encode(), name or f"{doc}.txt", doc, groups=frozenset({"staff"}), tenant="default"
+    )
+    assert outcome.state.value == "READY", outcome.error_code
+
+
+def _resolves(app: Ragox, record_citations: tuple[object, ...]) -> None:
+    lookup = app.lookup(STAFF)
+    for citation in record_citations:
+        assert resolve(citation.anchor, lookup).status is ResolutionStatus.RESOLVED  # type: ignore[attr-defined]
+
+
+def test_how_to_quotes_the_command_the_following_announces(app: Ragox) -> None:
+    """ "You can change it by the following." is quoted with `sudo update-alternatives
+    --config editor`, in one verified citation."""
+    _doc(app, "reference", EDITOR_EN)
+    _doc(app, "permissions", PERMISSIONS_EN)
+    record = app.ask("How do I change the default editor?", STAFF)
+    assert not record.abstained
+    first = record.citations[0].anchor.quote.exact
+    assert "You can change it by the following." in first
+    assert "$ sudo update-alternatives --config editor" in first
+    assert "sudo update-alternatives --config editor" in record.claims[0].text
+    _resolves(app, record.citations)
+
+
+def test_german_how_to_quotes_the_command_after_the_colon(app: Ragox) -> None:
+    """ "Wie ändere ich die Zeitzone?" quotes the colon sentence with `dpkg-reconfigure
+    tzdata`, and no loosely related sentence from another document."""
+    _doc(app, "zeit", TIME_DE)
+    _doc(app, "vim", VIM_DE)
+    record = app.ask("Wie ändere ich die Zeitzone?", STAFF)
+    assert not record.abstained
+    assert "# dpkg-reconfigure tzdata" in record.claims[0].text
+    assert "Zeitzone neu:" in record.claims[0].text
+    assert all(c.anchor.document_id == "zeit" for c in record.citations)
+    assert "Neulinge" not in record.answer
+    _resolves(app, record.citations)
+
+
+def test_folgende_schritte_come_with_their_steps(app: Ragox) -> None:
+    """ "…dies erfordert folgende Schritte:" is quoted with its four numbered steps."""
+    _doc(app, "root", ROOT_DE)
+    _doc(app, "zeit", TIME_DE)
+    record = app.ask("Wie setze ich das root-Passwort zurück?", STAFF)
+    assert not record.abstained
+    quote = record.citations[0].anchor.quote.exact
+    assert "erfordert folgende Schritte:" in quote
+    for step in ("1. Bauen Sie", "2. Booten Sie", "3. Binden Sie", "4. Editieren Sie"):
+        assert step in quote
+    assert "Die root-Shell des Systems" not in quote  # the block ends with the steps
+    _resolves(app, record.citations)
+
+
+def test_how_question_prefers_the_passage_with_the_instruction(app: Ragox) -> None:
+    """Of two passages naming the same things, a how-to answer quotes the one with the
+    command first."""
+    _doc(
+        app,
+        "overview",
+        "Changing the default editor of the system affects programs such as reportbug "
+        "that call the default editor.\n",
+    )
+    _doc(
+        app,
+        "howto",
+        "To change the default editor of the system, run:\n\n"
+        "$ sudo update-alternatives --config editor\n",
+    )
+    record = app.ask("How can I change the default editor of the system?", STAFF)
+    assert not record.abstained
+    assert record.citations[0].anchor.document_id == "howto"
+    assert "update-alternatives" in record.claims[0].text
+
+
+def test_one_shared_word_is_no_answer(app: Ragox) -> None:
+    """ "What is the capital of Australia?" is not answered from "capitalized" in an
+    `ls -l` explanation."""
+    _doc(app, "permissions", PERMISSIONS_EN)
+    _doc(app, "reference", EDITOR_EN)
+    record = app.ask("What is the capital of Australia?", STAFF)
+    assert record.abstained and not record.citations
+    assert "australia" in (record.missing or "").casefold()
+
+
+def _pdf(text_lines: list[str]) -> bytes:
+    document = pymupdf.open()
+    page = document.new_page()
+    y = 72.0
+    for line in text_lines:
+        page.insert_text((72, y), line, fontsize=11)
+        y += 14
+    data: bytes = document.tobytes()
+    document.close()
+    return data
+
+
+SCHRITTE_LINES = [
+    "Vor dem Upgrade sichern Sie alle Daten. Die Aktualisierung auf eine neue",
+    "Version der Distribution erfordert nach dem Sichern der Daten mehrere Schrit-",
+    "te, die in den Hinweisen zur Veröffentlichung beschrieben sind.",
+]
+SCHRITTE_HTML = (
+    "<html lang='de'><body><h1>Upgrade</h1><p>Vor dem Upgrade sichern Sie alle Daten. "
+    "Die Aktualisierung auf eine neue Version der Distribution erfordert nach dem "
+    "Sichern der Daten mehrere Schritte, die in den Hinweisen zur Veröffentlichung "
+    "beschrieben sind.</p></body></html>"
+)
+
+
+def test_the_same_passage_in_html_and_pdf_is_cited_once(app: Ragox) -> None:
+    """The sentence found in the HTML and the PDF of one manual is one citation; the
+    other is listed under also_in, verified, and the shown text has no line-end hyphen."""
+    _doc(app, "upgrade-html", SCHRITTE_HTML, "upgrade.html")
+    outcome = app.ingestor.ingest_bytes(
+        _pdf(SCHRITTE_LINES),
+        "upgrade.pdf",
+        "upgrade-pdf",
+        groups=frozenset({"staff"}),
+        tenant="default",
+    )
+    assert outcome.state.value == "READY", outcome.error_code
+    record = app.ask("Was erfordert die Aktualisierung auf eine neue Version?", STAFF)
+    assert not record.abstained
+    assert len(record.citations) == 1
+    cited = record.citations[0]
+    assert len(cited.also_in) == 1
+    other = cited.also_in[0]
+    assert {cited.anchor.document_id, other.anchor.document_id} == {"upgrade-html", "upgrade-pdf"}
+    _resolves(app, (cited, other))
+    assert "Schrit-" not in record.answer and "Schritte" in record.answer
+    pdf_anchor = cited.anchor if cited.anchor.document_id == "upgrade-pdf" else other.anchor
+    assert "Schrit-\nte" in pdf_anchor.quote.exact  # the anchor keeps the exact text
+    stored = app.store.get_answer(record.answer_id)
+    assert stored is not None and len(stored["citations"][0]["also_in"]) == 1
+
+
+def test_cli_ask_json_lists_also_in(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
+    """`ask --json` keeps its fields and adds also_in with the other document's anchor."""
+    _doc(app, "upgrade-html", SCHRITTE_HTML, "upgrade.html")
+    _doc(app, "upgrade-txt", SCHRITTE_HTML.replace("<h1>", "<h2>"), "upgrade2.html")
+    app.close()
+    result = ragox_cli("ask", "Was erfordert die Aktualisierung auf eine neue Version?", "--json")
+    assert result.code == 0, result.stderr
+    data = result.json()
+    assert set(data) == {"answer_id", "answer", "abstained", "missing", "citations"}
+    assert len(data["citations"]) == 1
+    also = data["citations"][0]["also_in"]
+    assert len(also) == 1 and set(also[0]) == {"source_id", "anchor", "status", "also_in"}
+    assert also[0]["status"] == "RESOLVED"
+
+
+def test_display_text_joins_line_end_hyphens() -> None:
+    """ "Schrit-\\nte" reads "Schritte"; a compound's capitalised part keeps its hyphen;
+    paragraph breaks before a command stay."""
+    from ragox.answer._blocks import display_text
+
+    assert display_text("mehrere Schrit-\nte, die") == "mehrere Schritte, die"
+    assert display_text("das Debian-\nSystem") == "das Debian- System"
+    assert display_text("by the following.\n\n$ sudo x") == "by the following.\n$ sudo x"
+    assert display_text("a soft\nline break") == "a soft line break"
+
+
+@pytest.mark.parametrize(
+    ("question", "language_words"),
+    [
+        ("Welcher Jahrgang des Pinot Noir hat gewonnen?", "Die Dokumente"),
+        ("Какой урожай пино нуар победил?", "Доступные вам документы"),
+    ],
+)
+def test_abstentions_speak_the_questions_language(
+    app: Ragox, question: str, language_words: str
+) -> None:
+    """German and Russian questions are told in their language that nothing answers them,
+    and which of their words no passage mentions."""
+    _doc(app, "zeit", TIME_DE)
+    record = app.ask(question, STAFF)
+    assert record.abstained
+    assert record.answer.startswith(language_words)
+    missing = (record.missing or "").casefold()
+    assert "pino" in missing or "пино" in missing
+    assert "mentions" not in missing
+
+
+def test_a_block_cut_by_the_chunk_end_is_brought_into_the_evidence(app: Ragox) -> None:
+    """A hit that ends with "…folgende Schritte:" gets the steps after it as evidence."""
+    _doc(app, "root", ROOT_DE)
+    text = app.text("root", OPERATOR)
+    record = app.store.get_revision("default", "root", "r1")
+    assert record is not None and record.manifest_id is not None
+    end = text.index("folgende Schritte:") + len("folgende Schritte:")
+    hit = Hit(
+        chunk_id="c1",
+        document_id="root",
+        revision="r1",
+        manifest_id=record.manifest_id,
+        start=text.index("Mit physikalischem"),
+        end=end,
+        score=1.0,
+        pages=(),
+        found_by=(),
+        snippet="",
+    )
+    evidence = select_context(app.store, [hit])
+    assert "4. Editieren Sie" in evidence[0].text
+    assert "Die root-Shell" not in evidence[0].text
+
+
+def test_introducers_and_blocks() -> None:
+    """What counts as an introducing sentence and where its block ends."""
+    from ragox.answer._blocks import block_end, is_introducer
+
+    assert is_introducer("You can change it by the following.")
+    assert is_introducer("dies erfordert folgende Schritte:")
+    assert is_introducer("Выполните следующие команды.")
+    assert not is_introducer("The seal is checked every 500 hours.")
+    text = "Run this:\n\n$ make\n\nThe build takes a minute."
+    assert text[: block_end(text, len("Run this:"), True)].endswith("$ make")
+    prose = "See the following.\n\nThe build takes a minute."
+    assert block_end(prose, len("See the following."), False) is None
+
+
+def test_generator_keeps_precision_over_recall() -> None:
+    """A further sentence that shares only a little of the question is not quoted."""
+    text = (
+        "The seal of pump P-200 is checked every 500 operating hours by the service crew. "
+        "The crew also paints the pump housing in spring."
+    )
+    evidence = [Evidence("S1", "m", "r1", "m1", ("c",), 0, len(text), text)]
+    draft = ExtractiveGenerator().generate("How often is the seal of pump P-200 checked?", evidence)
+    assert not draft.abstained
+    assert [c.text for c in draft.claims] == [text.split(" The crew", maxsplit=1)[0]]
