@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ragox.access import Principal
+from ragox.access import Principal, may_write_id
 from ragox.anchor import (
     Anchor,
     AnchorFormatError,
@@ -36,7 +36,7 @@ from ragox.answer import GeneratorError, generator_from_spec
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox
+from ragox.service import NotFound, Ragox, WriteRefused
 from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
@@ -78,6 +78,16 @@ def _problem(status: int, title: str, detail: str | None = None) -> JSONResponse
 
 
 NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this key")
+#: one answer for every upload the key may not make (README "Who may write what"): an id
+#: outside its write prefixes, and a document with a revision it cannot read.
+NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
+
+
+class GroupsRequest(BaseModel):
+    """New reader groups of a document (every revision, or one)."""
+
+    groups: list[str] = Field(max_length=1000)
+    revision: str | None = None
 
 
 class AskRequest(BaseModel):
@@ -177,23 +187,26 @@ def create_app(
         revision: Annotated[str | None, Form()] = None,
         groups: Annotated[str | None, Form()] = None,
     ) -> dict[str, Any]:
-        """Store a file as a new revision (202: received, not yet searchable)."""
+        """Store a file as a new revision (202: received, not yet searchable).
+
+        Needs a key that may write the id (its write prefixes) and read every existing
+        revision of it; any other upload is one and the same 403. Without
+        ``document_id`` the id is the file name inside the key's first write prefix."""
+        doc_id = document_id or ragox.default_upload_id(who, file.filename or "upload")
+        if not may_write_id(who, doc_id):
+            raise NOT_WRITABLE  # before the body is read, hashed or anything looked up
         data = file.file.read(upload_limit + 1)
         if len(data) > upload_limit:
             raise Problem(413, "Content Too Large", f"the limit is {upload_limit} bytes")
         wanted = frozenset(g.strip() for g in (groups or "").split(",") if g.strip())
-        if not who.groups.issuperset(wanted):
+        if not who.operator and not who.groups.issuperset(wanted):
             raise Problem(403, "Forbidden", "groups must be among the caller's groups")
-        doc_id = document_id or (file.filename or "upload")
         try:
-            received = ragox.ingestor.receive(
-                data,
-                file.filename or doc_id,
-                doc_id,
-                revision=revision,
-                groups=wanted or who.groups,
-                tenant=who.tenant,
+            received = ragox.upload(
+                who, data, file.filename or doc_id, doc_id, revision=revision, groups=wanted
             )
+        except WriteRefused:
+            raise NOT_WRITABLE from None
         except RevisionConflict:
             raise Problem(409, "Conflict", "that revision exists with other bytes") from None
         if isinstance(received, tuple):
@@ -271,13 +284,35 @@ def create_app(
             },
         )
 
+    @app.put("/v1/documents/{document_id:path}/groups")
+    def set_groups(document_id: str, body: GroupsRequest, who: Caller) -> dict[str, Any]:
+        """Replace the reader groups of a document's revisions (or of one). Operate keys
+        only; any other key gets the 404 of a missing document."""
+        groups = frozenset(g.strip() for g in body.groups if g.strip())
+        try:
+            changed = ragox.set_groups_as(who, document_id, groups, body.revision)
+        except NotFound:
+            raise NOT_FOUND from None
+        return {"document_id": document_id, "revisions_changed": changed, "groups": sorted(groups)}
+
     @app.get("/v1/documents/{document_id:path}")
     def document(document_id: str, who: Caller) -> dict[str, Any]:
-        """A document and the states of the revisions the caller may read."""
+        """A document and the states of the revisions the caller may read; the current
+        revision is named only when the caller may read it."""
         try:
             return document_status_json(ragox.status(document_id, who))
         except NotFound:
             raise NOT_FOUND from None
+
+    @app.delete("/v1/documents/{document_id:path}")
+    def delete_document(document_id: str, who: Caller) -> dict[str, Any]:
+        """Delete a document with its revisions and anchors. Operate keys only; any other
+        key gets the 404 of a missing document."""
+        try:
+            ragox.delete_as(who, document_id)
+        except NotFound:
+            raise NOT_FOUND from None
+        return {"document_id": document_id, "deleted": True}
 
     # -- search, answers, anchors ---------------------------------------------------------
 
@@ -321,7 +356,8 @@ def create_app(
 
     @app.get("/v1/answers/{answer_id}")
     def answer(answer_id: str, who: Caller) -> dict[str, Any]:
-        """An answer replayed now: citations re-resolved with the caller's access."""
+        """An answer replayed now: citations re-resolved with the caller's access. Only
+        the asker and operate keys may replay it; to others it is missing."""
         try:
             replay = ragox.show_answer(answer_id, who)
         except NotFound:

@@ -20,7 +20,7 @@ from typing import Any, Final, NoReturn, TypeVar
 import click
 from tqdm import tqdm
 
-from ragox.access import DEFAULT_TENANT, Principal, parse_groups
+from ragox.access import DEFAULT_TENANT, Principal, parse_groups, parse_write_prefixes
 from ragox.anchor import (
     Anchor,
     AnchorFormatError,
@@ -869,20 +869,51 @@ def keys_group() -> None:
 
 @keys_group.command(name="create")
 @click.option("--principal", required=True, help="Name of the principal the key acts as.")
-@click.option("--groups", default="", help="Comma-separated groups of the principal.")
+@click.option("--groups", default="", help="Comma-separated groups of the principal (read).")
+@click.option(
+    "--write",
+    "write",
+    default="",
+    help="Comma-separated document id prefixes the key may create and replace documents "
+    "under, each GROUP/... of one of its groups (default: none, a read-only key).",
+)
+@click.option(
+    "--operate",
+    is_flag=True,
+    help="Operate the tenant: read every document, delete them, change their groups; "
+    "with --write, any prefix ('*': every id).",
+)
 @click.option("--tenant", default=DEFAULT_TENANT, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def keys_create(
-    ctx: click.Context, principal: str, groups: str, tenant: str, as_json: bool
+    ctx: click.Context,
+    principal: str,
+    groups: str,
+    write: str,
+    operate: bool,
+    tenant: str,
+    as_json: bool,
 ) -> None:
     """Create a key; it is shown once (only its SHA-256 is stored)."""
-    who = Principal(name=principal, tenant=tenant, groups=parse_groups(groups))
+    read = parse_groups(groups)
+    try:
+        prefixes = parse_write_prefixes(write, read, operate)
+    except ValueError as error:
+        raise Usage(str(error)) from None
+    who = Principal(name=principal, tenant=tenant, groups=read, operator=operate, write=prefixes)
     with _app(ctx) as app:
         key = app.create_key(who)
     if as_json:
         print_json(
-            {"key": key, "principal": principal, "groups": sorted(who.groups), "tenant": tenant}
+            {
+                "key": key,
+                "principal": principal,
+                "groups": sorted(who.groups),
+                "tenant": tenant,
+                "write": sorted(who.write),
+                "operate": operate,
+            }
         )
     else:
         click.echo(key)

@@ -12,6 +12,7 @@ from ragox.service._ragox import (
     ReplayedCitation,
     RevisionStatus,
     SkipReason,
+    WriteRefused,
     default_document_id,
 )
 
@@ -27,6 +28,7 @@ __all__ = [
     "RevisionStatus",
     "SkipReason",
     "StoreLookup",
+    "WriteRefused",
     "default_document_id",
     "default_home",
     "load_or_create_key",

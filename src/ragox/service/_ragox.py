@@ -7,11 +7,18 @@ import math
 import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from ragox.access import DEFAULT_TENANT, Principal, can_read
+from ragox.access import (
+    ANY_ID,
+    DEFAULT_TENANT,
+    Principal,
+    can_read,
+    collection_group,
+    may_write_id,
+)
 from ragox.anchor import (
     Anchor,
     ManifestSigner,
@@ -43,6 +50,7 @@ from ragox.service._lookup import StoreLookup
 from ragox.store import (
     DocumentRecord,
     ExtractionNotes,
+    KeyRecord,
     RevisionConflict,
     RevisionRecord,
     RevisionState,
@@ -61,6 +69,7 @@ __all__ = [
     "ReplayedCitation",
     "RevisionStatus",
     "SkipReason",
+    "WriteRefused",
 ]
 
 #: the least chunk count the answer's term weights (IDF) are computed with
@@ -69,6 +78,12 @@ MIN_IDF_CHUNKS: Final = 100
 
 class NotFound(LookupError):
     """Missing or not readable by the caller: the two are indistinguishable on purpose."""
+
+
+class WriteRefused(PermissionError):
+    """The caller may not write that document id: it lies outside the caller's write
+    prefixes (decided before anything is looked up), or the document exists with a
+    revision the caller cannot read. Both look the same to the caller."""
 
 
 class SkipReason(enum.Enum):
@@ -248,8 +263,11 @@ class Ragox:
     def show_answer(self, answer_id: str, principal: Principal) -> ReplayedAnswer:
         """Replay an answer: every citation re-resolved now, with this principal's access.
 
-        Claims whose citation no longer resolves for the principal are withheld
-        (their text is document text); answers of another tenant look missing.
+        Only the asker (the principal of the same name in the same tenant) and the
+        tenant's operators may replay an answer: its question and claims are the asker's,
+        and an answer id is no read right. To everyone else, and for answers of another
+        tenant, it looks missing. Claims whose citation no longer resolves for the
+        principal are withheld (their text is document text).
         """
         data = self.store.get_answer(answer_id)
         if data is None:
@@ -259,6 +277,8 @@ class Ragox:
         # operator may replay them (their citations resolve within that tenant only).
         legacy = principal.operator and record.tenant == "*"
         if record.tenant != principal.tenant and not legacy:
+            raise NotFound(answer_id)
+        if not principal.operator and record.principal != principal.name:
             raise NotFound(answer_id)
         lookup = self.lookup(principal)
         now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
@@ -283,11 +303,21 @@ class Ragox:
     # -- API keys --------------------------------------------------------------------
 
     def create_key(self, principal: Principal) -> str:
-        """A new bearer key for ``principal``; only its SHA-256 is stored."""
+        """A new bearer key for ``principal`` (its groups, write prefixes and whether it
+        operates its tenant); only its SHA-256 is stored. A write prefix outside the
+        principal's collections (``GROUP/…``) is a :class:`ValueError` unless it operates."""
+        for prefix in principal.write:
+            if not principal.operator and collection_group(prefix, principal.groups) is None:
+                raise ValueError(f"write prefix {prefix!r} is outside the key's collections")
         key = "rgx_" + secrets.token_urlsafe(32)
-        self.store.add_key(
-            sha256_hex(key.encode()), principal.name, principal.tenant, principal.groups
+        grant = KeyRecord(
+            principal=principal.name,
+            tenant=principal.tenant,
+            groups=principal.groups,
+            write=principal.write,
+            operate=principal.operator,
         )
+        self.store.add_key(sha256_hex(key.encode()), grant)
         return key
 
     def revoke_key(self, key: str) -> bool:
@@ -298,8 +328,13 @@ class Ragox:
         found = self.store.key_principal(sha256_hex(key.encode()))
         if found is None:
             return None
-        name, tenant, groups = found
-        return Principal(name=name, tenant=tenant, groups=groups)
+        return Principal(
+            name=found.principal,
+            tenant=found.tenant,
+            groups=found.groups,
+            operator=found.operate,
+            write=found.write,
+        )
 
     def reindex(
         self,
@@ -340,8 +375,10 @@ class Ragox:
         tenant: str = DEFAULT_TENANT,
         password: str | None = None,
         language: str | None = None,
+        supplied_by: str = "operator",
     ) -> IngestItem:
-        """Ingest one file; unreadable or unsupported files are skipped with a reason."""
+        """Ingest one file; unreadable or unsupported files are skipped with a reason.
+        The caller is the local operator (``supplied_by`` names it on the revision)."""
         shown = str(path)
         if not path.is_file():
             reason = SkipReason.NOT_A_FILE if path.exists() else SkipReason.UNREADABLE
@@ -363,12 +400,81 @@ class Ragox:
                 tenant=tenant,
                 password=password,
                 language=language,
+                supplied_by=supplied_by,
             )
         except RevisionConflict:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
         return IngestItem(shown, outcome)
+
+    def upload(
+        self,
+        principal: Principal,
+        data: bytes,
+        filename: str,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+    ) -> tuple[RevisionRecord, bool] | IngestOutcome:
+        """Stage one of ingestion for a principal that must be allowed to write.
+
+        The rule (README "Who may write what"): creating or replacing a revision needs
+        the id inside one of the principal's write prefixes, and every existing revision
+        of the document readable by the principal. An id outside the prefixes is refused
+        before anything is looked up or hashed; a document with a revision the principal
+        cannot read is refused with the same :class:`WriteRefused`, before its labels or
+        bytes are compared (no deduplication or label conflict across that line).
+        Inside a collection ``G/`` the new revision is always readable by ``G``.
+        """
+        if not may_write_id(principal, document_id):
+            raise WriteRefused(document_id)
+        readers = groups or principal.groups
+        owner = collection_group(document_id, principal.groups)
+        if owner is not None and ANY_ID not in principal.write:
+            readers = readers | {owner}
+        for existing in self.store.revisions(principal.tenant, document_id):
+            if not can_read(principal, existing.tenant, existing.groups):
+                raise WriteRefused(document_id)
+        return self.ingestor.receive(
+            data,
+            filename,
+            document_id,
+            revision=revision,
+            groups=readers,
+            tenant=principal.tenant,
+            supplied_by=principal.name,
+        )
+
+    def default_upload_id(self, principal: Principal, filename: str) -> str:
+        """The id of an upload that names none: the file name, inside the principal's
+        first write prefix unless it already lies inside one."""
+        if may_write_id(principal, filename) or not principal.write:
+            return filename
+        return sorted(principal.write)[0] + filename
+
+    def delete_as(self, principal: Principal, document_id: str) -> None:
+        """Delete a document for an operator; anyone else gets :class:`NotFound` without
+        a lookup, exactly as for a missing document."""
+        if not principal.operator or not self.delete(document_id, principal.tenant):
+            raise NotFound(document_id)
+
+    def set_groups_as(
+        self,
+        principal: Principal,
+        document_id: str,
+        groups: frozenset[str],
+        revision: str | None = None,
+    ) -> int:
+        """Replace reader groups for an operator; anyone else (and a missing document or
+        revision) gets :class:`NotFound`, the former without a lookup."""
+        if not principal.operator:
+            raise NotFound(document_id)
+        changed = self.set_groups(document_id, groups, revision, principal.tenant)
+        if changed == 0:
+            raise NotFound(document_id)
+        return changed
 
     def check(
         self,
@@ -455,6 +561,10 @@ class Ragox:
             )
         if not rows:
             raise NotFound(document_id)
+        # The current revision is named only when the principal may read it: its label
+        # would tell that a newer revision exists, and which.
+        if document.current_revision not in {row.revision.revision for row in rows}:
+            document = replace(document, current_revision=None)
         return DocumentStatus(document, tuple(rows))
 
     def documents(self, principal: Principal) -> list[DocumentStatus]:

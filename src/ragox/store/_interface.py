@@ -21,6 +21,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    KeyRecord,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -126,8 +127,10 @@ class Store(Protocol):
         filename: str,
         size: int,
         groups: frozenset[str],
+        supplied_by: str | None = None,
     ) -> RevisionRecord:
-        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``."""
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it with the first
+        free ``r<n>`` from ``r<seq>`` on (never a label a caller chose)."""
         ...
 
     def set_state(
@@ -267,12 +270,10 @@ class Store(Protocol):
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]: ...
 
-    def add_key(
-        self, key_hash: str, principal: str, tenant: str, groups: frozenset[str]
-    ) -> None: ...
+    def add_key(self, key_hash: str, grant: KeyRecord) -> None: ...
 
     def revoke_key(self, key_hash: str) -> bool: ...
 
-    def key_principal(self, key_hash: str) -> tuple[str, str, frozenset[str]] | None:
-        """``(principal, tenant, groups)`` of a key that is not revoked, read now."""
+    def key_principal(self, key_hash: str) -> KeyRecord | None:
+        """What a key that is not revoked may do, read now."""
         ...

@@ -30,6 +30,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    KeyRecord,
     ManifestRecord,
     RevisionRecord,
     RevisionState,
@@ -247,7 +248,8 @@ class SqliteStore:
 
     _REVISION_COLUMNS: Final = (
         "tenant, document_id, revision, seq, source_sha256, media_type, filename, size, state, "
-        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at"
+        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at, "
+        "supplied_by"
     )
 
     def _revision(self, row: Sequence[object]) -> RevisionRecord:
@@ -269,6 +271,7 @@ class SqliteStore:
             groups=self.groups(tenant, document_id, revision),
             created_at=str(row[13]),
             updated_at=str(row[14]),
+            supplied_by=None if row[15] is None else str(row[15]),
         )
 
     def get_revision(self, tenant: str, document_id: str, revision: str) -> RevisionRecord | None:
@@ -319,15 +322,22 @@ class SqliteStore:
         filename: str,
         size: int,
         groups: frozenset[str],
+        supplied_by: str | None = None,
     ) -> RevisionRecord:
-        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``."""
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``, or
+        the next free ``r<n>`` when a caller chose that label before (an automatic label
+        never collides with a chosen one, so a chosen ``r3`` blocks no later upload)."""
         now = utc_now()
         with self.transaction() as conn:
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE tenant=? AND document_id=?",
                 (tenant, document_id),
             ).fetchone()
-            label = revision if revision is not None else f"r{seq}"
+            label = (
+                revision
+                if revision is not None
+                else self._free_label(conn, tenant, document_id, seq)
+            )
             exists = conn.execute(
                 "SELECT 1 FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
                 (tenant, document_id, label),
@@ -336,8 +346,8 @@ class SqliteStore:
                 raise RevisionConflict("revision exists with other bytes; revisions are immutable")
             conn.execute(
                 "INSERT INTO revisions(tenant, document_id, revision, seq, source_sha256, "
-                "media_type, filename, size, state, created_at, updated_at) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                "media_type, filename, size, state, created_at, updated_at, supplied_by) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     tenant,
                     document_id,
@@ -350,6 +360,7 @@ class SqliteStore:
                     RevisionState.RECEIVED.value,
                     now,
                     now,
+                    supplied_by,
                 ),
             )
             conn.executemany(
@@ -360,6 +371,17 @@ class SqliteStore:
         record = self.get_revision(tenant, document_id, label)
         assert record is not None
         return record
+
+    @staticmethod
+    def _free_label(conn: sqlite3.Connection, tenant: str, document_id: str, seq: int) -> str:
+        """``r<seq>``, or the first ``r<n>`` above it that no revision of the document has."""
+        number = seq
+        while conn.execute(
+            "SELECT 1 FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+            (tenant, document_id, f"r{number}"),
+        ).fetchone():
+            number += 1
+        return f"r{number}"
 
     def set_state(
         self,
@@ -950,12 +972,20 @@ class SqliteStore:
 
     # -- API keys --------------------------------------------------------------------
 
-    def add_key(self, key_hash: str, principal: str, tenant: str, groups: frozenset[str]) -> None:
+    def add_key(self, key_hash: str, grant: KeyRecord) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO api_keys(key_hash, principal, tenant, groups, created_at) "
-                "VALUES(?,?,?,?,?)",
-                (key_hash, principal, tenant, json.dumps(sorted(groups)), utc_now()),
+                "INSERT INTO api_keys(key_hash, principal, tenant, groups, created_at, "
+                "write_prefixes, operate) VALUES(?,?,?,?,?,?,?)",
+                (
+                    key_hash,
+                    grant.principal,
+                    grant.tenant,
+                    json.dumps(sorted(grant.groups)),
+                    utc_now(),
+                    json.dumps(sorted(grant.write)),
+                    int(grant.operate),
+                ),
             )
 
     def revoke_key(self, key_hash: str) -> bool:
@@ -966,12 +996,12 @@ class SqliteStore:
             )
             return cursor.rowcount > 0
 
-    def key_principal(self, key_hash: str) -> tuple[str, str, frozenset[str]] | None:
-        """``(principal, tenant, groups)`` of a key that is not revoked, read now."""
+    def key_principal(self, key_hash: str) -> KeyRecord | None:
+        """What a key that is not revoked may do, read now."""
         row = (
             self._connection()
             .execute(
-                "SELECT principal, tenant, groups FROM api_keys "
+                "SELECT principal, tenant, groups, write_prefixes, operate FROM api_keys "
                 "WHERE key_hash=? AND revoked_at IS NULL",
                 (key_hash,),
             )
@@ -979,7 +1009,13 @@ class SqliteStore:
         )
         if row is None:
             return None
-        return str(row[0]), str(row[1]), frozenset(json.loads(row[2]))
+        return KeyRecord(
+            principal=str(row[0]),
+            tenant=str(row[1]),
+            groups=frozenset(json.loads(row[2])),
+            write=frozenset(json.loads(row[3])),
+            operate=bool(row[4]),
+        )
 
     # -- answers ---------------------------------------------------------------------
 
