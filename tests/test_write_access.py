@@ -39,6 +39,8 @@ class Site:
     colleague: str
     #: an operate key of the tenant
     operator: str
+    #: a reader of "staff" and "lab" who may write under staff/
+    lab: str
 
 
 def _auth(key: str) -> dict[str, str]:
@@ -70,6 +72,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         staff=_key(app, "sam", {"staff"}, **staff_rights),
         colleague=_key(app, "sue", {"staff"}),
         operator=_key(app, "op", {"staff"}, **({"operator": True} if staff_rights else {})),
+        lab=_key(app, "lin", {"staff", "lab"}, **staff_rights),
     )
     app.close()
     with serving(home) as url:
@@ -252,8 +255,8 @@ def test_supplier_is_recorded_and_shown(site: Site, tmp_path: Path, ragox_cli: A
 
 
 def test_writes_need_a_write_prefix_and_land_in_the_collection(site: Site) -> None:
-    """A read-only key cannot upload at all; a writer's upload under staff/ is readable
-    by staff even when it names other groups; ids outside staff/ are refused alike."""
+    """A read-only key cannot upload at all; ids outside staff/ are refused alike; a
+    writer's upload under staff/ is readable by staff even when it names only lab."""
     read_only = _upload(site, site.colleague, "staff/new", b"New.\n")
     assert read_only.status_code == 403
     outside = _upload(site, site.staff, "handbook-copy", b"New.\n")
@@ -267,6 +270,15 @@ def test_writes_need_a_write_prefix_and_land_in_the_collection(site: Site) -> No
     assert ok.status_code == 202
     body = _wait_ready(site, site.staff, "staff/collection")
     assert body["revisions"][0]["groups"] == ["staff"]
+    lab_only = httpx.post(
+        f"{site.url}/v1/documents",
+        headers=_auth(site.lab),
+        files={"file": ("l.txt", b"Lab results.\n")},
+        data={"document_id": "staff/lab-results", "groups": "lab"},
+    )
+    assert lab_only.status_code == 202
+    body = _wait_ready(site, site.staff, "staff/lab-results")
+    assert body["revisions"][0]["groups"] == ["lab", "staff"]
 
 
 def test_a_misfiled_hidden_document_is_not_replaced(site: Site) -> None:
