@@ -271,3 +271,21 @@ def test_refused_writes_touch_no_store(matrix: Matrix, document_id: str) -> None
     finally:
         app.store = counting._inner
         app.close()
+
+
+@pytest.mark.parametrize("whose", ["another principal's", "missing"])
+def test_a_refused_replay_reads_only_the_owner(matrix: Matrix, whose: str) -> None:
+    """Timing class of answers: refusing another principal's answer reads the same one
+    indexed row (tenant, asker) as a missing id, never the record with its question."""
+    app = Ragox(matrix.home)
+    counting = CountingStore(app.store)
+    app.store = counting
+    answer_id = matrix.answers["default", "red"] if whose != "missing" else "f" * 32
+    try:
+        for who in (_principal("default", "red", "write"), _principal("acme", "red", "read")):
+            with pytest.raises(NotFound):
+                app.show_answer(answer_id, who)
+        assert counting.touched == ["answer_owner", "answer_owner"]
+    finally:
+        app.store = counting._inner
+        app.close()

@@ -269,17 +269,24 @@ class Ragox:
         tenant, it looks missing. Claims whose citation no longer resolves for the
         principal are withheld (their text is document text).
         """
+        # Who may see it is decided from two indexed columns, the same read for an
+        # answer that is not the caller's as for a missing one; the record (question,
+        # claims, trace) is read only for those who may see it.
+        owner = self.store.answer_owner(answer_id)
+        if owner is None:
+            raise NotFound(answer_id)
+        tenant, asker = owner
+        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
+        # operator may replay them (their citations resolve within that tenant only).
+        legacy = principal.operator and tenant == "*"
+        if tenant != principal.tenant and not legacy:
+            raise NotFound(answer_id)
+        if not principal.operator and asker != principal.name:
+            raise NotFound(answer_id)
         data = self.store.get_answer(answer_id)
         if data is None:
             raise NotFound(answer_id)
         record = AnswerRecord.from_json(data)
-        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
-        # operator may replay them (their citations resolve within that tenant only).
-        legacy = principal.operator and record.tenant == "*"
-        if record.tenant != principal.tenant and not legacy:
-            raise NotFound(answer_id)
-        if not principal.operator and record.principal != principal.name:
-            raise NotFound(answer_id)
         lookup = self.lookup(principal)
         now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
         parts = []

@@ -1034,6 +1034,15 @@ class SqliteStore:
                 (answer_id, tenant, principal, created_at, json.dumps(payload, ensure_ascii=False)),
             )
 
+    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
+        """``(tenant, principal)`` of a stored answer, without reading the record."""
+        row = (
+            self._connection()
+            .execute("SELECT tenant, principal FROM answers WHERE answer_id=?", (answer_id,))
+            .fetchone()
+        )
+        return None if row is None else (str(row[0]), str(row[1]))
+
     def get_answer(self, answer_id: str) -> dict[str, object] | None:
         row = (
             self._connection()
