@@ -83,6 +83,19 @@ NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this
 NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
 
 
+def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for problem-details answers a route gives."""
+    meaning = {
+        403: "the key may not write that document id (one answer for every such upload)",
+        404: "missing, or not readable or not operable with this key (one answer for both)",
+        409: "that revision label exists with other bytes",
+        413: "the upload is over the limit",
+    }
+    return {
+        status: {"description": meaning[status], "content": {PROBLEM: {}}} for status in statuses
+    }
+
+
 class GroupsRequest(BaseModel):
     """New reader groups of a document (every revision, or one)."""
 
@@ -178,7 +191,7 @@ def create_app(
 
     # -- documents ----------------------------------------------------------------------
 
-    @app.post("/v1/documents", status_code=202)
+    @app.post("/v1/documents", status_code=202, responses=_problems(403, 409, 413))
     def upload(
         who: Caller,
         background: BackgroundTasks,
@@ -284,7 +297,7 @@ def create_app(
             },
         )
 
-    @app.put("/v1/documents/{document_id:path}/groups")
+    @app.put("/v1/documents/{document_id:path}/groups", responses=_problems(404))
     def set_groups(document_id: str, body: GroupsRequest, who: Caller) -> dict[str, Any]:
         """Replace the reader groups of a document's revisions (or of one). Operate keys
         only; any other key gets the 404 of a missing document."""
@@ -304,7 +317,7 @@ def create_app(
         except NotFound:
             raise NOT_FOUND from None
 
-    @app.delete("/v1/documents/{document_id:path}")
+    @app.delete("/v1/documents/{document_id:path}", responses=_problems(404))
     def delete_document(document_id: str, who: Caller) -> dict[str, Any]:
         """Delete a document with its revisions and anchors. Operate keys only; any other
         key gets the 404 of a missing document."""
@@ -354,7 +367,7 @@ def create_app(
             ],
         }
 
-    @app.get("/v1/answers/{answer_id}")
+    @app.get("/v1/answers/{answer_id}", responses=_problems(404))
     def answer(answer_id: str, who: Caller) -> dict[str, Any]:
         """An answer replayed now: citations re-resolved with the caller's access. Only
         the asker and operate keys may replay it; to others it is missing."""
