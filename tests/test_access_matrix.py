@@ -20,7 +20,9 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
+import ragox.api._app as app_module
 from conftest import serving
 from ragox.access import Principal
 from ragox.service import NotFound, Ragox, WriteRefused
@@ -289,3 +291,50 @@ def test_a_refused_replay_reads_only_the_owner(matrix: Matrix, whose: str) -> No
     finally:
         app.store = counting._inner
         app.close()
+
+
+def test_refused_api_requests_read_only_the_key(
+    matrix: Matrix, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Timing class through the real app (in process, real store): a refused upload,
+    delete or groups change reads the caller's key and nothing else, and a refused
+    replay also reads the answer's owner row, for existing and missing ids alike."""
+    stores: list[CountingStore] = []
+
+    class CountingRagox(Ragox):
+        def __init__(self, home: Path) -> None:
+            super().__init__(home)
+            counting = CountingStore(self.store)
+            self.store = counting
+            self.ingestor.store = counting
+            stores.append(counting)
+
+    monkeypatch.setattr(app_module, "Ragox", CountingRagox)
+    client = TestClient(app_module.create_app(matrix.home))
+    (counting,) = stores
+    red_writer = {"Authorization": f"Bearer {matrix.keys['default', 'red', 'write']}"}
+    requests = {
+        "upload": lambda i: client.post(
+            "/v1/documents",
+            headers=red_writer,
+            files={"file": ("f.txt", _text("default", "green"))},
+            data={"document_id": i},
+        ),
+        "delete": lambda i: client.delete(f"/v1/documents/{i}", headers=red_writer),
+        "groups": lambda i: client.put(
+            f"/v1/documents/{i}/groups", headers=red_writer, json={"groups": ["red"]}
+        ),
+    }
+    try:
+        for name, request in requests.items():
+            for document_id in ("green/doc", "green/missing"):
+                counting.touched.clear()
+                assert request(document_id).status_code in {403, 404}
+                assert counting.touched == ["key_principal"], (name, document_id)
+        for answer_id in (matrix.answers["default", "green"], "f" * 32):
+            counting.touched.clear()
+            assert client.get(f"/v1/answers/{answer_id}", headers=red_writer).status_code == 404
+            assert counting.touched == ["key_principal", "answer_owner"]
+    finally:
+        client.close()
+        counting._inner.close()
