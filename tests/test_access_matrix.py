@@ -6,8 +6,8 @@ and body, no state change, and the same timing class.
 Timing class is pinned down twice: structurally (a refused upload, delete or ACL change
 reads nothing but the caller's key, and a refused replay one owner row, through the
 service and through the app itself, so the existing and the missing id cost the same
-work), and by latency over HTTP (medians of the two cases within a generous factor). The search-statistics cells belong to the scope-only BM25 work and
-are not here."""
+work), and by latency over HTTP (medians of the two cases within a generous factor).
+The search-statistics cells belong to the scope-only BM25 work and are not here."""
 
 from __future__ import annotations
 

@@ -347,6 +347,7 @@ def test_keys_create_carries_write_and_operate(ragox_cli: Any) -> None:
         "tenant": "default",
         "write": ["red/", "red/a/"],
         "operate": False,
+        "unreadable_in_write_scope": 0,
     }
     bad = ragox_cli("keys", "create", "--principal", "w", "--groups", "red", "--write", "blue/")
     assert bad.code == 2 and "blue/" in bad.stderr
@@ -355,6 +356,28 @@ def test_keys_create_carries_write_and_operate(ragox_cli: Any) -> None:
     operate = ragox_cli("keys", "create", "--principal", "o", "--operate", "--write", "*", "--json")
     assert operate.code == 0 and json.loads(operate.stdout)["write"] == ["*"]
     assert json.loads(operate.stdout)["operate"] is True
+
+
+def test_keys_create_warns_about_documents_its_uploads_could_probe(
+    ragox_cli: Any, tmp_path: Path
+) -> None:
+    """A document the operator filed under red/ for blue only: a red/ writer's key is
+    created with a warning on stderr and the count in JSON (README's one residual)."""
+    path = tmp_path / "s.txt"
+    path.write_text("Blue's secret.\n")
+    ingested = ragox_cli("ingest", str(path), "--document-id", "red/s", "--groups", "blue")
+    assert ingested.code == 0
+    made = ragox_cli(
+        "keys", "create", "--principal", "w", "--groups", "red", "--write", "red/", "--json"
+    )
+    assert made.code == 0 and "1 document(s)" in made.stderr and "red/s" not in made.stderr
+    assert json.loads(made.stdout)["unreadable_in_write_scope"] == 1
+    fixed = ragox_cli("acl", "red/s", "--groups", "blue,red")
+    assert fixed.code == 0
+    again = ragox_cli(
+        "keys", "create", "--principal", "w", "--groups", "red", "--write", "red/", "--json"
+    )
+    assert again.stderr == "" and json.loads(again.stdout)["unreadable_in_write_scope"] == 0
 
 
 def test_schema7_keys_become_read_only(tmp_path: Path) -> None:

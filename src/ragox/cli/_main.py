@@ -904,6 +904,14 @@ def keys_create(
     who = Principal(name=principal, tenant=tenant, groups=read, operator=operate, write=prefixes)
     with _app(ctx) as app:
         key = app.create_key(who)
+        hidden = app.unreadable_in_write_scope(who)
+    if hidden:
+        click.echo(
+            f"warning: {len(hidden)} document(s) inside the write prefixes are not readable "
+            "by this key; its uploads can tell their ids are taken (add the collection's "
+            "group with `ragox acl`, or move them)",
+            err=True,
+        )
     if as_json:
         print_json(
             {
@@ -913,6 +921,7 @@ def keys_create(
                 "tenant": tenant,
                 "write": sorted(who.write),
                 "operate": operate,
+                "unreadable_in_write_scope": len(hidden),
             }
         )
     else:

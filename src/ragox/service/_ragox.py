@@ -327,6 +327,21 @@ class Ragox:
         self.store.add_key(sha256_hex(key.encode()), grant)
         return key
 
+    def unreadable_in_write_scope(self, principal: Principal) -> list[str]:
+        """Ids inside the principal's write prefixes with a revision it cannot read: the
+        one place where its uploads tell an existing id from a missing one (README "Who
+        may read, write and operate"); ``keys create`` warns about them."""
+        if principal.operator:
+            return []
+        found = []
+        for document in self.store.list_documents(principal.tenant):
+            if not may_write_id(principal, document.document_id):
+                continue
+            revisions = self.store.revisions(principal.tenant, document.document_id)
+            if any(not can_read(principal, r.tenant, r.groups) for r in revisions):
+                found.append(document.document_id)
+        return found
+
     def revoke_key(self, key: str) -> bool:
         return self.store.revoke_key(sha256_hex(key.encode()))
 
