@@ -230,9 +230,20 @@ def test_allowed_cells_work(matrix: Matrix) -> None:
         assert taken.status_code == 409
         created = _upload(writer, f"{group}/extra", b"An extra note.\n")
         assert created.status_code == 202
+        # green/ has writers: its documents stay readable by green (else a 409, and
+        # nothing changes) ...
         regroup = operator.put(f"/v1/documents/{group}/extra/groups", json={"groups": ["x"]})
-        assert regroup.status_code == 200
-        assert reader.get(f"/v1/documents/{group}/extra").status_code == 404
+        assert regroup.status_code == 409
+        assert reader.get(f"/v1/documents/{group}/extra").status_code == 200
+        # ... and may be readable by more groups.
+        doc_groups = {"groups": ["x", group], "revision": "r1"}
+        assert (
+            operator.put(f"/v1/documents/{group}/extra/groups", json=doc_groups).status_code == 200
+        )
+        assert reader.get(f"/v1/documents/{group}/extra").json()["revisions"][0]["groups"] == [
+            group,
+            "x",
+        ]
         assert operator.delete(f"/v1/documents/{group}/extra").status_code == 200
         assert operator.get(f"/v1/documents/{group}/extra").status_code == 404
 

@@ -380,6 +380,34 @@ def test_keys_create_warns_about_documents_its_uploads_could_probe(
     assert again.stderr == "" and json.loads(again.stdout)["unreadable_in_write_scope"] == 0
 
 
+def test_collections_with_writers_stay_readable_by_their_group(
+    ragox_cli: Any, tmp_path: Path
+) -> None:
+    """Once a key may write red/, the operator cannot file a document there without red
+    among its readers (ingest skips it: COLLECTION_READERS), nor drop red with `acl`;
+    ids elsewhere, and revoked keys' collections, are not bound."""
+    made = ragox_cli(
+        "keys", "create", "--principal", "w", "--groups", "red", "--write", "red/a/", "--json"
+    )
+    key = json.loads(made.stdout)["key"]
+    path = tmp_path / "s.txt"
+    path.write_text("Blue's secret.\n")
+    refused = ragox_cli(
+        "ingest", str(path), "--document-id", "red/a/s", "--groups", "blue", "--json"
+    )
+    assert refused.code == 1
+    assert json.loads(refused.stdout)["results"][0]["reason"] == "COLLECTION_READERS"
+    assert ragox_cli("status", "red/a/s").code == 1
+    for doc_id, groups in (("red/a/s", "blue,red"), ("red/b", "blue"), ("blue/s", "blue")):
+        assert ragox_cli("ingest", str(path), "--document-id", doc_id, "--groups", groups).code == 0
+    dropped = ragox_cli("acl", "red/a/s", "--groups", "blue")
+    assert dropped.code == 1 and "'red'" in dropped.stderr
+    shown = json.loads(ragox_cli("status", "red/a/s", "--json").stdout)
+    assert shown["revisions"][0]["groups"] == ["blue", "red"]
+    assert ragox_cli("keys", "revoke", key).code == 0
+    assert ragox_cli("acl", "red/a/s", "--groups", "blue").code == 0
+
+
 def test_schema7_keys_become_read_only(tmp_path: Path) -> None:
     """A schema-7 home opens migrated: its keys keep their groups and lose the upload
     right nobody chose (read-only, not operate); old revisions have no supplier."""

@@ -36,7 +36,7 @@ from ragox.answer import GeneratorError, generator_from_spec
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox, WriteRefused
+from ragox.service import CollectionReaders, NotFound, Ragox, WriteRefused
 from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
@@ -83,12 +83,19 @@ NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this
 NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
 
 
+def _collection_readers(group: str) -> Problem:
+    """Only operators get it (they read every document anyway): their groups left out
+    the group of a collection that keys may write."""
+    return Problem(409, "Conflict", f"reader groups must include {group!r}: keys write {group}/")
+
+
 def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` for problem-details answers a route gives."""
     meaning = {
         403: "the key may not write that document id (one answer for every such upload)",
         404: "missing, or not readable or not operable with this key (one answer for both)",
-        409: "that revision label exists with other bytes",
+        409: "that revision label exists with other bytes, or (operate keys) reader groups "
+        "that leave out the group of a collection keys may write",
         413: "the upload is over the limit",
     }
     return {
@@ -220,6 +227,8 @@ def create_app(
             )
         except WriteRefused:
             raise NOT_WRITABLE from None
+        except CollectionReaders as error:
+            raise _collection_readers(error.group) from None
         except RevisionConflict:
             raise Problem(409, "Conflict", "that revision exists with other bytes") from None
         if isinstance(received, tuple):
@@ -297,7 +306,7 @@ def create_app(
             },
         )
 
-    @app.put("/v1/documents/{document_id:path}/groups", responses=_problems(404))
+    @app.put("/v1/documents/{document_id:path}/groups", responses=_problems(404, 409))
     def set_groups(document_id: str, body: GroupsRequest, who: Caller) -> dict[str, Any]:
         """Replace the reader groups of a document's revisions (or of one). Operate keys
         only; any other key gets the 404 of a missing document."""
@@ -306,6 +315,8 @@ def create_app(
             changed = ragox.set_groups_as(who, document_id, groups, body.revision)
         except NotFound:
             raise NOT_FOUND from None
+        except CollectionReaders as error:
+            raise _collection_readers(error.group) from None
         return {"document_id": document_id, "revisions_changed": changed, "groups": sorted(groups)}
 
     @app.get("/v1/documents/{document_id:path}")

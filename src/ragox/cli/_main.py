@@ -48,7 +48,7 @@ from ragox.eval import (
     prepare_corpus,
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox, default_home
+from ragox.service import CollectionReaders, NotFound, Ragox, default_home
 from ragox.store import StoreError
 
 __all__ = ["cli", "main"]
@@ -412,7 +412,12 @@ def acl(
 ) -> None:
     """Replace the reader groups of a document's revisions."""
     with _app(ctx) as app:
-        changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
+        try:
+            changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
+        except CollectionReaders as error:
+            raise Failure(
+                f"reader groups must include {error.group!r}: keys may write {error.group}/"
+            ) from None
     if changed == 0:
         _not_found(as_json, "document")
     if as_json:

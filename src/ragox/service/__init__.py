@@ -4,6 +4,7 @@ from ragox.service._check import CheckReport, Mismatch
 from ragox.service._home import default_home, load_or_create_key
 from ragox.service._lookup import StoreLookup
 from ragox.service._ragox import (
+    CollectionReaders,
     DocumentStatus,
     IngestItem,
     NotFound,
@@ -18,6 +19,7 @@ from ragox.service._ragox import (
 
 __all__ = [
     "CheckReport",
+    "CollectionReaders",
     "DocumentStatus",
     "IngestItem",
     "Mismatch",

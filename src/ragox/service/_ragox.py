@@ -61,6 +61,7 @@ from ragox.store import (
 from ragox.text import BASE_PROFILE, MappedRange, Profile
 
 __all__ = [
+    "CollectionReaders",
     "DocumentStatus",
     "IngestItem",
     "NotFound",
@@ -86,6 +87,16 @@ class WriteRefused(PermissionError):
     revision the caller cannot read. Both look the same to the caller."""
 
 
+class CollectionReaders(ValueError):
+    """Reader groups that leave out the group of the document's collection: ``G`` must
+    read every revision under ``G/`` while a key may write there (README "Who may
+    read, write and operate"), so that its writers can never tell a hidden id."""
+
+    def __init__(self, group: str) -> None:
+        super().__init__(group)
+        self.group = group
+
+
 class SkipReason(enum.Enum):
     """Why an input path was not ingested at all."""
 
@@ -93,6 +104,8 @@ class SkipReason(enum.Enum):
     UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"
     NOT_A_FILE = "NOT_A_FILE"
     REVISION_CONFLICT = "REVISION_CONFLICT"
+    #: the reader groups leave out the group of a collection that keys may write
+    COLLECTION_READERS = "COLLECTION_READERS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +426,8 @@ class Ragox:
         if detect_media_type(path.name, head) is None:
             return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
         doc_id = document_id or default_document_id(path, root)
+        if self.collection_readers(tenant, doc_id) - groups:
+            return IngestItem(shown, None, SkipReason.COLLECTION_READERS)
         try:
             outcome = self.ingestor.ingest_file(
                 path,
@@ -459,6 +474,8 @@ class Ragox:
         for existing in self.store.revisions(principal.tenant, document_id):
             if not can_read(principal, existing.tenant, existing.groups):
                 raise WriteRefused(document_id)
+        for group in self.collection_readers(principal.tenant, document_id) - readers:
+            raise CollectionReaders(group)  # an operator's upload that names other groups
         return self.ingestor.receive(
             data,
             filename,
@@ -540,8 +557,19 @@ class Ragox:
         revision: str | None = None,
         tenant: str = DEFAULT_TENANT,
     ) -> int:
-        """Replace reader groups; returns how many revisions changed."""
+        """Replace reader groups; returns how many revisions changed. Groups that leave
+        out the group of a collection keys may write are :class:`CollectionReaders`."""
+        for group in self.collection_readers(tenant, document_id) - groups:
+            raise CollectionReaders(group)
         return self.store.set_groups(tenant, document_id, revision, groups)
+
+    def collection_readers(self, tenant: str, document_id: str) -> frozenset[str]:
+        """``{G}`` when the id lies under a write prefix (``G/…``) of an unrevoked key
+        that does not operate: then ``G`` must read every revision of it."""
+        for prefix in self.store.write_prefixes(tenant):
+            if document_id.startswith(prefix):
+                return frozenset({prefix.partition("/")[0]})
+        return frozenset()
 
     # -- reading ------------------------------------------------------------------
 

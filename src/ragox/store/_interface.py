@@ -276,6 +276,10 @@ class Store(Protocol):
 
     def add_key(self, key_hash: str, grant: KeyRecord) -> None: ...
 
+    def write_prefixes(self, tenant: str) -> frozenset[str]:
+        """Write prefixes of the tenant's unrevoked keys that do not operate."""
+        ...
+
     def revoke_key(self, key_hash: str) -> bool: ...
 
     def key_principal(self, key_hash: str) -> KeyRecord | None:

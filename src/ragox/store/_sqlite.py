@@ -988,6 +988,19 @@ class SqliteStore:
                 ),
             )
 
+    def write_prefixes(self, tenant: str) -> frozenset[str]:
+        """Write prefixes of the tenant's unrevoked keys that do not operate."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT write_prefixes FROM api_keys WHERE tenant=? AND revoked_at IS NULL "
+                "AND operate=0 AND write_prefixes <> '[]'",
+                (tenant,),
+            )
+            .fetchall()
+        )
+        return frozenset(prefix for (value,) in rows for prefix in json.loads(value))
+
     def revoke_key(self, key_hash: str) -> bool:
         with self.transaction() as conn:
             cursor = conn.execute(
