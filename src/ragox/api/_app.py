@@ -78,8 +78,9 @@ def _problem(status: int, title: str, detail: str | None = None) -> JSONResponse
 
 
 NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this key")
-#: one answer for every upload the key may not make (README "Who may write what"): an id
-#: outside its write prefixes, and a document with a revision it cannot read.
+#: one answer for every upload the key may not make (README "Who may read, write and
+#: operate"): an id outside its write prefixes, and a document with a revision it cannot
+#: read.
 NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
 
 

@@ -457,12 +457,13 @@ class Ragox:
     ) -> tuple[RevisionRecord, bool] | IngestOutcome:
         """Stage one of ingestion for a principal that must be allowed to write.
 
-        The rule (README "Who may write what"): creating or replacing a revision needs
-        the id inside one of the principal's write prefixes, and every existing revision
-        of the document readable by the principal. An id outside the prefixes is refused
-        before anything is looked up or hashed; a document with a revision the principal
-        cannot read is refused with the same :class:`WriteRefused`, before its labels or
-        bytes are compared (no deduplication or label conflict across that line).
+        The rule (README "Who may read, write and operate"): creating or replacing a
+        revision needs the id inside one of the principal's write prefixes, and every
+        existing revision of the document readable by the principal. An id outside the
+        prefixes is refused before anything is looked up or hashed; a document with a
+        revision the principal cannot read is refused with the same :class:`WriteRefused`,
+        before its labels or bytes are compared (no deduplication or label conflict
+        across that line).
         Inside a collection ``G/`` the new revision is always readable by ``G``.
         """
         if not may_write_id(principal, document_id):
@@ -474,8 +475,9 @@ class Ragox:
         for existing in self.store.revisions(principal.tenant, document_id):
             if not can_read(principal, existing.tenant, existing.groups):
                 raise WriteRefused(document_id)
-        for group in self.collection_readers(principal.tenant, document_id) - readers:
-            raise CollectionReaders(group)  # an operator's upload that names other groups
+        left_out = self.collection_readers(principal.tenant, document_id) - readers
+        if left_out:  # only an operator's upload that names other groups gets here
+            raise CollectionReaders(min(left_out))
         return self.ingestor.receive(
             data,
             filename,
@@ -559,8 +561,9 @@ class Ragox:
     ) -> int:
         """Replace reader groups; returns how many revisions changed. Groups that leave
         out the group of a collection keys may write are :class:`CollectionReaders`."""
-        for group in self.collection_readers(tenant, document_id) - groups:
-            raise CollectionReaders(group)
+        left_out = self.collection_readers(tenant, document_id) - groups
+        if left_out:
+            raise CollectionReaders(min(left_out))
         return self.store.set_groups(tenant, document_id, revision, groups)
 
     def collection_readers(self, tenant: str, document_id: str) -> frozenset[str]:
