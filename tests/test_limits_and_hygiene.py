@@ -55,7 +55,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home, spool = root / "home", root / "spool"
     spool.mkdir()
     app = Ragox(home)
-    key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    # An operate key that may write any id: these tests are about limits and input,
+    # not about who may upload (tests/test_write_access.py).
+    key = app.create_key(
+        Principal("sam", groups=frozenset({"staff"}), operator=True, write=frozenset({"*"}))
+    )
     staff = frozenset({"staff"})
     app.ingestor.ingest_bytes(TEXT, "manual.txt", "manual.txt", groups=staff, tenant="default")
     for name, size in (("huge.pdf", 14400.0), ("big.pdf", 9000.0)):

@@ -694,7 +694,19 @@ def test_thirty_parallel_api_uploads(home: Path) -> None:
     """30 simultaneous uploads to one document through a real `ragox serve` (20
     distinct contents, 10 repeated): 20 revisions, every one READY, the last created
     current and searchable, the others not, no orphan rows."""
-    created = run_ragox(home, "keys", "create", "--principal", "up", "--groups", "staff", "--json")
+    created = run_ragox(
+        home,
+        "keys",
+        "create",
+        "--principal",
+        "up",
+        "--groups",
+        "staff",
+        "--write",
+        "staff/",
+        "--json",
+    )
+    doc = "staff/" + DOC  # inside the key's write prefix
     assert created.code == 0, created.stderr
     key = json.loads(created.stdout)["key"]
     contents = [_content(n, paragraphs=1 + (n * 37) % 300) for n in range(20)]
@@ -702,12 +714,12 @@ def test_thirty_parallel_api_uploads(home: Path) -> None:
     batch = contents + [rng.choice(contents) for _ in range(10)]
     rng.shuffle(batch)
     with serving(home) as url, ThreadPoolExecutor(30) as pool:
-        responses = list(pool.map(lambda data: upload(url, key, DOC, data), batch))
+        responses = list(pool.map(lambda data: upload(url, key, doc, data), batch))
         assert [r.status_code for r in responses] == [202] * 30, [r.text for r in responses]
         headers = {"Authorization": f"Bearer {key}"}
         deadline = time.time() + 90
         while True:
-            state = httpx.get(f"{url}/v1/documents/{DOC}", headers=headers, timeout=30).json()
+            state = httpx.get(f"{url}/v1/documents/{doc}", headers=headers, timeout=30).json()
             busy = [r for r in state["revisions"] if r["state"] not in ("READY", "FAILED")]
             if not busy or time.time() > deadline:
                 break
@@ -728,7 +740,7 @@ def test_thirty_parallel_api_uploads(home: Path) -> None:
             assert [h["revision"] for h in hits] == expected
         assert orphan_rows(home) == 0
     with _opened(home) as app:
-        check_invariants(app, DOC, words)
+        check_invariants(app, doc, words)
 
 
 @pytest.fixture(autouse=True)

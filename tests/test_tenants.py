@@ -31,6 +31,10 @@ ACME_TEXT = (
 )
 DEFAULT_STAFF = Principal("sam", groups=frozenset({"staff"}))
 ACME_STAFF = Principal("ann", tenant="acme", groups=frozenset({"staff"}))
+#: acme's operator key: it may write any id of its tenant (and reads all of it)
+ACME_OPERATOR = Principal(
+    "ann", tenant="acme", groups=frozenset({"staff"}), operator=True, write=frozenset({"*"})
+)
 
 
 def _auth(key: str) -> dict[str, str]:
@@ -62,7 +66,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
         groups=frozenset({"staff"}),
         tenant="default",
     )
-    keys = (app.create_key(DEFAULT_STAFF), app.create_key(ACME_STAFF))
+    keys = (app.create_key(DEFAULT_STAFF), app.create_key(ACME_OPERATOR))
     app.close()
     with serving(home) as url:
         yield Api(url, keys[0], keys[1], home)

@@ -86,6 +86,9 @@ def test_running_server_follows_a_reindex_made_elsewhere(home: Path, embedding_s
     app = Ragox(home)
     _ingest(app, "pump", "The shaft seal of the pump is replaced every 2,000 hours.")
     key = app.create_key(STAFF)
+    writer = app.create_key(
+        Principal("wendy", groups=frozenset({"staff"}), write=frozenset({"staff/"}))
+    )
     app.close()
     with serving(home) as url:
         headers = {"Authorization": f"Bearer {key}"}
@@ -103,14 +106,14 @@ def test_running_server_follows_a_reindex_made_elsewhere(home: Path, embedding_s
         assert after.json()["hits"][0]["document_id"] == "pump"
         uploaded = httpx.post(
             f"{url}/v1/documents",
-            headers=headers,
+            headers={"Authorization": f"Bearer {writer}"},
             files={"file": ("valve.txt", b"The valve is checked weekly.")},
-            data={"document_id": "valve.txt"},
+            data={"document_id": "staff/valve.txt"},
         )
-        assert uploaded.status_code == 202
+        assert uploaded.status_code == 202, uploaded.text
         deadline = time.time() + 30
         while time.time() < deadline:
-            state = httpx.get(f"{url}/v1/documents/valve.txt", headers=headers).json()
+            state = httpx.get(f"{url}/v1/documents/staff/valve.txt", headers=headers).json()
             if state["revisions"][-1]["state"] == "READY":
                 break
             time.sleep(0.2)

@@ -94,7 +94,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
             "UPDATE manifests SET json = replace(json, 'text/plain', 'text/html') "
             "WHERE document_id = 'tampered.txt'"
         )
-    key = app.create_key(staff)
+    key = app.create_key(Principal("sam", groups=staff.groups, write=frozenset({"staff/"})))
     outsider = app.create_key(Principal("oz", groups=frozenset({"sales"})))
     app.close()
     with serving(home) as url:
@@ -224,7 +224,8 @@ def test_ask_page_opens_a_citation_beside_the_answer(browser, viewer: Viewer, ki
 
 
 def test_library_shows_upload_states(browser, viewer: Viewer, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Uploads show their revision's state: ready when searchable, failed with a reason."""
+    """Uploads (named in the key's collection, staff/) show their revision's state: ready
+    when searchable, failed with a reason."""
     good = tmp_path / "pumpe.md"
     good.write_text("# Pumpe\n\nDas Laufrad wird jährlich geprüft.\n", encoding="utf-8")
     empty = tmp_path / "leer.txt"
@@ -237,8 +238,8 @@ def test_library_shows_upload_states(browser, viewer: Viewer, tmp_path: Path) ->
             page.set_input_files("#file", str(path))
             page.click("#upload button")
             page.wait_for_selector(f"#upload-state:has-text('{path.name}')")
-        page.wait_for_selector("tr[data-document='pumpe.md'][data-state='READY']")
-        failed = page.locator("tr[data-document='leer.txt'][data-state='FAILED']")
+        page.wait_for_selector("tr[data-document='staff/pumpe.md'][data-state='READY']")
+        failed = page.locator("tr[data-document='staff/leer.txt'][data-state='FAILED']")
         failed.wait_for()
         assert "EMPTY_FILE" in failed.inner_text()
     finally:

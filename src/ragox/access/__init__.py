@@ -1,35 +1,65 @@
-"""Principals, tenants, groups and the read decision.
+"""Principals, tenants, groups, and the read, write and operate decisions.
 
-The decision is a pure function of the principal and the revision's current
-tenant and reader groups; callers ask it on every request and never cache it.
+The decisions are pure functions of the principal and what the caller names
+(and, for reads, the revision's current tenant and reader groups); callers ask
+them on every request and never cache them.
+
+Write rights are **id prefixes** ("collections"). A write prefix of an ordinary
+key starts with one of the key's own read groups and a slash (``staff/``,
+``staff/manuals/``): the collection of group ``staff`` is the ids under
+``staff/``, and every revision a key supplies there is readable by ``staff``.
+So a writer can read what its collection holds, and an id outside every prefix
+of a key is refused before anything is looked up (:func:`may_write_id` reads no
+store). Only operators (who read every revision of their tenant anyway) may hold
+other prefixes, ``*`` (any id) included.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["DEFAULT_TENANT", "Principal", "can_read", "parse_groups"]
+__all__ = [
+    "ANY_ID",
+    "DEFAULT_TENANT",
+    "Principal",
+    "can_read",
+    "collection_group",
+    "may_write_id",
+    "parse_groups",
+    "parse_write_prefixes",
+]
 
 DEFAULT_TENANT: Final = "default"
+#: the write prefix that matches every document id (operators only)
+ANY_ID: Final = "*"
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who asks. ``operator`` is the local administrator of a home: it reads every
-    revision of its tenant, whatever the groups. Document ids are per tenant, so every
-    principal, the operator included, addresses documents within one tenant."""
+    """Who asks. ``operator`` is an administrator of its tenant (the local operator of
+    a home, or an ``--operate`` key): it reads every revision of its tenant, whatever
+    the groups, and may delete documents and change their readers. ``write`` holds the
+    id prefixes whose documents it may create and replace (module docstring). Document
+    ids are per tenant, so every principal addresses documents within one tenant."""
 
     name: str
     tenant: str = DEFAULT_TENANT
     groups: frozenset[str] = frozenset()
     operator: bool = False
+    write: frozenset[str] = field(default=frozenset())
 
     @classmethod
     def local_operator(cls, tenant: str = DEFAULT_TENANT) -> Principal:
-        return cls(name="operator", tenant=tenant, groups=frozenset(), operator=True)
+        return cls(
+            name="operator",
+            tenant=tenant,
+            groups=frozenset(),
+            operator=True,
+            write=frozenset({ANY_ID}),
+        )
 
     def scope_key(self) -> str:
         """A key for caches: tenant and groups, never the name alone (DESIGN §7)."""
@@ -41,6 +71,35 @@ def parse_groups(value: str | None) -> frozenset[str]:
     if not value:
         return frozenset()
     return frozenset(part.strip() for part in value.split(",") if part.strip())
+
+
+def parse_write_prefixes(
+    value: str | None, groups: frozenset[str], operator: bool
+) -> frozenset[str]:
+    """``--write`` of a key: comma-separated id prefixes, checked against its groups.
+
+    Raises :class:`ValueError` for a prefix that is not ``GROUP/…`` with ``GROUP`` among
+    ``groups``, unless the key is an operator's."""
+    prefixes = parse_groups(value)
+    for prefix in prefixes:
+        if not operator and collection_group(prefix, groups) is None:
+            raise ValueError(
+                f"write prefix {prefix!r} must start with one of the key's groups and '/'"
+                " (only --operate keys may write elsewhere)"
+            )
+    return prefixes
+
+
+def collection_group(prefix_or_id: str, groups: Iterable[str]) -> str | None:
+    """The group among ``groups`` whose collection (``GROUP/``) holds ``prefix_or_id``."""
+    head, slash, _ = prefix_or_id.partition("/")
+    return head if slash and head in frozenset(groups) else None
+
+
+def may_write_id(principal: Principal, document_id: str) -> bool:
+    """Is ``document_id`` inside one of the principal's write prefixes? Decided from the
+    id alone: nothing is looked up, so an id outside costs the same whether it exists."""
+    return any(p == ANY_ID or document_id.startswith(p) for p in principal.write)
 
 
 def can_read(principal: Principal, tenant: str, reader_groups: Iterable[str]) -> bool:

@@ -27,7 +27,7 @@ from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ragox.access import Principal
+from ragox.access import Principal, may_write_id
 from ragox.anchor import (
     Anchor,
     AnchorFormatError,
@@ -46,7 +46,14 @@ from ragox.api._chat import chat_router
 from ragox.extract import ErrorCode, ExtractionError
 from ragox.extract._isolated import render_page_png_isolated
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox, document_id_problem, revision_label_problem
+from ragox.service import (
+    CollectionReaders,
+    NotFound,
+    Ragox,
+    WriteRefused,
+    document_id_problem,
+    revision_label_problem,
+)
 from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
@@ -88,6 +95,37 @@ def _problem(status: int, title: str, detail: str | None = None) -> JSONResponse
 
 
 NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this key")
+#: one answer for every upload the key may not make (README "Who may read, write and
+#: operate"): an id outside its write prefixes, and a document with a revision it cannot
+#: read.
+NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
+
+
+def _collection_readers(group: str) -> Problem:
+    """Only operators get it (they read every document anyway): their groups left out
+    the group of a collection that keys may write."""
+    return Problem(409, "Conflict", f"reader groups must include {group!r}: keys write {group}/")
+
+
+def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for problem-details answers a route gives."""
+    meaning = {
+        403: "the key may not write that document id (one answer for every such upload)",
+        404: "missing, or not readable or not operable with this key (one answer for both)",
+        409: "that revision label exists with other bytes, or (operate keys) reader groups "
+        "that leave out the group of a collection keys may write",
+        413: "the upload is over the limit",
+    }
+    return {
+        status: {"description": meaning[status], "content": {PROBLEM: {}}} for status in statuses
+    }
+
+
+class GroupsRequest(BaseModel):
+    """New reader groups of a document (every revision, or one)."""
+
+    groups: list[str] = Field(max_length=1000)
+    revision: str | None = None
 
 
 class AskRequest(BaseModel):
@@ -193,13 +231,23 @@ def create_app(
 
     # -- documents ----------------------------------------------------------------------
 
-    @app.post("/v1/documents", status_code=202, openapi_extra=_UPLOAD_BODY)
+    @app.post(
+        "/v1/documents",
+        status_code=202,
+        openapi_extra=_UPLOAD_BODY,
+        responses=_problems(403, 409, 413),
+    )
     async def upload(who: Caller, request: Request, background: BackgroundTasks) -> dict[str, Any]:
         """Store a file as a new revision (202: received, not yet searchable).
 
         The key is checked (``who``) before a byte of the body is read, and the body
         is streamed with a bound: a declared or streamed body over the limit is
         refused (413) as soon as it passes it, never read or stored in full.
+
+        Needs a key that may write the id (its write prefixes) and read every existing
+        revision of it; any other upload is one and the same 403, decided before the
+        bytes are hashed or anything is looked up. Without ``document_id`` the id is the
+        file name inside the key's first write prefix.
         """
         form = await _bounded_form(request, upload_limit)
         try:
@@ -213,14 +261,16 @@ def create_app(
             await form.close()
         if len(data) > upload_limit:
             raise Problem(413, "Content Too Large", f"the limit is {upload_limit} bytes")
-        wanted = frozenset(g.strip() for g in (fields["groups"] or "").split(",") if g.strip())
-        if not who.groups.issuperset(wanted):
-            raise Problem(403, "Forbidden", "groups must be among the caller's groups")
         name = _form_name(file.filename)
-        doc_id = fields["document_id"] or name or "upload"
+        doc_id = fields["document_id"] or ragox.default_upload_id(who, name or "upload")
         id_problem = document_id_problem(doc_id)
         if id_problem is not None:
             raise Problem(422, "Unprocessable Content", f"document_id {id_problem}")
+        if not may_write_id(who, doc_id):
+            raise NOT_WRITABLE  # before the bytes are hashed or anything looked up
+        wanted = frozenset(g.strip() for g in (fields["groups"] or "").split(",") if g.strip())
+        if not who.operator and not who.groups.issuperset(wanted):
+            raise Problem(403, "Forbidden", "groups must be among the caller's groups")
         revision = fields["revision"]
         if revision is not None and (label_problem := revision_label_problem(revision)):
             raise Problem(422, "Unprocessable Content", f"revision {label_problem}")
@@ -238,14 +288,11 @@ def create_app(
         wanted: frozenset[str],
     ) -> dict[str, Any]:
         try:
-            received = ragox.ingestor.receive(
-                data,
-                name,
-                doc_id,
-                revision=revision,
-                groups=wanted or who.groups,
-                tenant=who.tenant,
-            )
+            received = ragox.upload(who, data, name, doc_id, revision=revision, groups=wanted)
+        except WriteRefused:
+            raise NOT_WRITABLE from None
+        except CollectionReaders as error:
+            raise _collection_readers(error.group) from None
         except RevisionConflict:
             raise Problem(409, "Conflict", "that revision exists with other bytes") from None
         if isinstance(received, tuple):
@@ -326,13 +373,37 @@ def create_app(
             },
         )
 
+    @app.put("/v1/documents/{document_id:path}/groups", responses=_problems(404, 409))
+    def set_groups(document_id: str, body: GroupsRequest, who: Caller) -> dict[str, Any]:
+        """Replace the reader groups of a document's revisions (or of one). Operate keys
+        only; any other key gets the 404 of a missing document."""
+        groups = frozenset(g.strip() for g in body.groups if g.strip())
+        try:
+            changed = ragox.set_groups_as(who, document_id, groups, body.revision)
+        except NotFound:
+            raise NOT_FOUND from None
+        except CollectionReaders as error:
+            raise _collection_readers(error.group) from None
+        return {"document_id": document_id, "revisions_changed": changed, "groups": sorted(groups)}
+
     @app.get("/v1/documents/{document_id:path}")
     def document(document_id: str, who: Caller) -> dict[str, Any]:
-        """A document and the states of the revisions the caller may read."""
+        """A document and the states of the revisions the caller may read; the current
+        revision is named only when the caller may read it."""
         try:
             return document_status_json(ragox.status(document_id, who))
         except NotFound:
             raise NOT_FOUND from None
+
+    @app.delete("/v1/documents/{document_id:path}", responses=_problems(404))
+    def delete_document(document_id: str, who: Caller) -> dict[str, Any]:
+        """Delete a document with its revisions and anchors. Operate keys only; any other
+        key gets the 404 of a missing document."""
+        try:
+            ragox.delete_as(who, document_id)
+        except NotFound:
+            raise NOT_FOUND from None
+        return {"document_id": document_id, "deleted": True}
 
     # -- search, answers, anchors ---------------------------------------------------------
 
@@ -371,9 +442,10 @@ def create_app(
             "citations": [citation_json(c) for c in record.citations],
         }
 
-    @app.get("/v1/answers/{answer_id}")
+    @app.get("/v1/answers/{answer_id}", responses=_problems(404))
     def answer(answer_id: str, who: Caller) -> dict[str, Any]:
-        """An answer replayed now: citations re-resolved with the caller's access."""
+        """An answer replayed now: citations re-resolved with the caller's access. Only
+        the asker and operate keys may replay it; to others it is missing."""
         try:
             replay = ragox.show_answer(answer_id, who)
         except NotFound:

@@ -22,7 +22,7 @@ from typing import Any, Final, NoReturn, TypeVar
 import click
 from tqdm import tqdm
 
-from ragox.access import DEFAULT_TENANT, Principal, parse_groups
+from ragox.access import DEFAULT_TENANT, Principal, parse_groups, parse_write_prefixes
 from ragox.anchor import (
     Anchor,
     AnchorFormatError,
@@ -59,6 +59,7 @@ from ragox.eval import (
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
+    CollectionReaders,
     DurationError,
     IngestItem,
     NotFound,
@@ -507,7 +508,12 @@ def acl(
 ) -> None:
     """Replace the reader groups of a document's revisions."""
     with _app(ctx) as app:
-        changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
+        try:
+            changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
+        except CollectionReaders as error:
+            raise Failure(
+                f"reader groups must include {error.group!r}: keys may write {error.group}/"
+            ) from None
     if changed == 0:
         _not_found(as_json, "document")
     if as_json:
@@ -1321,20 +1327,60 @@ def keys_group() -> None:
 
 @keys_group.command(name="create")
 @click.option("--principal", required=True, help="Name of the principal the key acts as.")
-@click.option("--groups", default="", help="Comma-separated groups of the principal.")
+@click.option("--groups", default="", help="Comma-separated groups of the principal (read).")
+@click.option(
+    "--write",
+    "write",
+    default="",
+    help="Comma-separated document id prefixes the key may create and replace documents "
+    "under, each GROUP/... of one of its groups (default: none, a read-only key).",
+)
+@click.option(
+    "--operate",
+    is_flag=True,
+    help="Operate the tenant: read every document, delete them, change their groups; "
+    "with --write, any prefix ('*': every id).",
+)
 @click.option("--tenant", default=DEFAULT_TENANT, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def keys_create(
-    ctx: click.Context, principal: str, groups: str, tenant: str, as_json: bool
+    ctx: click.Context,
+    principal: str,
+    groups: str,
+    write: str,
+    operate: bool,
+    tenant: str,
+    as_json: bool,
 ) -> None:
     """Create a key; it is shown once (only its SHA-256 is stored)."""
-    who = Principal(name=principal, tenant=tenant, groups=parse_groups(groups))
+    read = parse_groups(groups)
+    try:
+        prefixes = parse_write_prefixes(write, read, operate)
+    except ValueError as error:
+        raise Usage(str(error)) from None
+    who = Principal(name=principal, tenant=tenant, groups=read, operator=operate, write=prefixes)
     with _app(ctx) as app:
         key = app.create_key(who)
+        hidden = app.unreadable_in_write_scope(who)
+    if hidden:
+        click.echo(
+            f"warning: {len(hidden)} document(s) inside the write prefixes are not readable "
+            "by this key; its uploads can tell their ids are taken (add the collection's "
+            "group with `ragox acl`, or move them)",
+            err=True,
+        )
     if as_json:
         print_json(
-            {"key": key, "principal": principal, "groups": sorted(who.groups), "tenant": tenant}
+            {
+                "key": key,
+                "principal": principal,
+                "groups": sorted(who.groups),
+                "tenant": tenant,
+                "write": sorted(who.write),
+                "operate": operate,
+                "unreadable_in_write_scope": len(hidden),
+            }
         )
     else:
         click.echo(key)

@@ -98,6 +98,7 @@ class Ingestor:
         tenant: str,
         password: str | None = None,
         language: str | None = None,
+        supplied_by: str | None = None,
     ) -> IngestOutcome:
         """Ingest a file; files over the size limit are recorded as FAILED unread."""
         size = path.stat().st_size
@@ -118,6 +119,7 @@ class Ingestor:
             tenant=tenant,
             password=password,
             language=language,
+            supplied_by=supplied_by,
         )
 
     def ingest_bytes(
@@ -132,6 +134,7 @@ class Ingestor:
         media_type: str | None = None,
         password: str | None = None,
         language: str | None = None,
+        supplied_by: str | None = None,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
         received = self.receive(
@@ -143,6 +146,7 @@ class Ingestor:
             tenant=tenant,
             media_type=media_type,
             language=language,
+            supplied_by=supplied_by,
         )
         if isinstance(received, IngestOutcome):
             return received
@@ -160,9 +164,12 @@ class Ingestor:
         tenant: str,
         media_type: str | None = None,
         language: str | None = None,
+        supplied_by: str | None = None,
     ) -> tuple[RevisionRecord, bool] | IngestOutcome:
         """Stage one: keep the bytes and the revision row (RECEIVED). Returns the final
-        outcome instead when nothing is left to do (oversize, or already READY)."""
+        outcome instead when nothing is left to do (oversize, or already READY).
+        ``supplied_by`` names the principal that sent the bytes; the caller has decided
+        that it may write this document (the pipeline does not decide access)."""
         source_sha256 = sha256_hex(data)
         if len(data) > self.max_bytes:
             return self._refuse_oversize(
@@ -177,7 +184,15 @@ class Ingestor:
             kind = media_type or detect_media_type(filename, data) or "application/octet-stream"
             self.store.blobs.put(data)
             record, created = self.store.create_revision(
-                tenant, document_id, revision, source_sha256, kind, filename, len(data), groups
+                tenant,
+                document_id,
+                revision,
+                source_sha256,
+                kind,
+                filename,
+                len(data),
+                groups,
+                supplied_by=supplied_by,
             )
             if created:
                 return record, True

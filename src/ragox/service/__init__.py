@@ -6,6 +6,7 @@ from ragox.service._ids import MAX_ID_BYTES, document_id_problem, revision_label
 from ragox.service._lookup import StoreLookup
 from ragox.service._ragox import (
     ActionRefused,
+    CollectionReaders,
     DocumentStatus,
     IngestItem,
     NotFound,
@@ -14,6 +15,7 @@ from ragox.service._ragox import (
     ReplayedCitation,
     RevisionStatus,
     SkipReason,
+    WriteRefused,
     default_document_id,
 )
 from ragox.service._retention import DurationError, format_duration, parse_duration
@@ -22,6 +24,7 @@ __all__ = [
     "MAX_ID_BYTES",
     "ActionRefused",
     "CheckReport",
+    "CollectionReaders",
     "DocumentStatus",
     "DurationError",
     "IngestItem",
@@ -33,6 +36,7 @@ __all__ = [
     "RevisionStatus",
     "SkipReason",
     "StoreLookup",
+    "WriteRefused",
     "default_document_id",
     "default_home",
     "document_id_problem",

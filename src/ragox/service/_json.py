@@ -164,6 +164,7 @@ def document_status_json(status: DocumentStatus) -> dict[str, Any]:
                 "profile": row.profile,
                 "media_type": row.revision.media_type,
                 "groups": sorted(row.revision.groups),
+                "supplied_by": row.revision.supplied_by,
                 "chunks": row.chunks,
                 "vectors_missing": row.vectors_missing,
                 "page_count": row.notes.page_count,

@@ -9,12 +9,19 @@ import os
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from ragox.access import DEFAULT_TENANT, Principal, can_read
+from ragox.access import (
+    ANY_ID,
+    DEFAULT_TENANT,
+    Principal,
+    can_read,
+    collection_group,
+    may_write_id,
+)
 from ragox.anchor import (
     Anchor,
     ManifestSigner,
@@ -72,6 +79,7 @@ from ragox.store import (
     CheckRun,
     DocumentRecord,
     ExtractionNotes,
+    KeyRecord,
     PurgeCounts,
     RetentionPolicy,
     RevisionConflict,
@@ -87,6 +95,7 @@ from ragox.text import BASE_PROFILE, MappedRange, Profile
 
 __all__ = [
     "ActionRefused",
+    "CollectionReaders",
     "DocumentStatus",
     "IngestItem",
     "NotFound",
@@ -95,6 +104,7 @@ __all__ = [
     "ReplayedCitation",
     "RevisionStatus",
     "SkipReason",
+    "WriteRefused",
 ]
 
 #: the least chunk count the answer's term weights (IDF) are computed with
@@ -134,6 +144,22 @@ _IN_PROGRESS: Final = frozenset(
 )
 
 
+class WriteRefused(PermissionError):
+    """The caller may not write that document id: it lies outside the caller's write
+    prefixes (decided before anything is looked up), or the document exists with a
+    revision the caller cannot read. Both look the same to the caller."""
+
+
+class CollectionReaders(ValueError):
+    """Reader groups that leave out the group of the document's collection: ``G`` must
+    read every revision under ``G/`` while a key may write there (README "Who may
+    read, write and operate"), so that its writers can never tell a hidden id."""
+
+    def __init__(self, group: str) -> None:
+        super().__init__(group)
+        self.group = group
+
+
 class SkipReason(enum.Enum):
     """Why an input path was not ingested at all."""
 
@@ -141,6 +167,8 @@ class SkipReason(enum.Enum):
     UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"
     NOT_A_FILE = "NOT_A_FILE"
     REVISION_CONFLICT = "REVISION_CONFLICT"
+    #: the reader groups leave out the group of a collection that keys may write
+    COLLECTION_READERS = "COLLECTION_READERS"
     #: two different files of one command would get the same document id (``README.md``
     #: of two folders given side by side): neither is ingested, so that one never
     #: silently becomes a new revision of the other
@@ -369,8 +397,11 @@ class Ragox:
     def show_answer(self, answer_id: str, principal: Principal) -> ReplayedAnswer:
         """Replay an answer: every citation re-resolved now, with this principal's access.
 
-        Claims whose citation no longer resolves for the principal are withheld
-        (their text is document text); answers of another tenant look missing.
+        Only the asker (the principal of the same name in the same tenant) and the
+        tenant's operators may replay an answer: its question and claims are the asker's,
+        and an answer id is no read right. To everyone else, and for answers of another
+        tenant, it looks missing. Claims whose citation no longer resolves for the
+        principal are withheld (their text is document text).
         """
         record = self._stored_answer(answer_id, principal)
         lookup = self.lookup(principal)
@@ -404,16 +435,28 @@ class Ragox:
         return ReplayedAnswer(record, text, tuple(replayed))
 
     def _stored_answer(self, answer_id: str, principal: Principal) -> AnswerRecord:
-        """A stored answer of the principal's tenant that retention still keeps."""
+        """A stored answer that retention still keeps, for its asker or an operator of
+        its tenant.
+
+        Who may see it is decided from two indexed columns, the same read for an
+        answer that is not the caller's as for a missing one; the record (question,
+        claims) is read only for those who may see it.
+        """
+        owner = self.store.answer_owner(answer_id)
+        if owner is None:
+            raise NotFound(answer_id)
+        tenant, asker = owner
+        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
+        # operator may replay them (their citations resolve within that tenant only).
+        legacy = principal.operator and tenant == "*"
+        if tenant != principal.tenant and not legacy:
+            raise NotFound(answer_id)
+        if not principal.operator and asker != principal.name:
+            raise NotFound(answer_id)
         data = self.store.get_answer(answer_id)
         if data is None:
             raise NotFound(answer_id)
         record = AnswerRecord.from_json(data)
-        # Before schema 7 the operator's answers carried the tenant "*"; any tenant's
-        # operator may replay them (their citations resolve within that tenant only).
-        legacy = principal.operator and record.tenant == "*"
-        if record.tenant != principal.tenant and not legacy:
-            raise NotFound(answer_id)
         # Expired but not yet purged (nothing was written since): already gone.
         policy = self.store.retention()
         if policy.answers_seconds is not None and record.created_at < cutoff(
@@ -472,12 +515,37 @@ class Ragox:
     # -- API keys --------------------------------------------------------------------
 
     def create_key(self, principal: Principal) -> str:
-        """A new bearer key for ``principal``; only its SHA-256 is stored."""
+        """A new bearer key for ``principal`` (its groups, write prefixes and whether it
+        operates its tenant); only its SHA-256 is stored. A write prefix outside the
+        principal's collections (``GROUP/…``) is a :class:`ValueError` unless it operates."""
+        for prefix in principal.write:
+            if not principal.operator and collection_group(prefix, principal.groups) is None:
+                raise ValueError(f"write prefix {prefix!r} is outside the key's collections")
         key = "rgx_" + secrets.token_urlsafe(32)
-        self.store.add_key(
-            sha256_hex(key.encode()), principal.name, principal.tenant, principal.groups
+        grant = KeyRecord(
+            principal=principal.name,
+            tenant=principal.tenant,
+            groups=principal.groups,
+            write=principal.write,
+            operate=principal.operator,
         )
+        self.store.add_key(sha256_hex(key.encode()), grant)
         return key
+
+    def unreadable_in_write_scope(self, principal: Principal) -> list[str]:
+        """Ids inside the principal's write prefixes with a revision it cannot read: the
+        one place where its uploads tell an existing id from a missing one (README "Who
+        may read, write and operate"); ``keys create`` warns about them."""
+        if principal.operator:
+            return []
+        found = []
+        for document in self.store.list_documents(principal.tenant):
+            if not may_write_id(principal, document.document_id):
+                continue
+            revisions = self.store.revisions(principal.tenant, document.document_id)
+            if any(not can_read(principal, r.tenant, r.groups) for r in revisions):
+                found.append(document.document_id)
+        return found
 
     def revoke_key(self, key: str) -> bool:
         return self.store.revoke_key(sha256_hex(key.encode()))
@@ -487,8 +555,13 @@ class Ragox:
         found = self.store.key_principal(sha256_hex(key.encode()))
         if found is None:
             return None
-        name, tenant, groups = found
-        return Principal(name=name, tenant=tenant, groups=groups)
+        return Principal(
+            name=found.principal,
+            tenant=found.tenant,
+            groups=found.groups,
+            operator=found.operate,
+            write=found.write,
+        )
 
     def reindex(
         self,
@@ -554,9 +627,11 @@ class Ragox:
         tenant: str = DEFAULT_TENANT,
         password: str | None = None,
         language: str | None = None,
+        supplied_by: str = "operator",
     ) -> IngestItem:
         """Ingest one file; unreadable, unsupported, linked-out or badly named files
-        are skipped with a reason (never an exception)."""
+        are skipped with a reason (never an exception). The caller is the local
+        operator (``supplied_by`` names it on the revision)."""
         shown = shown_path(path)
         if path.is_symlink() and root.is_dir() and not _inside(path, root):
             return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
@@ -575,6 +650,8 @@ class Ragox:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
         if detect_media_type(path.name, head) is None:
             return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
+        if self.collection_readers(tenant, doc_id) - groups:
+            return IngestItem(shown, None, SkipReason.COLLECTION_READERS)
         try:
             outcome = self.ingestor.ingest_file(
                 path,
@@ -584,12 +661,85 @@ class Ragox:
                 tenant=tenant,
                 password=password,
                 language=language,
+                supplied_by=supplied_by,
             )
         except RevisionConflict:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
         return IngestItem(shown, outcome)
+
+    def upload(
+        self,
+        principal: Principal,
+        data: bytes,
+        filename: str,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+    ) -> tuple[RevisionRecord, bool] | IngestOutcome:
+        """Stage one of ingestion for a principal that must be allowed to write.
+
+        The rule (README "Who may read, write and operate"): creating or replacing a
+        revision needs the id inside one of the principal's write prefixes, and every
+        existing revision of the document readable by the principal. An id outside the
+        prefixes is refused before anything is looked up or hashed; a document with a
+        revision the principal cannot read is refused with the same :class:`WriteRefused`,
+        before its labels or bytes are compared (no deduplication or label conflict
+        across that line).
+        Inside a collection ``G/`` the new revision is always readable by ``G``.
+        """
+        if not may_write_id(principal, document_id):
+            raise WriteRefused(document_id)
+        readers = groups or principal.groups
+        owner = collection_group(document_id, principal.groups)
+        if owner is not None and ANY_ID not in principal.write:
+            readers = readers | {owner}
+        for existing in self.store.revisions(principal.tenant, document_id):
+            if not can_read(principal, existing.tenant, existing.groups):
+                raise WriteRefused(document_id)
+        left_out = self.collection_readers(principal.tenant, document_id) - readers
+        if left_out:  # only an operator's upload that names other groups gets here
+            raise CollectionReaders(min(left_out))
+        return self.ingestor.receive(
+            data,
+            filename,
+            document_id,
+            revision=revision,
+            groups=readers,
+            tenant=principal.tenant,
+            supplied_by=principal.name,
+        )
+
+    def default_upload_id(self, principal: Principal, filename: str) -> str:
+        """The id of an upload that names none: the file name, inside the principal's
+        first write prefix unless it already lies inside one."""
+        if may_write_id(principal, filename) or not principal.write:
+            return filename
+        return sorted(principal.write)[0] + filename
+
+    def delete_as(self, principal: Principal, document_id: str) -> None:
+        """Delete a document for an operator; anyone else gets :class:`NotFound` without
+        a lookup, exactly as for a missing document."""
+        if not principal.operator or not self.delete(document_id, principal.tenant):
+            raise NotFound(document_id)
+
+    def set_groups_as(
+        self,
+        principal: Principal,
+        document_id: str,
+        groups: frozenset[str],
+        revision: str | None = None,
+    ) -> int:
+        """Replace reader groups for an operator; anyone else (and a missing document or
+        revision) gets :class:`NotFound`, the former without a lookup."""
+        if not principal.operator:
+            raise NotFound(document_id)
+        changed = self.set_groups(document_id, groups, revision, principal.tenant)
+        if changed == 0:
+            raise NotFound(document_id)
+        return changed
 
     def check(
         self,
@@ -780,8 +930,20 @@ class Ragox:
         revision: str | None = None,
         tenant: str = DEFAULT_TENANT,
     ) -> int:
-        """Replace reader groups; returns how many revisions changed."""
+        """Replace reader groups; returns how many revisions changed. Groups that leave
+        out the group of a collection keys may write are :class:`CollectionReaders`."""
+        left_out = self.collection_readers(tenant, document_id) - groups
+        if left_out:
+            raise CollectionReaders(min(left_out))
         return self.store.set_groups(tenant, document_id, revision, groups)
+
+    def collection_readers(self, tenant: str, document_id: str) -> frozenset[str]:
+        """``{G}`` when the id lies under a write prefix (``G/…``) of an unrevoked key
+        that does not operate: then ``G`` must read every revision of it."""
+        for prefix in self.store.write_prefixes(tenant):
+            if document_id.startswith(prefix):
+                return frozenset({prefix.partition("/")[0]})
+        return frozenset()
 
     # -- reading ------------------------------------------------------------------
 
@@ -834,6 +996,10 @@ class Ragox:
             )
         if not rows:
             raise NotFound(document_id)
+        # The current revision is named only when the principal may read it: its label
+        # would tell that a newer revision exists, and which.
+        if document.current_revision not in {row.revision.revision for row in rows}:
+            document = replace(document, current_revision=None)
         return DocumentStatus(document, tuple(rows))
 
     def documents(self, principal: Principal) -> list[DocumentStatus]:

@@ -23,6 +23,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    KeyRecord,
     LexicalRows,
     ManifestRecord,
     PurgeCounts,
@@ -142,10 +143,12 @@ class Store(Protocol):
         filename: str,
         size: int,
         groups: frozenset[str],
+        supplied_by: str | None = None,
     ) -> tuple[RevisionRecord, bool]:
-        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``.
-        When these bytes already made a revision of the document (checked in the
-        creating transaction), that one is returned with ``False``."""
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it with the first
+        free ``r<n>`` from ``r<seq>`` on (never a label a caller chose). When these bytes
+        already made a revision of the document (checked in the creating transaction),
+        that one is returned with ``False``."""
         ...
 
     def set_state(
@@ -321,6 +324,10 @@ class Store(Protocol):
         already deleted by then gets the record stored redacted, without trace)."""
         ...
 
+    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
+        """``(tenant, principal)`` of a stored answer, without reading the record."""
+        ...
+
     def get_answer(self, answer_id: str) -> dict[str, object] | None: ...
 
     def get_answer_trace(self, answer_id: str) -> dict[str, object] | None: ...
@@ -345,12 +352,14 @@ class Store(Protocol):
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]: ...
 
-    def add_key(
-        self, key_hash: str, principal: str, tenant: str, groups: frozenset[str]
-    ) -> None: ...
+    def add_key(self, key_hash: str, grant: KeyRecord) -> None: ...
+
+    def write_prefixes(self, tenant: str) -> frozenset[str]:
+        """Write prefixes of the tenant's unrevoked keys that do not operate."""
+        ...
 
     def revoke_key(self, key_hash: str) -> bool: ...
 
-    def key_principal(self, key_hash: str) -> tuple[str, str, frozenset[str]] | None:
-        """``(principal, tenant, groups)`` of a key that is not revoked, read now."""
+    def key_principal(self, key_hash: str) -> KeyRecord | None:
+        """What a key that is not revoked may do, read now."""
         ...

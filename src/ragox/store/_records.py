@@ -18,6 +18,7 @@ __all__ = [
     "ExtractionNotes",
     "JobRecord",
     "JobState",
+    "KeyRecord",
     "LexicalRows",
     "ManifestRecord",
     "PurgeCounts",
@@ -114,6 +115,21 @@ class RevisionRecord:
     groups: frozenset[str]
     created_at: str
     updated_at: str
+    #: the principal that supplied the bytes (None: supplied before schema 8). A hash
+    #: names the bytes, never who sent them (seed 000), so the supplier is kept apart.
+    supplied_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecord:
+    """What an unrevoked API key may do: read (groups), write (document id prefixes),
+    operate its tenant."""
+
+    principal: str
+    tenant: str
+    groups: frozenset[str]
+    write: frozenset[str]
+    operate: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -332,6 +332,17 @@ _V7: Final = (
     "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'",
 )
 
+# Version 8: writes follow access. A key carries what it may do besides reading: the
+# document id prefixes it may write (JSON list) and whether it operates its tenant.
+# Keys of version 7 could upload anywhere; they become read-only keys (an upload right
+# nobody chose stays off; the operator re-creates uploaders' keys with --write). Each
+# revision records the principal that supplied it (NULL: supplied before version 8).
+_V8: Final = (
+    "ALTER TABLE api_keys ADD COLUMN write_prefixes TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE api_keys ADD COLUMN operate INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE revisions ADD COLUMN supplied_by TEXT",
+)
+
 # Version 9: ingestion jobs carry a lease (the process id and host that run them, and
 # a heartbeat), so that a run that died is told apart from one that is still working.
 _V9: Final = (
@@ -405,6 +416,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (8, _V8),
     (9, _V9),
     (11, _V11),
     (16, _V16),

@@ -35,6 +35,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    KeyRecord,
     LexicalRows,
     ManifestRecord,
     PurgeCounts,
@@ -380,7 +381,8 @@ class SqliteStore:
 
     _REVISION_COLUMNS: Final = (
         "tenant, document_id, revision, seq, source_sha256, media_type, filename, size, state, "
-        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at"
+        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at, "
+        "supplied_by"
     )
 
     def _revision(self, row: Sequence[object]) -> RevisionRecord:
@@ -402,6 +404,7 @@ class SqliteStore:
             groups=self.groups(tenant, document_id, revision),
             created_at=str(row[13]),
             updated_at=str(row[14]),
+            supplied_by=None if row[15] is None else str(row[15]),
         )
 
     def get_revision(self, tenant: str, document_id: str, revision: str) -> RevisionRecord | None:
@@ -452,8 +455,11 @@ class SqliteStore:
         filename: str,
         size: int,
         groups: frozenset[str],
+        supplied_by: str | None = None,
     ) -> tuple[RevisionRecord, bool]:
-        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``.
+        """Add a revision in state RECEIVED; ``revision=None`` numbers it ``r<seq>``, or
+        the next free ``r<n>`` when a caller chose that label before (an automatic label
+        never collides with a chosen one, so a chosen ``r3`` blocks no later upload).
 
         The same bytes never make a second revision of a document: when a revision of
         these bytes exists (made by an earlier or a concurrent ingest), it is returned
@@ -473,7 +479,11 @@ class SqliteStore:
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE tenant=? AND document_id=?",
                 (tenant, document_id),
             ).fetchone()
-            label = revision if revision is not None else f"r{seq}"
+            label = (
+                revision
+                if revision is not None
+                else self._free_label(conn, tenant, document_id, seq)
+            )
             exists = conn.execute(
                 "SELECT 1 FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
                 (tenant, document_id, label),
@@ -482,8 +492,8 @@ class SqliteStore:
                 raise RevisionConflict("revision exists with other bytes; revisions are immutable")
             conn.execute(
                 "INSERT INTO revisions(tenant, document_id, revision, seq, source_sha256, "
-                "media_type, filename, size, state, created_at, updated_at) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                "media_type, filename, size, state, created_at, updated_at, supplied_by) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     tenant,
                     document_id,
@@ -496,6 +506,7 @@ class SqliteStore:
                     RevisionState.RECEIVED.value,
                     now,
                     now,
+                    supplied_by,
                 ),
             )
             conn.executemany(
@@ -506,6 +517,17 @@ class SqliteStore:
         record = self.get_revision(tenant, document_id, label)
         assert record is not None
         return record, True
+
+    @staticmethod
+    def _free_label(conn: sqlite3.Connection, tenant: str, document_id: str, seq: int) -> str:
+        """``r<seq>``, or the first ``r<n>`` above it that no revision of the document has."""
+        number = seq
+        while conn.execute(
+            "SELECT 1 FROM revisions WHERE tenant=? AND document_id=? AND revision=?",
+            (tenant, document_id, f"r{number}"),
+        ).fetchone():
+            number += 1
+        return f"r{number}"
 
     def set_state(
         self,
@@ -1341,13 +1363,34 @@ class SqliteStore:
 
     # -- API keys --------------------------------------------------------------------
 
-    def add_key(self, key_hash: str, principal: str, tenant: str, groups: frozenset[str]) -> None:
+    def add_key(self, key_hash: str, grant: KeyRecord) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO api_keys(key_hash, principal, tenant, groups, created_at) "
-                "VALUES(?,?,?,?,?)",
-                (key_hash, principal, tenant, json.dumps(sorted(groups)), utc_now()),
+                "INSERT INTO api_keys(key_hash, principal, tenant, groups, created_at, "
+                "write_prefixes, operate) VALUES(?,?,?,?,?,?,?)",
+                (
+                    key_hash,
+                    grant.principal,
+                    grant.tenant,
+                    json.dumps(sorted(grant.groups)),
+                    utc_now(),
+                    json.dumps(sorted(grant.write)),
+                    int(grant.operate),
+                ),
             )
+
+    def write_prefixes(self, tenant: str) -> frozenset[str]:
+        """Write prefixes of the tenant's unrevoked keys that do not operate."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT write_prefixes FROM api_keys WHERE tenant=? AND revoked_at IS NULL "
+                "AND operate=0 AND write_prefixes <> '[]'",
+                (tenant,),
+            )
+            .fetchall()
+        )
+        return frozenset(prefix for (value,) in rows for prefix in json.loads(value))
 
     def revoke_key(self, key_hash: str) -> bool:
         with self.transaction() as conn:
@@ -1357,12 +1400,12 @@ class SqliteStore:
             )
             return cursor.rowcount > 0
 
-    def key_principal(self, key_hash: str) -> tuple[str, str, frozenset[str]] | None:
-        """``(principal, tenant, groups)`` of a key that is not revoked, read now."""
+    def key_principal(self, key_hash: str) -> KeyRecord | None:
+        """What a key that is not revoked may do, read now."""
         row = (
             self._connection()
             .execute(
-                "SELECT principal, tenant, groups FROM api_keys "
+                "SELECT principal, tenant, groups, write_prefixes, operate FROM api_keys "
                 "WHERE key_hash=? AND revoked_at IS NULL",
                 (key_hash,),
             )
@@ -1370,7 +1413,13 @@ class SqliteStore:
         )
         if row is None:
             return None
-        return str(row[0]), str(row[1]), frozenset(json.loads(row[2]))
+        return KeyRecord(
+            principal=str(row[0]),
+            tenant=str(row[1]),
+            groups=frozenset(json.loads(row[2])),
+            write=frozenset(json.loads(row[3])),
+            operate=bool(row[4]),
+        )
 
     # -- answers ---------------------------------------------------------------------
 
@@ -1423,6 +1472,15 @@ class SqliteStore:
                 "INSERT INTO answer_documents(tenant, document_id, answer_id) VALUES(?,?,?)",
                 [(tenant, document_id, answer_id) for document_id in sorted(present)],
             )
+
+    def answer_owner(self, answer_id: str) -> tuple[str, str] | None:
+        """``(tenant, principal)`` of a stored answer, without reading the record."""
+        row = (
+            self._connection()
+            .execute("SELECT tenant, principal FROM answers WHERE answer_id=?", (answer_id,))
+            .fetchone()
+        )
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def get_answer(self, answer_id: str) -> dict[str, object] | None:
         row = (
