@@ -11,7 +11,7 @@ import pytest
 
 from conftest import DATA, OPERATOR
 from ragox.access import Principal
-from ragox.search import SearchError, SearchMode, analyze_document, analyze_query
+from ragox.search import SearchError, SearchMode, analyze_document, analyze_search_query
 from ragox.service import Ragox
 
 
@@ -45,7 +45,7 @@ def test_bm25_ranking_agrees_with_bm25s(app: Ragox, tmp_path: Path) -> None:
             int(hit.document_id[1:])
             for hit in app.search(question, OPERATOR, SearchMode.LEXICAL, limit=5)
         ]
-        terms = analyze_query(question, ["en"])
+        terms = list(analyze_search_query(question, {"en"}).terms)
         ids, _scores = reference.retrieve([terms], k=5, show_progress=False)
         theirs = [int(i) for i in ids[0]]
         top1 += ours[:1] == theirs[:1]

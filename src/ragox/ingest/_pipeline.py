@@ -23,7 +23,7 @@ from ragox.extract import (
 )
 from ragox.ingest._chunker import chunk_representation
 from ragox.ingest._searchtext import build_search_text
-from ragox.search import Embedder, analyze_document, detect_language, embed_chunks
+from ragox.search import Embedder, detect_language, embed_chunks, index_terms
 from ragox.store import (
     ExtractionNotes,
     JobState,
@@ -188,7 +188,7 @@ class Ingestor:
         assert document is not None
         language = document.language or detect_language(search.text)
         rows = [
-            (c.chunk_id, analyze_document(search.text[c.search_start : c.search_end], language))
+            (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
             for c in chunks
         ]
         self.store.index.write_lexical(document.tenant, manifest_id, language, rows)

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragox.access import Principal
-from ragox.search._analyze import analyze_query, detect_language, fts_match, tokens
+from ragox.search._analyze import analyze_search_query, detect_language, fts_match, tokens
 from ragox.search._embed import Embedder
 from ragox.store import ChunkRecord, Scope, Store
 
@@ -159,14 +159,8 @@ class Searcher:
         return spoken is not None and bool(languages) and spoken not in languages
 
     def lexical(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
-        languages = self._languages(scope)
-        # A question recognisably in one of the index's languages is stemmed in that
-        # language only: fewer OR terms, same matches for documents in it.
-        spoken = detect_language(query)
-        if spoken in languages:
-            languages = {spoken}
-        terms = analyze_query(query, languages)
-        match = fts_match(terms)
+        analysis = analyze_search_query(query, self._languages(scope))
+        match = fts_match(analysis.terms)
         if match is None:
             return []
         return self.store.index.lexical(match, scope, limit)
@@ -210,6 +204,28 @@ class Searcher:
 
     # -- the search ------------------------------------------------------------------
 
+    def fuse(
+        self, query: str, scope: Scope, lists: dict[str, list[tuple[str, float]]]
+    ) -> list[tuple[str, float]]:
+        """One ranking of ``(chunk_id, score)`` from the retrievers' lists, best first.
+
+        One list keeps its own order and scores; two are fused by weighted reciprocal
+        rank fusion.
+        """
+        if len(lists) == 1:
+            (only,) = lists.values()
+            return list(only)
+        weights = {"lexical": 1.0, "vector": 1.0}
+        if self._cross_lingual(query, scope):
+            # Stems of a German question rarely meet English text: the lexical list is
+            # mostly noise then, so it only breaks ties in the fusion.
+            weights["lexical"] = CROSS_LINGUAL_LEXICAL_WEIGHT
+        fused: dict[str, float] = {}
+        for name, ranked in lists.items():
+            for rank, (chunk_id, _) in enumerate(ranked, start=1):
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + weights[name] / (RRF_K + rank)
+        return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
     def search(
         self,
         query: str,
@@ -227,25 +243,13 @@ class Searcher:
             lists["lexical"] = self.lexical(query, scope, pool)
         if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
             lists["vector"] = self.vector(query, scope, pool)
-        weights = {"lexical": 1.0, "vector": 1.0}
-        if len(lists) == 2 and self._cross_lingual(query, scope):
-            # Stems of a German question rarely meet English text: the lexical list is
-            # mostly noise then, so it only breaks ties in the fusion.
-            weights["lexical"] = CROSS_LINGUAL_LEXICAL_WEIGHT
-        fused: dict[str, float] = {}
+        fused = self.fuse(query, scope, lists)
         ranks: dict[str, list[ListRank]] = {}
         for name, ranked in lists.items():
             for rank, (chunk_id, score) in enumerate(ranked, start=1):
-                fused[chunk_id] = fused.get(chunk_id, 0.0) + weights[name] / (RRF_K + rank)
                 ranks.setdefault(chunk_id, []).append(ListRank(name, rank, score))
-        if len(lists) == 1:
-            # One list: keep its own order and scores (fusion of one list is its rank).
-            (only,) = lists.values()
-            order = [chunk_id for chunk_id, _ in only]
-            final = {chunk_id: score for chunk_id, score in only}
-        else:
-            order = sorted(fused, key=lambda c: (-fused[c], c))
-            final = fused
+        order = [chunk_id for chunk_id, _ in fused]
+        final = dict(fused)
         hits = []
         for chunk_id in order[:limit]:
             hit = self._hit(chunk_id, final[chunk_id], tuple(ranks[chunk_id]), query)
