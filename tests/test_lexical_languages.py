@@ -91,7 +91,7 @@ def test_keywords_find_inflected_forms_beside_undetected_documents(mixed: Ragox)
 
 def test_undetected_documents_are_found_by_any_analysis(mixed: Ragox) -> None:
     """A three-word note of unknown language is found by an inflected keyword and by a
-    question recognisably in English or German (stemmed in that language only)."""
+    question recognisably in English or German."""
     assert "note-en" in _found(mixed, "partition")
     assert "note-en" in _found(mixed, "How are the partitions resized?")
     assert "note-de" in _found(mixed, "Pumpe")
@@ -126,11 +126,16 @@ def test_unknown_language_documents_carry_every_stem() -> None:
 
 
 def test_query_analysis_by_scope() -> None:
-    """A recognisable query is stemmed in its language, any other in every scope language;
-    words as written join only when unknown-language documents are in scope."""
+    """A query is stemmed in every scope language and its own, stop words of its likely
+    language dropped; words as written join only when unknown-language documents are in
+    scope."""
     german = analyze_search_query("Wie ändere ich die Zeitzone?", {"de", "en", None})
-    assert german.languages == ("de",) and german.stop_language == "de"
+    assert german.languages == ("de", "en") and german.stop_language == "de"
     assert set(german.terms) == {"and", "zeitzon", "ändere", "zeitzone"}
+    english = analyze_search_query("How do I upgrade?", {"en"})
+    assert english.languages == ("en",) and english.terms == ("upgrad",)
+    cross = analyze_search_query("Wie ändere ich die Zeitzone?", {"en"})
+    assert cross.languages == ("de", "en") and not cross.unstemmed
     short = analyze_search_query("die Zeitzone", {"de", "en"})
     assert short.languages == ("de", "en") and short.stop_language == "de"
     assert short.terms == ("zeitzon",)

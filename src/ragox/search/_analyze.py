@@ -3,11 +3,11 @@
 Documents are stemmed in the language they are written in; a document whose
 language is unknown (a copyright file, a three-word note) is indexed with each
 word as written and its English, German and Russian stems, so that any analysis
-of a query finds it. A question is stemmed in its own language when that is
-recognisable and present in the scope, else in every language present in the
-scope, and the union of the terms is matched; stop words of its (likely)
-language are dropped. User text never reaches FTS5 as syntax: every term is a
-quoted string, so operators and punctuation cannot raise errors.
+of a query finds it. A question is stemmed in every language present in the
+scope and in its own when recognisable, and the union of the terms is matched;
+stop words of its (likely) language are dropped. User text never reaches FTS5
+as syntax: every term is a quoted string, so operators and punctuation cannot
+raise errors.
 """
 
 from __future__ import annotations
@@ -531,12 +531,13 @@ def likely_language(text: str) -> str | None:
 def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> QueryAnalysis:
     """The terms to match a query with in a scope whose documents have these languages.
 
-    A query recognisably in one of the scope's stemmed languages is stemmed in that
-    language (documents of unknown language carry its stems too); any other query is
-    stemmed in every stemmed language of the scope (all of them when the scope has
-    only documents of unknown language) and its own, and the union is matched. The
-    words as written are added when documents of unknown language are in scope (they
-    carry them, for languages we cannot stem). Stop words of the query's likely
+    The query is stemmed in every stemmed language of the scope (all of them when the
+    scope has only documents of unknown language, which carry every stem) and in its
+    own language when recognisable, and the union is matched: a keyword whose language
+    cannot be told finds its documents, and a German question meets the names and
+    numbers of English paragraphs through their English stems. The words as written
+    are added when documents of unknown language are in scope (they carry them, for
+    languages we cannot stem). Stop words of the query's likely
     language are dropped (of every language it is stemmed in when none is likely),
     unless nothing else is left.
     """
@@ -544,13 +545,10 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
     present = {lang for lang in scope_languages if lang in SUPPORTED_LANGUAGES}
     unknown = any(lang not in SUPPORTED_LANGUAGES for lang in scope_languages)
     spoken = detect_language(text)
-    if spoken is not None and spoken in present:
-        languages = [spoken]
-    else:
-        chosen = set(present) or set(SUPPORTED_LANGUAGES)
-        if spoken is not None and unknown:
-            chosen.add(spoken)
-        languages = sorted(chosen)
+    chosen = present or set(SUPPORTED_LANGUAGES)
+    if spoken is not None:
+        chosen.add(spoken)
+    languages = sorted(chosen)
     likely = spoken or likely_language(text)
     stop_languages = [likely] if likely is not None else languages
     stop: frozenset[str] = frozenset().union(*(_SEARCH_STOPWORDS[lang] for lang in stop_languages))
