@@ -8,6 +8,7 @@ object outside the caller's scope answers exactly like a missing one (404).
 
 # No "from __future__ import annotations": FastAPI reads these annotations at runtime.
 
+import functools
 import json
 import os
 import threading
@@ -17,7 +18,7 @@ from typing import Annotated, Any, Final, Literal
 
 from fastapi import BackgroundTasks, Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -34,7 +35,7 @@ from ragox.anchor import (
 )
 from ragox.answer import GeneratorError, generator_from_spec
 from ragox.extract import ExtractionError
-from ragox.extract.pdf import render_page_png
+from ragox.extract.pdf import page_labels, render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox, WriteRefused
 from ragox.service._json import document_status_json, hit_json, resolution_json
@@ -176,6 +177,40 @@ def create_app(
                 return record.manifest_id
         raise NOT_FOUND
 
+    @functools.lru_cache(maxsize=256)
+    def labels_of(source_sha256: str) -> tuple[str, ...]:
+        """A PDF's page labels as printed (remembered per source: they never change)."""
+        try:
+            return tuple(page_labels(ragox.store.blobs.get(source_sha256)))
+        except ExtractionError:
+            return ()
+
+    def cited_pages(anchor: Anchor, who: Principal) -> list[dict[str, Any]]:
+        """The PDF pages a citation's passage lies on, with their printed labels."""
+        resolved = ragox.resolve(anchor, who)
+        if resolved.target is None or not resolved.target.pages:
+            return []
+        labels = labels_of(anchor.identity.source_sha256)
+        return [
+            {
+                "page": p.page,
+                "label": labels[p.page - 1] if p.page <= len(labels) else str(p.page),
+            }
+            for p in resolved.target.pages
+        ]
+
+    @app.get("/v1/me")
+    def me(who: Caller) -> dict[str, Any]:
+        """Who this key is: what the web app shows, and which controls it offers (the
+        server still decides every request on its own)."""
+        return {
+            "name": who.name,
+            "tenant": who.tenant,
+            "groups": sorted(who.groups),
+            "operate": who.operator,
+            "write": sorted(who.write),
+        }
+
     # -- documents ----------------------------------------------------------------------
 
     @app.post("/v1/documents", status_code=202)
@@ -219,8 +254,21 @@ def create_app(
 
     @app.get("/v1/documents")
     def documents(who: Caller) -> dict[str, Any]:
-        """The documents the caller may read, with their revisions' states."""
-        return {"documents": [document_status_json(s) for s in ragox.documents(who)]}
+        """The documents the caller may read, with their revisions' states and languages
+        (the one given at ingestion, else the one detected in the representation)."""
+        found = ragox.documents(who)
+        manifests = [r.revision.manifest_id for s in found for r in s.revisions]
+        detected = ragox.store.index.representation_languages([m for m in manifests if m])
+        documents = []
+        for status in found:
+            data = document_status_json(status)
+            for row, revision in zip(status.revisions, data["revisions"], strict=True):
+                manifest_id = row.revision.manifest_id
+                revision["language"] = status.document.language or (
+                    detected.get(manifest_id) if manifest_id else None
+                )
+            documents.append(data)
+        return {"documents": documents}
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
     def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
@@ -237,6 +285,9 @@ def create_app(
             "coordinates": "codepoint",
             "text": ragox.store.text(manifest_id),
             "page_count": notes.page_count,
+            "page_labels": list(labels_of(record.manifest.source_sha256))
+            if record.manifest.media_type == "application/pdf"
+            else None,
             "blocks": [
                 {
                     "block_id": b.block_id,
@@ -349,7 +400,12 @@ def create_app(
             "abstained": record.abstained,
             "missing": record.missing,
             "citations": [
-                {"source_id": c.source_id, "anchor": c.anchor.to_json(), "status": c.status.value}
+                {
+                    "source_id": c.source_id,
+                    "anchor": c.anchor.to_json(),
+                    "status": c.status.value,
+                    "pages": cited_pages(c.anchor, who),
+                }
                 for c in record.citations
             ],
         }
@@ -432,6 +488,11 @@ def create_app(
                 "Referrer-Policy": "no-referrer",
             },
         )
+
+    @app.get("/", include_in_schema=False)
+    def start_page() -> RedirectResponse:
+        """The web app starts at the ask page."""
+        return RedirectResponse("/view/ask", status_code=303)
 
     @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
     def view_anchor(anchor_id: str) -> FileResponse:
