@@ -58,6 +58,8 @@ HOME_VARIABLE: Final = "RAGOX_SERVE_HOME"
 UPLOAD_LIMIT_VARIABLE: Final = "RAGOX_SERVE_UPLOAD_LIMIT"
 GENERATOR_VARIABLE: Final = "RAGOX_SERVE_GENERATOR"
 PROBLEM: Final = "application/problem+json"
+#: Code points of text shown on each side of a cited passage on the web app's cards.
+CARD_CONTEXT: Final = 80
 
 
 class Problem(Exception):
@@ -185,19 +187,32 @@ def create_app(
         except ExtractionError:
             return ()
 
-    def cited_pages(anchor: Anchor, who: Principal) -> list[dict[str, Any]]:
-        """The PDF pages a citation's passage lies on, with their printed labels."""
+    def cited(anchor: Anchor, who: Principal) -> dict[str, Any]:
+        """What the web app shows on a citation's card: the PDF pages its passage lies
+        on with their printed labels, and a little of the text around the passage
+        (the caller reads the passage itself, so it may read its neighbourhood)."""
         resolved = ragox.resolve(anchor, who)
-        if resolved.target is None or not resolved.target.pages:
-            return []
-        labels = labels_of(anchor.identity.source_sha256)
-        return [
-            {
-                "page": p.page,
-                "label": labels[p.page - 1] if p.page <= len(labels) else str(p.page),
-            }
-            for p in resolved.target.pages
-        ]
+        if not resolved.resolved or resolved.range is None or resolved.manifest_id is None:
+            return {"pages": [], "context": None}
+        text = ragox.store.text(resolved.manifest_id)
+        start, end = resolved.range.start, resolved.range.end
+        before = text[max(0, start - CARD_CONTEXT) : start]
+        after = text[end : end + CARD_CONTEXT]
+        if start > CARD_CONTEXT and " " in before:  # whole words only
+            before = before[before.index(" ") + 1 :]
+        if end + CARD_CONTEXT < len(text) and " " in after:
+            after = after[: after.rindex(" ")]
+        pages = []
+        if resolved.target is not None and resolved.target.pages:
+            labels = labels_of(anchor.identity.source_sha256)
+            pages = [
+                {
+                    "page": p.page,
+                    "label": labels[p.page - 1] if p.page <= len(labels) else str(p.page),
+                }
+                for p in resolved.target.pages
+            ]
+        return {"pages": pages, "context": {"before": before, "after": after}}
 
     @app.get("/v1/me")
     def me(who: Caller) -> dict[str, Any]:
@@ -404,7 +419,7 @@ def create_app(
                     "source_id": c.source_id,
                     "anchor": c.anchor.to_json(),
                     "status": c.status.value,
-                    "pages": cited_pages(c.anchor, who),
+                    **cited(c.anchor, who),
                 }
                 for c in record.citations
             ],

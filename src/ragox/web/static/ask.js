@@ -2,7 +2,7 @@
 // citations as cards (the quoted passage with a little context, document, revision,
 // page, and whether it resolves); a card opens the verified passage beside it.
 import { api, mountAccount, currentKey } from "/view/static/session.js";
-import { STATUS, statusBadge } from "/view/static/status.js";
+import { statusBadge } from "/view/static/status.js";
 
 const root = document.getElementById("ragox-ask");
 const conversation = document.getElementById("conversation");
@@ -86,14 +86,17 @@ function card(citation) {
   head.append(number, where);
   const quote = document.createElement("span");
   quote.className = "quote";
+  // a little context: the server's, else the anchor's own prefix and suffix
+  const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
+  const squeeze = (value) => (value || "").replace(/\s+/g, " ");
   const before = document.createElement("span");
   before.className = "context";
-  before.textContent = anchor.quote.prefix ? `…${anchor.quote.prefix}` : "";
+  before.textContent = squeeze(around.before) ? `…${squeeze(around.before)}` : "";
   const exact = document.createElement("mark");
   exact.textContent = anchor.quote.exact;
   const after = document.createElement("span");
   after.className = "context";
-  after.textContent = anchor.quote.suffix ? `${anchor.quote.suffix}…` : "";
+  after.textContent = squeeze(around.after) ? `${squeeze(around.after)}…` : "";
   quote.append(before, exact, after);
   button.append(head, quote, statusBadge(citation.status));
   button.onclick = () => open(anchor.anchor_id, item, button);

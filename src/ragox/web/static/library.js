@@ -14,7 +14,7 @@ const pageOf = document.getElementById("page-of");
 const paging = document.getElementById("paging");
 const filters = {
   search: document.getElementById("search"),
-  state: document.getElementById("state"),
+  state: document.getElementById("state-filter"),
   group: document.getElementById("group"),
   language: document.getElementById("language"),
 };
@@ -35,17 +35,19 @@ function path(documentId) {
   return `/v1/documents/${encodeURIComponent(documentId)}`;
 }
 
-/** The list as shown: the server's, with fresh uploads it does not list yet on top. */
+/** The list as shown: this page's uploads first (listed before the server lists them,
+ * and kept on top while they are followed to READY or FAILED), then the server's. */
 function entries() {
   const listed = new Map(documents.map((d) => [d.document_id, d]));
   const shown = [];
-  for (const [id, upload] of uploads) {
+  for (const [id, upload] of [...uploads].reverse()) {
     const known = listed.get(id);
     if (known && known.revisions.some((r) => r.revision === upload.revision)) {
-      uploads.delete(id);
-      continue;
+      upload.state = newest(known).state;
+      shown.push(known);
+    } else {
+      shown.push({ document_id: id, revisions: [{ revision: upload.revision, state: upload.state, groups: [], language: null }] });
     }
-    shown.push({ document_id: id, revisions: [{ revision: upload.revision, state: upload.state, groups: [], language: null }] });
     listed.delete(id);
   }
   return shown.concat([...listed.values()]);
@@ -104,6 +106,7 @@ function deleteButton(doc) {
     }
     const response = await api(path(doc.document_id), { method: "DELETE" });
     status.textContent = response.ok ? `Deleted ${doc.document_id}.` : `Delete refused (${response.status}).`;
+    if (response.ok) uploads.delete(doc.document_id);
     await refresh();
   };
   return b;
@@ -220,6 +223,7 @@ function send(file) {
     request.upload.onprogress = (event) => {
       if (!event.lengthComputable) return;
       progress.value = Math.round((event.loaded / event.total) * 100);
+      progress.dataset.seen = String(progress.value);
       status.textContent = `Uploading ${file.name}: ${progress.value}%`;
     };
     request.onload = () => resolve({ status: request.status, body: request.response || {} });
@@ -236,10 +240,12 @@ document.getElementById("upload").onsubmit = async (event) => {
   if (!file) return;
   progress.hidden = false;
   progress.value = 0;
+  delete progress.dataset.seen;
   const { status: code, body } = await send(file);
   progress.hidden = true;
   if (code === 202) {
     status.textContent = `Received ${body.document_id} (${body.revision}): ${LABELS[body.state] || body.state}`;
+    uploads.delete(body.document_id); // re-inserted: the newest upload is first
     uploads.set(body.document_id, { revision: body.revision, state: body.state });
     page = 0;
     render();
