@@ -177,6 +177,9 @@ def test_sign_in_is_shared_by_tabs_and_forgotten_in_all(context: Any, site: App,
     first.wait_for_selector("#signin-state:has-text('refused')")
     _sign_in(first, site.reader)
     assert "sam" in first.inner_text("#signed-in")
+    first.fill("#question", "How often is the seal checked?")
+    first.keyboard.press("Enter")
+    first.wait_for_selector("#ragox-ask[data-turns='1']")
     second = ctx.new_page()  # a new tab: no key of its own, asks the open ones
     second.goto(f"{site.url}/view/library")
     second.wait_for_selector("#account[data-signed-in='true']")
@@ -189,6 +192,7 @@ def test_sign_in_is_shared_by_tabs_and_forgotten_in_all(context: Any, site: App,
     second.click("#forget")
     second.wait_for_selector("#signin")
     first.wait_for_selector("#signin")  # the other tab forgot it too
+    assert first.locator("#conversation li").count() == 0  # and cleared its answers
     assert first.evaluate("sessionStorage.getItem('ragox-key')") is None
     assert first.evaluate("localStorage.length") == 0  # never kept on disk
 
@@ -389,3 +393,46 @@ def test_pdf_page_label_and_zoom_on_a_phone(context: Any, site: App, kind: str) 
         assert page.get_attribute("#page", "data-zoom") == "1"
     else:
         assert zoom == 1
+
+
+def test_api_fields_the_app_uses(site: App) -> None:
+    """Who a key is, a PDF's printed page labels, each revision's language, and each
+    ask citation's printed pages and surrounding text: additive fields, each checked."""
+
+    def get(path: str, key: str) -> Any:
+        response = httpx.get(f"{site.url}{path}", headers={"Authorization": f"Bearer {key}"})
+        assert response.status_code == 200, path
+        return response.json()
+
+    assert get("/v1/me", site.reader) == {
+        "name": "sam",
+        "tenant": "default",
+        "groups": ["staff"],
+        "operate": False,
+        "write": [],
+    }
+    assert get("/v1/me", site.operator)["operate"] is True
+    assert httpx.get(f"{site.url}/v1/me").status_code == 401
+    text = get("/v1/documents/chapter3.pdf/revisions/r1/text", site.reader)
+    assert text["page_labels"] == ["21", "22", "23"]
+    assert get("/v1/documents/manual.html/revisions/r1/text", site.reader)["page_labels"] is None
+    languages = {
+        d["document_id"]: d["revisions"][0]["language"]
+        for d in get("/v1/documents", site.reader)["documents"]
+    }
+    assert languages["note-001.txt"] == "en" and languages["note-002.txt"] == "de"
+    answer = httpx.post(
+        f"{site.url}/v1/ask",
+        headers={"Authorization": f"Bearer {site.reader}"},
+        json={"question": "When is the gasket replaced?", "generator": "extractive"},
+    ).json()
+    citation = answer["citations"][0]
+    assert citation["pages"] == [{"page": 2, "label": "22"}]
+    seal = httpx.post(
+        f"{site.url}/v1/ask",
+        headers={"Authorization": f"Bearer {site.reader}"},
+        json={"question": "How often is the seal checked?", "generator": "extractive"},
+    ).json()["citations"][0]
+    assert seal["pages"] == []
+    assert seal["context"]["before"].endswith("Pump manual\n\n")
+    assert seal["context"]["after"].startswith("\n\nSteps")

@@ -189,4 +189,13 @@ wide.addEventListener("change", () => {
   if (wide.matches && frame.parentElement !== beside) beside.append(frame);
 });
 
-mountAccount(document.getElementById("account"), () => {});
+// Signed out (here or in another tab): nothing of the conversation stays on screen.
+mountAccount(document.getElementById("account"), (me) => {
+  if (me) return;
+  conversation.replaceChildren();
+  beside.append(frame);
+  frame.hidden = true;
+  frame.removeAttribute("src");
+  root.dataset.ragoxState = "READY";
+  delete root.dataset.turns;
+});

@@ -104,6 +104,7 @@ function deleteButton(doc) {
       b.setAttribute("aria-label", `Confirm: delete ${doc.document_id} and its citations`);
       return;
     }
+    delete b.dataset.confirm;
     const response = await api(path(doc.document_id), { method: "DELETE" });
     status.textContent = response.ok ? `Deleted ${doc.document_id}.` : `Delete refused (${response.status}).`;
     if (response.ok) uploads.delete(doc.document_id);
@@ -141,6 +142,7 @@ function readersEditor(doc, row) {
       status.textContent = response.ok
         ? `Readers of ${doc.document_id}: ${groups.join(", ") || "operators only"}.`
         : `Change refused (${response.status}).`;
+      editor.remove();
       await refresh();
     };
     td.append(form);
@@ -207,7 +209,8 @@ async function refresh() {
   const response = await api("/v1/documents");
   if (!response.ok) return schedule(false);
   documents = (await response.json()).documents;
-  render();
+  // not under the hands of someone editing readers or confirming a delete
+  if (!rows.querySelector("tr.editor, button[data-confirm='yes']")) render();
   const pending = [...uploads.values()].some((u) => !SETTLED.has(u.state))
     || documents.some((d) => d.revisions.some((r) => !SETTLED.has(r.state)));
   schedule(pending);

@@ -130,7 +130,11 @@ export function mountAccount(box, onChange) {
       note.id = "signin-state";
       note.setAttribute("role", "status");
       note.textContent = refused ? "That key was refused." : "";
-      form.append(label, input, button, note);
+      const hint = document.createElement("p");
+      hint.id = "signin-hint";
+      hint.className = "meta";
+      hint.textContent = "Sign in with a ragox API key (an operator makes one with `ragox keys create`).";
+      form.append(label, input, button, note, hint);
       form.onsubmit = async (event) => {
         event.preventDefault();
         const key = input.value.trim();
