@@ -297,6 +297,7 @@ def test_library_search_filters_and_paging(context: Any, site: App, kind: str) -
     page.select_option("#state-filter", "READY")
     assert page.locator("#documents tbody tr").count() == 25
     assert page.locator("#documents button").count() == 0  # a reader gets no controls
+    assert page.is_hidden("#upload")  # nor an upload it may not make
     if kind == "mobile":
         assert _no_sideways_scroll(page)
 

@@ -88,15 +88,18 @@ function card(citation) {
   quote.className = "quote";
   // a little context: the server's, else the anchor's own prefix and suffix
   const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
+  // runs of white space as one space; a space next to the passage stays, so a word
+  // cut by the passage is not split
   const squeeze = (value) => (value || "").replace(/\s+/g, " ");
+  const bit = (value) => squeeze(value).trim() !== "";
   const before = document.createElement("span");
   before.className = "context";
-  before.textContent = squeeze(around.before) ? `…${squeeze(around.before)}` : "";
+  before.textContent = bit(around.before) ? `…${squeeze(around.before).trimStart()}` : "";
   const exact = document.createElement("mark");
   exact.textContent = anchor.quote.exact;
   const after = document.createElement("span");
   after.className = "context";
-  after.textContent = squeeze(around.after) ? `${squeeze(around.after)}…` : "";
+  after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}…` : "";
   quote.append(before, exact, after);
   button.append(head, quote, statusBadge(citation.status));
   button.onclick = () => open(anchor.anchor_id, item, button);

@@ -268,5 +268,7 @@ document.addEventListener("visibilitychange", () => { if (!document.hidden) refr
 
 mountAccount(document.getElementById("account"), (who) => {
   me = who;
+  // only keys with write prefixes may upload (the server decides; this is courtesy)
+  document.getElementById("upload").hidden = !(who && who.write.length);
   refresh();
 });
