@@ -37,7 +37,7 @@ from ragox.answer import GeneratorError, generator_from_spec
 from ragox.extract import ExtractionError
 from ragox.extract.pdf import page_labels, render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
-from ragox.service import NotFound, Ragox, WriteRefused
+from ragox.service import DocumentStatus, NotFound, Ragox, WriteRefused
 from ragox.service._json import document_status_json, hit_json, resolution_json
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
@@ -214,6 +214,22 @@ def create_app(
             ]
         return {"pages": pages, "context": {"before": before, "after": after}}
 
+    def with_languages(found: list[DocumentStatus]) -> list[dict[str, Any]]:
+        """Documents as JSON, each revision with its language: the one given at
+        ingestion, else the one detected in its representation."""
+        manifests = [r.revision.manifest_id for s in found for r in s.revisions]
+        detected = ragox.store.index.representation_languages([m for m in manifests if m])
+        documents = []
+        for status in found:
+            data = document_status_json(status)
+            for row, revision in zip(status.revisions, data["revisions"], strict=True):
+                manifest_id = row.revision.manifest_id
+                revision["language"] = status.document.language or (
+                    detected.get(manifest_id) if manifest_id else None
+                )
+            documents.append(data)
+        return documents
+
     @app.get("/v1/me")
     def me(who: Caller) -> dict[str, Any]:
         """Who this key is: what the web app shows, and which controls it offers (the
@@ -271,19 +287,7 @@ def create_app(
     def documents(who: Caller) -> dict[str, Any]:
         """The documents the caller may read, with their revisions' states and languages
         (the one given at ingestion, else the one detected in the representation)."""
-        found = ragox.documents(who)
-        manifests = [r.revision.manifest_id for s in found for r in s.revisions]
-        detected = ragox.store.index.representation_languages([m for m in manifests if m])
-        documents = []
-        for status in found:
-            data = document_status_json(status)
-            for row, revision in zip(status.revisions, data["revisions"], strict=True):
-                manifest_id = row.revision.manifest_id
-                revision["language"] = status.document.language or (
-                    detected.get(manifest_id) if manifest_id else None
-                )
-            documents.append(data)
-        return {"documents": documents}
+        return {"documents": with_languages(ragox.documents(who))}
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
     def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
@@ -366,7 +370,7 @@ def create_app(
         """A document and the states of the revisions the caller may read; the current
         revision is named only when the caller may read it."""
         try:
-            return document_status_json(ragox.status(document_id, who))
+            return with_languages([ragox.status(document_id, who)])[0]
         except NotFound:
             raise NOT_FOUND from None
 
