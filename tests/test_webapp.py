@@ -226,6 +226,10 @@ def test_two_question_conversation_and_a_card_opens_the_viewer(
     assert "chapter3.pdf" in pdf_card.inner_text()
     assert "page 22" in pdf_card.inner_text()  # the printed label, not sheet 2
     assert "2000" in pdf_card.locator("mark").inner_text()
+    assert pdf_card.locator(".context").all_inner_texts() == [
+        "Chapter three begins here. ",
+        " End of chapter.",
+    ]  # the whole text is shown around it: no ellipsis
     quote = pdf_card.locator("mark").inner_text()
     pdf_card.locator("button.cite").click()
     frame = page.frame_locator("#passage")
@@ -437,3 +441,4 @@ def test_api_fields_the_app_uses(site: App) -> None:
     assert seal["pages"] == []
     assert seal["context"]["before"].endswith("Pump manual\n\n")
     assert seal["context"]["after"].startswith("\n\nSteps")
+    assert seal["context"]["from_start"] is True and seal["context"]["to_end"] is False

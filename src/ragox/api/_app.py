@@ -212,7 +212,13 @@ def create_app(
                 }
                 for p in resolved.target.pages
             ]
-        return {"pages": pages, "context": {"before": before, "after": after}}
+        context = {
+            "before": before,
+            "after": after,
+            "from_start": len(before) == start,  # nothing of the text left out before
+            "to_end": end + len(after) == len(text),
+        }
+        return {"pages": pages, "context": context}
 
     def with_languages(found: list[DocumentStatus]) -> list[dict[str, Any]]:
         """Documents as JSON, each revision with its language: the one given at

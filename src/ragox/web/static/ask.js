@@ -94,12 +94,13 @@ function card(citation) {
   const bit = (value) => squeeze(value).trim() !== "";
   const before = document.createElement("span");
   before.className = "context";
-  before.textContent = bit(around.before) ? `…${squeeze(around.before).trimStart()}` : "";
+  const cut = (end) => (around[end] ? "" : "…"); // the text goes on beyond what is shown
+  before.textContent = bit(around.before) ? `${cut("from_start")}${squeeze(around.before).trimStart()}` : "";
   const exact = document.createElement("mark");
   exact.textContent = anchor.quote.exact;
   const after = document.createElement("span");
   after.className = "context";
-  after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}…` : "";
+  after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}${cut("to_end")}` : "";
   quote.append(before, exact, after);
   button.append(head, quote, statusBadge(citation.status));
   button.onclick = () => open(anchor.anchor_id, item, button);
