@@ -49,6 +49,8 @@ class Site:
     url: str
     key: str
     outsider: str
+    operator: str  # an operate key: deletes documents and changes their readers
+    writer: str  # a key that may upload into staff/
     across: dict[str, tuple[str, str, tuple[str, ...]]]  # name -> (anchor id, quote, block ids)
     source_changed: str
     ambiguous: str
@@ -158,12 +160,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
     key = app.create_key(STAFF)
     outsider = app.create_key(Principal("oz", groups=frozenset({"sales"})))
+    operator = app.create_key(Principal("olga", operator=True))
+    writer = app.create_key(
+        Principal("wim", groups=frozenset({"staff"}), write=frozenset({"staff/"}))
+    )
     app.close()
     with serving(home) as url:
         yield Site(
             url,
             key,
             outsider,
+            operator,
+            writer,
             across,
             source_changed,
             ambiguous,
@@ -371,14 +379,46 @@ def _walk(page: Any, expected: list[str]) -> None:
         _assert_ring(focused, name)
 
 
+LIBRARY_START = [
+    'a "Ask"',
+    'a "Documents"',
+    'button#forget "Forget key"',
+    'input#search "Name"',
+    'select#state-filter "State"',
+    'select#group "Group"',
+    'select#language "Language"',
+]
+
+
 def test_keyboard_library(open_page: Any, site: Site) -> None:
-    """Library: the section links, the file input and the upload button, in that order."""
+    """Library: the section links, forgetting the key, the upload (keys that may write),
+    then the filters, in that order; an operate key also reaches each document's
+    readers and delete."""
     page = open_page(f"{site.url}/view/library#key={site.key}")
     page.wait_for_selector("#documents tbody tr")
+    _walk(page, LIBRARY_START)
+    page = open_page(f"{site.url}/view/library#key={site.writer}")
+    page.wait_for_selector("#documents tbody tr")
+    upload = ['input#file "Add a document"', 'button "Upload"']
+    _walk(page, LIBRARY_START[:3] + upload + LIBRARY_START[3:])
+    page = open_page(f"{site.url}/view/library#key={site.operator}")
+    page.wait_for_selector("#documents tbody tr button")
     _walk(
         page,
-        ['a "Ask"', 'a "Documents"', 'input#file "Add a document"', 'button "Upload"'],
+        LIBRARY_START
+        + [
+            name
+            for row in page.eval_on_selector_all(
+                "#documents tbody tr", "rs => rs.map(r => r.dataset.document)"
+            )
+            for name in (f'button "Readers of {row}"', f'button "Delete {row}"')
+        ],
     )
+    page.keyboard.press("Shift+Tab")  # from the last row's delete to its readers
+    page.keyboard.press("Enter")  # the readers editor opens, its field focused
+    focused = page.evaluate(FOCUS_JS)
+    assert focused is not None and focused["name"].startswith("input#groups-"), focused
+    _assert_ring(focused, "readers field")
 
 
 def test_keyboard_viewer_pdf_and_login(open_page: Any, site: Site) -> None:
@@ -388,8 +428,10 @@ def test_keyboard_viewer_pdf_and_login(open_page: Any, site: Site) -> None:
     _walk(
         page,
         [
+            'button#forget "Forget key"',
             'button#prev "◀ Previous page"',
             'button#next "Next page ▶"',
+            'button#zoom "Zoom to passage"',
             'a#original "Original file"',
             'article#document "Document text"',
         ],
@@ -407,6 +449,7 @@ def test_keyboard_viewer_refusal(open_page: Any, site: Site) -> None:
     """A refusal: the unverified link is the one control, and Enter opens the text."""
     page = _view(open_page, site, site.source_changed, "desktop")
     expected = [
+        'button#forget "Forget key"',
         'a#unverified-link "Open the document as it is now (unverifi"',
     ]
     _walk(page, expected)
@@ -421,29 +464,37 @@ def test_keyboard_ask(open_page: Any, site: Site) -> None:
     """Ask with the keyboard only: links, question, button, each citation, the passage."""
     page = open_page(f"{site.url}/view/ask#key={site.key}")
     page.evaluate(DESCRIBE_JS)
-    start = ['a "Ask"', 'a "Documents"', 'input#question "Question"', 'button "Ask"']
-    assert page.evaluate(CONTROLS_JS) == start
-    for name in start[:3]:
+    page.wait_for_selector("#account[data-signed-in='true']")
+    start = ['a "Ask"', 'a "Documents"', 'button#forget "Forget key"']
+    form = ['input#question "Question"', 'button "Ask"']
+    assert page.evaluate(CONTROLS_JS) == start + form
+    for name in start + form[:1]:
         focused = _tab(page)
         assert focused is not None and focused["name"] == name
         _assert_ring(focused, name)
     page.keyboard.type("Wann wird das Laufrad geprüft?")
     focused = _tab(page)
-    assert focused is not None and focused["name"] == start[3]
-    _assert_ring(focused, start[3])
+    assert focused is not None and focused["name"] == form[1]
+    _assert_ring(focused, form[1])
     page.keyboard.press("Enter")
     page.wait_for_selector("#ragox-ask[data-ragox-state='ANSWERED']")
-    cites = page.evaluate(CONTROLS_JS)[len(start) :]
-    assert cites and all(c.startswith('button "[S') for c in cites)
-    for number, name in enumerate(cites):
-        focused = _tab(page)
+    cards = page.evaluate(CONTROLS_JS)[len(start) : -len(form)]
+    assert cards[0::2] and all(c.startswith('button "[S') for c in cards[0::2])
+    assert all(c.startswith('button "Copy link to S') for c in cards[1::2])
+    page.keyboard.press("Shift+Tab")  # from the button to the question,
+    for _ in range(len(cards)):  # and back to the first card
+        page.keyboard.press("Shift+Tab")
+    for number, name in enumerate(cards):
+        focused = page.evaluate(FOCUS_JS)
         assert focused is not None and focused["name"] == name
         _assert_ring(focused, name)
         if number == 0:
             page.keyboard.press("Enter")  # open the first citation beside the answer
+        _tab(page)
     passage = page.frame_locator("#passage")
     passage.locator("#ragox-viewer[data-ragox-status='RESOLVED']").wait_for()
-    assert page.evaluate(CONTROLS_JS) == start + cites + ['iframe#passage "Cited passage"']
+    assert page.evaluate(CONTROLS_JS) == start + cards + form + ['iframe#passage "Cited passage"']
+    _tab(page)  # the question's button, then the frame
     focused = _tab(page)
     assert focused is not None and focused["frame"]
     frame = next(f for f in page.frames if f != page.main_frame)
@@ -551,7 +602,7 @@ def test_contrast_of_every_page_and_state(open_page: Any, site: Site) -> None:
     failures += _audit_contrast(page, ["#state", "a#unverified-link"])
     page.click("#unverified a")
     page.wait_for_selector("#document.unverified .block")
-    failures += _audit_contrast(page, ["#state", "span", 'p "Unverified'])
+    failures += _audit_contrast(page, ["#state", 'p "Die Dichtung', 'p "Unverified'])
     page = _view(open_page, site, site.ambiguous, "desktop", key=site.outsider)
     failures += _audit_contrast(page, ["#state"])
     page = open_page(f"{site.url}/view/anchors/{site.ambiguous}")
@@ -560,14 +611,26 @@ def test_contrast_of_every_page_and_state(open_page: Any, site: Site) -> None:
     page = _view(open_page, site, site.pdf, "desktop")
     page.wait_for_selector("#page .rect")
     failures += _audit_contrast(page, ["button#prev", "a#original", "#pageno", "mark"])
-    page = open_page(f"{site.url}/view/library#key={site.key}")
+    page = open_page(f"{site.url}/view/library#key={site.writer}")
     page.wait_for_selector("#documents tbody tr")
-    failures += _audit_contrast(page, ["th", "td", "label", "button", 'a "Ask"'])
+    failures += _audit_contrast(
+        page, ["th", "td", 'label "Add', 'button "Upload', 'a "Ask"', "#count", "#signed-in"]
+    )
+    page = open_page(f"{site.url}/view/library#key={site.operator}")
+    page.wait_for_selector("#documents tbody tr button")
+    page.locator("#documents button", has_text="Readers").first.click()
+    failures += _audit_contrast(page, ['button "Readers', 'button "Delete', 'label "Reader groups'])
+    page = open_page(f"{site.url}/view/library", "mobile")  # signed out, phone cards
+    page.wait_for_selector("#signin")
+    failures += _audit_contrast(page, ['label "API key"', 'button "Sign in"'])
     page = open_page(f"{site.url}/view/ask#key={site.key}")
+    page.wait_for_selector("#account[data-signed-in='true']")
     page.fill("#question", "Wann wird das Laufrad geprüft?")
     page.keyboard.press("Enter")
     page.wait_for_selector("#ragox-ask[data-ragox-state='ANSWERED']")
-    failures += _audit_contrast(page, ["#answer", ".cite", "label", 'a "Ask"'])
+    page.locator("button.copy").first.click()
+    page.wait_for_selector(".copied:not(:empty)")
+    failures += _audit_contrast(page, [".source", ".where", "mark", ".badge", ".copied", ".asked"])
     assert failures == []
 
 
@@ -615,7 +678,7 @@ def test_pages_have_language_title_labels_and_landmarks(open_page: Any, site: Si
         assert facts["untitledFrames"] == 0 and facts["imagesWithoutAlt"] == 0, name
 
 
-TARGETS_JS = """() => [...document.querySelectorAll('a, button, input')]
+TARGETS_JS = """() => [...document.querySelectorAll('a, button, input, select')]
   .filter(e => e.offsetParent !== null)
   .map(e => { const r = e.getBoundingClientRect();
     return {name: e.tagName.toLowerCase() + ' ' + (e.textContent || e.id).trim(),
@@ -623,11 +686,25 @@ TARGETS_JS = """() => [...document.querySelectorAll('a, button, input')]
 
 
 def test_touch_targets_on_a_phone(open_page: Any, site: Site) -> None:
-    """On a phone every visible link, button and input is at least 44 px high (WCAG 2.5.5),
-    the links of the section bar included."""
-    for path in ("/view/ask", "/view/library", f"/view/anchors/{site.pdf}"):
-        page = open_page(f"{site.url}{path}#key={site.key}", "mobile")
-        page.wait_for_selector("main:not([data-ragox-status='LOADING'])")
+    """On a phone every visible link, button, input and select is at least 44 px high
+    (WCAG 2.5.5): the section bar, the sign-in form, the filters, an operator's row
+    controls, the citation cards and the viewer's page controls."""
+    pages = [
+        (f"/view/ask#key={site.key}", "main:not([data-ragox-status='LOADING'])"),
+        ("/view/ask", "#signin"),
+        (f"/view/library#key={site.writer}", "#documents tbody tr"),
+        (f"/view/library#key={site.operator}", "#documents tbody tr button"),
+        (f"/view/anchors/{site.pdf}#key={site.key}", "#page .rect"),
+    ]
+    for path, ready in pages:
+        page = open_page(f"{site.url}{path}", "mobile")
+        page.wait_for_selector(ready)
+        if path.startswith("/view/ask#"):
+            page.wait_for_selector("#account[data-signed-in='true']")
+            page.fill("#question", "Wann wird das Laufrad geprüft?")
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#ragox-ask[data-ragox-state='ANSWERED']")
+            page.locator("button.cite").first.click()
         targets = page.evaluate(TARGETS_JS)
         assert targets, path
         small = [t["name"] for t in targets if t["height"] < 44]

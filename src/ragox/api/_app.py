@@ -8,6 +8,7 @@ object outside the caller's scope answers exactly like a missing one (404).
 
 # No "from __future__ import annotations": FastAPI reads these annotations at runtime.
 
+import functools
 import json
 import os
 import threading
@@ -17,7 +18,7 @@ from typing import Annotated, Any, Final, Literal
 
 from fastapi import BackgroundTasks, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -45,9 +46,11 @@ from ragox.answer import (
 from ragox.api._chat import chat_router
 from ragox.extract import ErrorCode, ExtractionError
 from ragox.extract._isolated import render_page_png_isolated
+from ragox.extract.pdf import page_labels
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
     CollectionReaders,
+    DocumentStatus,
     NotFound,
     Ragox,
     WriteRefused,
@@ -74,6 +77,8 @@ HOME_VARIABLE: Final = "RAGOX_SERVE_HOME"
 UPLOAD_LIMIT_VARIABLE: Final = "RAGOX_SERVE_UPLOAD_LIMIT"
 GENERATOR_VARIABLE: Final = "RAGOX_SERVE_GENERATOR"
 PROBLEM: Final = "application/problem+json"
+#: Code points of text shown on each side of a cited passage on the web app's cards.
+CARD_CONTEXT: Final = 80
 
 
 class Problem(Exception):
@@ -229,6 +234,75 @@ def create_app(
                 return record.manifest_id
         raise NOT_FOUND
 
+    @functools.lru_cache(maxsize=256)
+    def labels_of(source_sha256: str) -> tuple[str, ...]:
+        """A PDF's page labels as printed (remembered per source: they never change)."""
+        try:
+            return tuple(page_labels(ragox.store.blobs.get(source_sha256)))
+        except ExtractionError:
+            return ()
+
+    def cited(anchor: Anchor, who: Principal) -> dict[str, Any]:
+        """What the web app shows on a citation's card: the PDF pages its passage lies
+        on with their printed labels, and a little of the text around the passage
+        (the caller reads the passage itself, so it may read its neighbourhood)."""
+        resolved = ragox.resolve(anchor, who)
+        if not resolved.resolved or resolved.range is None or resolved.manifest_id is None:
+            return {"pages": [], "context": None}
+        text = ragox.store.text(resolved.manifest_id)
+        start, end = resolved.range.start, resolved.range.end
+        before = text[max(0, start - CARD_CONTEXT) : start]
+        after = text[end : end + CARD_CONTEXT]
+        if start > CARD_CONTEXT and " " in before:  # whole words only
+            before = before[before.index(" ") + 1 :]
+        if end + CARD_CONTEXT < len(text) and " " in after:
+            after = after[: after.rindex(" ")]
+        pages = []
+        if resolved.target is not None and resolved.target.pages:
+            labels = labels_of(anchor.identity.source_sha256)
+            pages = [
+                {
+                    "page": p.page,
+                    "label": labels[p.page - 1] if p.page <= len(labels) else str(p.page),
+                }
+                for p in resolved.target.pages
+            ]
+        context = {
+            "before": before,
+            "after": after,
+            "from_start": len(before) == start,  # nothing of the text left out before
+            "to_end": end + len(after) == len(text),
+        }
+        return {"pages": pages, "context": context}
+
+    def with_languages(found: list[DocumentStatus]) -> list[dict[str, Any]]:
+        """Documents as JSON, each revision with its language: the one given at
+        ingestion, else the one detected in its representation."""
+        manifests = [r.revision.manifest_id for s in found for r in s.revisions]
+        detected = ragox.store.index.representation_languages([m for m in manifests if m])
+        documents = []
+        for status in found:
+            data = document_status_json(status)
+            for row, revision in zip(status.revisions, data["revisions"], strict=True):
+                manifest_id = row.revision.manifest_id
+                revision["language"] = status.document.language or (
+                    detected.get(manifest_id) if manifest_id else None
+                )
+            documents.append(data)
+        return documents
+
+    @app.get("/v1/me")
+    def me(who: Caller) -> dict[str, Any]:
+        """Who this key is: what the web app shows, and which controls it offers (the
+        server still decides every request on its own)."""
+        return {
+            "name": who.name,
+            "tenant": who.tenant,
+            "groups": sorted(who.groups),
+            "operate": who.operator,
+            "write": sorted(who.write),
+        }
+
     # -- documents ----------------------------------------------------------------------
 
     @app.post(
@@ -305,8 +379,9 @@ def create_app(
 
     @app.get("/v1/documents")
     def documents(who: Caller) -> dict[str, Any]:
-        """The documents the caller may read, with their revisions' states."""
-        return {"documents": [document_status_json(s) for s in ragox.documents(who)]}
+        """The documents the caller may read, with their revisions' states and languages
+        (the one given at ingestion, else the one detected in the representation)."""
+        return {"documents": with_languages(ragox.documents(who))}
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
     def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
@@ -323,6 +398,9 @@ def create_app(
             "coordinates": "codepoint",
             "text": ragox.store.text(manifest_id),
             "page_count": notes.page_count,
+            "page_labels": list(labels_of(record.manifest.source_sha256))
+            if record.manifest.media_type == "application/pdf"
+            else None,
             "blocks": [
                 {
                     "block_id": b.block_id,
@@ -391,7 +469,7 @@ def create_app(
         """A document and the states of the revisions the caller may read; the current
         revision is named only when the caller may read it."""
         try:
-            return document_status_json(ragox.status(document_id, who))
+            return with_languages([ragox.status(document_id, who)])[0]
         except NotFound:
             raise NOT_FOUND from None
 
@@ -439,7 +517,7 @@ def create_app(
             "answer": record.answer,
             "abstained": record.abstained,
             "missing": record.missing,
-            "citations": [citation_json(c) for c in record.citations],
+            "citations": [{**citation_json(c), **cited(c.anchor, who)} for c in record.citations],
         }
 
     @app.get("/v1/answers/{answer_id}", responses=_problems(404))
@@ -542,6 +620,11 @@ def create_app(
     @app.get("/v1/docs", include_in_schema=False)
     def docs() -> FileResponse:
         return shell("docs.html")
+
+    @app.get("/", include_in_schema=False)
+    def start_page() -> RedirectResponse:
+        """The web app starts at the ask page."""
+        return RedirectResponse("/view/ask", status_code=303)
 
     @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
     def view_anchor(anchor_id: str) -> FileResponse:

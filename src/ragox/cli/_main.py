@@ -1398,6 +1398,14 @@ def keys_revoke(ctx: click.Context, key: str) -> None:
     click.echo("revoked")
 
 
+def app_url(host: str, port: int) -> str:
+    """The web app's URL for a listening address (a wildcard address: this machine)."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)  # noqa: S104
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True)
@@ -1443,6 +1451,7 @@ def serve(
         generator_from_spec(generator_spec)  # refuse a bad spec before serving anything
     except GeneratorError as error:
         raise Usage(f"{error.code}: {error.message}") from None
+    click.echo(f"ragox web app: {app_url(host, port)}  (API under /v1, docs at /v1/docs)")
     if workers == 1:
         app = create_app(home, upload_limit=upload_limit, generator=generator_spec)
         uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -390,6 +390,16 @@ class PageTextReader:
         self._document.close()
 
 
+def page_labels(data: bytes, password: str | None = None) -> list[str]:
+    """Each page's label as printed (the PDF's /PageLabels), or its 1-based number
+    where the PDF gives none."""
+    document = _open(data, password)
+    try:
+        return [document[i].get_label() or str(i + 1) for i in range(document.page_count)]
+    finally:
+        document.close()
+
+
 def render_page_png(
     data: bytes, page_number: int, zoom: float = 1.5, password: str | None = None
 ) -> bytes:

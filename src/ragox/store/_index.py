@@ -244,6 +244,24 @@ class SqliteIndex:
 
     # -- reading -------------------------------------------------------------------
 
+    def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
+        """The detected language of each of these representations that has one."""
+        found: dict[str, str] = {}
+        ids = list(manifest_ids)
+        for at in range(0, len(ids), 500):  # SQLite's bound-parameter limit
+            part = ids[at : at + 500]
+            rows = (
+                self._store._connection()
+                .execute(
+                    "SELECT manifest_id, language FROM representations "
+                    f"WHERE language IS NOT NULL AND manifest_id IN ({','.join('?' * len(part))})",
+                    part,
+                )
+                .fetchall()
+            )
+            found.update({str(row[0]): str(row[1]) for row in rows})
+        return found
+
     def languages(self, scope: Scope) -> set[str | None]:
         """Languages of the current representations the scope can search."""
         rows = (

@@ -53,6 +53,10 @@ class SearchIndex(Protocol):
         """Record the embedder of the index and drop other embedders' vectors, at once."""
         ...
 
+    def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
+        """The detected language of each of these representations that has one."""
+        ...
+
     def languages(self, scope: Scope) -> set[str | None]:
         """Languages of the representations the scope can search."""
         ...

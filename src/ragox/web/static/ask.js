@@ -1,51 +1,205 @@
-// Ask a question, show the answer with numbered citations, open a citation beside it.
-const root = document.getElementById("ragox-ask");
-const answer = document.getElementById("answer");
-const sources = document.getElementById("sources");
-const frame = document.getElementById("passage");
+// A conversation with your documents: each question's answer stays on screen with its
+// citations as cards (the quoted passage with a little context, document, revision,
+// page, and whether it resolves); a card opens the verified passage beside it.
+import { api, mountAccount, currentKey } from "/view/static/session.js";
+import { statusBadge } from "/view/static/status.js";
 
-function key() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  if (fragment.get("key")) {
-    sessionStorage.setItem("ragox-key", fragment.get("key"));
-    history.replaceState(null, "", location.pathname);
-  }
-  return sessionStorage.getItem("ragox-key") || "";
+const root = document.getElementById("ragox-ask");
+const conversation = document.getElementById("conversation");
+const frame = document.getElementById("passage");
+const beside = frame.parentElement;
+const askState = document.getElementById("ask-state");
+const question = document.getElementById("question");
+const wide = window.matchMedia("(min-width: 900px)");
+
+function viewerUrl(anchorId) {
+  return `/view/anchors/${encodeURIComponent(anchorId)}`;
 }
 
-function open(anchorId) {
+/** Open a citation: beside the conversation on a wide screen, under its card on a phone. */
+function open(anchorId, card, button) {
+  for (const other of conversation.querySelectorAll("button.cite[aria-pressed='true']")) {
+    other.setAttribute("aria-pressed", "false");
+  }
+  button.setAttribute("aria-pressed", "true");
+  if (wide.matches) {
+    if (frame.parentElement !== beside) beside.append(frame);
+  } else if (frame.parentElement !== card) {
+    card.append(frame);
+  }
   frame.hidden = false;
-  frame.src = `/view/anchors/${encodeURIComponent(anchorId)}`;
+  frame.src = viewerUrl(anchorId);
+  if (!wide.matches) frame.scrollIntoView({ block: "nearest" });
+}
+
+/** Answer text with `code` and ``` fenced blocks shown as code, all as text nodes. */
+export function renderRich(text, into) {
+  const parts = text.split("```");
+  parts.forEach((part, index) => {
+    if (index % 2 === 1) {
+      const pre = document.createElement("pre");
+      const code = document.createElement("code");
+      code.textContent = part.replace(/^[\w+-]*\n/, ""); // drop a language tag line
+      pre.append(code);
+      into.append(pre);
+      return;
+    }
+    const paragraph = document.createElement("p");
+    part.split("`").forEach((piece, inner) => {
+      if (inner % 2 === 1) {
+        const code = document.createElement("code");
+        code.textContent = piece;
+        paragraph.append(code);
+      } else if (piece) {
+        paragraph.append(document.createTextNode(piece));
+      }
+    });
+    if (paragraph.textContent.trim()) into.append(paragraph);
+  });
+}
+
+function pageText(pages) {
+  if (!pages || !pages.length) return "";
+  const labels = [...new Set(pages.map((p) => p.label))];
+  return labels.length === 1 ? ` · page ${labels[0]}` : ` · pages ${labels[0]}–${labels[labels.length - 1]}`;
+}
+
+function card(citation) {
+  const { anchor } = citation;
+  const item = document.createElement("li");
+  item.className = "card";
+  item.dataset.anchor = anchor.anchor_id;
+  item.dataset.status = citation.status;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "cite";
+  button.dataset.anchor = anchor.anchor_id;
+  button.setAttribute("aria-pressed", "false");
+  const head = document.createElement("span");
+  head.className = "card-head";
+  const number = document.createElement("span");
+  number.className = "source";
+  number.textContent = `[${citation.source_id}]`;
+  const where = document.createElement("span");
+  where.className = "where";
+  where.textContent = ` ${anchor.document_id} · revision ${anchor.revision}${pageText(citation.pages)}`;
+  head.append(number, where);
+  const quote = document.createElement("span");
+  quote.className = "quote";
+  // a little context: the server's, else the anchor's own prefix and suffix
+  const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
+  // runs of white space as one space; a space next to the passage stays, so a word
+  // cut by the passage is not split
+  const squeeze = (value) => (value || "").replace(/\s+/g, " ");
+  const bit = (value) => squeeze(value).trim() !== "";
+  const before = document.createElement("span");
+  before.className = "context";
+  const cut = (end) => (around[end] ? "" : "…"); // the text goes on beyond what is shown
+  before.textContent = bit(around.before) ? `${cut("from_start")}${squeeze(around.before).trimStart()}` : "";
+  const exact = document.createElement("mark");
+  exact.textContent = anchor.quote.exact;
+  const after = document.createElement("span");
+  after.className = "context";
+  after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}${cut("to_end")}` : "";
+  quote.append(before, exact, after);
+  button.append(head, quote, statusBadge(citation.status));
+  button.onclick = () => open(anchor.anchor_id, item, button);
+  const copy = document.createElement("button");
+  copy.type = "button";
+  copy.className = "copy";
+  copy.textContent = "Copy link";
+  copy.setAttribute("aria-label", `Copy link to ${citation.source_id}`);
+  const copied = document.createElement("span");
+  copied.className = "copied";
+  copied.setAttribute("role", "status");
+  copy.onclick = async () => {
+    const link = new URL(viewerUrl(anchor.anchor_id), location.origin).href; // never the key
+    try {
+      await navigator.clipboard.writeText(link);
+      copied.textContent = "Link copied";
+    } catch {
+      copied.textContent = link; // no clipboard here: show it to copy by hand
+    }
+    item.dataset.link = link;
+  };
+  const tools = document.createElement("span");
+  tools.className = "card-tools";
+  tools.append(copy, copied);
+  item.append(button, tools);
+  return item;
+}
+
+function turn(text) {
+  const item = document.createElement("li");
+  item.className = "turn";
+  const asked = document.createElement("p");
+  asked.className = "asked";
+  asked.textContent = text;
+  const reply = document.createElement("div");
+  reply.className = "reply";
+  reply.setAttribute("aria-live", "polite");
+  reply.textContent = "Searching your documents…";
+  item.append(asked, reply);
+  conversation.append(item);
+  return [item, reply];
 }
 
 document.getElementById("ask").onsubmit = async (event) => {
   event.preventDefault();
+  if (!currentKey()) {
+    askState.textContent = "Sign in with an API key first (above).";
+    document.getElementById("apikey")?.focus();
+    return;
+  }
+  const text = question.value.trim();
+  if (!text) return;
+  askState.textContent = "";
   root.dataset.ragoxState = "ASKING";
-  answer.textContent = "…";
-  sources.replaceChildren();
-  const response = await fetch("/v1/ask", {
+  const [item, reply] = turn(text);
+  question.value = "";
+  const response = await api("/v1/ask", {
     method: "POST",
-    headers: { Authorization: `Bearer ${key()}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ question: document.getElementById("question").value }),
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ question: text }),
   });
+  reply.replaceChildren();
   if (!response.ok) {
     root.dataset.ragoxState = "ERROR";
-    answer.textContent = response.status === 401 ? "The API key was refused." : "The question could not be answered.";
+    item.dataset.state = "ERROR";
+    reply.textContent = response.status === 401
+      ? "The API key was refused: sign in again."
+      : "The question could not be answered.";
     return;
   }
   const body = await response.json();
-  root.dataset.ragoxState = body.abstained ? "ABSTAINED" : "ANSWERED";
-  answer.textContent = body.answer;
-  for (const citation of body.citations) {
-    const item = document.createElement("li");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "cite";
-    button.dataset.anchor = citation.anchor.anchor_id;
-    button.textContent = `[${citation.source_id}] ${citation.anchor.document_id} · ${citation.status}`;
-    button.onclick = () => open(citation.anchor.anchor_id);
-    item.append(button);
-    sources.append(item);
+  const state = body.abstained ? "ABSTAINED" : "ANSWERED";
+  item.dataset.state = state;
+  item.dataset.answer = body.answer_id;
+  renderRich(body.answer, reply);
+  reply.classList.add("answer");
+  if (body.citations.length) {
+    const list = document.createElement("ul");
+    list.className = "cards";
+    list.setAttribute("aria-label", "Citations");
+    for (const citation of body.citations) list.append(card(citation));
+    item.append(list);
   }
+  root.dataset.ragoxState = state;
+  root.dataset.turns = String(conversation.children.length);
+  item.scrollIntoView({ block: "nearest" });
 };
-key();
+
+wide.addEventListener("change", () => {
+  if (wide.matches && frame.parentElement !== beside) beside.append(frame);
+});
+
+// Signed out (here or in another tab): nothing of the conversation stays on screen.
+mountAccount(document.getElementById("account"), (me) => {
+  if (me) return;
+  conversation.replaceChildren();
+  beside.append(frame);
+  frame.hidden = true;
+  frame.removeAttribute("src");
+  root.dataset.ragoxState = "READY";
+  delete root.dataset.turns;
+});

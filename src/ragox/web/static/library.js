@@ -1,69 +1,274 @@
-// Upload documents and watch each revision's state: an upload is not yet searchable
-// until its revision is READY.
+// The documents this key may read: find them (name, state, group, language), page
+// through them, upload with progress (the new revision is listed at once and followed
+// until READY or FAILED), and, for operate keys only, delete and change readers. The
+// server decides every request itself; hiding controls is only courtesy.
+import { api, currentKey, mountAccount } from "/view/static/session.js";
+
+const PAGE_SIZE = 25;
 const rows = document.querySelector("#documents tbody");
+const table = document.getElementById("documents");
 const status = document.getElementById("upload-state");
+const progress = document.getElementById("upload-progress");
+const count = document.getElementById("count");
+const pageOf = document.getElementById("page-of");
+const paging = document.getElementById("paging");
+const filters = {
+  search: document.getElementById("search"),
+  state: document.getElementById("state-filter"),
+  group: document.getElementById("group"),
+  language: document.getElementById("language"),
+};
 const LABELS = {
   RECEIVED: "received", EXTRACTING: "extracting", EXTRACTED: "extracted",
   INDEXING: "indexing", READY: "ready (searchable)", FAILED: "failed",
 };
+const SETTLED = new Set(["READY", "FAILED"]);
 
-function key() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  if (fragment.get("key")) {
-    sessionStorage.setItem("ragox-key", fragment.get("key"));
-    history.replaceState(null, "", location.pathname);
+let me = null;
+let documents = [];
+let page = 0;
+const uploads = new Map(); // document id -> {revision, state}: listed before the server lists them
+
+const newest = (doc) => doc.revisions[doc.revisions.length - 1];
+
+function path(documentId) {
+  return `/v1/documents/${encodeURIComponent(documentId)}`;
+}
+
+/** The list as shown: this page's uploads first (listed before the server lists them,
+ * and kept on top while they are followed to READY or FAILED), then the server's. */
+function entries() {
+  const listed = new Map(documents.map((d) => [d.document_id, d]));
+  const shown = [];
+  for (const [id, upload] of [...uploads].reverse()) {
+    const known = listed.get(id);
+    if (known && known.revisions.some((r) => r.revision === upload.revision)) {
+      upload.state = newest(known).state;
+      shown.push(known);
+    } else {
+      shown.push({ document_id: id, revisions: [{ revision: upload.revision, state: upload.state, groups: [], language: null }] });
+    }
+    listed.delete(id);
   }
-  return sessionStorage.getItem("ragox-key") || "";
+  return shown.concat([...listed.values()]);
+}
+
+function matches(doc) {
+  const revision = newest(doc);
+  const name = filters.search.value.trim().toLowerCase();
+  if (name && !doc.document_id.toLowerCase().includes(name)) return false;
+  const state = filters.state.value;
+  if (state === "PENDING" ? SETTLED.has(revision.state) : state && revision.state !== state) return false;
+  if (filters.group.value && !doc.revisions.some((r) => (r.groups || []).includes(filters.group.value))) return false;
+  if (filters.language.value && !doc.revisions.some((r) => r.language === filters.language.value)) return false;
+  return true;
+}
+
+function options(select, values) {
+  const chosen = select.value;
+  const first = select.options[0];
+  select.replaceChildren(first);
+  for (const value of [...values].sort()) {
+    const option = document.createElement("option");
+    option.value = value;
+    option.textContent = value;
+    select.append(option);
+  }
+  select.value = [...values].includes(chosen) ? chosen : "";
+}
+
+function cell(row, label, value) {
+  const td = document.createElement("td");
+  td.dataset.label = label;
+  if (value instanceof Node) td.append(value);
+  else td.textContent = value;
+  row.append(td);
+  return td;
+}
+
+function button(text, onclick, name) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = text;
+  if (name) b.setAttribute("aria-label", name);
+  b.onclick = onclick;
+  return b;
+}
+
+function deleteButton(doc) {
+  const b = button("Delete", null, `Delete ${doc.document_id}`);
+  b.onclick = async () => {
+    if (b.dataset.confirm !== "yes") { // a second press confirms
+      b.dataset.confirm = "yes";
+      b.textContent = "Confirm delete";
+      b.setAttribute("aria-label", `Confirm: delete ${doc.document_id} and its citations`);
+      return;
+    }
+    delete b.dataset.confirm;
+    const response = await api(path(doc.document_id), { method: "DELETE" });
+    status.textContent = response.ok ? `Deleted ${doc.document_id}.` : `Delete refused (${response.status}).`;
+    if (response.ok) uploads.delete(doc.document_id);
+    await refresh();
+  };
+  return b;
+}
+
+function readersEditor(doc, row) {
+  return button("Readers", () => {
+    const existing = row.nextElementSibling;
+    if (existing && existing.classList.contains("editor")) { existing.remove(); return; }
+    const editor = document.createElement("tr");
+    editor.className = "editor";
+    const td = document.createElement("td");
+    td.colSpan = 6;
+    const form = document.createElement("form");
+    const id = `groups-${[...doc.document_id].map((c) => c.codePointAt(0).toString(16)).join("")}`;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = `Reader groups of ${doc.document_id} (comma-separated)`;
+    const input = document.createElement("input");
+    input.id = id;
+    input.value = (newest(doc).groups || []).join(", ");
+    const save = document.createElement("button");
+    save.type = "submit";
+    save.textContent = "Save readers";
+    form.append(label, input, save);
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      const groups = input.value.split(",").map((g) => g.trim()).filter(Boolean);
+      const response = await api(`${path(doc.document_id)}/groups`, {
+        method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ groups }),
+      });
+      status.textContent = response.ok
+        ? `Readers of ${doc.document_id}: ${groups.join(", ") || "operators only"}.`
+        : `Change refused (${response.status}).`;
+      editor.remove();
+      await refresh();
+    };
+    td.append(form);
+    editor.append(td);
+    row.after(editor);
+    input.focus();
+  }, `Readers of ${doc.document_id}`);
+}
+
+function render() {
+  const all = entries();
+  options(filters.group, new Set(all.flatMap((d) => d.revisions.flatMap((r) => r.groups || []))));
+  options(filters.language, new Set(all.flatMap((d) => d.revisions.map((r) => r.language).filter(Boolean))));
+  const shown = all.filter(matches);
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  page = Math.min(page, pages - 1);
+  const operate = Boolean(me && me.operate);
+  table.classList.toggle("can-operate", operate);
+  rows.replaceChildren();
+  for (const doc of shown.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE)) {
+    const revision = newest(doc);
+    const row = document.createElement("tr");
+    row.dataset.document = doc.document_id;
+    row.dataset.state = revision.state;
+    cell(row, "Document", doc.document_id);
+    cell(row, "Revision", revision.revision);
+    const state = cell(row, "State", LABELS[revision.state] || revision.state);
+    if (revision.error) state.append(document.createTextNode(` — ${revision.failed_stage}: ${revision.error}`));
+    cell(row, "Language", revision.language || "");
+    cell(row, "Readers", (revision.groups || []).join(", "));
+    if (operate && doc.revisions.some((r) => r.source_sha256)) {
+      const actions = document.createElement("span");
+      actions.className = "actions";
+      actions.append(readersEditor(doc, row), deleteButton(doc));
+      cell(row, "Actions", actions).className = "operate";
+    } else if (operate) {
+      cell(row, "Actions", "").className = "operate";
+    }
+    rows.append(row);
+  }
+  count.textContent = shown.length === all.length
+    ? `${all.length} documents`
+    : `${shown.length} of ${all.length} documents match`;
+  pageOf.textContent = `Page ${page + 1} of ${pages}`;
+  paging.hidden = pages < 2;
+  document.getElementById("prev-page").disabled = page === 0;
+  document.getElementById("next-page").disabled = page >= pages - 1;
 }
 
 // States that will still change: poll quickly while any revision is in one,
 // slowly otherwise, and not at all while the page is hidden.
-const SETTLED = new Set(["READY", "FAILED"]);
 let timer = null;
-
 function schedule(pending) {
   clearTimeout(timer);
-  if (!document.hidden) timer = setTimeout(refresh, pending ? 1500 : 15000);
+  if (!document.hidden) timer = setTimeout(refresh, pending ? 1000 : 15000);
 }
 
 async function refresh() {
-  const response = await fetch("/v1/documents", { headers: { Authorization: `Bearer ${key()}` } });
-  if (!response.ok) return schedule(false);
-  const body = await response.json();
-  rows.replaceChildren();
-  let pending = false;
-  for (const doc of body.documents) {
-    for (const revision of doc.revisions) {
-      const row = document.createElement("tr");
-      row.dataset.document = doc.document_id;
-      row.dataset.state = revision.state;
-      pending ||= !SETTLED.has(revision.state);
-      for (const value of [doc.document_id, revision.revision, LABELS[revision.state] || revision.state,
-        revision.error ? `${revision.failed_stage}: ${revision.error}` : ""]) {
-        const cell = document.createElement("td");
-        cell.textContent = value;
-        row.append(cell);
-      }
-      rows.append(row);
-    }
+  if (!currentKey()) {
+    documents = [];
+    render();
+    return;
   }
+  const response = await api("/v1/documents");
+  if (!response.ok) return schedule(false);
+  documents = (await response.json()).documents;
+  // not under the hands of someone editing readers or confirming a delete
+  if (!rows.querySelector("tr.editor, button[data-confirm='yes']")) render();
+  const pending = [...uploads.values()].some((u) => !SETTLED.has(u.state))
+    || documents.some((d) => d.revisions.some((r) => !SETTLED.has(r.state)));
   schedule(pending);
+}
+
+/** Upload with XMLHttpRequest: fetch() reports no upload progress. */
+function send(file) {
+  return new Promise((resolve) => {
+    const request = new XMLHttpRequest();
+    request.open("POST", "/v1/documents");
+    request.setRequestHeader("Authorization", `Bearer ${currentKey()}`);
+    request.responseType = "json";
+    request.upload.onprogress = (event) => {
+      if (!event.lengthComputable) return;
+      progress.value = Math.round((event.loaded / event.total) * 100);
+      progress.dataset.seen = String(progress.value);
+      status.textContent = `Uploading ${file.name}: ${progress.value}%`;
+    };
+    request.onload = () => resolve({ status: request.status, body: request.response || {} });
+    request.onerror = () => resolve({ status: 0, body: {} });
+    const form = new FormData();
+    form.append("file", file);
+    request.send(form);
+  });
 }
 
 document.getElementById("upload").onsubmit = async (event) => {
   event.preventDefault();
-  const form = new FormData();
-  form.append("file", document.getElementById("file").files[0]);
-  const response = await fetch("/v1/documents", {
-    method: "POST", headers: { Authorization: `Bearer ${key()}` }, body: form,
-  });
-  const body = await response.json();
-  status.textContent = response.ok
-    ? `Received ${body.document_id} (${body.revision}): ${LABELS[body.state] || body.state}`
-    : `Upload refused: ${body.title}`;
+  const file = document.getElementById("file").files[0];
+  if (!file) return;
+  progress.hidden = false;
+  progress.value = 0;
+  delete progress.dataset.seen;
+  const { status: code, body } = await send(file);
+  progress.hidden = true;
+  if (code === 202) {
+    status.textContent = `Received ${body.document_id} (${body.revision}): ${LABELS[body.state] || body.state}`;
+    uploads.delete(body.document_id); // re-inserted: the newest upload is first
+    uploads.set(body.document_id, { revision: body.revision, state: body.state });
+    page = 0;
+    render();
+  } else {
+    status.textContent = `Upload of ${file.name} refused: ${body.title || "no answer"}${body.detail ? ` (${body.detail})` : ""}`;
+  }
   await refresh();
 };
 
+for (const control of Object.values(filters)) {
+  control.addEventListener("input", () => { page = 0; render(); });
+}
+document.getElementById("filters").onsubmit = (event) => event.preventDefault();
+document.getElementById("prev-page").onclick = () => { page -= 1; render(); };
+document.getElementById("next-page").onclick = () => { page += 1; render(); };
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
-key();
-refresh();
+
+mountAccount(document.getElementById("account"), (who) => {
+  me = who;
+  // only keys with write prefixes may upload (the server decides; this is courtesy)
+  document.getElementById("upload").hidden = !(who && who.write.length);
+  refresh();
+});

@@ -2,6 +2,9 @@
 // representation as text nodes (never as HTML), converts the resolver's code-point
 // range to UTF-16 offsets and DOM Range boundaries, re-checks the exact quote, and
 // only then highlights. A mismatch is an error state, never a guessed highlight.
+// Blocks are rendered by kind (headings, lists, code, tables), still as text nodes of
+// the representation in text order: the gaps between blocks stay in the DOM, hidden.
+import { forget, obtainKey, signIn } from "/view/static/session.js";
 
 const root = document.getElementById("ragox-viewer");
 const stateLine = document.getElementById("state");
@@ -13,6 +16,7 @@ const article = document.getElementById("document");
 const pageBox = document.getElementById("page");
 const pageNav = document.getElementById("pages");
 const PDF_ZOOM = 1.5; // the API renders pages at this zoom
+const phone = window.matchMedia("(max-width: 600px)");
 
 const MESSAGES = {
   ACCESS_DENIED: "You do not have access to this passage (or it does not exist).",
@@ -34,15 +38,6 @@ function setState(status, message) {
   stateLine.textContent = message;
 }
 
-function apiKey() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const fromLink = fragment.get("key");
-  if (fromLink) {
-    sessionStorage.setItem("ragox-key", fromLink);
-    history.replaceState(null, "", location.pathname + location.search);
-  }
-  return sessionStorage.getItem("ragox-key");
-}
 
 async function api(path, key) {
   const response = await fetch(path, { headers: { Authorization: `Bearer ${key}` } });
@@ -82,26 +77,107 @@ function boundary(container, offset, preferEnd) {
   throw new RangeError("offset past the rendered text");
 }
 
-function renderText(text, blocks) {
+/** The heading level of a block, from an HTML locator's h1–h6 (else 2), one below the
+ * page's own h1. */
+function headingTag(block) {
+  const found = /\/h([1-6])(?:\[|$)/.exec(block.locator || "");
+  return `h${Math.min(6, (found ? Number(found[1]) : 2) + 1)}`;
+}
+
+/** The row a table cell belongs to: its HTML tr, or its Markdown line. */
+function rowOf(block) {
+  const html = /^(.*\/tr(?:\[\d+\])?)\//.exec(block.locator || "");
+  if (html) return html[1];
+  const lines = /^lines=(\d+)/.exec(block.locator || "");
+  return lines ? lines[1] : block.block_id;
+}
+
+function tableOf(block) {
+  const html = /^(.*\/table(?:\[\d+\])?)\//.exec(block.locator || "");
+  return html ? html[1] : "";
+}
+
+export function renderText(text, blocks) {
   article.replaceChildren();
   article.tabIndex = 0; // a tab stop only once there is text to read
   let position = 0;
   const units = [...blocks].sort((a, b) => a.range.start - b.range.start);
   const cps = Array.from(text); // code points, so block ranges slice correctly
   const slice = (a, b) => cps.slice(a, b).join("");
-  for (const block of units) {
-    if (block.range.start > position) {
-      article.append(document.createTextNode(slice(position, block.range.start)));
+  let container = null; // the open list or table, with its kind and row
+  let into = article;
+  const gap = (value) => {
+    if (!value) return;
+    if (/^\s*$/.test(value)) { // the blank lines between blocks: kept as text, not shown
+      const span = document.createElement("span");
+      span.className = "gap";
+      span.textContent = value;
+      into.append(span);
+    } else {
+      into.append(document.createTextNode(value));
     }
-    const span = document.createElement("span");
-    span.className = "block";
-    span.dataset.block = block.block_id;
-    span.dataset.locator = block.locator;
-    span.textContent = slice(block.range.start, block.range.end);
-    article.append(span);
+  };
+  for (const block of units) {
+    const between = block.range.start > position ? slice(position, block.range.start) : "";
+    const kind = block.kind || "paragraph";
+    const list = kind === "list-item";
+    const cell = kind === "table-cell";
+    const sameList = list && container && container.kind === "list";
+    const sameTable = cell && container && container.kind === "table" && container.table === tableOf(block);
+    if (!sameList && !sameTable) {
+      container = null;
+      into = article;
+    }
+    gap(between);
+    let element;
+    if (list) {
+      if (!container) {
+        const tag = /\/ol(?:\[|\/)/.test(block.locator || "") ? "ol" : "ul";
+        const node = document.createElement(tag);
+        node.className = "doc-list";
+        article.append(node);
+        container = { kind: "list", node };
+        into = node;
+      }
+      element = document.createElement("li");
+    } else if (cell) {
+      if (!container) {
+        const node = document.createElement("table");
+        node.className = "doc-table";
+        article.append(node);
+        container = { kind: "table", node, table: tableOf(block), row: null, tr: null };
+      }
+      if (container.row !== rowOf(block)) {
+        container.row = rowOf(block);
+        container.tr = document.createElement("tr");
+        container.node.append(container.tr);
+      }
+      into = container.tr;
+      element = document.createElement(/\/th(?:\[|$)/.test(block.locator || "") ? "th" : "td");
+    } else if (kind === "heading") {
+      element = document.createElement(headingTag(block));
+    } else if (kind === "code") {
+      element = document.createElement("pre");
+    } else if (kind === "quote") {
+      element = document.createElement("blockquote");
+    } else {
+      element = document.createElement("p");
+    }
+    element.classList.add("block", `k-${kind}`);
+    element.dataset.block = block.block_id;
+    element.dataset.locator = block.locator;
+    if (kind === "code") {
+      const code = document.createElement("code");
+      code.textContent = slice(block.range.start, block.range.end);
+      element.append(code);
+    } else {
+      element.textContent = slice(block.range.start, block.range.end);
+    }
+    into.append(element);
     position = block.range.end;
   }
-  if (position < cps.length) article.append(document.createTextNode(slice(position, cps.length)));
+  into = article;
+  if (position < cps.length) gap(slice(position, cps.length));
 }
 
 function highlight(range) {
@@ -127,7 +203,18 @@ function highlight(range) {
   return marks;
 }
 
-async function showPages(key, resolution, anchor) {
+/** On a phone, enlarge the page so the highlighted rectangles fill the screen's width. */
+function zoomToPassage(sheet, rects, width) {
+  if (!rects.length) return 1;
+  const left = Math.min(...rects.map((r) => r[0]));
+  const right = Math.max(...rects.map((r) => r[2]));
+  const share = Math.max((right - left) / width, 0.05);
+  const factor = Math.min(4, Math.max(1, 0.92 / share));
+  sheet.style.width = `${factor * 100}%`;
+  return factor;
+}
+
+async function showPages(key, resolution, anchor, labels) {
   const pages = resolution.target ? resolution.target.pages : [];
   if (!pages.length) return;
   const base = documentPath(anchor.document_id, anchor.revision);
@@ -142,24 +229,48 @@ async function showPages(key, resolution, anchor) {
       return;
     }
     const url = URL.createObjectURL(await response.blob());
+    const label = (labels && labels[current - 1]) || String(current);
     const img = new Image();
-    img.alt = `Page ${current} of the original PDF`;
+    img.alt = `Page ${label} of the original PDF`;
     img.src = url;
     await img.decode();
-    pageBox.replaceChildren(img);
+    const sheet = document.createElement("div");
+    sheet.className = "sheet";
+    sheet.append(img);
+    pageBox.replaceChildren(sheet);
     pageBox.dataset.page = String(current);
-    document.getElementById("pageno").textContent = `Page ${current}`;
+    pageBox.dataset.label = label;
+    document.getElementById("pageno").textContent = label === String(current)
+      ? `Page ${label}` : `Page ${label} (sheet ${current} of the file)`;
     const width = img.naturalWidth / PDF_ZOOM;
     const height = img.naturalHeight / PDF_ZOOM;
-    for (const [x0, y0, x1, y1] of byPage.get(current) || []) {
+    const rects = byPage.get(current) || [];
+    const zoomButton = document.getElementById("zoom");
+    zoomButton.hidden = !rects.length;
+    const applyZoom = () => {
+      const zoomed = zoomButton.getAttribute("aria-pressed") === "true";
+      const factor = zoomed ? zoomToPassage(sheet, rects, width) : 1;
+      if (!zoomed) sheet.style.width = "";
+      pageBox.classList.toggle("zoomed", factor > 1);
+      pageBox.dataset.zoom = String(factor);
+      const first = sheet.querySelector(".rect");
+      if (first && zoomed) first.scrollIntoView({ block: "center", inline: "center" });
+    };
+    zoomButton.onclick = () => {
+      zoomButton.setAttribute("aria-pressed", String(zoomButton.getAttribute("aria-pressed") !== "true"));
+      applyZoom();
+    };
+    for (const [x0, y0, x1, y1] of rects) {
       const box = document.createElement("div");
       box.className = "rect";
       box.style.left = `${(x0 / width) * 100}%`;
       box.style.top = `${(y0 / height) * 100}%`;
       box.style.width = `${((x1 - x0) / width) * 100}%`;
       box.style.height = `${((y1 - y0) / height) * 100}%`;
-      pageBox.append(box);
+      sheet.append(box);
     }
+    if (phone.matches && rects.length) zoomButton.setAttribute("aria-pressed", "true");
+    applyZoom();
   };
   document.getElementById("prev").onclick = async () => {
     if (current > 1) { current -= 1; await draw(); }
@@ -277,26 +388,31 @@ async function open(key) {
   }
   setState("RESOLVED", "Verified: this is exactly the cited passage.");
   if (doc.media_type === "application/pdf") {
-    await showPages(key, resolution, anchor);
+    await showPages(key, resolution, anchor, doc.page_labels);
     const rect = pageBox.querySelector(".rect");
-    (rect || marks[0]).scrollIntoView({ block: "center" });
+    (rect || marks[0]).scrollIntoView({ block: "center", inline: "center" });
   } else {
     marks[0].scrollIntoView({ block: "center" });
   }
 }
 
 async function main() {
-  const key = apiKey();
+  const key = await obtainKey(); // this tab's, or another open ragox tab's
   if (!key) {
     const form = document.getElementById("login");
     form.hidden = false;
     setState("LOGIN", "Enter an API key to open this passage.");
     form.onsubmit = (event) => {
       event.preventDefault();
-      sessionStorage.setItem("ragox-key", document.getElementById("key").value);
+      signIn(document.getElementById("key").value.trim());
       location.reload();
     };
     return;
+  }
+  if (window.top === window) { // framed in the ask page, that page offers it
+    const out = document.getElementById("forget");
+    out.hidden = false;
+    out.onclick = () => { forget(); location.reload(); };
   }
   try {
     await open(key);
