@@ -4,6 +4,7 @@ HTTP API, the CLI and the store; a database of schema 6 is upgraded with nothing
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -333,7 +334,8 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
     tables = [
         str(row[0])
         for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' AND name <> 'meta'"
+            "SELECT name FROM main.sqlite_master WHERE type='table' "
+            "AND name NOT IN ('meta', 'lexical_tables')"
         )
     ]
     for table in tables:
@@ -342,13 +344,21 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
         old.execute(
             f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
         )
-    for (name,) in old.execute("SELECT name FROM main.lexical_tables").fetchall():
+    # Schema 6 kept one lexical table per tenant; today's home keeps partitions.
+    partitions = old.execute("SELECT tenant, name FROM new.lexical_partitions").fetchall()
+    for tenant in sorted({str(row[0]) for row in partitions}):
+        name = "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
+        old.execute("INSERT INTO main.lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
         old.execute(
             f"CREATE VIRTUAL TABLE main.{name} USING fts5("
             "body, tokenize = 'unicode61 remove_diacritics 0')"
         )
         old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
-        old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+        for part_tenant, partition in partitions:
+            if part_tenant == tenant:
+                old.execute(
+                    f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{partition}"
+                )
     old.execute("COMMIT")
     old.execute("DETACH DATABASE new")
     old.close()
@@ -356,9 +366,9 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
 
 def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
     """A schema-6 home (documents of two tenants, anchors, a link, an answer, keys) opens
-    with this ragox: schema 7, every row kept, every anchor resolves for its tenant only,
+    with this ragox: the current schema, every row kept, every anchor resolves for its tenant only,
     and afterwards the other tenant may use the same id."""
-    assert SCHEMA_VERSION == 7
+    assert SCHEMA_VERSION >= 7
     build = tmp_path / "build"
     app = Ragox(build)
     app.ingestor.ingest_bytes(
@@ -404,7 +414,7 @@ def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
 
     upgraded = Ragox(home)
     try:
-        assert upgraded.store.schema_version() == 7
+        assert upgraded.store.schema_version() == SCHEMA_VERSION
         with sqlite3.connect(home / "ragox.db") as conn:
             for table, count in before.items():
                 assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == count, table

@@ -332,6 +332,30 @@ _V7: Final = (
     "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'",
 )
 
+# Version 10: lexical rows are partitioned by tenant and exact reader-group set (one
+# FTS5 table per partition, named in lexical_partitions), so that a reader's BM25
+# statistics and query cost come only from partitions it may read. lexical_rows
+# says where each chunk's row is (its rowid is the chunk's and the FTS5 row's).
+# The rows of the old per-tenant tables are moved into partitions by
+# ragox.store._index.upgrade_lexical in the same transaction (table names are
+# data, which plain SQL cannot follow).
+_V10: Final = (
+    """CREATE TABLE lexical_partitions (
+        partition_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        groups TEXT NOT NULL,
+        name TEXT NOT NULL UNIQUE,
+        UNIQUE (tenant, groups)
+    )""",
+    """CREATE TABLE lexical_rows (
+        rowid INTEGER PRIMARY KEY,
+        manifest_id TEXT NOT NULL,
+        partition_id INTEGER NOT NULL REFERENCES lexical_partitions(partition_id)
+    )""",
+    "CREATE INDEX lexical_rows_by_manifest ON lexical_rows(manifest_id, partition_id)",
+    "CREATE INDEX lexical_rows_by_partition ON lexical_rows(partition_id)",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -341,6 +365,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (10, _V10),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -22,7 +22,7 @@ from typing import Final
 from ragox.anchor import Anchor, Manifest, Rect
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
-from ragox.store._index import SqliteIndex
+from ragox.store._index import SqliteIndex, upgrade_lexical
 from ragox.store._records import (
     BlockRange,
     ChunkRecord,
@@ -137,6 +137,8 @@ class SqliteStore:
                         "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                         (str(number),),
                     )
+            if version < SCHEMA_VERSION:
+                upgrade_lexical(conn)  # per-tenant lexical tables become partitions
             if version < SCHEMA_VERSION and conn.execute("PRAGMA foreign_key_check").fetchone():
                 raise StoreError("a schema migration left rows without their parent rows")
 
@@ -515,6 +517,8 @@ class SqliteStore:
                     "VALUES(?,?,?,?)",
                     [(*key, target, group) for group in sorted(groups)],
                 )
+                # Lexical rows follow their revision to the partition of its new groups.
+                self.index.regroup(conn, tenant, document_id, target)
         return len(targets)
 
     # -- manifests and representations ---------------------------------------------
