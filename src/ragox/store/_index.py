@@ -35,9 +35,6 @@ BM25_B: Final = 0.75
 
 #: FTS5's smallest IDF (a term in more than half of the rows still counts a little).
 _MIN_IDF: Final = 1e-6
-#: A query phrase's tokens as the ``unicode61`` tokenizer sees them (letters and
-#: digits; query terms are already case-folded word tokens).
-_FTS_TOKEN: Final = re.compile(r"[^\W_]+")
 _PHRASE: Final = r'"(?:[^"]|"")*"'
 _MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
 
@@ -136,14 +133,11 @@ def _varints(blob: bytes) -> list[int]:
     return values
 
 
-def _phrases(match: str) -> list[tuple[str, ...]]:
-    """The phrases of an ``"a" OR "b c"`` expression, each as its FTS tokens."""
+def _phrases(match: str) -> list[str]:
+    """The quoted phrases of an ``"a" OR "b c"`` expression, in order."""
     if not _MATCH.fullmatch(match):
         raise ValueError("a lexical query must be quoted phrases joined by OR")
-    return [
-        tuple(token.lower() for token in _FTS_TOKEN.findall(quoted[1:-1].replace('""', '"')))
-        for quoted in re.findall(_PHRASE, match)
-    ]
+    return re.findall(_PHRASE, match)
 
 
 def _window(limit: int) -> int:
@@ -171,8 +165,6 @@ def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[s
     conn.execute(
         f"CREATE VIRTUAL TABLE {name} USING fts5(body, tokenize = 'unicode61 remove_diacritics 0')"
     )
-    conn.execute(f"CREATE VIRTUAL TABLE {name}_row USING fts5vocab({name}, 'row')")
-    conn.execute(f"CREATE VIRTUAL TABLE {name}_instance USING fts5vocab({name}, 'instance')")
     cursor = conn.execute(
         "INSERT INTO lexical_partitions(tenant, groups, name) VALUES(?, ?, ?)",
         (tenant, key, name),
@@ -516,74 +508,78 @@ class SqliteIndex:
         return _Totals(values[0] if values else 0, values[1] if len(values) > 1 else 0)
 
     @staticmethod
-    def _phrase_frequencies(
-        conn: sqlite3.Connection, partition: _Partition, phrase: tuple[str, ...]
-    ) -> dict[int, int]:
-        """Instances of a phrase per row (consecutive token positions, as FTS5 counts)."""
-        vocab = f"{partition.name}_instance"
-        if len(phrase) == 1:
-            return {
-                int(row[0]): int(row[1])
-                for row in conn.execute(
-                    f"SELECT doc, COUNT(*) FROM {vocab} WHERE term = ? GROUP BY doc", phrase
-                )
-            }
-        if not phrase:
-            return {}
-        positions: list[dict[int, set[int]]] = []
-        for token in phrase:
-            by_row: dict[int, set[int]] = {}
-            for doc, offset in conn.execute(
-                f"SELECT doc, offset FROM {vocab} WHERE term = ?", (token,)
-            ):
-                by_row.setdefault(int(doc), set()).add(int(offset))
-            positions.append(by_row)
-        frequencies: dict[int, int] = {}
-        for rowid, starts in positions[0].items():
-            count = sum(
-                1
-                for start in starts
-                if all(start + i in positions[i].get(rowid, ()) for i in range(1, len(phrase)))
+    def _phrase_rows(
+        conn: sqlite3.Connection, partition: _Partition, phrase: str
+    ) -> list[tuple[int, float]]:
+        """``(rowid, FTS5 bm25 of the phrase alone)`` of every row holding the phrase."""
+        return [
+            (int(row[0]), float(row[1]))
+            for row in conn.execute(
+                f"SELECT rowid, -bm25({partition.name}) FROM {partition.name} "
+                f"WHERE {partition.name} MATCH ?",
+                (phrase,),
             )
-            if count:
-                frequencies[rowid] = count
-        return frequencies
+        ]
+
+    @staticmethod
+    def _lengths(
+        conn: sqlite3.Connection, partition: _Partition, rowids: set[int]
+    ) -> dict[int, int]:
+        """Row lengths in tokens, from FTS5's own ``docsize`` record (what bm25 reads)."""
+        return {
+            int(rowid): _varints(bytes(size))[0]
+            for rowid, size in conn.execute(
+                f"SELECT id, sz FROM {partition.name}_docsize "
+                "WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(rowids)),),
+            )
+        }
 
     def _ranked_across(
         self,
         conn: sqlite3.Connection,
         partitions: Sequence[_Partition],
-        phrases: Sequence[tuple[str, ...]],
+        phrases: Sequence[str],
     ) -> Iterator[tuple[int, float]]:
         """Every match in the partitions scored as FTS5's ``bm25()`` would score it in
-        one table holding exactly these partitions' rows."""
+        one table holding exactly these partitions' rows.
+
+        FTS5 itself finds each phrase's rows in each partition and scores them with
+        that partition's statistics; the phrase frequency of a row follows exactly
+        from that score (bm25 is strictly increasing in it), its length from FTS5's
+        ``docsize``. The sums of rows, tokens and matching rows over the partitions
+        then give the scope's BM25, with FTS5's formula and parameters.
+        """
         rows = tokens = 0
-        frequencies: list[dict[int, int]] = [{} for _ in phrases]
+        distinct = list(dict.fromkeys(phrases))
+        frequencies: dict[str, dict[int, int]] = {phrase: {} for phrase in distinct}
         lengths: dict[int, int] = {}
         for partition in partitions:
             totals = self._totals(conn, partition)
             rows += totals.rows
             tokens += totals.tokens
-            matched: set[int] = set()
-            for index, phrase in enumerate(phrases):
-                found = self._phrase_frequencies(conn, partition, phrase)
-                frequencies[index].update(found)
-                matched.update(found)
-            for rowid, size in conn.execute(
-                f"SELECT id, sz FROM {partition.name}_docsize "
-                "WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(matched)),),
-            ):
-                lengths[int(rowid)] = _varints(bytes(size))[0]
+            found = {phrase: self._phrase_rows(conn, partition, phrase) for phrase in distinct}
+            here = self._lengths(conn, partition, {r for hits in found.values() for r, _ in hits})
+            lengths.update(here)
+            if not here:
+                continue
+            average = float(totals.tokens) / float(totals.rows)
+            for phrase, hits in found.items():
+                idf = _idf(totals.rows, len(hits))
+                for rowid, score in hits:
+                    ratio = score / idf  # f (k1 + 1) / (f + K), K from the row's length
+                    k = BM25_K1 * (1 - BM25_B + BM25_B * here[rowid] / average)
+                    rest = max(BM25_K1 + 1.0 - ratio, _MIN_IDF)
+                    frequencies[phrase][rowid] = round(ratio * k / rest)
         if not lengths:
             return iter(())
         average = float(tokens) / float(rows)
-        idfs = [_idf(rows, len(found)) for found in frequencies]
+        weighted = [(_idf(rows, len(frequencies[p])), frequencies[p]) for p in phrases]
         scored: list[tuple[int, float]] = []
         for rowid, length in lengths.items():
             score = 0.0
-            for idf, found in zip(idfs, frequencies, strict=True):
-                f = float(found.get(rowid, 0))
+            for idf, counts in weighted:
+                f = float(counts.get(rowid, 0))
                 score += idf * (
                     (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
                 )
@@ -603,14 +599,11 @@ class SqliteIndex:
             for partition in self._partitions(conn, scope):
                 total += self._totals(conn, partition).rows
                 for term in terms:
-                    phrase = tuple(t.lower() for t in _FTS_TOKEN.findall(term))
-                    if len(phrase) == 1:
-                        row = conn.execute(
-                            f"SELECT doc FROM {partition.name}_row WHERE term=?", phrase
-                        ).fetchone()
-                        frequencies[term] += 0 if row is None else int(row[0])
-                    else:
-                        frequencies[term] += len(self._phrase_frequencies(conn, partition, phrase))
+                    row = conn.execute(
+                        f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?",
+                        ('"' + term.replace('"', '""') + '"',),
+                    ).fetchone()
+                    frequencies[term] += int(row[0])
         return total, frequencies
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
