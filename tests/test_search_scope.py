@@ -131,16 +131,16 @@ def _reference_scores(app: Ragox, principal: Principal, match: str) -> dict[str,
 
 def test_scores_across_partitions_equal_fts5_over_the_readable_rows(app: Ragox) -> None:
     """Scores computed over several partitions equal FTS5's bm25() over one table of
-    exactly the readable rows (same values, same order), phrases of several tokens
-    included; a one-partition scope gets FTS5's own numbers."""
+    exactly the readable rows (same values, same order), phrases of several tokens and
+    prefixes included; a one-partition scope gets FTS5's own numbers."""
     questions = _corpus(app)
     _ingest(app, "tokens", "The foo bar valve and foo_bar baz, foo bar foo.", {"eng"})
     _ingest(app, "board-minutes", _hidden_text(questions), {"board"})
-    queries = [*questions[:16], "foo_bar baz valve"]
+    matches = [fts_match(analyze_query(q, ["en"])) for q in [*questions[:16], "foo_bar baz"]]
+    matches.append('"val"* OR "foo"')  # prefixes too
     for principal in (MANY, STAFF):
         scope = scope_of(principal)
-        for question in queries:
-            match = fts_match(analyze_query(question, ["en"]))
+        for match in matches:
             assert match is not None
             reference = _reference_scores(app, principal, match)
             ours = app.store.index.lexical(match, scope, 20)
@@ -250,6 +250,11 @@ def _partition_rows(app: Ragox, tenant: str, document_id: str) -> dict[str, int]
     return found
 
 
+def _group_sets(app: Ragox) -> set[str]:
+    rows = app.store._connection().execute("SELECT groups FROM lexical_partitions").fetchall()
+    return {str(row[0]) for row in rows}
+
+
 def test_group_changes_move_rows_and_statistics(app: Ragox) -> None:
     """`ragox acl` moves a revision's rows to the partition of its new groups in the same
     transaction: the statistics and hits of a reader follow, the operator sees all
@@ -269,6 +274,7 @@ def test_group_changes_move_rows_and_statistics(app: Ragox) -> None:
     app.set_groups("board", frozenset({"staff", "directors"}))
     assert app.store.index.generation() > generation
     assert _partition_rows(app, "default", "board") == {'["directors", "staff"]': 1}
+    assert _group_sets(app) == {'["staff"]', '["directors", "staff"]'}  # empty one dropped
     assert stats(STAFF) == (2, {"valv": 2, "budget": 1})
     assert stats(OPERATOR) == (2, {"valv": 2, "budget": 1})
     assert {h.document_id for h in app.search("budget", STAFF, SearchMode.LEXICAL)} == {"board"}
@@ -281,6 +287,7 @@ def test_group_changes_move_rows_and_statistics(app: Ragox) -> None:
 
     assert app.delete("board")
     assert _partition_rows(app, "default", "board") == {}
+    assert _group_sets(app) == {'["staff"]'}
     assert stats(OPERATOR) == (1, {"valv": 1, "budget": 0})
 
 

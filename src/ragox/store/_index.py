@@ -35,7 +35,7 @@ BM25_B: Final = 0.75
 
 #: FTS5's smallest IDF (a term in more than half of the rows still counts a little).
 _MIN_IDF: Final = 1e-6
-_PHRASE: Final = r'"(?:[^"]|"")*"'
+_PHRASE: Final = r'"(?:[^"]|"")*"\*?'
 _MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
 
 
@@ -134,7 +134,8 @@ def _varints(blob: bytes) -> list[int]:
 
 
 def _phrases(match: str) -> list[str]:
-    """The quoted phrases of an ``"a" OR "b c"`` expression, in order."""
+    """The phrases of an ``"a" OR "b c" OR "d"*`` expression, in order (the only
+    form the cross-partition score accepts: OR of phrases, prefixes allowed)."""
     if not _MATCH.fullmatch(match):
         raise ValueError("a lexical query must be quoted phrases joined by OR")
     return re.findall(_PHRASE, match)
@@ -205,6 +206,16 @@ def _evict(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> No
     conn.execute(f"DELETE FROM lexical_rows WHERE {where}", params)
 
 
+def _prune(conn: sqlite3.Connection) -> None:
+    """Drop partitions left without rows (a group set no revision has any more)."""
+    for partition_id, name in conn.execute(
+        "SELECT p.partition_id, p.name FROM lexical_partitions p WHERE NOT EXISTS "
+        "(SELECT 1 FROM lexical_rows l WHERE l.partition_id = p.partition_id)"
+    ).fetchall():
+        conn.execute(f"DROP TABLE {name}")
+        conn.execute("DELETE FROM lexical_partitions WHERE partition_id=?", (partition_id,))
+
+
 def _insert(
     conn: sqlite3.Connection,
     tenant: str,
@@ -244,6 +255,7 @@ def upgrade_lexical(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TABLE IF EXISTS {name}_vocab")
         conn.execute(f"DROP TABLE IF EXISTS {name}")
     conn.execute("DROP TABLE lexical_tables")
+    _prune(conn)
     conn.execute(
         "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'"
     )
@@ -346,6 +358,7 @@ class SqliteIndex:
             (json.dumps([rowid for rowid, _ in numbered]),),
         )
         _insert(conn, tenant, manifest_id, numbered)
+        _prune(conn)
         conn.execute(
             "UPDATE representations SET language=? WHERE manifest_id=?",
             (language, manifest_id),
@@ -355,6 +368,7 @@ class SqliteIndex:
     def drop_manifest(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> None:
         """Remove a representation's lexical rows (it stopped being current)."""
         _evict(conn, "manifest_id = ?", (manifest_id,))
+        _prune(conn)
         self.bump(conn)
 
     def regroup(
@@ -389,6 +403,7 @@ class SqliteIndex:
                 "UPDATE lexical_rows SET partition_id=? WHERE manifest_id=? AND partition_id=?",
                 (target.partition_id, manifest_id, partition_id),
             )
+        _prune(conn)
         self.bump(conn)
 
     def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
