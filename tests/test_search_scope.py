@@ -16,11 +16,13 @@ import statistics
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import product
 from pathlib import Path
 
+import httpx
 import pytest
 
-from conftest import DATA, OPERATOR
+from conftest import DATA, OPERATOR, serving
 from ragox.access import Principal
 from ragox.search import SearchMode, analyze_document, analyze_query, fts_match, scope_of
 from ragox.service import Ragox
@@ -413,3 +415,105 @@ def test_schema7_home_is_partitioned_on_open(tmp_path: Path) -> None:
             assert statistics_now == expected_statistics[principal.name], principal.name
     finally:
         upgraded.close()
+
+
+# -- access matrix: search statistics ------------------------------------------------------
+
+TENANTS = ("default", "acme")
+COLOURS = ("red", "green", "blue")
+
+
+def _reader(tenant: str, group: str) -> Principal:
+    return Principal(f"{tenant}-{group}", tenant=tenant, groups=frozenset({group}))
+
+
+def _matrix_home(app: Ragox) -> list[str]:
+    """Each of 2 tenants x 3 groups holds two XQuAD paragraphs; the questions to ask."""
+    paragraphs, questions = _xquad(12)
+    cell = 0
+    for tenant in TENANTS:
+        for group in COLOURS:
+            for k in (0, 1):
+                _ingest(app, f"{group}-{k}", paragraphs[2 * cell + k], {group}, tenant)
+            cell += 1
+    return questions[:12:3]
+
+
+def _observed(app: Ragox, principal: Principal, questions: list[str]) -> tuple[object, ...]:
+    """Everything search statistics can show a reader: hits with scores, answer term
+    weights, an extractive answer, and the statements the searches ran."""
+    terms = sorted({t for q in questions for t in analyze_query(q, ["en"])})
+    for question in questions:  # warm the caches keyed by the index generation
+        app.search(question, principal, SearchMode.LEXICAL)
+    with _traced(app) as (statements, steps):
+        hits = [_view(app, question, principal) for question in questions]
+    answer = app.ask(questions[0], principal)
+    return (
+        hits,
+        app.term_weights(principal)(terms),
+        answer.answer,
+        [c.anchor.to_json() for c in answer.citations],
+        list(statements),
+        steps[0],
+    )
+
+
+def test_search_statistics_matrix_forbidden_equals_missing(app: Ragox) -> None:
+    """2 tenants x 3 groups: a document a reader may not read (another group of its
+    tenant, or another tenant) leaves its hits, scores, answer weights, answer and the
+    statements run exactly as when the document is missing, and their SQLite VM steps
+    within 1%; its own group's reader sees it."""
+    questions = _matrix_home(app)
+    cells = [(tenant, group) for tenant in TENANTS for group in COLOURS]
+    for tenant, group in cells:
+        before = {cell: _observed(app, _reader(*cell), questions) for cell in cells}
+        _ingest(app, f"secret-{group}", _hidden_text(questions), {group}, tenant)
+        for cell in cells:
+            now = _observed(app, _reader(*cell), questions)
+            if cell == (tenant, group):
+                assert now[0] != before[cell][0]  # the owner finds it: it matches
+            else:
+                assert now[:-1] == before[cell][:-1], (tenant, group, cell)
+                # The same statements; their VM steps differ by a B-tree's shape at most.
+                steps = before[cell][-1]
+                assert isinstance(steps, int) and isinstance(now[-1], int)
+                assert abs(now[-1] - steps) <= max(10, steps // 100), (tenant, group, cell)
+
+
+def test_search_statistics_over_http_forbidden_equals_missing(app: Ragox, home: Path) -> None:
+    """Over the real API, every reader key of the matrix gets the same status and body
+    from search and ask whether a vault document holding the query words exists in its
+    tenant (in a group no key has) or not."""
+    questions = _matrix_home(app)
+    keys = {cell: app.create_key(_reader(*cell)) for cell in product(TENANTS, COLOURS)}
+    app.close()
+
+    def responses(url: str) -> list[tuple[int, object]]:
+        seen: list[tuple[int, object]] = []
+        for key in keys.values():
+            auth = {"Authorization": f"Bearer {key}"}
+            for question in questions[:2]:
+                reply = httpx.get(
+                    f"{url}/v1/search", params={"q": question, "mode": "lexical"}, headers=auth
+                )
+                seen.append((reply.status_code, reply.json()))
+            asked = httpx.post(
+                f"{url}/v1/ask",
+                json={"question": questions[0], "generator": "extractive"},
+                headers=auth,
+                timeout=30,
+            )
+            body = asked.json()
+            body.pop("answer_id", None)
+            seen.append((asked.status_code, body))
+        return seen
+
+    with serving(home) as url:
+        missing = responses(url)
+        writer = Ragox(home)
+        for tenant in TENANTS:
+            _ingest(writer, "vault", _hidden_text(questions), {"vault"}, tenant)
+        writer.close()
+        exists = responses(url)
+    assert all(status == 200 for status, _ in missing)
+    assert exists == missing

@@ -96,13 +96,33 @@ _PERMITTED_MANIFESTS = """
 """
 
 
-# The partitions a scope may read: its tenant's, whose group set meets the scope's.
+# Which of some ranked rows (``:rowids``) the scope may read, and their chunk ids.
+# CROSS JOIN keeps this order (rows, then their chunk, revision and document), so
+# the work done is per ranked row, never per revision of the tenant.
+_PERMITTED_ROWS = """
+    SELECT c.rowid, c.chunk_id FROM json_each(:rowids) j
+    CROSS JOIN chunks c ON c.rowid = j.value
+    CROSS JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
+    CROSS JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE r.tenant = :tenant AND (:operator OR EXISTS (
+        SELECT 1 FROM revision_groups g
+        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name IN (SELECT value FROM json_each(:groups))))
+"""
+
+
+# The partitions a reader may read: found by its groups through an index, so that
+# other group sets' partitions are not even listed (the operator lists its tenant's).
 _READABLE_PARTITIONS = """
-    SELECT p.partition_id, p.name FROM lexical_partitions p
-    WHERE p.tenant = :tenant AND (:operator OR EXISTS (
-        SELECT 1 FROM json_each(p.groups) pg
-        WHERE pg.value IN (SELECT value FROM json_each(:groups))))
+    SELECT DISTINCT p.partition_id, p.name FROM lexical_partition_groups g
+    JOIN lexical_partitions p ON p.partition_id = g.partition_id
+    WHERE g.tenant = :tenant AND g.group_name IN (SELECT value FROM json_each(:groups))
     ORDER BY p.partition_id
+"""
+_TENANT_PARTITIONS = """
+    SELECT p.partition_id, p.name FROM lexical_partitions p
+    WHERE p.tenant = :tenant ORDER BY p.partition_id
 """
 
 
@@ -171,6 +191,10 @@ def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[s
         (tenant, key, name),
     )
     assert cursor.lastrowid is not None
+    conn.executemany(
+        "INSERT INTO lexical_partition_groups(tenant, group_name, partition_id) VALUES(?, ?, ?)",
+        [(tenant, group, cursor.lastrowid) for group in sorted(groups)],
+    )
     return _Partition(int(cursor.lastrowid), name)
 
 
@@ -213,6 +237,7 @@ def _prune(conn: sqlite3.Connection) -> None:
         "(SELECT 1 FROM lexical_rows l WHERE l.partition_id = p.partition_id)"
     ).fetchall():
         conn.execute(f"DROP TABLE {name}")
+        conn.execute("DELETE FROM lexical_partition_groups WHERE partition_id=?", (partition_id,))
         conn.execute("DELETE FROM lexical_partitions WHERE partition_id=?", (partition_id,))
 
 
@@ -318,7 +343,9 @@ class SqliteIndex:
         """The partitions the scope may read; no other partition is ever opened for it."""
         return [
             _Partition(int(row[0]), str(row[1]))
-            for row in conn.execute(_READABLE_PARTITIONS, _params(scope)).fetchall()
+            for row in conn.execute(
+                _TENANT_PARTITIONS if scope.operator else _READABLE_PARTITIONS, _params(scope)
+            ).fetchall()
         ]
 
     # -- writing -------------------------------------------------------------------
@@ -501,10 +528,7 @@ class SqliteIndex:
             scores = dict(window)
             permitted = dict(
                 conn.execute(
-                    "SELECT c.rowid, c.chunk_id FROM chunks c "
-                    "WHERE c.rowid IN (SELECT value FROM json_each(:rowids)) "
-                    f"AND c.manifest_id IN ({_PERMITTED_MANIFESTS})",
-                    {**params, "rowids": json.dumps(list(scores))},
+                    _PERMITTED_ROWS, {**params, "rowids": json.dumps(list(scores))}
                 ).fetchall()
             )
             found.extend(

@@ -335,7 +335,8 @@ _V7: Final = (
 # Version 10: lexical rows are partitioned by tenant and exact reader-group set (one
 # FTS5 table per partition, named in lexical_partitions), so that a reader's BM25
 # statistics and query cost come only from partitions it may read. lexical_rows
-# says where each chunk's row is (its rowid is the chunk's and the FTS5 row's).
+# says where each chunk's row is (its rowid is the chunk's and the FTS5 row's);
+# lexical_partition_groups finds a reader's partitions by its groups.
 # The rows of the old per-tenant tables are moved into partitions by
 # ragox.store._index.upgrade_lexical in the same transaction (table names are
 # data, which plain SQL cannot follow).
@@ -351,6 +352,12 @@ _V10: Final = (
         rowid INTEGER PRIMARY KEY,
         manifest_id TEXT NOT NULL,
         partition_id INTEGER NOT NULL REFERENCES lexical_partitions(partition_id)
+    )""",
+    """CREATE TABLE lexical_partition_groups (
+        tenant TEXT NOT NULL,
+        group_name TEXT NOT NULL,
+        partition_id INTEGER NOT NULL REFERENCES lexical_partitions(partition_id),
+        PRIMARY KEY (tenant, group_name, partition_id)
     )""",
     "CREATE INDEX lexical_rows_by_manifest ON lexical_rows(manifest_id, partition_id)",
     "CREATE INDEX lexical_rows_by_partition ON lexical_rows(partition_id)",
