@@ -519,6 +519,7 @@ class SqliteIndex:
         params: dict[str, object],
         limit: int,
     ) -> list[tuple[str, float]]:
+        """The first ``limit`` ranked rows the scope may read, as ``(chunk_id, score)``."""
         found: list[tuple[str, float]] = []
         batch = _window(limit)
         while len(found) < limit:
