@@ -26,6 +26,9 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
 
 #: BM25 parameters: FTS5's built-in ``bm25()`` defaults, used for the cross-partition
@@ -151,6 +154,15 @@ def _varints(blob: bytes) -> list[int]:
                 break
         values.append(value)
     return values
+
+
+def _first_varint(blob: bytes) -> int:
+    """The first varint of a record; one or two bytes for any realistic row length."""
+    if blob[0] < 0x80:
+        return blob[0]
+    if blob[1] < 0x80:
+        return ((blob[0] & 0x7F) << 7) | blob[1]
+    return _varints(blob)[0]
 
 
 def _phrases(match: str) -> list[str]:
@@ -550,30 +562,15 @@ class SqliteIndex:
     @staticmethod
     def _phrase_rows(
         conn: sqlite3.Connection, partition: _Partition, phrase: str
-    ) -> list[tuple[int, float]]:
-        """``(rowid, FTS5 bm25 of the phrase alone)`` of every row holding the phrase."""
-        return [
-            (int(row[0]), float(row[1]))
-            for row in conn.execute(
-                f"SELECT rowid, -bm25({partition.name}) FROM {partition.name} "
-                f"WHERE {partition.name} MATCH ?",
-                (phrase,),
-            )
-        ]
-
-    @staticmethod
-    def _lengths(
-        conn: sqlite3.Connection, partition: _Partition, rowids: set[int]
-    ) -> dict[int, int]:
-        """Row lengths in tokens, from FTS5's own ``docsize`` record (what bm25 reads)."""
-        return {
-            int(rowid): _varints(bytes(size))[0]
-            for rowid, size in conn.execute(
-                f"SELECT id, sz FROM {partition.name}_docsize "
-                "WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(rowids)),),
-            )
-        }
+    ) -> list[tuple[int, float, bytes]]:
+        """Rowid, FTS5 bm25 of the phrase alone, and FTS5's ``docsize`` record (the
+        length in tokens) of every row of the partition holding the phrase."""
+        return conn.execute(
+            f"SELECT t.rowid, -bm25({partition.name}), d.sz FROM {partition.name} t "
+            f"JOIN {partition.name}_docsize d ON d.id = t.rowid "
+            f"WHERE {partition.name} MATCH ?",
+            (phrase,),
+        ).fetchall()
 
     def _ranked_across(
         self,
@@ -588,44 +585,58 @@ class SqliteIndex:
         that partition's statistics; the phrase frequency of a row follows exactly
         from that score (bm25 is strictly increasing in it), its length from FTS5's
         ``docsize``. The sums of rows, tokens and matching rows over the partitions
-        then give the scope's BM25, with FTS5's formula and parameters.
+        then give the scope's BM25, with FTS5's formula and parameters, term by term
+        in FTS5's order (so the sums round alike).
         """
         rows = tokens = 0
         distinct = list(dict.fromkeys(phrases))
-        frequencies: dict[str, dict[int, int]] = {phrase: {} for phrase in distinct}
-        lengths: dict[int, int] = {}
+        # Per phrase, over all partitions: rowid, partition-alone score, docsize record,
+        # and the partition's IDF of the phrase and average length, row by row.
+        hits: dict[str, list[tuple[int, float, bytes]]] = {p: [] for p in distinct}
+        local: dict[str, list[tuple[float, float]]] = {p: [] for p in distinct}
         for partition in partitions:
             totals = self._totals(conn, partition)
             rows += totals.rows
             tokens += totals.tokens
-            found = {phrase: self._phrase_rows(conn, partition, phrase) for phrase in distinct}
-            here = self._lengths(conn, partition, {r for hits in found.values() for r, _ in hits})
-            lengths.update(here)
-            if not here:
+            if totals.rows == 0:
                 continue
             average = float(totals.tokens) / float(totals.rows)
-            for phrase, hits in found.items():
-                idf = _idf(totals.rows, len(hits))
-                for rowid, score in hits:
-                    ratio = score / idf  # f (k1 + 1) / (f + K), K from the row's length
-                    k = BM25_K1 * (1 - BM25_B + BM25_B * here[rowid] / average)
-                    rest = max(BM25_K1 + 1.0 - ratio, _MIN_IDF)
-                    frequencies[phrase][rowid] = round(ratio * k / rest)
-        if not lengths:
+            for phrase in distinct:
+                found = self._phrase_rows(conn, partition, phrase)
+                hits[phrase].extend(found)
+                local[phrase].extend([(_idf(totals.rows, len(found)), average)] * len(found))
+        ids: dict[str, npt.NDArray[np.int64]] = {}
+        freqs: dict[str, npt.NDArray[np.float64]] = {}
+        sizes: dict[str, npt.NDArray[np.float64]] = {}
+        for phrase in distinct:
+            ids[phrase] = np.array([hit[0] for hit in hits[phrase]], dtype=np.int64)
+            scores = np.array([hit[1] for hit in hits[phrase]], dtype=np.float64)
+            sizes[phrase] = np.array(
+                [_first_varint(hit[2]) for hit in hits[phrase]], dtype=np.float64
+            )
+            stats = np.array(local[phrase], dtype=np.float64).reshape(-1, 2)
+            ratio = scores / stats[:, 0]  # f (k1 + 1) / (f + K), K from the row's length
+            k = BM25_K1 * (1 - BM25_B + BM25_B * sizes[phrase] / stats[:, 1])
+            freqs[phrase] = np.rint(ratio * k / np.maximum(BM25_K1 + 1.0 - ratio, _MIN_IDF))
+        every = np.unique(np.concatenate(list(ids.values())))
+        if not len(every) or rows == 0:
             return iter(())
         average = float(tokens) / float(rows)
-        weighted = [(_idf(rows, len(frequencies[p])), frequencies[p]) for p in phrases]
-        scored: list[tuple[int, float]] = []
-        for rowid, length in lengths.items():
-            score = 0.0
-            for idf, counts in weighted:
-                f = float(counts.get(rowid, 0))
-                score += idf * (
-                    (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
-                )
-            scored.append((rowid, score))
-        scored.sort(key=lambda item: (-item[1], item[0]))
-        return iter(scored)
+        length = np.zeros(len(every), dtype=np.float64)
+        counts: dict[str, npt.NDArray[np.float64]] = {}
+        for phrase in distinct:
+            counts[phrase] = np.zeros(len(every), dtype=np.float64)
+            at = np.searchsorted(every, ids[phrase])
+            counts[phrase][at] = freqs[phrase]
+            length[at] = sizes[phrase]
+        score = np.zeros(len(every), dtype=np.float64)
+        for phrase in phrases:
+            f = counts[phrase]
+            score = score + _idf(rows, len(ids[phrase])) * (
+                (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
+            )
+        order = np.lexsort((every, -score))
+        return zip(every[order].tolist(), score[order].tolist(), strict=True)
 
     def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """Row count and document frequency of each term over the scope's partitions.
