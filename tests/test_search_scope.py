@@ -290,6 +290,30 @@ def test_group_changes_move_rows_and_statistics(app: Ragox) -> None:
     assert stats(OPERATOR) == (1, {"valv": 1, "budget": 0})
 
 
+def test_leftover_rows_are_swept_and_counted(app: Ragox) -> None:
+    """Rows of a revision that is no longer current (a crash leftover) count in the
+    statistics until ``remove_orphans`` removes exactly them; a current representation
+    has one row per chunk."""
+    _ingest(app, "manual", "The valve seal.", {"staff"})
+    _ingest(app, "manual", "The pump.", {"staff"})
+    old = app.store.get_revision("default", "manual", "r1")
+    new = app.store.get_revision("default", "manual", "r2")
+    assert old is not None and old.manifest_id and new is not None and new.manifest_id
+    app.store.index.write_lexical(
+        "default",
+        old.manifest_id,
+        "en",
+        [(c.chunk_id, "valv seal") for c in app.store.chunks(old.manifest_id)],
+    )
+    assert app.store.index.term_statistics(scope_of(STAFF), ["seal"]) == (2, {"seal": 1})
+    with app.store.transaction() as conn:
+        assert app.store.index.remove_orphans(conn, "acme") == 0
+        assert app.store.index.remove_orphans(conn) == 1
+        assert app.store.index.lexical_row_count(conn, "default", old.manifest_id) == 0
+        assert app.store.index.lexical_row_count(conn, "default", new.manifest_id) == 1
+    assert app.store.index.term_statistics(scope_of(STAFF), ["seal"]) == (1, {"seal": 0})
+
+
 def test_tenants_never_share_partitions_or_statistics(app: Ragox) -> None:
     """Same group names in two tenants are two partitions: each tenant's readers and
     operator count and find only their own rows."""

@@ -410,6 +410,51 @@ class SqliteIndex:
         _prune(conn)
         self.bump(conn)
 
+    def lexical_row_count(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> int:
+        """How many lexical rows a representation has (a current one: one per chunk)."""
+        row = conn.execute(
+            "SELECT COUNT(*) FROM lexical_rows l JOIN lexical_partitions p "
+            "ON p.partition_id = l.partition_id WHERE l.manifest_id = ? AND p.tenant = ?",
+            (manifest_id, tenant),
+        ).fetchone()
+        return int(row[0])
+
+    def remove_orphans(self, conn: sqlite3.Connection, tenant: str | None = None) -> int:
+        """Delete lexical rows that belong to no chunk of a current, READY revision of
+        their partition's tenant (only ``tenant``'s partitions when given), and FTS rows
+        no ``lexical_rows`` entry accounts for. Returns how many rows were removed."""
+        stale = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT l.rowid FROM lexical_rows l "
+                "JOIN lexical_partitions p ON p.partition_id = l.partition_id "
+                "WHERE (:tenant IS NULL OR p.tenant = :tenant) AND NOT EXISTS ("
+                "SELECT 1 FROM chunks c "
+                "JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY' "
+                "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
+                "AND d.current_revision = r.revision "
+                "WHERE c.rowid = l.rowid AND c.manifest_id = l.manifest_id "
+                "AND r.tenant = p.tenant)",
+                {"tenant": tenant},
+            )
+        ]
+        _evict(conn, "rowid IN (SELECT value FROM json_each(?))", (json.dumps(stale),))
+        removed = len(stale)
+        for partition_id, name in conn.execute(
+            "SELECT partition_id, name FROM lexical_partitions WHERE ? IS NULL OR tenant = ?",
+            (tenant, tenant),
+        ).fetchall():
+            cursor = conn.execute(
+                f"DELETE FROM {name} WHERE rowid NOT IN "
+                "(SELECT rowid FROM lexical_rows WHERE partition_id = ?)",
+                (partition_id,),
+            )
+            removed += max(cursor.rowcount, 0)
+        if removed:
+            _prune(conn)
+            self.bump(conn)
+        return removed
+
     def regroup(
         self, conn: sqlite3.Connection, tenant: str, document_id: str, revision: str
     ) -> None:
