@@ -9,7 +9,6 @@ table of exactly the readable rows; group changes move rows; old homes migrate.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import statistics
@@ -22,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import DATA, OPERATOR, serving
+from conftest import DATA, OPERATOR, legacy_lexical_tables, serving
 from ragox.access import Principal
 from ragox.search import SearchMode, analyze_document, analyze_query, fts_match, scope_of
 from ragox.service import Ragox
@@ -370,23 +369,10 @@ def _copy_as_schema7(new_home: Path, old_db: Path, orphan: bool) -> None:
         old.execute(
             f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
         )
-    partitions = old.execute("SELECT tenant, name FROM new.lexical_partitions").fetchall()
-    for tenant in sorted({str(t) for t, _ in partitions}):
-        name = "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
-        old.execute("INSERT INTO main.lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
-        old.execute(
-            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-            "body, tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
-        for (partition,) in old.execute(
-            "SELECT name FROM new.lexical_partitions WHERE tenant=?", (tenant,)
-        ).fetchall():
-            old.execute(
-                f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{partition}"
-            )
-        if orphan and tenant == "default":
-            old.execute(f"INSERT INTO main.{name}(rowid, body) VALUES(999999, 'valv orphan')")
+    names = legacy_lexical_tables(old)
+    if orphan:
+        table = names["default"]
+        old.execute(f"INSERT INTO main.{table}(rowid, body) VALUES(999999, 'valv orphan')")
     old.execute("COMMIT")
     old.execute("DETACH DATABASE new")
     old.close()

@@ -4,7 +4,6 @@ HTTP API, the CLI and the store; a database of schema 6 is upgraded with nothing
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import run_ragox, serving
+from conftest import legacy_lexical_tables, run_ragox, serving
 from ragox.access import Principal
 from ragox.anchor import Refusal, ResolutionStatus
 from ragox.service import NotFound, Ragox
@@ -344,21 +343,7 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
         old.execute(
             f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
         )
-    # Schema 6 kept one lexical table per tenant; today's home keeps partitions.
-    partitions = old.execute("SELECT tenant, name FROM new.lexical_partitions").fetchall()
-    for tenant in sorted({str(row[0]) for row in partitions}):
-        name = "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
-        old.execute("INSERT INTO main.lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
-        old.execute(
-            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-            "body, tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
-        for part_tenant, partition in partitions:
-            if part_tenant == tenant:
-                old.execute(
-                    f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{partition}"
-                )
+    legacy_lexical_tables(old)  # schema 6 kept one lexical table per tenant
     old.execute("COMMIT")
     old.execute("DETACH DATABASE new")
     old.close()
