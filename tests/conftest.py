@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -181,3 +183,25 @@ def chat_reply(claims: list[dict[str, str]], possible: bool = True) -> dict[str,
     """An OpenAI chat-completions response whose message is ragox's claims JSON."""
     content = json.dumps({"answer_possible": possible, "missing": None, "claims": claims})
     return {"choices": [{"message": {"role": "assistant", "content": content}}]}
+
+
+def legacy_lexical_tables(old: sqlite3.Connection) -> dict[str, str]:
+    """Into a database of schema 3 to 9 (``main``), the lexical rows of a current home
+    attached as ``new``, the way schema 3 to 9 kept them: one FTS5 table per tenant,
+    named in ``lexical_tables`` (today's home keeps partitions). Tenant → table name."""
+    partitions = old.execute("SELECT tenant, name FROM new.lexical_partitions").fetchall()
+    names: dict[str, str] = {}
+    for tenant in sorted({str(row[0]) for row in partitions}):
+        name = names[tenant] = "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
+        old.execute("INSERT INTO main.lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
+        old.execute(
+            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
+            "body, tokenize = 'unicode61 remove_diacritics 0')"
+        )
+        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
+        for owner, partition in partitions:
+            if owner == tenant:
+                old.execute(
+                    f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{partition}"
+                )
+    return names

@@ -271,7 +271,8 @@ def _before_retention(home: Path) -> None:
     tables = [
         str(row[0])
         for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' AND name <> 'meta'"
+            "SELECT name FROM main.sqlite_master WHERE type='table' "
+            "AND name NOT IN ('meta', 'lexical_tables')"
         )
     ]
     for table in tables:
@@ -281,12 +282,13 @@ def _before_retention(home: Path) -> None:
             f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
         )
     old.execute("DELETE FROM main.settings WHERE key='erasure_generation'")
-    for (name,) in old.execute("SELECT name FROM main.lexical_tables").fetchall():
+    # Schema 10 keeps lexical rows in partitions (the upgrade dropped lexical_tables).
+    old.execute("DROP TABLE main.lexical_tables")
+    for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
         old.execute(
             f"CREATE VIRTUAL TABLE main.{name} USING fts5("
             "body, tokenize = 'unicode61 remove_diacritics 0')"
         )
-        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
         old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
     old.execute(
         "UPDATE main.answers SET json = json_set(json, '$.trace', json((SELECT t.json FROM "

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import OPERATOR, run_ragox, serving
+from conftest import OPERATOR, legacy_lexical_tables, run_ragox, serving
 from ragox.ingest import Heartbeat
 from ragox.service import Ragox
 from ragox.store import (
@@ -62,7 +62,8 @@ def _content(n: int, paragraphs: int = 1) -> bytes:
 # -- what must hold after anything ------------------------------------------------------
 #
 # The two helpers below read the lexical tables with raw SQL (the index's own layout:
-# one FTS5 table per tenant named in `lexical_tables`, rows keyed by chunk rowid); if
+# one FTS5 table per reader-group partition named in `lexical_partitions`, rows keyed
+# by chunk rowid); if
 # that layout changes, only they need to follow.
 
 _CURRENT_ROWIDS = """
@@ -77,7 +78,7 @@ _CURRENT_ROWIDS = """
 def orphan_rows(home: Path) -> int:
     """Lexical rows that belong to no chunk of a current, READY revision."""
     with closing(sqlite3.connect(home / "ragox.db")) as conn:
-        tables = conn.execute("SELECT tenant, name FROM lexical_tables").fetchall()
+        tables = conn.execute("SELECT tenant, name FROM lexical_partitions").fetchall()
         return sum(
             int(
                 conn.execute(
@@ -92,7 +93,7 @@ def orphan_rows(home: Path) -> int:
 def lexical_rows(home: Path, manifest_id: str) -> int:
     """Lexical rows of one representation's chunks."""
     with closing(sqlite3.connect(home / "ragox.db")) as conn:
-        tables = conn.execute("SELECT name FROM lexical_tables").fetchall()
+        tables = conn.execute("SELECT name FROM lexical_partitions").fetchall()
         return sum(
             int(
                 conn.execute(
@@ -108,7 +109,7 @@ def lexical_rows(home: Path, manifest_id: str) -> int:
 def matching_rows(home: Path, word: str) -> int:
     """Lexical rows (current or not) in which ``word`` matches."""
     with closing(sqlite3.connect(home / "ragox.db")) as conn:
-        tables = conn.execute("SELECT name FROM lexical_tables").fetchall()
+        tables = conn.execute("SELECT name FROM lexical_partitions").fetchall()
         return sum(
             int(
                 conn.execute(
@@ -259,8 +260,9 @@ def test_reingest_repairs_a_ready_revision_whose_index_rows_are_missing(app: Rag
     data = _content(1)
     _ingest(app, data)
     with closing(sqlite3.connect(app.home / "ragox.db")) as conn, conn:
-        for (table,) in conn.execute("SELECT name FROM lexical_tables").fetchall():
+        for (table,) in conn.execute("SELECT name FROM lexical_partitions").fetchall():
             conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM lexical_rows")
     assert app.search(_word(1), OPERATOR) == []
     outcome = _ingest(app, data)
     assert outcome.state is RevisionState.READY and not outcome.created
@@ -297,7 +299,7 @@ def test_delete_sweeps_rows_an_older_version_left_behind(app: Ragox) -> None:
     survive `ragox delete`: the deleted document's words match nothing afterwards."""
     _ingest(app, _content(1))
     with closing(sqlite3.connect(app.home / "ragox.db")) as conn, conn:
-        (table,) = conn.execute("SELECT name FROM lexical_tables").fetchone()
+        (table,) = conn.execute("SELECT name FROM lexical_partitions").fetchone()
         conn.execute(f"INSERT INTO {table}(rowid, body) VALUES(424242, ?)", (_word(1),))
     assert matching_rows(app.home, _word(1)) == 2
     assert run_ragox(app.home, "delete", DOC).code == 0
@@ -343,7 +345,8 @@ def _copy_as_schema7(new_home: Path, old_home: Path) -> None:
     tables = [
         str(row[0])
         for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' AND name <> 'meta'"
+            "SELECT name FROM main.sqlite_master WHERE type='table' "
+            "AND name NOT IN ('meta', 'lexical_tables')"
         )
     ]
     for table in tables:
@@ -352,13 +355,7 @@ def _copy_as_schema7(new_home: Path, old_home: Path) -> None:
         old.execute(
             f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
         )
-    for (name,) in old.execute("SELECT name FROM main.lexical_tables").fetchall():
-        old.execute(
-            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-            "body, tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
-        old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+    legacy_lexical_tables(old)  # the per-tenant FTS5 tables of schemas 3 to 9
     old.execute("COMMIT")
     old.execute("DETACH DATABASE new")
     old.close()

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import run_ragox, serving
+from conftest import legacy_lexical_tables, run_ragox, serving
 from ragox.access import Principal
 from ragox.anchor import Refusal, ResolutionStatus
 from ragox.service import NotFound, Ragox
@@ -337,7 +337,8 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
     tables = [
         str(row[0])
         for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' AND name <> 'meta'"
+            "SELECT name FROM main.sqlite_master WHERE type='table' "
+            "AND name NOT IN ('meta', 'lexical_tables')"
         )
     ]
     for table in tables:
@@ -346,13 +347,7 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
         old.execute(
             f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
         )
-    for (name,) in old.execute("SELECT name FROM main.lexical_tables").fetchall():
-        old.execute(
-            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-            "body, tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        old.execute(f"CREATE VIRTUAL TABLE main.{name}_vocab USING fts5vocab({name}, 'row')")
-        old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+    legacy_lexical_tables(old)  # schema 6 kept one lexical table per tenant
     old.execute("COMMIT")
     old.execute("DETACH DATABASE new")
     old.close()
@@ -360,7 +355,7 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
 
 def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
     """A schema-6 home (documents of two tenants, anchors, a link, an answer, keys) opens
-    with this ragox: schema 7, every row kept, every anchor resolves for its tenant only,
+    with this ragox: the current schema, every row kept, every anchor resolves for its tenant only,
     and afterwards the other tenant may use the same id."""
     assert SCHEMA_VERSION >= 7
     build = tmp_path / "build"

@@ -1,20 +1,45 @@
-"""The search index inside the SQLite store: FTS5 per tenant, vectors beside chunks.
+"""The search index inside the SQLite store: lexical partitions, vectors beside chunks.
 
-Scope filtering is part of every query (a join on the current revision and its
-reader groups), never a filter applied after the top k.
+Lexical rows live in FTS5 tables partitioned by tenant and by the exact set of
+reader groups of the revision they belong to. A reader's query touches only the
+partitions whose group set meets its own (the operator: every partition of its
+tenant), so BM25 statistics (row count, average length, document frequencies)
+come only from rows the reader may read, and a term that exists only in rows it
+may not read costs exactly what an absent term costs: those partitions are never
+opened. When a scope covers one partition, FTS5's own ``bm25()`` is scope-exact;
+over several, the same formula (k1 = 1.2, b = 0.75, FTS5's IDF) is computed from
+the partitions' own statistics, term instances and row lengths.
+
+Scope filtering (current READY revisions whose reader groups meet the reader's)
+is still part of every query, never a filter applied after the top k.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
-__all__ = ["Scope", "SqliteIndex"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
+
+#: BM25 parameters: FTS5's built-in ``bm25()`` defaults, used for the cross-partition
+#: score as well so that both paths rank alike.
+BM25_K1: Final = 1.2
+BM25_B: Final = 0.75
+
+#: FTS5's smallest IDF (a term in more than half of the rows still counts a little).
+_MIN_IDF: Final = 1e-6
+_PHRASE: Final = r'"(?:[^"]|"")*"\*?'
+_MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +49,22 @@ class Scope:
     operator: bool
     tenant: str
     groups: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Partition:
+    """One FTS5 table: the lexical rows of one tenant and one exact reader-group set."""
+
+    partition_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Totals:
+    """What FTS5's ``bm25()`` knows of a table: rows and tokens in them."""
+
+    rows: int
+    tokens: int
 
 
 class _Store(Protocol):
@@ -58,19 +99,34 @@ _PERMITTED_MANIFESTS = """
 """
 
 
-# Chunk rowids of the current, READY revisions of one tenant (parameter: tenant): the
-# only rows a lexical table may hold.
-_CURRENT_ROWIDS = """
-    SELECT c.rowid FROM chunks c
-    JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
-    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+# Which of some ranked rows (``:rowids``) the scope may read, and their chunk ids.
+# CROSS JOIN keeps this order (rows, then their chunk, revision and document), so
+# the work done is per ranked row, never per revision of the tenant.
+_PERMITTED_ROWS = """
+    SELECT c.rowid, c.chunk_id FROM json_each(:rowids) j
+    CROSS JOIN chunks c ON c.rowid = j.value
+    CROSS JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
+    CROSS JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
         AND d.current_revision = r.revision
-    WHERE r.tenant = ?
+    WHERE r.tenant = :tenant AND (:operator OR EXISTS (
+        SELECT 1 FROM revision_groups g
+        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name IN (SELECT value FROM json_each(:groups))))
 """
 
 
-def _table_name(tenant: str) -> str:
-    return "lexical_" + hashlib.sha256(tenant.encode()).hexdigest()[:24]
+# The partitions a reader may read: found by its groups through an index, so that
+# other group sets' partitions are not even listed (the operator lists its tenant's).
+_READABLE_PARTITIONS = """
+    SELECT DISTINCT p.partition_id, p.name FROM lexical_partition_groups g
+    JOIN lexical_partitions p ON p.partition_id = g.partition_id
+    WHERE g.tenant = :tenant AND g.group_name IN (SELECT value FROM json_each(:groups))
+    ORDER BY p.partition_id
+"""
+_TENANT_PARTITIONS = """
+    SELECT p.partition_id, p.name FROM lexical_partitions p
+    WHERE p.tenant = :tenant ORDER BY p.partition_id
+"""
 
 
 def _params(scope: Scope) -> dict[str, object]:
@@ -79,6 +135,167 @@ def _params(scope: Scope) -> dict[str, object]:
         "tenant": scope.tenant,
         "groups": json.dumps(list(scope.groups)),
     }
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's big-endian varints (FTS5's record format), as used by its shadow tables."""
+    values: list[int] = []
+    position = 0
+    while position < len(blob):
+        value = 0
+        for count in range(9):
+            byte = blob[position]
+            position += 1
+            if count == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        values.append(value)
+    return values
+
+
+def _first_varint(blob: bytes) -> int:
+    """The first varint of a record; one or two bytes for any realistic row length."""
+    if blob[0] < 0x80:
+        return blob[0]
+    if blob[1] < 0x80:
+        return ((blob[0] & 0x7F) << 7) | blob[1]
+    return _varints(blob)[0]
+
+
+def _phrases(match: str) -> list[str]:
+    """The phrases of an ``"a" OR "b c" OR "d"*`` expression, in order (the only
+    form the cross-partition score accepts: OR of phrases, prefixes allowed)."""
+    if not _MATCH.fullmatch(match):
+        raise ValueError("a lexical query must be quoted phrases joined by OR")
+    return re.findall(_PHRASE, match)
+
+
+def _window(limit: int) -> int:
+    """How many ranked rows to look at first for ``limit`` permitted ones."""
+    return max(4 * limit, 200)
+
+
+def _idf(rows: int, hits: int) -> float:
+    """FTS5's BM25 IDF, floored at a tiny positive weight."""
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else _MIN_IDF
+
+
+def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[str]) -> _Partition:
+    """The partition of ``(tenant, groups)``, created when it does not exist yet."""
+    key = json.dumps(sorted(groups))
+    row = conn.execute(
+        "SELECT partition_id, name FROM lexical_partitions WHERE tenant=? AND groups=?",
+        (tenant, key),
+    ).fetchone()
+    if row is not None:
+        return _Partition(int(row[0]), str(row[1]))
+    digest = hashlib.sha256(json.dumps([tenant, sorted(groups)]).encode()).hexdigest()[:24]
+    name = "lexp_" + digest
+    conn.execute(
+        f"CREATE VIRTUAL TABLE {name} USING fts5(body, tokenize = 'unicode61 remove_diacritics 0')"
+    )
+    cursor = conn.execute(
+        "INSERT INTO lexical_partitions(tenant, groups, name) VALUES(?, ?, ?)",
+        (tenant, key, name),
+    )
+    assert cursor.lastrowid is not None
+    conn.executemany(
+        "INSERT INTO lexical_partition_groups(tenant, group_name, partition_id) VALUES(?, ?, ?)",
+        [(tenant, group, cursor.lastrowid) for group in sorted(groups)],
+    )
+    return _Partition(int(cursor.lastrowid), name)
+
+
+def _manifest_groups(conn: sqlite3.Connection, manifest_id: str) -> frozenset[str]:
+    """Reader groups of the revision a representation belongs to."""
+    rows = conn.execute(
+        "SELECT g.group_name FROM manifests m JOIN revision_groups g "
+        "ON g.tenant = m.tenant AND g.document_id = m.document_id AND g.revision = m.revision "
+        "WHERE m.manifest_id = ?",
+        (manifest_id,),
+    ).fetchall()
+    return frozenset(str(row[0]) for row in rows)
+
+
+def _partition_of(conn: sqlite3.Connection, partition_id: int) -> _Partition:
+    row = conn.execute(
+        "SELECT name FROM lexical_partitions WHERE partition_id=?", (partition_id,)
+    ).fetchone()
+    return _Partition(partition_id, str(row[0]))
+
+
+def _evict(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
+    """Remove the lexical rows selected by ``where`` (on ``lexical_rows``) everywhere."""
+    for (partition_id,) in conn.execute(
+        f"SELECT DISTINCT partition_id FROM lexical_rows WHERE {where}", params
+    ).fetchall():
+        partition = _partition_of(conn, int(partition_id))
+        conn.execute(
+            f"DELETE FROM {partition.name} WHERE rowid IN "
+            f"(SELECT rowid FROM lexical_rows WHERE partition_id = ? AND ({where}))",
+            (partition_id, *params),
+        )
+    conn.execute(f"DELETE FROM lexical_rows WHERE {where}", params)
+
+
+def _prune(conn: sqlite3.Connection) -> None:
+    """Drop partitions left without rows (a group set no revision has any more)."""
+    for partition_id, name in conn.execute(
+        "SELECT p.partition_id, p.name FROM lexical_partitions p WHERE NOT EXISTS "
+        "(SELECT 1 FROM lexical_rows l WHERE l.partition_id = p.partition_id)"
+    ).fetchall():
+        conn.execute(f"DROP TABLE {name}")
+        conn.execute("DELETE FROM lexical_partition_groups WHERE partition_id=?", (partition_id,))
+        conn.execute("DELETE FROM lexical_partitions WHERE partition_id=?", (partition_id,))
+
+
+def _insert(
+    conn: sqlite3.Connection,
+    tenant: str,
+    manifest_id: str,
+    rows: Sequence[tuple[int, str]],
+) -> None:
+    """Put ``(chunk rowid, body)`` rows of one representation into its partition."""
+    partition = _create_partition(conn, tenant, _manifest_groups(conn, manifest_id))
+    conn.executemany(f"INSERT INTO {partition.name}(rowid, body) VALUES(?, ?)", rows)
+    conn.executemany(
+        "INSERT INTO lexical_rows(rowid, manifest_id, partition_id) VALUES(?, ?, ?)",
+        [(rowid, manifest_id, partition.partition_id) for rowid, _ in rows],
+    )
+
+
+def upgrade_lexical(conn: sqlite3.Connection) -> None:
+    """Move the rows of the per-tenant lexical tables of schema 3 to 9 into partitions.
+
+    Runs inside the migration transaction of schema 10. Rows whose chunk is gone
+    (left over by a crash) are not carried over.
+    """
+    legacy = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='lexical_tables'"
+    ).fetchone()
+    if legacy is None:
+        return
+    for tenant, name in conn.execute("SELECT tenant, name FROM lexical_tables").fetchall():
+        rows = conn.execute(
+            f"SELECT c.manifest_id, t.rowid, t.body FROM {name} t "
+            "JOIN chunks c ON c.rowid = t.rowid ORDER BY c.manifest_id, t.rowid"
+        ).fetchall()
+        by_manifest: dict[str, list[tuple[int, str]]] = {}
+        for manifest_id, rowid, body in rows:
+            by_manifest.setdefault(str(manifest_id), []).append((int(rowid), str(body)))
+        for manifest_id, bodies in by_manifest.items():
+            _insert(conn, str(tenant), manifest_id, bodies)
+        conn.execute(f"DROP TABLE IF EXISTS {name}_vocab")
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
+    conn.execute("DROP TABLE lexical_tables")
+    _prune(conn)
+    conn.execute(
+        "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='index_generation'"
+    )
 
 
 class SqliteIndex:
@@ -120,29 +337,37 @@ class SqliteIndex:
             )
             self.bump(conn)
 
-    def _table(self, conn: sqlite3.Connection, tenant: str, create: bool) -> str | None:
-        row = conn.execute("SELECT name FROM lexical_tables WHERE tenant=?", (tenant,)).fetchone()
-        if row is not None:
-            return str(row[0])
-        if not create:
-            return None
-        name = _table_name(tenant)
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5("
-            "body, tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {name}_vocab USING fts5vocab({name}, 'row')"
-        )
-        conn.execute("INSERT INTO lexical_tables(tenant, name) VALUES(?, ?)", (tenant, name))
-        return name
-
-    def _tables(self, scope: Scope) -> list[str]:
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction, so that the statistics of several statements agree."""
         conn = self._store._connection()
-        table = self._table(conn, scope.tenant, create=False)
-        return [] if table is None else [table]
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    @staticmethod
+    def _partitions(conn: sqlite3.Connection, scope: Scope) -> list[_Partition]:
+        """The partitions the scope may read; no other partition is ever opened for it."""
+        return [
+            _Partition(int(row[0]), str(row[1]))
+            for row in conn.execute(
+                _TENANT_PARTITIONS if scope.operator else _READABLE_PARTITIONS, _params(scope)
+            ).fetchall()
+        ]
 
     # -- writing -------------------------------------------------------------------
+
+    def write_lexical(
+        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
+    ) -> None:
+        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
+        with self._store.transaction() as conn:
+            self.write_lexical_rows(conn, tenant, manifest_id, language, rows)
 
     def write_lexical_rows(
         self,
@@ -152,74 +377,118 @@ class SqliteIndex:
         language: str | None,
         rows: Sequence[tuple[str, str]],
     ) -> None:
-        """Index ``(chunk_id, analyzed body)`` rows of one representation, inside the
-        caller's transaction: the store's ``make_current`` calls this in the transaction
-        that makes the revision READY and current, so that rows never exist for a
-        revision that is not current (a crash before the commit leaves none)."""
-        table = self._table(conn, tenant, create=True)
-        self._drop(conn, table, manifest_id)
+        """Index ``(chunk_id, analyzed body)`` rows inside the caller's open transaction.
+
+        The rows replace the representation's earlier ones and go to the partition of
+        its revision's reader groups.
+        """
+        _evict(conn, "manifest_id = ?", (manifest_id,))
         rowids = dict(
             conn.execute(
                 "SELECT chunk_id, rowid FROM chunks WHERE manifest_id=?", (manifest_id,)
             ).fetchall()
         )
-        conn.executemany(
-            f"INSERT INTO {table}(rowid, body) VALUES(?, ?)",
-            [(rowids[chunk_id], body) for chunk_id, body in rows],
+        numbered = [(int(rowids[chunk_id]), body) for chunk_id, body in rows]
+        # A chunk rowid SQLite handed out again must not keep a stale row of another
+        # representation alive.
+        _evict(
+            conn,
+            "rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps([rowid for rowid, _ in numbered]),),
         )
+        _insert(conn, tenant, manifest_id, numbered)
+        _prune(conn)
         conn.execute(
             "UPDATE representations SET language=? WHERE manifest_id=?",
             (language, manifest_id),
         )
         self.bump(conn)
 
-    def _drop(self, conn: sqlite3.Connection, table: str | None, manifest_id: str) -> None:
-        if table is None:
-            return
-        conn.execute(
-            f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM chunks WHERE manifest_id=?)",
-            (manifest_id,),
-        )
-
     def drop_manifest(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> None:
         """Remove a representation's lexical rows (it stopped being current)."""
-        self._drop(conn, self._table(conn, tenant, create=False), manifest_id)
+        _evict(conn, "manifest_id = ?", (manifest_id,))
+        _prune(conn)
         self.bump(conn)
 
     def lexical_row_count(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> int:
         """How many lexical rows a representation has (a current one: one per chunk)."""
-        table = self._table(conn, tenant, create=False)
-        if table is None:
-            return 0
         row = conn.execute(
-            f"SELECT COUNT(*) FROM {table} "
-            "WHERE rowid IN (SELECT rowid FROM chunks WHERE manifest_id=?)",
-            (manifest_id,),
+            "SELECT COUNT(*) FROM lexical_rows l JOIN lexical_partitions p "
+            "ON p.partition_id = l.partition_id WHERE l.manifest_id = ? AND p.tenant = ?",
+            (manifest_id, tenant),
         ).fetchone()
         return int(row[0])
 
     def remove_orphans(self, conn: sqlite3.Connection, tenant: str | None = None) -> int:
-        """Delete lexical rows that belong to no chunk of a current, READY revision.
-
-        Versions before schema 9 wrote rows before the revision became current and
-        rewrote chunks (new rowids) on a rerun, so a crash or a concurrent ingest could
-        leave rows no drop would find: a deleted document's words stayed matchable, and
-        a later chunk reusing the rowid inherited them. Only ``tenant``'s tables when
-        given. Returns how many were removed.
-        """
-        removed = 0
-        tables = conn.execute(
-            "SELECT tenant, name FROM lexical_tables WHERE ? IS NULL OR tenant = ?",
+        """Delete lexical rows that belong to no chunk of a current, READY revision of
+        their partition's tenant (only ``tenant``'s partitions when given), and FTS rows
+        no ``lexical_rows`` entry accounts for. Returns how many rows were removed."""
+        stale = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT l.rowid FROM lexical_rows l "
+                "JOIN lexical_partitions p ON p.partition_id = l.partition_id "
+                "WHERE (:tenant IS NULL OR p.tenant = :tenant) AND NOT EXISTS ("
+                "SELECT 1 FROM chunks c "
+                "JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY' "
+                "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
+                "AND d.current_revision = r.revision "
+                "WHERE c.rowid = l.rowid AND c.manifest_id = l.manifest_id "
+                "AND r.tenant = p.tenant)",
+                {"tenant": tenant},
+            )
+        ]
+        _evict(conn, "rowid IN (SELECT value FROM json_each(?))", (json.dumps(stale),))
+        removed = len(stale)
+        for partition_id, name in conn.execute(
+            "SELECT partition_id, name FROM lexical_partitions WHERE ? IS NULL OR tenant = ?",
             (tenant, tenant),
-        ).fetchall()
-        for owner, table in tables:
+        ).fetchall():
             cursor = conn.execute(
-                f"DELETE FROM {table} WHERE rowid NOT IN ({_CURRENT_ROWIDS})", (owner,)
+                f"DELETE FROM {name} WHERE rowid NOT IN "
+                "(SELECT rowid FROM lexical_rows WHERE partition_id = ?)",
+                (partition_id,),
             )
             removed += max(cursor.rowcount, 0)
         if removed:
+            _prune(conn)
             self.bump(conn)
         return removed
+
+    def regroup(
+        self, conn: sqlite3.Connection, tenant: str, document_id: str, revision: str
+    ) -> None:
+        """Move a revision's lexical rows to the partition of its reader groups now.
+
+        Call inside the transaction that changed the groups, after the change.
+        """
+        manifests = conn.execute(
+            "SELECT DISTINCT l.manifest_id, l.partition_id FROM lexical_rows l "
+            "JOIN manifests m ON m.manifest_id = l.manifest_id "
+            "WHERE m.tenant=? AND m.document_id=? AND m.revision=?",
+            (tenant, document_id, revision),
+        ).fetchall()
+        for manifest_id, partition_id in manifests:
+            source = _partition_of(conn, int(partition_id))
+            target = _create_partition(conn, tenant, _manifest_groups(conn, str(manifest_id)))
+            if target.partition_id == source.partition_id:
+                continue
+            selected = "SELECT rowid FROM lexical_rows WHERE manifest_id = ? AND partition_id = ?"
+            conn.execute(
+                f"INSERT INTO {target.name}(rowid, body) SELECT rowid, body FROM {source.name} "
+                f"WHERE rowid IN ({selected})",
+                (manifest_id, partition_id),
+            )
+            conn.execute(
+                f"DELETE FROM {source.name} WHERE rowid IN ({selected})",
+                (manifest_id, partition_id),
+            )
+            conn.execute(
+                "UPDATE lexical_rows SET partition_id=? WHERE manifest_id=? AND partition_id=?",
+                (target.partition_id, manifest_id, partition_id),
+            )
+        _prune(conn)
+        self.bump(conn)
 
     def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
         with self._store.transaction() as conn:
@@ -244,6 +513,205 @@ class SqliteIndex:
 
     # -- reading -------------------------------------------------------------------
 
+    def languages(self, scope: Scope) -> set[str | None]:
+        """Languages of the current representations the scope can search."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT DISTINCT rep.language FROM representations rep "
+                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})",
+                _params(scope),
+            )
+            .fetchall()
+        )
+        return {None if row[0] is None else str(row[0]) for row in rows}
+
+    def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
+
+        Only the scope's partitions are read. One partition: FTS5 ranks its matches
+        with its own ``bm25()`` (its statistics are the scope's). Several: every
+        match is scored with the same formula over the statistics of all of them.
+        Rows of a partition that are not (yet, or any longer) current are then left
+        out by the permission join, deepening until ``limit`` permitted rows are
+        found or the matches run out, so the result is exactly the top ``limit``
+        of the permitted rows.
+        """
+        params = _params(scope)
+        with self._snapshot() as conn:
+            partitions = self._partitions(conn, scope)
+            if not partitions:
+                return []
+            if len(partitions) == 1:
+                ranked = self._ranked_by_fts5(conn, partitions[0], match, _window(limit))
+            else:
+                ranked = self._ranked_across(conn, partitions, _phrases(match))
+            return self._permitted_top(conn, ranked, params, limit)
+
+    @staticmethod
+    def _ranked_by_fts5(
+        conn: sqlite3.Connection, partition: _Partition, match: str, first: int
+    ) -> Iterator[tuple[int, float]]:
+        """``(rowid, score)`` best first, ranked by FTS5 in C: the top ``first``, then
+        deeper windows (x4) only when the caller asks for more."""
+        seen = 0
+        depth = first
+        while True:
+            window = conn.execute(
+                f"SELECT rowid, -bm25({partition.name}) AS score FROM {partition.name} "
+                f"WHERE {partition.name} MATCH ? ORDER BY score DESC, rowid LIMIT ? OFFSET ?",
+                (match, depth - seen, seen),
+            ).fetchall()
+            for row in window:
+                yield int(row[0]), float(row[1])
+            if len(window) < depth - seen:
+                return
+            seen = depth
+            depth *= 4
+
+    @staticmethod
+    def _permitted_top(
+        conn: sqlite3.Connection,
+        ranked: Iterator[tuple[int, float]],
+        params: dict[str, object],
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        """The first ``limit`` ranked rows the scope may read, as ``(chunk_id, score)``."""
+        found: list[tuple[str, float]] = []
+        batch = _window(limit)
+        while len(found) < limit:
+            window = [item for _, item in zip(range(batch), ranked, strict=False)]
+            if not window:
+                break
+            scores = dict(window)
+            permitted = dict(
+                conn.execute(
+                    _PERMITTED_ROWS, {**params, "rowids": json.dumps(list(scores))}
+                ).fetchall()
+            )
+            found.extend(
+                (str(permitted[rowid]), score) for rowid, score in window if rowid in permitted
+            )
+            if len(window) < batch:
+                break
+            batch *= 4
+        return found[:limit]
+
+    @staticmethod
+    def _totals(conn: sqlite3.Connection, partition: _Partition) -> _Totals:
+        """Row and token counts from FTS5's own averages record (what ``bm25()`` reads)."""
+        row = conn.execute(f"SELECT block FROM {partition.name}_data WHERE id = 1").fetchone()
+        values = _varints(bytes(row[0])) if row is not None and row[0] else []
+        return _Totals(values[0] if values else 0, values[1] if len(values) > 1 else 0)
+
+    @staticmethod
+    def _phrase_rows(
+        conn: sqlite3.Connection, partition: _Partition, phrase: str
+    ) -> list[tuple[int, float, bytes]]:
+        """Rowid, FTS5 bm25 of the phrase alone, and FTS5's ``docsize`` record (the
+        length in tokens) of every row of the partition holding the phrase."""
+        return conn.execute(
+            f"SELECT t.rowid, -bm25({partition.name}), d.sz FROM {partition.name} t "
+            f"JOIN {partition.name}_docsize d ON d.id = t.rowid "
+            f"WHERE {partition.name} MATCH ?",
+            (phrase,),
+        ).fetchall()
+
+    def _ranked_across(
+        self,
+        conn: sqlite3.Connection,
+        partitions: Sequence[_Partition],
+        phrases: Sequence[str],
+    ) -> Iterator[tuple[int, float]]:
+        """Every match in the partitions scored as FTS5's ``bm25()`` would score it in
+        one table holding exactly these partitions' rows.
+
+        FTS5 itself finds each phrase's rows in each partition and scores them with
+        that partition's statistics; the phrase frequency of a row follows exactly
+        from that score (bm25 is strictly increasing in it), its length from FTS5's
+        ``docsize``. The sums of rows, tokens and matching rows over the partitions
+        then give the scope's BM25, with FTS5's formula and parameters, term by term
+        in FTS5's order (so the sums round alike).
+        """
+        rows = tokens = 0
+        distinct = list(dict.fromkeys(phrases))
+        # Per phrase, over all partitions: rowid, partition-alone score, docsize record,
+        # and the partition's IDF of the phrase and average length, row by row.
+        hits: dict[str, list[tuple[int, float, bytes]]] = {p: [] for p in distinct}
+        local: dict[str, list[tuple[float, float]]] = {p: [] for p in distinct}
+        for partition in partitions:
+            totals = self._totals(conn, partition)
+            rows += totals.rows
+            tokens += totals.tokens
+            if totals.rows == 0:
+                continue
+            average = float(totals.tokens) / float(totals.rows)
+            for phrase in distinct:
+                found = self._phrase_rows(conn, partition, phrase)
+                hits[phrase].extend(found)
+                local[phrase].extend([(_idf(totals.rows, len(found)), average)] * len(found))
+        ids: dict[str, npt.NDArray[np.int64]] = {}
+        freqs: dict[str, npt.NDArray[np.float64]] = {}
+        sizes: dict[str, npt.NDArray[np.float64]] = {}
+        for phrase in distinct:
+            ids[phrase] = np.array([hit[0] for hit in hits[phrase]], dtype=np.int64)
+            scores = np.array([hit[1] for hit in hits[phrase]], dtype=np.float64)
+            sizes[phrase] = np.array(
+                [_first_varint(hit[2]) for hit in hits[phrase]], dtype=np.float64
+            )
+            stats = np.array(local[phrase], dtype=np.float64).reshape(-1, 2)
+            ratio = scores / stats[:, 0]  # f (k1 + 1) / (f + K), K from the row's length
+            k = BM25_K1 * (1 - BM25_B + BM25_B * sizes[phrase] / stats[:, 1])
+            freqs[phrase] = np.rint(ratio * k / np.maximum(BM25_K1 + 1.0 - ratio, _MIN_IDF))
+        every = np.unique(np.concatenate(list(ids.values())))
+        if not len(every) or rows == 0:
+            return iter(())
+        average = float(tokens) / float(rows)
+        length = np.zeros(len(every), dtype=np.float64)
+        counts: dict[str, npt.NDArray[np.float64]] = {}
+        for phrase in distinct:
+            counts[phrase] = np.zeros(len(every), dtype=np.float64)
+            at = np.searchsorted(every, ids[phrase])
+            counts[phrase][at] = freqs[phrase]
+            length[at] = sizes[phrase]
+        score = np.zeros(len(every), dtype=np.float64)
+        for phrase in phrases:
+            f = counts[phrase]
+            score = score + _idf(rows, len(ids[phrase])) * (
+                (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
+            )
+        order = np.lexsort((every, -score))
+        return zip(every[order].tolist(), score[order].tolist(), strict=True)
+
+    def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """Row count and document frequency of each term over the scope's partitions.
+
+        Like BM25, these see only rows the scope may read, never other groups' rows
+        or other tenants'.
+        """
+        total = 0
+        frequencies: dict[str, int] = dict.fromkeys(terms, 0)
+        with self._snapshot() as conn:
+            for partition in self._partitions(conn, scope):
+                total += self._totals(conn, partition).rows
+                for term in terms:
+                    row = conn.execute(
+                        f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?",
+                        ('"' + term.replace('"', '""') + '"',),
+                    ).fetchone()
+                    frequencies[term] += int(row[0])
+        return total, frequencies
+
+    def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
+        cursor = self._store._connection().execute(
+            "SELECT c.chunk_id, e.vector FROM chunks c "
+            "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key " + _PERMITTED,
+            {**_params(scope), "key": embedder_key},
+        )
+        for row in cursor:
+            yield str(row[0]), bytes(row[1])
+
     def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
         """The detected language of each of these representations that has one."""
         found: dict[str, str] = {}
@@ -262,19 +730,6 @@ class SqliteIndex:
             found.update({str(row[0]): str(row[1]) for row in rows})
         return found
 
-    def languages(self, scope: Scope) -> set[str | None]:
-        """Languages of the current representations the scope can search."""
-        rows = (
-            self._store._connection()
-            .execute(
-                "SELECT DISTINCT rep.language FROM representations rep "
-                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})",
-                _params(scope),
-            )
-            .fetchall()
-        )
-        return {None if row[0] is None else str(row[0]) for row in rows}
-
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str | None]:
         """The language of each chunk's representation (None: not detected)."""
         rows = (
@@ -288,71 +743,6 @@ class SqliteIndex:
             .fetchall()
         )
         return {str(row[0]): None if row[1] is None else str(row[1]) for row in rows}
-
-    def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
-        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
-
-        FTS5 ranks every match in C; the permitted rows among them are then taken
-        by a join, deepening (x4) until ``limit`` permitted rows are found or the
-        matches run out. The result is exactly the top ``limit`` of the permitted
-        rows: any permitted row left out ranks below the ones returned. Tables are
-        per tenant, so other tenants' rows are never even ranked.
-        """
-        found: list[tuple[str, float]] = []
-        conn = self._store._connection()
-        params = _params(scope)
-        for table in self._tables(scope):
-            depth = max(4 * limit, 200)
-            while True:
-                ranked = conn.execute(
-                    f"SELECT rowid, -bm25({table}) AS score FROM {table} "
-                    f"WHERE {table} MATCH ? ORDER BY score DESC LIMIT ?",
-                    (match, depth),
-                ).fetchall()
-                scores = {int(row[0]): float(row[1]) for row in ranked}
-                permitted = conn.execute(
-                    "SELECT c.rowid, c.chunk_id FROM chunks c "
-                    "WHERE c.rowid IN (SELECT value FROM json_each(:rowids)) "
-                    f"AND c.manifest_id IN ({_PERMITTED_MANIFESTS})",
-                    {**params, "rowids": json.dumps(list(scores))},
-                ).fetchall()
-                if len(permitted) >= limit or len(ranked) < depth:
-                    break
-                depth *= 4
-            best = sorted(permitted, key=lambda row: (-scores[int(row[0])], int(row[0])))
-            found.extend((str(row[1]), scores[int(row[0])]) for row in best[:limit])
-        found.sort(key=lambda item: -item[1])
-        return found[:limit]
-
-    def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """Row count and document frequency of each term in the scope's lexical tables.
-
-        Statistics are per tenant table (what BM25 sees), never across tenants.
-        """
-        conn = self._store._connection()
-        total = 0
-        frequencies: dict[str, int] = dict.fromkeys(terms, 0)
-        for table in self._tables(scope):
-            vocab = f"{table}_vocab"
-            conn.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab({table}, 'row')"
-            )
-            total += int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-            for term in terms:
-                row = conn.execute(f"SELECT doc FROM {vocab} WHERE term=?", (term,)).fetchone()
-                if row is not None:
-                    frequencies[term] += int(row[0])
-        return total, frequencies
-
-    def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
-        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
-        cursor = self._store._connection().execute(
-            "SELECT c.chunk_id, e.vector FROM chunks c "
-            "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key " + _PERMITTED,
-            {**_params(scope), "key": embedder_key},
-        )
-        for row in cursor:
-            yield str(row[0]), bytes(row[1])
 
     def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
         """How many chunks of one representation lack this embedder's vector."""

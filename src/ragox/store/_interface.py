@@ -66,11 +66,16 @@ class SearchIndex(Protocol):
         ...
 
     def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
-        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better."""
+        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
+
+        ``match`` is quoted phrases joined by OR. BM25 statistics come only from rows
+        the scope may read, and rows it may not read cost nothing to the query.
+        """
         ...
 
     def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """Row count and document frequency of each term in the scope's lexical tables."""
+        """Row count and document frequency of each term over the rows the scope may
+        read (never other groups' or other tenants' rows)."""
         ...
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:

@@ -351,6 +351,37 @@ _V9: Final = (
     "ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT",
 )
 
+# Version 10: lexical rows are partitioned by tenant and exact reader-group set (one
+# FTS5 table per partition, named in lexical_partitions), so that a reader's BM25
+# statistics and query cost come only from partitions it may read. lexical_rows
+# says where each chunk's row is (its rowid is the chunk's and the FTS5 row's);
+# lexical_partition_groups finds a reader's partitions by its groups.
+# The rows of the old per-tenant tables are moved into partitions by
+# ragox.store._index.upgrade_lexical in the same transaction (table names are
+# data, which plain SQL cannot follow).
+_V10: Final = (
+    """CREATE TABLE lexical_partitions (
+        partition_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        groups TEXT NOT NULL,
+        name TEXT NOT NULL UNIQUE,
+        UNIQUE (tenant, groups)
+    )""",
+    """CREATE TABLE lexical_rows (
+        rowid INTEGER PRIMARY KEY,
+        manifest_id TEXT NOT NULL,
+        partition_id INTEGER NOT NULL REFERENCES lexical_partitions(partition_id)
+    )""",
+    """CREATE TABLE lexical_partition_groups (
+        tenant TEXT NOT NULL,
+        group_name TEXT NOT NULL,
+        partition_id INTEGER NOT NULL REFERENCES lexical_partitions(partition_id),
+        PRIMARY KEY (tenant, group_name, partition_id)
+    )""",
+    "CREATE INDEX lexical_rows_by_manifest ON lexical_rows(manifest_id, partition_id)",
+    "CREATE INDEX lexical_rows_by_partition ON lexical_rows(partition_id)",
+)
+
 # Version 11: retention. Traces leave the answer record for a table of their own (they
 # are the operator's diagnostics, kept for their own period); the documents each answer
 # drew on are indexed, so that deleting a document finds the answers holding its text;
@@ -418,6 +449,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (7, _V7),
     (8, _V8),
     (9, _V9),
+    (10, _V10),
     (11, _V11),
     (16, _V16),
 )

@@ -25,7 +25,7 @@ from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
 from ragox.store._files import private_file, private_folder
-from ragox.store._index import SqliteIndex
+from ragox.store._index import SqliteIndex, upgrade_lexical
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -169,6 +169,8 @@ class SqliteStore:
                         "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                         (str(number),),
                     )
+            if version < SCHEMA_VERSION:
+                upgrade_lexical(conn)  # per-tenant lexical tables become partitions
             if version < SCHEMA_VERSION and conn.execute("PRAGMA foreign_key_check").fetchone():
                 raise StoreError("a schema migration left rows without their parent rows")
             if 0 < version < _ROWS_WITH_STATE:
@@ -833,6 +835,8 @@ class SqliteStore:
                     "VALUES(?,?,?,?)",
                     [(*key, target, group) for group in sorted(groups)],
                 )
+                # Lexical rows follow their revision to the partition of its new groups.
+                self.index.regroup(conn, tenant, document_id, target)
         return len(targets)
 
     # -- manifests and representations ---------------------------------------------
