@@ -16,6 +16,7 @@ import regex
 import Stemmer  # type: ignore[import-not-found]
 
 __all__ = [
+    "ANALYZER_VERSION",
     "SUPPORTED_LANGUAGES",
     "analyze_document",
     "analyze_query",
@@ -24,6 +25,10 @@ __all__ = [
     "is_stopword",
     "tokens",
 ]
+
+#: Recorded with the lexical rows ``analyze_document`` makes: change it with the
+#: tokenizer, stemming or stop words, so that older rows show as stale.
+ANALYZER_VERSION: Final = "analyzer@1"
 
 #: ISO 639-1 code → Snowball algorithm
 SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}

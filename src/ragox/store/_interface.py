@@ -23,6 +23,7 @@ from ragox.store._records import (
     JobState,
     LexicalRows,
     ManifestRecord,
+    ProcessingVersions,
     RevisionRecord,
     RevisionState,
     RevisionView,
@@ -252,6 +253,29 @@ class Store(Protocol):
         chunks: Sequence[ChunkRecord],
     ) -> None:
         """Replace a representation's search text and chunks in one transaction."""
+        ...
+
+    def commit_index(
+        self,
+        tenant: str,
+        document_id: str,
+        revision: str,
+        search_text: str,
+        search_alignment: Alignment,
+        chunks: Sequence[ChunkRecord],
+        versions: ProcessingVersions,
+        lexical: LexicalRows,
+    ) -> bool:
+        """``save_index`` with the stage versions, and ``make_current``, in one
+        transaction. Returns whether the revision is current."""
+        ...
+
+    def index_versions(self, manifest_id: str) -> ProcessingVersions | None:
+        """The stage versions recorded with a representation's search text."""
+        ...
+
+    def anchors_on(self, tenant: str, manifest_id: str) -> list[StoredAnchor]:
+        """The stored anchors made on one representation."""
         ...
 
     def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None: ...

@@ -340,6 +340,20 @@ _V9: Final = (
     "ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT",
 )
 
+# Version 17: versioned processing. The search text records the cleaner that made it,
+# the splitter and chunker that cut its chunks and the analyzer of the lexical rows
+# made from it; each chunk the chunker and the sentence splitter that cut it. Rows
+# written before stay NULL: made by unknown versions, they show as stale until
+# ``ragox reprocess`` rebuilds them.
+_V17: Final = (
+    "ALTER TABLE search_texts ADD COLUMN cleaner TEXT",
+    "ALTER TABLE search_texts ADD COLUMN splitter TEXT",
+    "ALTER TABLE search_texts ADD COLUMN chunker TEXT",
+    "ALTER TABLE search_texts ADD COLUMN analyzer TEXT",
+    "ALTER TABLE chunks ADD COLUMN chunker TEXT",
+    "ALTER TABLE chunks ADD COLUMN splitter TEXT",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -350,6 +364,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (6, _V6),
     (7, _V7),
     (9, _V9),
+    (17, _V17),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
