@@ -38,7 +38,12 @@ from ragox.extract import ExtractionError
 from ragox.extract.pdf import render_page_png
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox
-from ragox.service._json import document_status_json, hit_json, resolution_json
+from ragox.service._json import (
+    document_status_json,
+    hit_json,
+    resolution_json,
+    successor_json,
+)
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
 
@@ -338,6 +343,12 @@ def create_app(
                     "source_id": c.source_id,
                     "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
                     "status": c.resolution.status.value,
+                    # additive: the citation's anchor was migrated by a rebuild
+                    **(
+                        {"migrated": successor_json(c.anchor, c.successor)}
+                        if c.anchor is not None and c.successor is not None
+                        else {}
+                    ),
                 }
                 for c in replay.citations
             ],
@@ -378,6 +389,10 @@ def create_app(
         body = _resolution(result)
         if stored is not None and result.resolved:
             body["anchor"] = stored.anchor.to_json()
+            # additive: the anchor a rebuild migrated this one to (the old one is kept)
+            successor = ragox.successor(stored.anchor, who)
+            if successor is not None:
+                body["successor"] = successor_json(stored.anchor, successor)["to"]
         elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:
             body["document_id"] = stored.anchor.document_id
             body["revision"] = stored.anchor.revision

@@ -46,6 +46,7 @@ from ragox.cli._render import (
     print_json,
     refusal_json,
     resolution_json,
+    successor_json,
 )
 from ragox.eval import (
     GoldSetError,
@@ -289,9 +290,14 @@ def _print_status(doc_status: Any) -> None:
             if rev.get("vectors_missing")
             else ""
         )
+        stale = (
+            f"  stale: {','.join(rev['stale_stages'])} (ragox reprocess rebuilds it)"
+            if rev.get("stale_stages")
+            else ""
+        )
         click.echo(
             f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
-            f"{vectors}{_job_note(rev)}"
+            f"{vectors}{_job_note(rev)}{stale}"
         )
 
 
@@ -806,7 +812,9 @@ def _print_answer(
     missing: str | None,
     citations: list[tuple[str, str, Anchor | None, str]],
     as_json: bool,
+    migrated: dict[str, dict[str, Any]] | None = None,
 ) -> None:
+    migrated = migrated or {}
     if as_json:
         print_json(
             {
@@ -820,6 +828,8 @@ def _print_answer(
                         # a citation that does not resolve for the reader shows no quote
                         "anchor": anchor.to_json() if anchor else {"anchor_id": anchor_id},
                         "status": status,
+                        # additive: the citation's anchor was migrated by a rebuild
+                        **({"migrated": migrated[anchor_id]} if anchor_id in migrated else {}),
                     }
                     for source_id, anchor_id, anchor, status in citations
                 ],
@@ -838,6 +848,13 @@ def _print_answer(
             f"  [{source_id}] {anchor.document_id}@{anchor.revision} "
             f"[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
         )
+        if anchor_id in migrated:
+            old, new = migrated[anchor_id]["from"], migrated[anchor_id]["to"]
+            click.echo(
+                f"      migrated: {old['parser']} ({old['manifest_id'][:12]}) -> "
+                f"{new['document_id']}@{new['revision']} {new['parser']} "
+                f"({new['manifest_id'][:12]})  anchor {new['anchor_id'][:16]}"
+            )
     click.echo(f"\n(answer {answer_id})")
 
 
@@ -873,6 +890,11 @@ def answer_show(
         replay.record.missing,
         [(c.source_id, c.anchor_id, c.anchor, c.resolution.status.value) for c in replay.citations],
         as_json,
+        {
+            c.anchor_id: successor_json(c.anchor, c.successor)
+            for c in replay.citations
+            if c.anchor is not None and c.successor is not None
+        },
     )
     if any(not c.resolution.resolved for c in replay.citations):
         ctx.exit(1)

@@ -20,6 +20,7 @@ from typing import Final
 from ragox.anchor import Manifest, ManifestSigner, sha256_hex
 from ragox.extract import (
     ErrorCode,
+    Extraction,
     ExtractionError,
     ExtractOptions,
     detect_media_type,
@@ -382,19 +383,7 @@ class Ingestor:
         if manifest_record is not None:
             return manifest_record.manifest_id
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
-        extraction = extractor_for(record.media_type)(data, self.profile, options)
-        manifest = Manifest(
-            document_id=doc,
-            revision=rev,
-            source_sha256=record.source_sha256,
-            text_sha256=sha256_hex(extraction.text.encode("utf-8")),
-            media_type=extraction.media_type,
-            parser=extraction.parser.id,
-            parser_config_sha256=extraction.parser.config_sha256,
-            profile=self.profile.id,
-            segmentation=self.profile.segmentation,
-            created_at=utc_now(),
-        )
+        manifest, extraction = self.extract(record, data, options)
         return self.store.save_representation(
             tenant,
             manifest,
@@ -409,6 +398,25 @@ class Ingestor:
                 extraction.warnings,
             ),
         )
+
+    def extract(
+        self, record: RevisionRecord, data: bytes, options: ExtractOptions
+    ) -> tuple[Manifest, Extraction]:
+        """Extract the revision's bytes with today's parser and profile (nothing stored)."""
+        extraction = extractor_for(record.media_type)(data, self.profile, options)
+        manifest = Manifest(
+            document_id=record.document_id,
+            revision=record.revision,
+            source_sha256=record.source_sha256,
+            text_sha256=sha256_hex(extraction.text.encode("utf-8")),
+            media_type=extraction.media_type,
+            parser=extraction.parser.id,
+            parser_config_sha256=extraction.parser.config_sha256,
+            profile=self.profile.id,
+            segmentation=self.profile.segmentation,
+            created_at=utc_now(),
+        )
+        return manifest, extraction
 
     def _failed(
         self,

@@ -13,6 +13,7 @@ from ragox.service._ragox import (
     ReplayedCitation,
     RevisionStatus,
     SkipReason,
+    Successor,
     default_document_id,
 )
 
@@ -29,6 +30,7 @@ __all__ = [
     "RevisionStatus",
     "SkipReason",
     "StoreLookup",
+    "Successor",
     "default_document_id",
     "default_home",
     "load_or_create_key",
