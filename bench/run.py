@@ -11,6 +11,7 @@ import bench_answers
 import bench_api
 import bench_ingest
 import bench_realdocs
+import bench_reprocess
 import bench_resolve
 import bench_search
 from _table import print_table
@@ -22,6 +23,7 @@ BENCHES = {
     "api": bench_api,
     "answers": bench_answers,
     "realdocs": bench_realdocs,
+    "reprocess": bench_reprocess,
 }
 
 if __name__ == "__main__":
