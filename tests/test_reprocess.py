@@ -320,6 +320,16 @@ def test_migrated_citation_names_both_revisions_on_replay(
         anchor = httpx.get(f"{url}/v1/anchors/{cited.anchor_id}", headers=headers).json()
         assert anchor["status"] == "RESOLVED" and anchor["current"] is False
         assert anchor["successor"] == migrated["to"]
+        # The old anchor's representation stays readable for the viewer; another
+        # document's manifest id is not.
+        text_url = f"{url}/v1/documents/{DOC}/revisions/r1/text"
+        old_text = httpx.get(
+            text_url, params={"manifest_id": migrated["from"]["manifest_id"]}, headers=headers
+        ).json()
+        assert "gam-\nma" in old_text["text"]
+        assert "gam-\nma" not in httpx.get(text_url, headers=headers).json()["text"]
+        other = httpx.get(text_url, params={"manifest_id": "0" * 64}, headers=headers)
+        assert other.status_code == 404
 
 
 def test_a_changed_chunker_switches_the_served_chunks_in_one_transaction(

@@ -216,9 +216,18 @@ def create_app(
         return {"documents": [document_status_json(s) for s in ragox.documents(who)]}
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
-    def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
-        """The representation text and its blocks, for the viewer."""
-        manifest_id = readable_revision(document_id, revision, who)
+    def representation(
+        document_id: str, revision: str, who: Caller, manifest_id: str | None = None
+    ) -> dict[str, Any]:
+        """The representation text and its blocks, for the viewer: the revision's
+        current one, or (``manifest_id``) another it retains, which an anchor made
+        before a rebuild still resolves against."""
+        current = readable_revision(document_id, revision, who)
+        if manifest_id is not None and manifest_id != current:
+            retained = ragox.store.manifests(who.tenant, document_id, revision)
+            if manifest_id not in {m.manifest_id for m in retained}:
+                raise NOT_FOUND
+        manifest_id = manifest_id or current
         record = ragox.store.get_manifest(manifest_id)
         assert record is not None
         notes = ragox.store.notes(manifest_id)
