@@ -21,6 +21,7 @@ import pytest
 
 import ragox.extract
 import ragox.search
+from browser import CHROMIUM, VIEWPORTS, chromium
 from conftest import OPERATOR, run_ragox, serving
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
@@ -472,3 +473,35 @@ def test_reprocess_of_an_unknown_document_is_not_found(home: Path) -> None:
     result = run_ragox(home, "reprocess", "--documents", "nope", "--json")
     assert result.code == 1
     assert json.loads(result.stdout)["status"] == "NOT_FOUND"
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_viewer_of_an_old_anchor_highlights_its_own_text_and_names_its_successor(
+    app: Ragox, home: Path, tmp_path: Path, upgrade
+) -> None:
+    """In a real browser, an anchor made before a rebuild highlights its quote in the
+    representation it resolves against (the old one) and links to its successor."""
+    pytest.importorskip("playwright.sync_api")
+    _ingest(app, tmp_path)
+    anchors = _anchors(app)
+    key = app.create_key(STAFF)
+    upgrade()
+    app.reprocess()
+    [successor] = app.store.anchor_successors(TENANT, anchors["MIGRATED"].anchor.anchor_id)
+    with serving(home) as url, chromium() as browser:
+        context = browser.new_context(**VIEWPORTS["desktop"])
+        page = context.new_page()
+        for name, quote in (("MIGRATED", "Zeta calibration"), ("NOT_FOUND", "gam-\nma")):
+            page.goto(f"{url}/view/anchors/{anchors[name].anchor.anchor_id}#key={key}")
+            page.wait_for_selector("#ragox-viewer:not([data-ragox-status='LOADING'])")
+            assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "RESOLVED"
+            assert page.get_attribute("#ragox-viewer", "data-ragox-current") == "false"
+            marks = page.eval_on_selector_all("mark.ragox-hl", "ms => ms.map(m => m.textContent)")
+            assert "".join(marks) == quote, name
+            link = page.locator("#notice a")
+            if name == "MIGRATED":
+                assert link.get_attribute("data-ragox-successor") == successor
+                assert "migrated" in page.inner_text("#notice")
+            else:
+                assert link.count() == 0
+        context.close()
