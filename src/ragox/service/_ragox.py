@@ -718,8 +718,11 @@ class Ragox:
         """The newest anchor that ``anchor`` was migrated to, when the principal may read
         it (the old anchor is kept and still resolves against its representation)."""
         tenant = principal.tenant
+        successors = self.store.anchor_successors(tenant, anchor.anchor_id)
+        if not successors:
+            return None  # the common case: one indexed read
         found = None
-        for new_id in reversed(self.store.anchor_successors(tenant, anchor.anchor_id)):
+        for new_id in reversed(successors):
             stored = self.store.get_anchor(tenant, new_id)
             if stored is not None and self.lookup(principal).can_read(
                 stored.anchor.document_id, stored.anchor.revision
