@@ -266,6 +266,13 @@ def test_parser_upgrade_dry_run_then_reprocess_migrates_exactly_the_unique_quote
     assert after["manifests"] == before["manifests"] + 1
     assert after["anchors"] == before["anchors"] + 1
     assert after["anchor_links"] == 1
+    # The report is kept: the anchors left for review can be listed later.
+    history = json.loads(run_ragox(home, "reprocess", "--history", "--json").stdout)
+    [kept] = history["reports"]
+    assert kept["report_id"] == rebuilt["report_id"] and kept["documents"] == {DOC: expected}
+    review = {a["anchor_id"] for a in kept["revisions"][0]["anchors"] if a["needs_review"]}
+    assert review == {s.anchor.anchor_id for n, s in anchors.items() if n != "MIGRATED"}
+    assert "gam" not in json.dumps(kept)  # ids and outcomes, never document text
 
 
 def test_migrated_citation_names_both_revisions_on_replay(
@@ -454,6 +461,7 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
         ("chunks", "splitter"),
     ):
         conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    conn.execute("DROP TABLE reprocess_reports")
     # the schema just before 17 (later entries, if any, come after it)
     before = max(number for number, _ in MIGRATIONS if number < 17)
     conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(before),))

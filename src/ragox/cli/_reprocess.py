@@ -23,11 +23,17 @@ __all__ = ["reprocess"]
     "--documents", default=None, help="Comma-separated document ids (default: every document)."
 )
 @click.option("--dry-run", is_flag=True, help="Report what a rebuild would do; change nothing.")
+@click.option("--history", is_flag=True, help="List the stored reports of earlier rebuilds.")
 @_tenant_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def reprocess(
-    ctx: click.Context, documents: str | None, dry_run: bool, tenant: str, as_json: bool
+    ctx: click.Context,
+    documents: str | None,
+    dry_run: bool,
+    history: bool,
+    tenant: str,
+    as_json: bool,
 ) -> None:
     """Rebuild revisions made by older parsers or processing stages (operator only).
 
@@ -37,6 +43,14 @@ def reprocess(
     a rebuild failed.
     """
     ids = [d.strip() for d in documents.split(",") if d.strip()] if documents else None
+    if history:
+        with _app(ctx) as app:
+            reports = app.reprocess_history(tenant)
+        if as_json:
+            print_json({"reports": reports})
+        for stored in [] if as_json else reports:
+            click.echo(f"{stored['report_id']}  {stored['created_at']}  {stored['documents']}")
+        return
     with _app(ctx) as app:
         try:
             report = app.reprocess(ids, dry_run=dry_run, tenant=tenant)

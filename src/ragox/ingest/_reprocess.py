@@ -125,6 +125,9 @@ class RevisionRebuild:
 class ReprocessReport:
     dry_run: bool
     rebuilds: tuple[RevisionRebuild, ...] = field(default_factory=tuple)
+    #: set when the report is stored (a run that rebuilt something)
+    report_id: str | None = None
+    created_at: str | None = None
 
     def by_document(self) -> dict[str, dict[AnchorOutcome, int]]:
         """Anchor outcomes counted per document (the report's summary)."""

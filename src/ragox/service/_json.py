@@ -205,6 +205,8 @@ def successor_json(cited: Anchor, successor: Successor) -> dict[str, Any]:
 def reprocess_json(report: ReprocessReport) -> dict[str, Any]:
     """The migration report: per revision, and anchor outcomes counted per document."""
     return {
+        "report_id": report.report_id,
+        "created_at": report.created_at,
         "dry_run": report.dry_run,
         "revisions": [
             {

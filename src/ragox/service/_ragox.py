@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import os
@@ -63,6 +64,7 @@ from ragox.store import (
     SqliteStore,
     Store,
     StoredAnchor,
+    utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
 
@@ -747,7 +749,26 @@ class Ragox:
         for document_id in documents or ():
             if self.store.get_document(tenant, document_id) is None:
                 raise NotFound(document_id)
-        return Reprocessor(self.ingestor, authorized_by).run(tenant, documents, dry_run=dry_run)
+        report = Reprocessor(self.ingestor, authorized_by).run(tenant, documents, dry_run=dry_run)
+        if dry_run or not report.rebuilds:
+            return report
+        # Kept, so that the anchors left for review can be listed later (`--history`).
+        from ragox.service._json import reprocess_json  # noqa: PLC0415 (imports this module)
+
+        report = dataclasses.replace(
+            report, report_id="rpr_" + secrets.token_hex(12), created_at=utc_now()
+        )
+        assert report.report_id is not None and report.created_at is not None
+        self.store.save_reprocess_report(
+            tenant, report.report_id, report.created_at, reprocess_json(report)
+        )
+        return report
+
+    def reprocess_history(
+        self, tenant: str = DEFAULT_TENANT, limit: int = 20
+    ) -> list[dict[str, object]]:
+        """Stored migration reports of earlier rebuilds, newest first (operator)."""
+        return self.store.reprocess_reports(tenant, limit)
 
     def migrate(
         self, anchor: Anchor, principal: Principal, to_revision: str | None = None

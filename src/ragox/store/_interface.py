@@ -278,6 +278,16 @@ class Store(Protocol):
         """The stored anchors made on one representation."""
         ...
 
+    def save_reprocess_report(
+        self, tenant: str, report_id: str, created_at: str, payload: dict[str, object]
+    ) -> None:
+        """Keep one rebuild's migration report (ids and outcomes only)."""
+        ...
+
+    def reprocess_reports(self, tenant: str, limit: int = 20) -> list[dict[str, object]]:
+        """The tenant's stored migration reports, newest first."""
+        ...
+
     def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None: ...
 
     def chunks(self, manifest_id: str) -> list[ChunkRecord]: ...

@@ -352,6 +352,15 @@ _V17: Final = (
     "ALTER TABLE search_texts ADD COLUMN analyzer TEXT",
     "ALTER TABLE chunks ADD COLUMN chunker TEXT",
     "ALTER TABLE chunks ADD COLUMN splitter TEXT",
+    # Each rebuild's migration report (ids, outcomes and counts; never document text),
+    # so that the anchors left for review can be listed after the command has ended.
+    """CREATE TABLE reprocess_reports (
+        report_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+    "CREATE INDEX reprocess_reports_by_tenant ON reprocess_reports(tenant, created_at)",
 )
 
 #: ``(version, statements)`` in order; never edit a released entry, append one.

@@ -1108,6 +1108,29 @@ class SqliteStore:
             for r in rows
         ]
 
+    def save_reprocess_report(
+        self, tenant: str, report_id: str, created_at: str, payload: dict[str, object]
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO reprocess_reports(report_id, tenant, created_at, json) "
+                "VALUES(?,?,?,?)",
+                (report_id, tenant, created_at, json.dumps(payload, ensure_ascii=False)),
+            )
+
+    def reprocess_reports(self, tenant: str, limit: int = 20) -> list[dict[str, object]]:
+        """The tenant's stored migration reports, newest first."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT json FROM reprocess_reports WHERE tenant=? "
+                "ORDER BY created_at DESC, report_id LIMIT ?",
+                (tenant, limit),
+            )
+            .fetchall()
+        )
+        return [json.loads(str(row[0])) for row in rows]
+
     def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None:
         row = (
             self._connection()
