@@ -361,6 +361,8 @@ _V17: Final = (
         json TEXT NOT NULL
     )""",
     "CREATE INDEX reprocess_reports_by_tenant ON reprocess_reports(tenant, created_at)",
+    # A rebuild reads the anchors of one representation.
+    "CREATE INDEX anchors_by_manifest ON anchors(tenant, manifest_id)",
 )
 
 #: ``(version, statements)`` in order; never edit a released entry, append one.
