@@ -12,6 +12,7 @@ import bench_api
 import bench_ingest
 import bench_memory
 import bench_realdocs
+import bench_reprocess
 import bench_resolve
 import bench_search
 from _table import print_table
@@ -24,6 +25,7 @@ BENCHES = {
     "answers": bench_answers,
     "realdocs": bench_realdocs,
     "memory": bench_memory,
+    "reprocess": bench_reprocess,
 }
 
 if __name__ == "__main__":

@@ -435,7 +435,11 @@ BOUNDARIES: dict[str, Callable[[], None]] = {
     "chunks-saved": lambda: _after(SqliteStore, "save_index"),
     "before-make-current": lambda: _before(SqliteStore, "make_current"),
     "lexical-rows-written": lambda: _after(*_lexical_write()),
-    "made-current": lambda: _after(SqliteStore, "make_current"),
+    # From schema 17 on the pipeline calls make_current inside commit_index's
+    # transaction (chunks, versions and rows at once): committed means after that.
+    "made-current": lambda: _after(
+        SqliteStore, "commit_index" if hasattr(SqliteStore, "commit_index") else "make_current"
+    ),
 }
 
 

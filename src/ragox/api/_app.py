@@ -57,7 +57,12 @@ from ragox.service import (
     document_id_problem,
     revision_label_problem,
 )
-from ragox.service._json import document_status_json, hit_json, resolution_json
+from ragox.service._json import (
+    document_status_json,
+    hit_json,
+    resolution_json,
+    successor_json,
+)
 from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
 
@@ -384,9 +389,18 @@ def create_app(
         return {"documents": with_languages(ragox.documents(who))}
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
-    def representation(document_id: str, revision: str, who: Caller) -> dict[str, Any]:
-        """The representation text and its blocks, for the viewer."""
-        manifest_id = readable_revision(document_id, revision, who)
+    def representation(
+        document_id: str, revision: str, who: Caller, manifest_id: str | None = None
+    ) -> dict[str, Any]:
+        """The representation text and its blocks, for the viewer: the revision's
+        current one, or (``manifest_id``) another it retains, which an anchor made
+        before a rebuild still resolves against."""
+        current = readable_revision(document_id, revision, who)
+        if manifest_id is not None and manifest_id != current:
+            retained = ragox.store.manifests(who.tenant, document_id, revision)
+            if manifest_id not in {m.manifest_id for m in retained}:
+                raise NOT_FOUND
+        manifest_id = manifest_id or current
         record = ragox.store.get_manifest(manifest_id)
         assert record is not None
         notes = ragox.store.notes(manifest_id)
@@ -539,6 +553,12 @@ def create_app(
                     "source_id": c.source_id,
                     "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
                     "status": c.resolution.status.value,
+                    # additive: the citation's anchor was migrated by a rebuild
+                    **(
+                        {"migrated": successor_json(c.anchor, c.successor)}
+                        if c.anchor is not None and c.successor is not None
+                        else {}
+                    ),
                 }
                 for c in replay.citations
             ],
@@ -577,6 +597,10 @@ def create_app(
         body = _resolution(result)
         if stored is not None and result.resolved:
             body["anchor"] = stored.anchor.to_json()
+            # additive: the anchor a rebuild migrated this one to (the old one is kept)
+            successor = ragox.successor(stored.anchor, who)
+            if successor is not None:
+                body["successor"] = successor_json(stored.anchor, successor)["to"]
         elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:
             body["document_id"] = stored.anchor.document_id
             body["revision"] = stored.anchor.revision

@@ -2,7 +2,7 @@
 
 import sys
 
-from ragox.cli import _revisions  # noqa: F401  (registers retry and fail)
+from ragox.cli import _reprocess, _revisions  # noqa: F401  (register their commands)
 from ragox.cli._main import cli, main
 
 __all__ = ["cli", "main", "run"]

@@ -46,6 +46,7 @@ from ragox.cli._render import (
     print_json,
     refusal_json,
     resolution_json,
+    successor_json,
 )
 from ragox.eval import (
     GoldSetError,
@@ -305,9 +306,14 @@ def _print_status(doc_status: Any) -> None:
             if rev.get("vectors_missing")
             else ""
         )
+        stale = (
+            f"  stale: {','.join(rev['stale_stages'])} (ragox reprocess rebuilds it)"
+            if rev.get("stale_stages")
+            else ""
+        )
         click.echo(
             f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
-            f"{vectors}{_job_note(rev)}"
+            f"{vectors}{_job_note(rev)}{stale}"
         )
 
 
@@ -939,8 +945,11 @@ def _print_answer(
     citations: list[tuple[str, str, Anchor | None, str]],
     as_json: bool,
     also_in: dict[str, tuple[Citation, ...]] | None = None,
+    migrated: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """``also_in`` (from ``ask``): the same passage in other documents, cited once."""
+    """``also_in`` (from ``ask``): the same passage in other documents, cited once;
+    ``migrated`` (from ``answer show``): citations whose anchor has a successor."""
+    migrated = migrated or {}
     if as_json:
         print_json(
             {
@@ -954,6 +963,8 @@ def _print_answer(
                         # a citation that does not resolve for the reader shows no quote
                         "anchor": anchor.to_json() if anchor else {"anchor_id": anchor_id},
                         "status": status,
+                        # additive: the citation's anchor was migrated by a rebuild
+                        **({"migrated": migrated[anchor_id]} if anchor_id in migrated else {}),
                     }
                     | (
                         {}
@@ -981,6 +992,13 @@ def _print_answer(
             click.echo(
                 f"       also in {other.anchor.document_id}@{other.anchor.revision} "
                 f"[{other.anchor.start}, {other.anchor.end})  anchor {other.anchor.anchor_id[:16]}"
+            )
+        if anchor_id in migrated:
+            old, new = migrated[anchor_id]["from"], migrated[anchor_id]["to"]
+            click.echo(
+                f"      migrated: {old['parser']} ({old['manifest_id'][:12]}) -> "
+                f"{new['document_id']}@{new['revision']} {new['parser']} "
+                f"({new['manifest_id'][:12]})  anchor {new['anchor_id'][:16]}"
             )
     click.echo(f"\n(answer {answer_id})")
 
@@ -1017,6 +1035,11 @@ def answer_show(
         replay.record.missing,
         [(c.source_id, c.anchor_id, c.anchor, c.resolution.status.value) for c in replay.citations],
         as_json,
+        migrated={
+            c.anchor_id: successor_json(c.anchor, c.successor)
+            for c in replay.citations
+            if c.anchor is not None and c.successor is not None
+        },
     )
     if any(not c.resolution.resolved for c in replay.citations):
         ctx.exit(1)

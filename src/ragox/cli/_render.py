@@ -12,7 +12,9 @@ from ragox.service._json import (
     ingest_item_json,
     migration_json,
     refusal_json,
+    reprocess_json,
     resolution_json,
+    successor_json,
     target_json,
 )
 
@@ -24,7 +26,9 @@ __all__ = [
     "migration_json",
     "print_json",
     "refusal_json",
+    "reprocess_json",
     "resolution_json",
+    "successor_json",
     "target_json",
 ]
 

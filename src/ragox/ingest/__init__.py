@@ -3,26 +3,44 @@
 from ragox.ingest._chunker import DEFAULT_CHUNKING, ChunkingConfig, chunk_id, chunk_representation
 from ragox.ingest._jobs import LEASE, Heartbeat, JobHealth, Liveness, job_health
 from ragox.ingest._pipeline import DEFAULT_MAX_BYTES, Ingestor, IngestOutcome
+from ragox.ingest._reprocess import (
+    AnchorOutcome,
+    AnchorReport,
+    RebuildState,
+    Reprocessor,
+    ReprocessReport,
+    RevisionRebuild,
+)
 from ragox.ingest._searchtext import SearchText, build_search_text, repeated_margin_blocks
 from ragox.ingest._sentences import split_sentences, token_count, token_spans
+from ragox.ingest._versions import StaleStage, current_versions, stale_stages
 
 __all__ = [
     "DEFAULT_CHUNKING",
     "DEFAULT_MAX_BYTES",
     "LEASE",
+    "AnchorOutcome",
+    "AnchorReport",
     "ChunkingConfig",
     "Heartbeat",
     "IngestOutcome",
     "Ingestor",
     "JobHealth",
     "Liveness",
+    "RebuildState",
+    "ReprocessReport",
+    "Reprocessor",
+    "RevisionRebuild",
     "SearchText",
+    "StaleStage",
     "build_search_text",
     "chunk_id",
     "chunk_representation",
+    "current_versions",
     "job_health",
     "repeated_margin_blocks",
     "split_sentences",
+    "stale_stages",
     "token_count",
     "token_spans",
 ]

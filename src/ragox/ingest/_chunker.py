@@ -20,7 +20,10 @@ from ragox.ingest._sentences import split_sentences, token_count, token_spans
 from ragox.store import BlockRange, ChunkRecord
 from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boundary
 
-__all__ = ["ChunkingConfig", "chunk_id", "chunk_representation"]
+__all__ = ["CHUNKER_VERSION", "ChunkingConfig", "chunk_id", "chunk_representation"]
+
+#: Recorded on every chunk: change it with the algorithm or :data:`DEFAULT_CHUNKING`.
+CHUNKER_VERSION: Final = "chunker@1"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from typing import Final
 from ragox.anchor import Manifest, ManifestSigner, sha256_hex
 from ragox.extract import (
     ErrorCode,
+    Extraction,
     ExtractionError,
     ExtractOptions,
     detect_media_type,
@@ -28,7 +29,8 @@ from ragox.extract import (
 )
 from ragox.ingest._chunker import chunk_representation
 from ragox.ingest._jobs import Heartbeat
-from ragox.ingest._searchtext import build_search_text
+from ragox.ingest._searchtext import SearchText, build_search_text
+from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
     Embedder,
     EmbedderError,
@@ -37,6 +39,7 @@ from ragox.search import (
     index_terms,
 )
 from ragox.store import (
+    ChunkRecord,
     ExtractionNotes,
     JobState,
     LexicalRows,
@@ -212,9 +215,42 @@ class Ingestor:
         """Stages two and on: extract, index, and make current (or FAILED)."""
         return self._run(record, data, created, ExtractOptions(password=password))
 
-    def _index(self, tenant: str, document_id: str, manifest_id: str) -> LexicalRows:
-        """Search text, chunks and (with an embedder) vectors; returns the lexical rows,
-        which enter the index only with the revision's state (``make_current``)."""
+    def index(self, record: RevisionRecord, manifest_id: str) -> bool:
+        """Search text, chunks, (with an embedder) vectors and lexical rows of one
+        representation, recorded with the stage versions that made them; the revision
+        becomes READY (and current, if newest) in the transaction that writes them.
+
+        A representation the READY revision serves now keeps its rows until that
+        transaction (``commit_index``); a new one gets its vectors first, so that it
+        is whole when it becomes current. Returns whether the revision is current.
+        """
+        tenant, document_id = record.tenant, record.document_id
+        versions = current_versions()
+        search, chunks, lexical = self._index(tenant, document_id, manifest_id)
+        served = record.state is RevisionState.READY and record.manifest_id == manifest_id
+        before = {c.chunk_id for c in self.store.chunks(manifest_id)} if served else set()
+        if not served:
+            self.store.save_index(manifest_id, search.text, search.alignment, chunks)
+            self._embed([c.chunk_id for c in chunks])
+        current = self.store.commit_index(
+            tenant,
+            document_id,
+            record.revision,
+            search.text,
+            search.alignment,
+            chunks,
+            versions,
+            lexical,
+        )
+        if served:
+            self._embed([c.chunk_id for c in chunks if c.chunk_id not in before])
+        return current
+
+    def _index(
+        self, tenant: str, document_id: str, manifest_id: str
+    ) -> tuple[SearchText, list[ChunkRecord], LexicalRows]:
+        """Build (without writing) a representation's search text, chunks and lexical
+        rows."""
         text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
         search = build_search_text(text, blocks)
@@ -225,7 +261,6 @@ class Ingestor:
             search.alignment,
             skip_blocks=frozenset(search.dropped_blocks),
         )
-        self.store.save_index(manifest_id, search.text, search.alignment, chunks)
         document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or detect_language(search.text)
@@ -233,13 +268,15 @@ class Ingestor:
             (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
             for c in chunks
         )
+        return search, list(chunks), LexicalRows(manifest_id, language, rows)
+
+    def _embed(self, chunk_ids: list[str]) -> None:
         embedder = self.embedder_source() if self.embedder_source else self.embedder
-        if embedder is not None:
+        if embedder is not None and chunk_ids:
             # Lexical search works without them: on an embedder failure the chunks stay
             # without vectors, `ragox status` counts them and `ragox reindex` fills them.
             with contextlib.suppress(EmbedderError):
-                embed_chunks(self.store, embedder, [c.chunk_id for c in chunks])
-        return LexicalRows(manifest_id, language, rows)
+                embed_chunks(self.store, embedder, chunk_ids)
 
     def _up_to_date(self, record: RevisionRecord) -> bool:
         """The revision's current representation is by today's parser and profile."""
@@ -250,11 +287,16 @@ class Ingestor:
         except ExtractionError:
             return True  # nothing newer could extract it
         found = self.store.get_manifest(record.manifest_id)
-        return found is not None and (
-            found.manifest.parser,
-            found.manifest.parser_config_sha256,
-            found.manifest.profile,
-        ) == (parser.id, parser.config_sha256, self.profile.id)
+        return (
+            found is not None
+            and (
+                found.manifest.parser,
+                found.manifest.parser_config_sha256,
+                found.manifest.profile,
+            )
+            == (parser.id, parser.config_sha256, self.profile.id)
+            and not stale_stages(self.store, record, self.profile.id)
+        )
 
     def _refuse_oversize(
         self,
@@ -326,47 +368,12 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         try:
-            parser = parser_for(record.media_type)
-            manifest_record = self.store.find_manifest(
-                tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
-            )
-            if manifest_record is not None:
-                manifest_id = manifest_record.manifest_id
-            else:
-                self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
-                extraction = extractor_for(record.media_type)(data, self.profile, options)
-                manifest = Manifest(
-                    document_id=doc,
-                    revision=rev,
-                    source_sha256=record.source_sha256,
-                    text_sha256=sha256_hex(extraction.text.encode("utf-8")),
-                    media_type=extraction.media_type,
-                    parser=extraction.parser.id,
-                    parser_config_sha256=extraction.parser.config_sha256,
-                    profile=self.profile.id,
-                    segmentation=self.profile.segmentation,
-                    created_at=utc_now(),
-                )
-                manifest_id = self.store.save_representation(
-                    tenant,
-                    manifest,
-                    self.signer.sign(manifest),
-                    extraction.text,
-                    extraction.source_alignment,
-                    extraction.blocks,
-                    extraction.char_boxes,
-                    ExtractionNotes(
-                        extraction.page_count,
-                        extraction.pages_without_text,
-                        extraction.warnings,
-                    ),
-                )
+            manifest_id = self.represent(record, data, options)
             self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
             self.store.heartbeat(job, stage)
             self.store.set_state(tenant, doc, rev, RevisionState.INDEXING)
-            lexical = self._index(tenant, doc, manifest_id)
-            self.store.make_current(tenant, doc, rev, lexical)
+            self.index(record, manifest_id)
         except ExtractionError as error:
             return self._failed(record, created, job, stage, error.code.value, error.message)
         except (StoreError, MemoryError, RecursionError) as error:
@@ -378,6 +385,53 @@ class Ingestor:
         final = self.store.get_revision(tenant, doc, rev)
         assert final is not None
         return _outcome(final, created=created)
+
+    def represent(self, record: RevisionRecord, data: bytes, options: ExtractOptions) -> str:
+        """The manifest id of the revision's representation by today's parser and
+        profile: the stored one, else extracted now and stored beside the others (a
+        READY revision keeps serving its current one until ``index``)."""
+        tenant, doc, rev = record.tenant, record.document_id, record.revision
+        parser = parser_for(record.media_type)
+        manifest_record = self.store.find_manifest(
+            tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
+        )
+        if manifest_record is not None:
+            return manifest_record.manifest_id
+        self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
+        manifest, extraction = self.extract(record, data, options)
+        return self.store.save_representation(
+            tenant,
+            manifest,
+            self.signer.sign(manifest),
+            extraction.text,
+            extraction.source_alignment,
+            extraction.blocks,
+            extraction.char_boxes,
+            ExtractionNotes(
+                extraction.page_count,
+                extraction.pages_without_text,
+                extraction.warnings,
+            ),
+        )
+
+    def extract(
+        self, record: RevisionRecord, data: bytes, options: ExtractOptions
+    ) -> tuple[Manifest, Extraction]:
+        """Extract the revision's bytes with today's parser and profile (nothing stored)."""
+        extraction = extractor_for(record.media_type)(data, self.profile, options)
+        manifest = Manifest(
+            document_id=record.document_id,
+            revision=record.revision,
+            source_sha256=record.source_sha256,
+            text_sha256=sha256_hex(extraction.text.encode("utf-8")),
+            media_type=extraction.media_type,
+            parser=extraction.parser.id,
+            parser_config_sha256=extraction.parser.config_sha256,
+            profile=self.profile.id,
+            segmentation=self.profile.segmentation,
+            created_at=utc_now(),
+        )
+        return manifest, extraction
 
     def _failed(
         self,

@@ -19,7 +19,12 @@ import regex
 from ragox.extract import Block
 from ragox.text import Alignment, AlignmentBuilder, step_by_name
 
-__all__ = ["SearchText", "build_search_text", "repeated_margin_blocks"]
+__all__ = ["CLEANER_VERSION", "SearchText", "build_search_text", "repeated_margin_blocks"]
+
+#: Recorded on every search text this module builds: change it with any rule above or
+#: below, so that ``ragox status`` marks older search texts stale and ``ragox
+#: reprocess`` rebuilds them.
+CLEANER_VERSION: Final = "searchtext@1"
 
 _DIGITS: Final = re.compile(r"\d+")
 _SPACES: Final = re.compile(r"\s+")

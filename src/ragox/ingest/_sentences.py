@@ -11,7 +11,10 @@ from typing import Final
 
 import regex
 
-__all__ = ["split_sentences", "token_count", "token_spans"]
+__all__ = ["SPLITTER_VERSION", "split_sentences", "token_count", "token_spans"]
+
+#: Recorded on every chunk cut at these boundaries: change it with any rule below.
+SPLITTER_VERSION: Final = "sentences@1"
 
 _WORD: Final = regex.compile(r"\w+", regex.UNICODE)
 

@@ -1,6 +1,7 @@
 """Retrieval: lexical (FTS5 + Snowball), vectors, hybrid fusion, scope filtering."""
 
 from ragox.search._analyze import (
+    ANALYZER_VERSION,
     LEXICAL_ANALYZER_VERSION,
     SUPPORTED_LANGUAGES,
     QueryAnalysis,
@@ -36,6 +37,7 @@ from ragox.search._search import (
 from ragox.search._vectors import embed_chunks, reindex
 
 __all__ = [
+    "ANALYZER_VERSION",
     "LEXICAL_ANALYZER_VERSION",
     "MAX_QUERY_CHARS",
     "RRF_K",

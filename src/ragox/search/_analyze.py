@@ -23,6 +23,7 @@ import Stemmer  # type: ignore[import-not-found]
 from ragox.search._stopwords import SNOWBALL_STOPWORDS
 
 __all__ = [
+    "ANALYZER_VERSION",
     "LEXICAL_ANALYZER_VERSION",
     "SUPPORTED_LANGUAGES",
     "QueryAnalysis",
@@ -46,6 +47,9 @@ SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
 #: 1: documents of unknown language unstemmed; 2: unknown language with every stem,
 #: queries analyzed in every scope language, Snowball stop lists.
 LEXICAL_ANALYZER_VERSION: Final = "2"
+#: Recorded with the lexical rows (issue 13): a change of the analysis above makes
+#: older rows stale, so that `ragox reprocess` rebuilds them.
+ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
 
 _WORD: Final = regex.compile(r"\w+")
 _CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")

@@ -15,6 +15,7 @@ from ragox.service._ragox import (
     ReplayedCitation,
     RevisionStatus,
     SkipReason,
+    Successor,
     WriteRefused,
     default_document_id,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "RevisionStatus",
     "SkipReason",
     "StoreLookup",
+    "Successor",
     "WriteRefused",
     "default_document_id",
     "default_home",

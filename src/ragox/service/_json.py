@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragox.anchor import Migration, Refusal, Resolution, ViewerTarget
-from ragox.ingest import JobHealth
+from ragox.anchor import Anchor, Migration, Refusal, Resolution, ViewerTarget
+from ragox.ingest import JobHealth, ReprocessReport
 from ragox.search import Hit
 from ragox.service._check import CheckReport
-from ragox.service._ragox import DocumentStatus, IngestItem
+from ragox.service._ragox import DocumentStatus, IngestItem, Successor
 
 __all__ = [
     "check_json",
@@ -18,7 +18,9 @@ __all__ = [
     "job_json",
     "migration_json",
     "refusal_json",
+    "reprocess_json",
     "resolution_json",
+    "successor_json",
     "target_json",
 ]
 
@@ -172,8 +174,65 @@ def document_status_json(status: DocumentStatus) -> dict[str, Any]:
                 "warnings": list(row.notes.warnings),
                 "current": status.document.current_revision == row.revision.revision,
                 "stuck": row.stuck,
+                "stale_stages": [stage.value for stage in row.stale],
                 "job": None if row.job is None else job_json(row.job),
             }
             for row in status.revisions
         ],
+    }
+
+
+def successor_json(cited: Anchor, successor: Successor) -> dict[str, Any]:
+    """A migrated citation: the anchor it was migrated to, and both representations'
+    identities (ids and hashes only)."""
+
+    def identity(anchor: Anchor, manifest_id: str) -> dict[str, Any]:
+        return {
+            "anchor_id": anchor.anchor_id,
+            "document_id": anchor.document_id,
+            "revision": anchor.revision,
+            "manifest_id": manifest_id,
+            "parser": anchor.identity.parser,
+            "profile": anchor.identity.profile,
+            "text_sha256": anchor.identity.text_sha256,
+        }
+
+    return {
+        "from": identity(cited, successor.old_manifest_id),
+        "to": identity(successor.anchor, successor.new_manifest_id),
+    }
+
+
+def reprocess_json(report: ReprocessReport) -> dict[str, Any]:
+    """The migration report: per revision, and anchor outcomes counted per document."""
+    return {
+        "report_id": report.report_id,
+        "created_at": report.created_at,
+        "dry_run": report.dry_run,
+        "revisions": [
+            {
+                "document_id": r.document_id,
+                "revision": r.revision,
+                "stale_stages": [stage.value for stage in r.stale],
+                "state": r.state.value,
+                "error": r.error_code,
+                "old_manifest_id": r.old_manifest_id,
+                "new_manifest_id": r.new_manifest_id,
+                "anchors": [
+                    {
+                        "anchor_id": a.anchor_id,
+                        "outcome": a.outcome.value,
+                        "needs_review": a.outcome.needs_review,
+                        "new_anchor_id": a.new_anchor_id,
+                    }
+                    for a in r.anchors
+                ],
+                "counts": {k.value: v for k, v in r.counts().items()},
+            }
+            for r in report.rebuilds
+        ],
+        "documents": {
+            doc: {k.value: v for k, v in counts.items()}
+            for doc, counts in report.by_document().items()
+        },
     }

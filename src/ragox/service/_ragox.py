@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import math
@@ -52,7 +53,11 @@ from ragox.ingest import (
     IngestOutcome,
     JobHealth,
     Liveness,
+    Reprocessor,
+    ReprocessReport,
+    StaleStage,
     job_health,
+    stale_stages,
 )
 from ragox.search import (
     Embedder,
@@ -104,6 +109,7 @@ __all__ = [
     "ReplayedCitation",
     "RevisionStatus",
     "SkipReason",
+    "Successor",
     "WriteRefused",
 ]
 
@@ -224,6 +230,9 @@ class RevisionStatus:
     job: JobHealth | None = None
     #: in an intermediate state with no live run behind it (retry or fail it)
     stuck: bool = False
+    #: stages whose output for this READY revision was made by another version than
+    #: today's (``ragox reprocess`` rebuilds them)
+    stale: tuple[StaleStage, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +262,19 @@ class ReplayedCitation:
     anchor_id: str
     anchor: Anchor | None
     resolution: Resolution
+    #: the anchor a rebuild migrated this citation to (shown only with the citation)
+    successor: Successor | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Successor:
+    """A citation's anchor was migrated to another representation (``ragox reprocess``
+    or ``migrate``): the new anchor, the representation it is in, and the old one."""
+
+    anchor: Anchor
+    #: the representation the cited anchor is in (manifest id of the old anchor)
+    old_manifest_id: str
+    new_manifest_id: str
 
 
 _SKIP_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules"})
@@ -421,8 +443,11 @@ class Ragox:
         for citation in record.citations:
             result = now[citation.anchor.anchor_id]
             shown = citation.anchor if result.resolved else None
+            successor = self.successor(citation.anchor, principal) if result.resolved else None
             replayed.append(
-                ReplayedCitation(citation.source_id, citation.anchor.anchor_id, shown, result)
+                ReplayedCitation(
+                    citation.source_id, citation.anchor.anchor_id, shown, result, successor
+                )
             )
         for withdrawn in record.withdrawn:  # its document was deleted: no anchor, no quote
             denied = Resolution(
@@ -992,6 +1017,7 @@ class Ragox:
                     else None,
                     job=job,
                     stuck=_stuck(record, job, now),
+                    stale=stale_stages(self.store, record, self.profile.id),
                 )
             )
         if not rows:
@@ -1084,6 +1110,60 @@ class Ragox:
         ):
             raise NotFound(anchor_id)
         return stored
+
+    def successor(self, anchor: Anchor, principal: Principal) -> Successor | None:
+        """The newest anchor that ``anchor`` was migrated to, when the principal may read
+        it (the old anchor is kept and still resolves against its representation)."""
+        tenant = principal.tenant
+        successors = self.store.anchor_successors(tenant, anchor.anchor_id)
+        if not successors:
+            return None  # the common case: one indexed read
+        found = None
+        for new_id in reversed(successors):
+            stored = self.store.get_anchor(tenant, new_id)
+            if stored is not None and self.lookup(principal).can_read(
+                stored.anchor.document_id, stored.anchor.revision
+            ):
+                found = stored
+                break
+        old = self.store.get_anchor(tenant, anchor.anchor_id)
+        if found is None or old is None:
+            return None
+        return Successor(found.anchor, old.manifest_id, found.manifest_id)
+
+    def reprocess(
+        self,
+        documents: Sequence[str] | None = None,
+        *,
+        dry_run: bool = False,
+        tenant: str = DEFAULT_TENANT,
+        authorized_by: str = "operator",
+    ) -> ReprocessReport:
+        """Rebuild stale revisions (an operator's action), with a migration report of
+        their anchors; ``dry_run`` writes nothing. Unknown document ids raise."""
+        for document_id in documents or ():
+            if self.store.get_document(tenant, document_id) is None:
+                raise NotFound(document_id)
+        report = Reprocessor(self.ingestor, authorized_by).run(tenant, documents, dry_run=dry_run)
+        if dry_run or not report.rebuilds:
+            return report
+        # Kept, so that the anchors left for review can be listed later (`--history`).
+        from ragox.service._json import reprocess_json  # noqa: PLC0415 (imports this module)
+
+        report = dataclasses.replace(
+            report, report_id="rpr_" + secrets.token_hex(12), created_at=utc_now()
+        )
+        assert report.report_id is not None and report.created_at is not None
+        self.store.save_reprocess_report(
+            tenant, report.report_id, report.created_at, reprocess_json(report)
+        )
+        return report
+
+    def reprocess_history(
+        self, tenant: str = DEFAULT_TENANT, limit: int = 20
+    ) -> list[dict[str, object]]:
+        """Stored migration reports of earlier rebuilds, newest first (operator)."""
+        return self.store.reprocess_reports(tenant, limit)
 
     def migrate(
         self, anchor: Anchor, principal: Principal, to_revision: str | None = None

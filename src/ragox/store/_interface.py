@@ -26,6 +26,7 @@ from ragox.store._records import (
     KeyRecord,
     LexicalRows,
     ManifestRecord,
+    ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
     RevisionRecord,
@@ -285,6 +286,39 @@ class Store(Protocol):
         chunks: Sequence[ChunkRecord],
     ) -> None:
         """Replace a representation's search text and chunks in one transaction."""
+        ...
+
+    def commit_index(
+        self,
+        tenant: str,
+        document_id: str,
+        revision: str,
+        search_text: str,
+        search_alignment: Alignment,
+        chunks: Sequence[ChunkRecord],
+        versions: ProcessingVersions,
+        lexical: LexicalRows,
+    ) -> bool:
+        """``save_index`` with the stage versions, and ``make_current``, in one
+        transaction. Returns whether the revision is current."""
+        ...
+
+    def index_versions(self, manifest_id: str) -> ProcessingVersions | None:
+        """The stage versions recorded with a representation's search text."""
+        ...
+
+    def anchors_on(self, tenant: str, manifest_id: str) -> list[StoredAnchor]:
+        """The stored anchors made on one representation."""
+        ...
+
+    def save_reprocess_report(
+        self, tenant: str, report_id: str, created_at: str, payload: dict[str, object]
+    ) -> None:
+        """Keep one rebuild's migration report (ids and outcomes only)."""
+        ...
+
+    def reprocess_reports(self, tenant: str, limit: int = 20) -> list[dict[str, object]]:
+        """The tenant's stored migration reports, newest first."""
         ...
 
     def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None: ...

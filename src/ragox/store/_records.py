@@ -21,6 +21,7 @@ __all__ = [
     "KeyRecord",
     "LexicalRows",
     "ManifestRecord",
+    "ProcessingVersions",
     "PurgeCounts",
     "RetentionPolicy",
     "RevisionRecord",
@@ -85,6 +86,21 @@ class LexicalRows:
     language: str | None
     #: ``(chunk_id, analyzed body)`` in chunk order
     rows: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessingVersions:
+    """The versions of the stages that made a representation's search text, chunks and
+    lexical rows (recorded on those rows; None: written before schema 17)."""
+
+    #: the search-text cleaner (``ingest._searchtext``)
+    cleaner: str | None
+    #: the sentence splitter the chunker cut at (``ingest._sentences``)
+    splitter: str | None
+    #: the chunker (``ingest._chunker``)
+    chunker: str | None
+    #: the lexical analyzer of the rows (``search._analyze``)
+    analyzer: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -438,6 +438,31 @@ _V16: Final = (
     "CREATE INDEX check_runs_by_document ON check_runs(tenant, document_id, created_at)",
 )
 
+# Version 17: versioned processing. The search text records the cleaner that made it,
+# the splitter and chunker that cut its chunks and the analyzer of the lexical rows
+# made from it; each chunk the chunker and the sentence splitter that cut it. Rows
+# written before stay NULL: made by unknown versions, they show as stale until
+# ``ragox reprocess`` rebuilds them.
+_V17: Final = (
+    "ALTER TABLE search_texts ADD COLUMN cleaner TEXT",
+    "ALTER TABLE search_texts ADD COLUMN splitter TEXT",
+    "ALTER TABLE search_texts ADD COLUMN chunker TEXT",
+    "ALTER TABLE search_texts ADD COLUMN analyzer TEXT",
+    "ALTER TABLE chunks ADD COLUMN chunker TEXT",
+    "ALTER TABLE chunks ADD COLUMN splitter TEXT",
+    # Each rebuild's migration report (ids, outcomes and counts; never document text),
+    # so that the anchors left for review can be listed after the command has ended.
+    """CREATE TABLE reprocess_reports (
+        report_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+    "CREATE INDEX reprocess_reports_by_tenant ON reprocess_reports(tenant, created_at)",
+    # A rebuild reads the anchors of one representation.
+    "CREATE INDEX anchors_by_manifest ON anchors(tenant, manifest_id)",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -452,6 +477,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (10, _V10),
     (11, _V11),
     (16, _V16),
+    (17, _V17),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -38,6 +38,7 @@ from ragox.store._records import (
     KeyRecord,
     LexicalRows,
     ManifestRecord,
+    ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
     RevisionRecord,
@@ -1193,6 +1194,94 @@ class SqliteStore:
                     for c in chunks
                 ],
             )
+
+    def commit_index(
+        self,
+        tenant: str,
+        document_id: str,
+        revision: str,
+        search_text: str,
+        search_alignment: Alignment,
+        chunks: Sequence[ChunkRecord],
+        versions: ProcessingVersions,
+        lexical: LexicalRows,
+    ) -> bool:
+        """``save_index`` (with the versions that made it) and ``make_current`` in one
+        transaction: rebuilding the chunks of the representation a READY revision
+        serves never shows readers a representation without its lexical rows."""
+        manifest_id = lexical.manifest_id
+        with self.transaction() as conn:
+            self.save_index(manifest_id, search_text, search_alignment, chunks)
+            conn.execute(
+                "UPDATE search_texts SET cleaner=?, splitter=?, chunker=?, analyzer=? "
+                "WHERE manifest_id=?",
+                (
+                    versions.cleaner,
+                    versions.splitter,
+                    versions.chunker,
+                    versions.analyzer,
+                    manifest_id,
+                ),
+            )
+            conn.execute(
+                "UPDATE chunks SET chunker=?, splitter=? WHERE manifest_id=?",
+                (versions.chunker, versions.splitter, manifest_id),
+            )
+            return self.make_current(tenant, document_id, revision, lexical)
+
+    def index_versions(self, manifest_id: str) -> ProcessingVersions | None:
+        """The stage versions recorded with a representation's search text (None: none
+        was built)."""
+        row = (
+            self._connection()
+            .execute(
+                "SELECT cleaner, splitter, chunker, analyzer FROM search_texts WHERE manifest_id=?",
+                (manifest_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return ProcessingVersions(*(None if v is None else str(v) for v in row))
+
+    def anchors_on(self, tenant: str, manifest_id: str) -> list[StoredAnchor]:
+        """The stored anchors made on one representation, oldest first."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT json, manifest_id, created_at, created_by FROM anchors "
+                "WHERE tenant=? AND manifest_id=? ORDER BY created_at, anchor_id",
+                (tenant, manifest_id),
+            )
+            .fetchall()
+        )
+        return [
+            StoredAnchor(_anchor_from_json(str(r[0])), str(r[1]), str(r[2]), str(r[3]))
+            for r in rows
+        ]
+
+    def save_reprocess_report(
+        self, tenant: str, report_id: str, created_at: str, payload: dict[str, object]
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO reprocess_reports(report_id, tenant, created_at, json) "
+                "VALUES(?,?,?,?)",
+                (report_id, tenant, created_at, json.dumps(payload, ensure_ascii=False)),
+            )
+
+    def reprocess_reports(self, tenant: str, limit: int = 20) -> list[dict[str, object]]:
+        """The tenant's stored migration reports, newest first."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT json FROM reprocess_reports WHERE tenant=? "
+                "ORDER BY created_at DESC, report_id LIMIT ?",
+                (tenant, limit),
+            )
+            .fetchall()
+        )
+        return [json.loads(str(row[0])) for row in rows]
 
     def search_text(self, manifest_id: str) -> tuple[str, Alignment] | None:
         row = (

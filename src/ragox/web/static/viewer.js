@@ -328,10 +328,22 @@ function offerUnverified(key, resolution) {
   unverifiedBox.hidden = false;
 }
 
-/** A resolved anchor on a representation that is no longer current: say so plainly. */
-async function noticeNotCurrent(key, anchor) {
+/** A resolved anchor on a representation that is no longer current: say so plainly,
+ * and name the anchor a rebuild migrated it to, when there is one. */
+async function noticeNotCurrent(key, anchor, successor) {
   let message = "This passage is verified in an older version of this document's text;" +
     " the document has been re-extracted since.";
+  if (successor) {
+    const link = document.createElement("a");
+    link.href = `/view/anchors/${encodeURIComponent(successor.anchor_id)}`;
+    link.textContent = `anchor ${successor.anchor_id.slice(0, 16)}`;
+    link.dataset.ragoxSuccessor = successor.anchor_id;
+    noticeLine.replaceChildren(
+      `${message} It was migrated to `, link,
+      ` (revision ${successor.revision}, ${successor.parser}).`);
+    noticeLine.hidden = false;
+    return;
+  }
   const response = await api(documentPath(anchor.document_id), key);
   if (response.ok) {
     const info = await response.json();
@@ -357,8 +369,11 @@ async function open(key) {
   whereLine.textContent = `${anchor.document_id} · revision ${anchor.revision}` +
     (resolution.current ? "" : " (not the current revision)");
   root.dataset.ragoxCurrent = String(resolution.current);
-  if (!resolution.current) await noticeNotCurrent(key, anchor);
-  const docResponse = await api(`${documentPath(anchor.document_id, anchor.revision)}/text`, key);
+  if (!resolution.current) await noticeNotCurrent(key, anchor, resolution.successor);
+  // The representation the anchor resolved against (a rebuild keeps the old one).
+  const textPath = `${documentPath(anchor.document_id, anchor.revision)}/text` +
+    `?manifest_id=${encodeURIComponent(resolution.manifest_id)}`;
+  const docResponse = await api(textPath, key);
   if (!docResponse.ok) {
     setState("ACCESS_DENIED", MESSAGES.ACCESS_DENIED);
     return;

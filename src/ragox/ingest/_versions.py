@@ -1,0 +1,82 @@
+"""Versioned processing: which stage versions made a revision's index, and which are stale.
+
+The representation carries its parser and profile in its manifest; the search text,
+the chunks and the lexical rows carry the versions of the cleaner, the sentence
+splitter, the chunker and the analyzer that made them (schema 17). A revision whose
+representation or index was made by anything other than today's code is stale:
+``ragox status`` lists the stale stages and ``ragox reprocess`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import ragox.search
+from ragox.extract import ExtractionError, parser_for
+from ragox.ingest import _chunker, _searchtext, _sentences
+from ragox.store import ProcessingVersions, RevisionRecord, RevisionState, Store
+
+__all__ = ["StaleStage", "current_versions", "stale_stages"]
+
+
+class StaleStage(enum.Enum):
+    """A stage whose output for a revision was made by another version than today's."""
+
+    #: the representation is by another parser (name, version or configuration)
+    PARSER = "PARSER"
+    #: the representation is by another normalization profile
+    PROFILE = "PROFILE"
+    CLEANER = "CLEANER"
+    SPLITTER = "SPLITTER"
+    CHUNKER = "CHUNKER"
+    ANALYZER = "ANALYZER"
+
+    @property
+    def representation(self) -> bool:
+        """A new representation is needed (existing anchors must be migrated)."""
+        return self in (StaleStage.PARSER, StaleStage.PROFILE)
+
+
+def current_versions() -> ProcessingVersions:
+    """The versions today's code records (read at each call, so that a test can
+    simulate an upgrade by changing one)."""
+    return ProcessingVersions(
+        cleaner=_searchtext.CLEANER_VERSION,
+        splitter=_sentences.SPLITTER_VERSION,
+        chunker=_chunker.CHUNKER_VERSION,
+        analyzer=ragox.search.ANALYZER_VERSION,
+    )
+
+
+def stale_stages(store: Store, record: RevisionRecord, profile_id: str) -> tuple[StaleStage, ...]:
+    """The stages of a READY revision's current representation and index made by
+    other versions than today's (empty: up to date, or not READY)."""
+    if record.state is not RevisionState.READY or record.manifest_id is None:
+        return ()
+    found = store.get_manifest(record.manifest_id)
+    if found is None:
+        return ()
+    stale: list[StaleStage] = []
+    try:
+        parser = parser_for(record.media_type)
+    except ExtractionError:
+        parser = None  # nothing today could extract it again
+    manifest = found.manifest
+    if parser is not None and (parser.id, parser.config_sha256) != (
+        manifest.parser,
+        manifest.parser_config_sha256,
+    ):
+        stale.append(StaleStage.PARSER)
+    if parser is not None and manifest.profile != profile_id:
+        stale.append(StaleStage.PROFILE)
+    recorded = store.index_versions(record.manifest_id)
+    today = current_versions()
+    for stage, mine, theirs in (
+        (StaleStage.CLEANER, today.cleaner, recorded.cleaner if recorded else None),
+        (StaleStage.SPLITTER, today.splitter, recorded.splitter if recorded else None),
+        (StaleStage.CHUNKER, today.chunker, recorded.chunker if recorded else None),
+        (StaleStage.ANALYZER, today.analyzer, recorded.analyzer if recorded else None),
+    ):
+        if mine != theirs:
+            stale.append(stage)
+    return tuple(stale)
