@@ -170,3 +170,40 @@ def test_home_and_json_before_or_after_the_command(tmp_path: Path, seed_file: Pa
     assert "hits" in json.loads(searched.stdout)
     # The unused default home was never created by the commands that named another.
     assert not (tmp_path / "unused").exists()
+
+
+def test_keys_list_shows_ids_and_grants_never_keys(ragox_cli, home: Path) -> None:
+    """`keys list` shows each key's id, principal and grants but never a key (only its
+    hash is stored); a key whose secret is lost is revoked by that id, and a revoked key
+    leaves the list (it stays under --all)."""
+    made = [
+        json.loads(ragox_cli(*args, "--json").stdout)
+        for args in (
+            ("keys", "create", "--principal", "sam", "--groups", "staff"),
+            ("keys", "create", "--principal", "wendy", "--groups", "staff", "--write", "staff/"),
+        )
+    ]
+    listed = ragox_cli("keys", "list", "--json")
+    assert listed.code == 0
+    rows = json.loads(listed.stdout)["keys"]
+    assert [(r["principal"], r["write"], r["operate"]) for r in rows] == [
+        ("sam", [], False),
+        ("wendy", ["staff/"], False),
+    ]
+    shown = listed.stdout + ragox_cli("keys", "list").stdout
+    assert all(key["key"] not in shown for key in made)
+    assert all(len(r["key_id"]) == 12 for r in rows)
+    assert ragox_cli("keys", "list", "--tenant", "acme", "--json").json() == {"keys": []}
+    assert ragox_cli("keys", "revoke", "--id", rows[0]["key_id"][:6]).code == 1  # too short
+    assert ragox_cli("keys", "revoke", "--id", rows[0]["key_id"]).code == 0
+    app = Ragox(home)
+    try:
+        assert app.authenticate(made[0]["key"]) is None
+        assert app.authenticate(made[1]["key"]) is not None
+    finally:
+        app.close()
+    remaining = json.loads(ragox_cli("keys", "list", "--json").stdout)["keys"]
+    assert [r["principal"] for r in remaining] == ["wendy"]
+    everything = json.loads(ragox_cli("keys", "list", "--all", "--json").stdout)["keys"]
+    assert [r["revoked_at"] is not None for r in everything] == [True, False]
+    assert ragox_cli("keys", "revoke").code == 2  # neither a key nor --id

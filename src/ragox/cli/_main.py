@@ -1410,15 +1410,69 @@ def keys_create(
 
 
 @keys_group.command(name="revoke")
-@click.argument("key")
+@click.argument("key", required=False)
+@click.option("--id", "key_id", default=None, help="Revoke by the id `keys list` shows instead.")
+@_tenant_option
 @click.pass_context
-def keys_revoke(ctx: click.Context, key: str) -> None:
-    """Revoke a key; requests with it are refused from now on."""
+def keys_revoke(ctx: click.Context, key: str | None, key_id: str | None, tenant: str) -> None:
+    """Revoke a key (the key itself, or its id from `keys list`); requests with it are
+    refused from now on."""
+    if (key is None) == (key_id is None):
+        raise Usage("give the key, or --id KEY_ID from `ragox keys list`")
     with _app(ctx) as app:
-        revoked = app.revoke_key(key)
+        if key is not None:
+            revoked = app.revoke_key(key)
+        else:
+            assert key_id is not None
+            matched = app.store.revoke_key_id(tenant, key_id.lower())
+            if matched > 1:
+                raise Usage(f"key id {key_id} names several keys: give more digits")
+            revoked = matched == 1
     if not revoked:
         raise Failure("no such active key")
     click.echo("revoked")
+
+
+@keys_group.command(name="list")
+@_tenant_option
+@click.option("--all", "include_revoked", is_flag=True, help="Include revoked keys.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def keys_list(ctx: click.Context, tenant: str, include_revoked: bool, as_json: bool) -> None:
+    """The tenant's API keys: id, principal, groups, write prefixes, operate, dates (the
+    keys themselves are never stored, so never shown)."""
+    with _app(ctx) as app:
+        found = app.store.list_keys(tenant, include_revoked)
+    rows = [
+        {
+            "key_id": info.key_id,
+            "principal": info.principal,
+            "tenant": info.tenant,
+            "groups": sorted(info.groups),
+            "write": sorted(info.write),
+            "operate": info.operate,
+            "created_at": info.created_at,
+            "revoked_at": info.revoked_at,
+        }
+        for info in found
+    ]
+    if as_json:
+        print_json({"keys": rows})
+        return
+    if not found:
+        click.echo("no keys")
+    for info in found:
+        rights = ", ".join(
+            part
+            for part in (
+                f"reads {','.join(sorted(info.groups)) or '-'}",
+                f"writes {','.join(sorted(info.write))}" if info.write else "",
+                "operates" if info.operate else "",
+                f"revoked {info.revoked_at}" if info.revoked_at else "",
+            )
+            if part
+        )
+        click.echo(f"{info.key_id}  {info.principal:<16} {info.created_at}  {rights}")
 
 
 def app_url(host: str, port: int) -> str:

@@ -23,6 +23,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    KeyInfo,
     KeyRecord,
     LexicalRows,
     ManifestRecord,
@@ -406,6 +407,14 @@ class Store(Protocol):
         ...
 
     def revoke_key(self, key_hash: str) -> bool: ...
+
+    def list_keys(self, tenant: str, include_revoked: bool = False) -> list[KeyInfo]:
+        """The tenant's keys: opaque ids, grants and dates, never a key."""
+        ...
+
+    def revoke_key_id(self, tenant: str, key_id: str) -> int:
+        """Revoke the one unrevoked key whose id starts so; returns how many matched."""
+        ...
 
     def key_principal(self, key_hash: str) -> KeyRecord | None:
         """What a key that is not revoked may do, read now."""

@@ -18,6 +18,7 @@ __all__ = [
     "ExtractionNotes",
     "JobRecord",
     "JobState",
+    "KeyInfo",
     "KeyRecord",
     "LexicalRows",
     "ManifestRecord",
@@ -134,6 +135,21 @@ class RevisionRecord:
     #: the principal that supplied the bytes (None: supplied before schema 8). A hash
     #: names the bytes, never who sent them (seed 000), so the supplier is kept apart.
     supplied_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    """A stored key as the operator lists it: an opaque id (the start of its SHA-256;
+    the key itself is never stored), what it may do, and when it was made or revoked."""
+
+    key_id: str
+    principal: str
+    tenant: str
+    groups: frozenset[str]
+    write: frozenset[str]
+    operate: bool
+    created_at: str
+    revoked_at: str | None
 
 
 @dataclass(frozen=True, slots=True)

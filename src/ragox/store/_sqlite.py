@@ -35,6 +35,7 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     JobState,
+    KeyInfo,
     KeyRecord,
     LexicalRows,
     ManifestRecord,
@@ -1492,6 +1493,49 @@ class SqliteStore:
                 (utc_now(), key_hash),
             )
             return cursor.rowcount > 0
+
+    #: hex digits of a key's SHA-256 shown as its id (and the least a revoke by id takes)
+    KEY_ID_DIGITS: Final = 12
+
+    def list_keys(self, tenant: str, include_revoked: bool = False) -> list[KeyInfo]:
+        """The tenant's keys, oldest first: ids, grants and dates, never a key."""
+        query = (
+            "SELECT key_hash, principal, tenant, groups, write_prefixes, operate, created_at, "
+            "revoked_at FROM api_keys WHERE tenant=?"
+        )
+        if not include_revoked:
+            query += " AND revoked_at IS NULL"
+        rows = self._connection().execute(query + " ORDER BY created_at, key_hash", (tenant,))
+        return [
+            KeyInfo(
+                key_id=str(row[0])[: self.KEY_ID_DIGITS],
+                principal=str(row[1]),
+                tenant=str(row[2]),
+                groups=frozenset(json.loads(row[3])),
+                write=frozenset(json.loads(row[4])),
+                operate=bool(row[5]),
+                created_at=str(row[6]),
+                revoked_at=None if row[7] is None else str(row[7]),
+            )
+            for row in rows
+        ]
+
+    def revoke_key_id(self, tenant: str, key_id: str) -> int:
+        """Revoke the one unrevoked key of the tenant whose SHA-256 starts with ``key_id``
+        (for a key whose secret is lost); returns how many matched (only 1 revokes)."""
+        if len(key_id) < self.KEY_ID_DIGITS or not all(c in "0123456789abcdef" for c in key_id):
+            return 0
+        with self.transaction() as conn:
+            rows = conn.execute(
+                "SELECT key_hash FROM api_keys WHERE tenant=? AND revoked_at IS NULL "
+                "AND key_hash >= ? AND key_hash < ? LIMIT 2",
+                (tenant, key_id, key_id + "g"),
+            ).fetchall()
+            if len(rows) == 1:
+                conn.execute(
+                    "UPDATE api_keys SET revoked_at=? WHERE key_hash=?", (utc_now(), rows[0][0])
+                )
+            return len(rows)
 
     def key_principal(self, key_hash: str) -> KeyRecord | None:
         """What a key that is not revoked may do, read now."""
