@@ -40,8 +40,6 @@ from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
 from ragox.extract._model import (
-    BLOCK_SEPARATOR,
-    Block,
     BlockKind,
     ErrorCode,
     Extraction,
@@ -49,8 +47,9 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
+from ragox.extract._slices import verbatim_slices
 from ragox.extract.plain import normalize_text_file
-from ragox.text import AlignmentBuilder, Coordinates, Profile, Span
+from ragox.text import Profile
 
 __all__ = ["MARKDOWN_PARSER", "extract_markdown"]
 
@@ -169,53 +168,7 @@ def extract_markdown(
     except RecursionError:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, "Markdown nesting too deep") from None
     found = _blocks(tokens, text, lines, min(options.max_depth, _MAX_NESTING))
-    if not found:
-        raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text blocks")
-
-    builder = AlignmentBuilder()
-    pieces: list[str] = []
-    previous_end = 0
-    for index, (_, start, end) in enumerate(found):
-        if start < previous_end or end <= start:
-            raise ExtractionError(ErrorCode.INTERNAL, "Markdown blocks out of order")
-        separator = BLOCK_SEPARATOR if index else ""
-        builder.replace(len(separator), start - previous_end)
-        builder.copy(end - start)
-        pieces.append(separator)
-        pieces.append(text[start:end])
-        previous_end = end
-    builder.replace(0, len(text) - previous_end)
-    to_normalized = builder.build()
-    # representation → normalized text, then normalized text → decoded source
-    if normalized.alignment.is_identity():
-        to_source = to_normalized
-    else:
-        to_source = to_normalized.compose(normalized.alignment)
-
-    blocks: list[Block] = []
-    position = 0
-    for index, (kind, start, end) in enumerate(found):
-        if index:
-            position += len(BLOCK_SEPARATOR)
-        span = Span(Coordinates.CODEPOINT, position, position + end - start)
-        mapped = to_source.map_back(span.start, span.end)
-        blocks.append(
-            Block(
-                index=index,
-                kind=kind,
-                span=span,
-                locator=f"lines={lines.line_of(start)}-{lines.line_of(end - 1)}",
-                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
-            )
-        )
-        position += end - start
-    return Extraction(
-        text="".join(pieces),
-        blocks=tuple(blocks),
-        parser=MARKDOWN_PARSER,
-        media_type="text/markdown",
-        source_alignment=to_source,
-    )
+    return verbatim_slices(found, normalized, lines.line_of, MARKDOWN_PARSER, "text/markdown")
 
 
 _CONTAINERS: Final = {

@@ -36,8 +36,6 @@ import docutils.utils
 from docutils import nodes
 
 from ragox.extract._model import (
-    BLOCK_SEPARATOR,
-    Block,
     BlockKind,
     ErrorCode,
     Extraction,
@@ -45,8 +43,9 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
+from ragox.extract._slices import verbatim_slices
 from ragox.extract.plain import normalize_text_file
-from ragox.text import AlignmentBuilder, Coordinates, Profile, Span
+from ragox.text import Profile
 
 __all__ = ["RST_PARSER", "extract_rst"]
 
@@ -133,50 +132,7 @@ def extract_rst(data: bytes, profile: Profile, options: ExtractOptions | None = 
             ErrorCode.TOO_COMPLEX, f"reStructuredText not parsed ({type(error).__name__})"
         ) from None
     found = _blocks(document, text, lines)
-    if not found:
-        raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text blocks")
-
-    builder = AlignmentBuilder()
-    pieces: list[str] = []
-    previous_end = 0
-    for index, (_, start, end) in enumerate(found):
-        separator = BLOCK_SEPARATOR if index else ""
-        builder.replace(len(separator), start - previous_end)
-        builder.copy(end - start)
-        pieces.append(separator)
-        pieces.append(text[start:end])
-        previous_end = end
-    builder.replace(0, len(text) - previous_end)
-    to_normalized = builder.build()
-    to_source = (
-        to_normalized
-        if normalized.alignment.is_identity()
-        else to_normalized.compose(normalized.alignment)
-    )
-    blocks: list[Block] = []
-    position = 0
-    for index, (kind, start, end) in enumerate(found):
-        if index:
-            position += len(BLOCK_SEPARATOR)
-        span = Span(Coordinates.CODEPOINT, position, position + end - start)
-        mapped = to_source.map_back(span.start, span.end)
-        blocks.append(
-            Block(
-                index=index,
-                kind=kind,
-                span=span,
-                locator=f"lines={lines.line_of(start)}-{lines.line_of(end - 1)}",
-                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
-            )
-        )
-        position += end - start
-    return Extraction(
-        text="".join(pieces),
-        blocks=tuple(blocks),
-        parser=RST_PARSER,
-        media_type="text/x-rst",
-        source_alignment=to_source,
-    )
+    return verbatim_slices(found, normalized, lines.line_of, RST_PARSER, "text/x-rst")
 
 
 def _blocks(document: nodes.document, text: str, lines: _Lines) -> list[tuple[BlockKind, int, int]]:

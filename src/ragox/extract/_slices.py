@@ -1,0 +1,77 @@
+"""Representations made of verbatim slices of a normalized text file (Markdown,
+reStructuredText): the blocks joined with the block separator, an alignment back to
+the decoded source, and one block per slice with its source range and line locator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ragox.extract._model import (
+    BLOCK_SEPARATOR,
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ParserInfo,
+)
+from ragox.text import AlignmentBuilder, Coordinates, Normalized, Span
+
+__all__ = ["verbatim_slices"]
+
+
+def verbatim_slices(
+    found: Sequence[tuple[BlockKind, int, int]],
+    normalized: Normalized,
+    line_of: Callable[[int], int],
+    parser: ParserInfo,
+    media_type: str,
+) -> Extraction:
+    """The representation of ``found`` blocks, ``(kind, start, end)`` in ``normalized``'s
+    text, in order and without overlaps; ``line_of`` gives a position's 1-based line."""
+    if not found:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text blocks")
+    text = normalized.text
+    builder = AlignmentBuilder()
+    pieces: list[str] = []
+    previous_end = 0
+    for index, (_, start, end) in enumerate(found):
+        if start < previous_end or end <= start:
+            raise ExtractionError(ErrorCode.INTERNAL, f"{parser.name} blocks out of order")
+        separator = BLOCK_SEPARATOR if index else ""
+        builder.replace(len(separator), start - previous_end)
+        builder.copy(end - start)
+        pieces.append(separator)
+        pieces.append(text[start:end])
+        previous_end = end
+    builder.replace(0, len(text) - previous_end)
+    to_normalized = builder.build()
+    # representation → normalized text, then normalized text → decoded source
+    if normalized.alignment.is_identity():
+        to_source = to_normalized
+    else:
+        to_source = to_normalized.compose(normalized.alignment)
+    blocks: list[Block] = []
+    position = 0
+    for index, (kind, start, end) in enumerate(found):
+        if index:
+            position += len(BLOCK_SEPARATOR)
+        span = Span(Coordinates.CODEPOINT, position, position + end - start)
+        mapped = to_source.map_back(span.start, span.end)
+        blocks.append(
+            Block(
+                index=index,
+                kind=kind,
+                span=span,
+                locator=f"lines={line_of(start)}-{line_of(end - 1)}",
+                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
+            )
+        )
+        position += end - start
+    return Extraction(
+        text="".join(pieces),
+        blocks=tuple(blocks),
+        parser=parser,
+        media_type=media_type,
+        source_alignment=to_source,
+    )
