@@ -95,10 +95,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         "scope applied after the FTS top-k",
         "src/ragox/store/_index.py",
         (
-            Edit("            depth = max(4 * limit, 200)\n", "            depth = limit\n"),
+            # every partition of the tenant is ranked (as the old per-tenant table was),
+            # and the scope only filters the top of that ranking, without deepening
             Edit(
-                "                if len(permitted) >= limit or len(ranked) < depth:\n",
-                "                if True:\n",
+                "                _TENANT_PARTITIONS if scope.operator else _READABLE_PARTITIONS, "
+                "_params(scope)\n",
+                "                _TENANT_PARTITIONS, _params(scope)\n",
+            ),
+            Edit("    return max(4 * limit, 200)\n", "    return limit\n"),
+            Edit(
+                "            if len(window) < batch:\n"
+                "                break\n"
+                "            batch *= 4\n",
+                "            break\n",
             ),
         ),
         (f"{REGRESSIONS}::test_scope_inside_the_lexical_query",),

@@ -5,6 +5,7 @@ HIGHLIGHT_MISMATCH and highlights nothing, in a real browser."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +76,8 @@ def _view(browser: Any, site: Site, alteration: str | None) -> tuple[Any, Any]:
             body["text"] = alter(body["text"])
             route.fulfill(response=response, body=json.dumps(body))
 
-        page.route("**/v1/documents/*/revisions/*/text", tamper)
+        # the text route, with or without the representation the anchor names
+        page.route(re.compile(r".*/v1/documents/.+/revisions/[^/]+/text(\?.*)?$"), tamper)
     page.goto(f"{site.url}/view/anchors/{site.anchor_id}#key={site.key}")
     # a selector, not a JS predicate: the viewer's CSP forbids eval, rightly
     page.wait_for_selector("#ragox-viewer:not([data-ragox-status='LOADING'])")
