@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, settings
 from ragox.access import Principal
 from ragox.cli import main
 from ragox.service import Ragox
+from ragox.store._schema import MIGRATIONS
 
 # CI machines have two slow cores: judge properties by their examples, not by time.
 settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -183,6 +184,46 @@ def chat_reply(claims: list[dict[str, str]], possible: bool = True) -> dict[str,
     """An OpenAI chat-completions response whose message is ragox's claims JSON."""
     content = json.dumps({"answer_possible": possible, "missing": None, "claims": claims})
     return {"choices": [{"message": {"role": "assistant", "content": content}}]}
+
+
+@contextmanager
+def older_database(new_db: Path, old_db: Path, version: int) -> Iterator[sqlite3.Connection]:
+    """A database made by the migrations up to ``version`` only (the shape an earlier
+    release wrote), holding every row of ``new_db`` (attached as ``new``) in the tables
+    it has; the block adds what that release kept elsewhere (its lexical tables, a
+    trace inside its record, …) before the copy is committed."""
+    old = sqlite3.connect(old_db, isolation_level=None)
+    try:
+        old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        for number, script in MIGRATIONS:
+            if number <= version:
+                for statement in script:
+                    old.execute(statement)
+        old.execute("INSERT INTO meta VALUES('schema_version', ?)", (str(version),))
+        old.execute("ATTACH DATABASE ? AS new", (str(new_db),))
+        old.execute("BEGIN")
+        old.execute("DELETE FROM settings")
+        tables = [
+            str(row[0])
+            for row in old.execute(
+                "SELECT name FROM main.sqlite_master WHERE type='table' "
+                "AND name NOT IN ('meta', 'lexical_tables')"
+            )
+        ]
+        for table in tables:
+            columns = ", ".join(
+                str(row[1]) for row in old.execute(f"PRAGMA main.table_info({table})")
+            )
+            rowid = "rowid, " if table == "chunks" else ""  # FTS rows point at chunk rowids
+            old.execute(
+                f"INSERT INTO main.{table}({rowid}{columns}) "
+                f"SELECT {rowid}{columns} FROM new.{table}"
+            )
+        yield old
+        old.execute("COMMIT")
+        old.execute("DETACH DATABASE new")
+    finally:
+        old.close()
 
 
 def legacy_lexical_tables(old: sqlite3.Connection) -> dict[str, str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import run_ragox, serving
+from conftest import older_database, run_ragox, serving
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.anchor import _resolve as resolver
@@ -258,45 +258,20 @@ def _before_retention(home: Path) -> None:
     migrations before 11 only, every row of their tables copied over, and each trace
     back inside its answer record."""
     old_db = home / "old.db"
-    old = sqlite3.connect(old_db, isolation_level=None)
-    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    for number, script in MIGRATIONS:
-        if number < 11:
-            for statement in script:
-                old.execute(statement)
-    old.execute("INSERT INTO meta VALUES('schema_version', ?)", (str(BEFORE_RETENTION),))
-    old.execute("ATTACH DATABASE ? AS new", (str(home / "ragox.db"),))
-    old.execute("BEGIN")
-    old.execute("DELETE FROM settings")
-    tables = [
-        str(row[0])
-        for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' "
-            "AND name NOT IN ('meta', 'lexical_tables')"
-        )
-    ]
-    for table in tables:
-        columns = ", ".join(str(row[1]) for row in old.execute(f"PRAGMA main.table_info({table})"))
-        rowid = "rowid, " if table == "chunks" else ""  # FTS rows point at chunk rowids
+    with older_database(home / "ragox.db", old_db, BEFORE_RETENTION) as old:
+        old.execute("DELETE FROM main.settings WHERE key='erasure_generation'")
+        # Schema 10 keeps lexical rows in partitions (the upgrade dropped lexical_tables).
+        old.execute("DROP TABLE main.lexical_tables")
+        for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
+            old.execute(
+                f"CREATE VIRTUAL TABLE main.{name} USING fts5("
+                "body, tokenize = 'unicode61 remove_diacritics 0')"
+            )
+            old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
         old.execute(
-            f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
+            "UPDATE main.answers SET json = json_set(json, '$.trace', json((SELECT t.json FROM "
+            "new.answer_traces t WHERE t.answer_id = answers.answer_id)))"
         )
-    old.execute("DELETE FROM main.settings WHERE key='erasure_generation'")
-    # Schema 10 keeps lexical rows in partitions (the upgrade dropped lexical_tables).
-    old.execute("DROP TABLE main.lexical_tables")
-    for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
-        old.execute(
-            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-            "body, tokenize = 'unicode61 remove_diacritics 0')"
-        )
-        old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
-    old.execute(
-        "UPDATE main.answers SET json = json_set(json, '$.trace', json((SELECT t.json FROM "
-        "new.answer_traces t WHERE t.answer_id = answers.answer_id)))"
-    )
-    old.execute("COMMIT")
-    old.execute("DETACH DATABASE new")
-    old.close()
     for suffix in ("", "-wal", "-shm"):
         (home / f"ragox.db{suffix}").unlink(missing_ok=True)
     old_db.rename(home / "ragox.db")

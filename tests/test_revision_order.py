@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import OPERATOR, legacy_lexical_tables, run_ragox, serving
+from conftest import OPERATOR, legacy_lexical_tables, older_database, run_ragox, serving
 from ragox.ingest import Heartbeat
 from ragox.service import Ragox
 from ragox.store import (
@@ -35,7 +35,6 @@ from ragox.store import (
     SqliteStore,
     StoreError,
 )
-from ragox.store._schema import MIGRATIONS
 
 TENANT = "default"
 DOC = "manual"
@@ -332,33 +331,8 @@ def _copy_as_schema7(new_home: Path, old_home: Path) -> None:
     """``new_home``'s rows in a database made by the migrations up to 7 only (the shape
     the previous release wrote), with its blobs and manifest key."""
     old_home.mkdir()
-    old = sqlite3.connect(old_home / "ragox.db", isolation_level=None)
-    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    for number, script in MIGRATIONS:
-        if number <= 7:
-            for statement in script:
-                old.execute(statement)
-    old.execute("INSERT INTO meta VALUES('schema_version', '7')")
-    old.execute("ATTACH DATABASE ? AS new", (str(new_home / "ragox.db"),))
-    old.execute("BEGIN")
-    old.execute("DELETE FROM settings")
-    tables = [
-        str(row[0])
-        for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' "
-            "AND name NOT IN ('meta', 'lexical_tables')"
-        )
-    ]
-    for table in tables:
-        columns = ", ".join(str(row[1]) for row in old.execute(f"PRAGMA main.table_info({table})"))
-        rowid = "rowid, " if table == "chunks" else ""
-        old.execute(
-            f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
-        )
-    legacy_lexical_tables(old)  # the per-tenant FTS5 tables of schemas 3 to 9
-    old.execute("COMMIT")
-    old.execute("DETACH DATABASE new")
-    old.close()
+    with older_database(new_home / "ragox.db", old_home / "ragox.db", 7) as old:
+        legacy_lexical_tables(old)  # the per-tenant FTS5 tables of schemas 3 to 9
     for name in ("blobs", "keys"):
         shutil.copytree(new_home / name, old_home / name)
 

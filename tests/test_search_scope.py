@@ -21,12 +21,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import DATA, OPERATOR, legacy_lexical_tables, serving
+from conftest import DATA, OPERATOR, legacy_lexical_tables, older_database, serving
 from ragox.access import Principal
 from ragox.search import SearchMode, analyze_document, analyze_query, fts_match, scope_of
 from ragox.service import Ragox
 from ragox.store import SCHEMA_VERSION
-from ragox.store._schema import MIGRATIONS
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))  # one partition
 MANY = Principal("mo", groups=frozenset({"staff", "eng", "ops"}))  # three partitions
@@ -346,36 +345,11 @@ def _copy_as_schema7(new_home: Path, old_db: Path, orphan: bool) -> None:
     """A database of schema 7 (migrations up to 7 only) holding the rows of ``new_home``,
     its lexical rows in one FTS5 table per tenant as schema 7 kept them; with ``orphan``,
     plus a leftover row whose chunk is gone."""
-    old = sqlite3.connect(old_db, isolation_level=None)
-    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    for number, script in MIGRATIONS:
-        if number <= 7:
-            for statement in script:
-                old.execute(statement)
-    old.execute("INSERT INTO meta VALUES('schema_version', '7')")
-    old.execute("ATTACH DATABASE ? AS new", (str(new_home / "ragox.db"),))
-    old.execute("BEGIN")
-    old.execute("DELETE FROM settings")
-    tables = [
-        str(row[0])
-        for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' "
-            "AND name NOT IN ('meta', 'lexical_tables')"
-        )
-    ]
-    for table in tables:
-        columns = ", ".join(str(row[1]) for row in old.execute(f"PRAGMA main.table_info({table})"))
-        rowid = "rowid, " if table == "chunks" else ""
-        old.execute(
-            f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
-        )
-    names = legacy_lexical_tables(old)
-    if orphan:
-        table = names["default"]
-        old.execute(f"INSERT INTO main.{table}(rowid, body) VALUES(999999, 'valv orphan')")
-    old.execute("COMMIT")
-    old.execute("DETACH DATABASE new")
-    old.close()
+    with older_database(new_home / "ragox.db", old_db, 7) as old:
+        names = legacy_lexical_tables(old)
+        if orphan:
+            table = names["default"]
+            old.execute(f"INSERT INTO main.{table}(rowid, body) VALUES(999999, 'valv orphan')")
 
 
 def test_schema7_home_is_partitioned_on_open(tmp_path: Path) -> None:

@@ -14,12 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import legacy_lexical_tables, run_ragox, serving
+from conftest import legacy_lexical_tables, older_database, run_ragox, serving
 from ragox.access import Principal
 from ragox.anchor import Refusal, ResolutionStatus
 from ragox.service import NotFound, Ragox
 from ragox.store import SCHEMA_VERSION
-from ragox.store._schema import MIGRATIONS
 
 DEFAULT_TEXT = (
     "Pump P-200 service manual.\n\n"
@@ -324,33 +323,8 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
     """A database of schema 6 (created by the migrations up to 6 only) holding the rows of
     ``new_home``: the shape the previous release wrote, with real signed manifests,
     chunks, FTS rows, anchors, answers, keys and jobs."""
-    old = sqlite3.connect(old_db, isolation_level=None)
-    old.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    for number, script in MIGRATIONS:
-        if number <= 6:
-            for statement in script:
-                old.execute(statement)
-    old.execute("INSERT INTO meta VALUES('schema_version', '6')")
-    old.execute("ATTACH DATABASE ? AS new", (str(new_home / "ragox.db"),))
-    old.execute("BEGIN")
-    old.execute("DELETE FROM settings")
-    tables = [
-        str(row[0])
-        for row in old.execute(
-            "SELECT name FROM main.sqlite_master WHERE type='table' "
-            "AND name NOT IN ('meta', 'lexical_tables')"
-        )
-    ]
-    for table in tables:
-        columns = ", ".join(str(row[1]) for row in old.execute(f"PRAGMA main.table_info({table})"))
-        rowid = "rowid, " if table == "chunks" else ""  # FTS rows point at chunk rowids
-        old.execute(
-            f"INSERT INTO main.{table}({rowid}{columns}) SELECT {rowid}{columns} FROM new.{table}"
-        )
-    legacy_lexical_tables(old)  # schema 6 kept one lexical table per tenant
-    old.execute("COMMIT")
-    old.execute("DETACH DATABASE new")
-    old.close()
+    with older_database(new_home / "ragox.db", old_db, 6) as old:
+        legacy_lexical_tables(old)  # schema 6 kept one lexical table per tenant
 
 
 def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
