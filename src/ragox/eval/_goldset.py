@@ -34,10 +34,9 @@ from typing import Any
 from ragox.anchor import resolve
 from ragox.answer import Generator
 from ragox.eval._metrics import latency_summary, ranking_metrics
-from ragox.eval._retrieval import EVAL_GROUP, EVAL_PRINCIPAL
+from ragox.eval._retrieval import EVAL_GROUP, EVAL_PRINCIPAL, current_chunks
 from ragox.search import SearchMode
 from ragox.service import Ragox
-from ragox.store import ChunkRecord
 
 __all__ = [
     "GOLD_SET_FORMAT",
@@ -413,19 +412,7 @@ def evaluate_gold_retrieval(
     k: int = 10,
 ) -> GoldRetrievalReport:
     """Search every answerable question; a hit is relevant when it overlaps the gold."""
-    chunk_cache: dict[str, list[ChunkRecord]] = {}
-
-    def chunks_of(document_id: str) -> list[ChunkRecord]:
-        if document_id not in chunk_cache:
-            tenant = EVAL_PRINCIPAL.tenant
-            document = app.store.get_document(tenant, document_id)
-            revision = document and app.store.get_revision(
-                tenant, document_id, document.current_revision or ""
-            )
-            chunk_cache[document_id] = (
-                app.store.chunks(revision.manifest_id) if revision and revision.manifest_id else []
-            )
-        return chunk_cache[document_id]
+    chunks_of = current_chunks(app)
 
     used_mode = mode or app.default_mode()
     outcomes: list[_Searched] = []

@@ -91,6 +91,25 @@ def _inside(chunk_start: int, chunk_end: int, start: int, end: int) -> bool:
     return overlap > 0 and (whole or overlap * 2 > (chunk_end - chunk_start))
 
 
+def current_chunks(app: Ragox) -> Callable[[str], list[ChunkRecord]]:
+    """The chunks of a document's current revision in the eval tenant, remembered."""
+    cache: dict[str, list[ChunkRecord]] = {}
+
+    def chunks_of(document_id: str) -> list[ChunkRecord]:
+        if document_id not in cache:
+            tenant = EVAL_PRINCIPAL.tenant
+            document = app.store.get_document(tenant, document_id)
+            revision = document and app.store.get_revision(
+                tenant, document_id, document.current_revision or ""
+            )
+            cache[document_id] = (
+                app.store.chunks(revision.manifest_id) if revision and revision.manifest_id else []
+            )
+        return cache[document_id]
+
+    return chunks_of
+
+
 def evaluate_retrieval(
     app: Ragox,
     corpus: Corpus,
@@ -101,19 +120,7 @@ def evaluate_retrieval(
     k: int = 10,
 ) -> RetrievalReport:
     """Run every question as the eval principal and score the ranked chunks."""
-    chunk_cache: dict[str, list[ChunkRecord]] = {}
-
-    def chunks_of(document_id: str) -> list[ChunkRecord]:
-        if document_id not in chunk_cache:
-            tenant = EVAL_PRINCIPAL.tenant
-            document = app.store.get_document(tenant, document_id)
-            revision = document and app.store.get_revision(
-                tenant, document_id, document.current_revision or ""
-            )
-            chunk_cache[document_id] = (
-                app.store.chunks(revision.manifest_id) if revision and revision.manifest_id else []
-            )
-        return chunk_cache[document_id]
+    chunks_of = current_chunks(app)
 
     runs: list[tuple[list[bool], int]] = []
     latencies: list[float] = []
