@@ -72,6 +72,7 @@ def test_anchor_exports() -> None:
         "resolve",
         "sha256_hex",
         "to_web_annotation",
+        "web_selectors",
     }
     for name in ragox.anchor.__all__:
         assert getattr(ragox.anchor, name) is not None

@@ -24,7 +24,13 @@ from ragox.anchor._model import (
     sha256_hex,
 )
 from ragox.anchor._resolve import AnchorLookup, StoredManifest, forget_memos, resolve
-from ragox.anchor._w3c import ANNO_CONTEXT, RAGOX_NAMESPACE, from_web_annotation, to_web_annotation
+from ragox.anchor._w3c import (
+    ANNO_CONTEXT,
+    RAGOX_NAMESPACE,
+    from_web_annotation,
+    to_web_annotation,
+    web_selectors,
+)
 
 __all__ = [
     "ANNO_CONTEXT",
@@ -57,4 +63,5 @@ __all__ = [
     "resolve",
     "sha256_hex",
     "to_web_annotation",
+    "web_selectors",
 ]

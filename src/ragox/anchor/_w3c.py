@@ -26,6 +26,20 @@ def _source_iri(document_id: str, revision: str) -> str:
     return f"{_SOURCE_PREFIX}{quote(document_id, safe='')}:revision:{quote(revision, safe='')}"
 
 
+def web_selectors(anchor: Anchor) -> list[dict[str, Any]]:
+    """The anchor's W3C TextQuoteSelector and TextPositionSelector (code points)."""
+    # https://www.w3.org/TR/annotation-model/#text-quote-selector
+    return [
+        {
+            "type": "TextQuoteSelector",
+            "exact": anchor.quote.exact,
+            "prefix": anchor.quote.prefix,
+            "suffix": anchor.quote.suffix,
+        },
+        {"type": "TextPositionSelector", "start": anchor.start, "end": anchor.end},
+    ]
+
+
 def to_web_annotation(anchor: Anchor) -> dict[str, Any]:
     """A Web Annotation whose target selects the anchored passage."""
     ident = anchor.identity
@@ -37,15 +51,7 @@ def to_web_annotation(anchor: Anchor) -> dict[str, Any]:
         "target": {
             "type": "SpecificResource",
             "source": _source_iri(ident.document_id, ident.revision),
-            "selector": [
-                {
-                    "type": "TextQuoteSelector",
-                    "exact": anchor.quote.exact,
-                    "prefix": anchor.quote.prefix,
-                    "suffix": anchor.quote.suffix,
-                },
-                {"type": "TextPositionSelector", "start": anchor.start, "end": anchor.end},
-            ],
+            "selector": web_selectors(anchor),
             "ragox:anchor": {
                 "ragox:documentId": ident.document_id,
                 "ragox:revision": ident.revision,

@@ -30,6 +30,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from ragox.access import Principal
+from ragox.anchor import web_selectors
 from ragox.answer import AnswerRecord
 
 __all__ = ["MODELS", "chat_router"]
@@ -166,15 +167,7 @@ def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]
                 "ragox": {
                     "number": number,
                     "anchor": anchor.to_json(),
-                    "selectors": [
-                        {
-                            "type": "TextQuoteSelector",
-                            "exact": anchor.quote.exact,
-                            "prefix": anchor.quote.prefix,
-                            "suffix": anchor.quote.suffix,
-                        },
-                        {"type": "TextPositionSelector", "start": anchor.start, "end": anchor.end},
-                    ],
+                    "selectors": web_selectors(anchor),
                     "status": citation.status.value,
                 },
             }

@@ -10,7 +10,6 @@ link; a refusal carries the status and reason only, never the protected text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Final
 from urllib.parse import quote
@@ -20,7 +19,13 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from ragox.access import Principal
-from ragox.anchor import Anchor, AnchorFormatError, Resolution, from_web_annotation
+from ragox.anchor import (
+    Anchor,
+    AnchorFormatError,
+    Resolution,
+    from_web_annotation,
+    web_selectors,
+)
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import NotFound, Ragox
 
@@ -345,15 +350,7 @@ def _citation(
         anchor_id=anchor_id,
         status=result.status.value,
         exact=anchor.quote.exact,
-        selectors=[
-            {
-                "type": "TextQuoteSelector",
-                "exact": anchor.quote.exact,
-                "prefix": anchor.quote.prefix,
-                "suffix": anchor.quote.suffix,
-            },
-            {"type": "TextPositionSelector", "start": anchor.start, "end": anchor.end},
-        ],
+        selectors=web_selectors(anchor),
         revision=RevisionIdentity(
             document_id=ident.document_id,
             revision=ident.revision,
@@ -362,6 +359,6 @@ def _citation(
             parser=ident.parser,
             profile=ident.profile,
         ),
-        anchor=json.loads(json.dumps(data)),
+        anchor=data,
         viewer_url=link(anchor_id),
     )

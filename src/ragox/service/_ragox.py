@@ -75,6 +75,7 @@ from ragox.service._lookup import StoreLookup
 from ragox.service._retention import cutoff
 from ragox.service._verify import (
     VerifyCase,
+    VerifyCounts,
     VerifyReport,
     run_seed_experiment,
     runtime_versions,
@@ -889,13 +890,13 @@ class Ragox:
             created_at=utc_now(),
             runtime=runtime_versions(),
             cases=tuple(cases),
-            counts={
-                "manifests": len(manifest_ids),
-                "originals": len(originals),
-                "current_revisions": len(current),
-                "revisions_checked": len(chosen),
-                "chunks_checked": chunks,
-            },
+            counts=VerifyCounts(
+                manifests=len(manifest_ids),
+                originals=len(originals),
+                current_revisions=len(current),
+                revisions_checked=len(chosen),
+                chunks_checked=chunks,
+            ),
             parsers=tuple(sorted(parsers)),
             profiles=tuple(sorted(profiles)),
             sample=sample,

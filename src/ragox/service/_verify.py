@@ -31,7 +31,7 @@ import sys
 import tempfile
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -43,7 +43,9 @@ from ragox.anchor import Anchor, Refusal, canonical_json
 from ragox.text import BASE_PROFILE, codepoint_to_utf8, codepoint_to_utf16
 
 __all__ = [
+    "Runtime",
     "VerifyCase",
+    "VerifyCounts",
     "VerifyReport",
     "report_history",
     "run_seed_experiment",
@@ -86,15 +88,56 @@ class VerifyCase:
 
 
 @dataclass(frozen=True, slots=True)
+class Runtime:
+    """What produced the evidence."""
+
+    python: str
+    unicode: str
+    regex: str
+    segmentation: str
+    mupdf: str
+    pymupdf: str
+    sqlite: str
+    ragox: str
+    #: the commit of a git checkout ragox runs from, when there is one
+    git_commit: str | None
+
+    def to_json(self) -> dict[str, str]:
+        data = {
+            "python": self.python,
+            "unicode": self.unicode,
+            "regex": self.regex,
+            "segmentation": self.segmentation,
+            "mupdf": self.mupdf,
+            "pymupdf": self.pymupdf,
+            "sqlite": self.sqlite,
+            "ragox": self.ragox,
+        }
+        if self.git_commit:
+            data["git_commit"] = self.git_commit
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyCounts:
+    """How much of the home the report covers."""
+
+    manifests: int
+    originals: int
+    current_revisions: int
+    revisions_checked: int
+    chunks_checked: int
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyReport:
     created_at: str
-    runtime: dict[str, str]
+    runtime: Runtime
     cases: tuple[VerifyCase, ...]
-    counts: dict[str, int]
+    counts: VerifyCounts
     parsers: tuple[str, ...]
     profiles: tuple[str, ...]
     sample: int | None = None
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -106,10 +149,16 @@ class VerifyReport:
             "created_at": self.created_at,
             "ok": self.ok,
             "deviations": [case.to_json() for case in self.cases if not case.ok],
-            "runtime": self.runtime,
+            "runtime": self.runtime.to_json(),
             "parsers": list(self.parsers),
             "profiles": list(self.profiles),
-            "counts": self.counts,
+            "counts": {
+                "manifests": self.counts.manifests,
+                "originals": self.counts.originals,
+                "current_revisions": self.counts.current_revisions,
+                "revisions_checked": self.counts.revisions_checked,
+                "chunks_checked": self.counts.chunks_checked,
+            },
             "roundtrip_sample": self.sample,
             "cases": [case.to_json() for case in self.cases],
         }
@@ -120,25 +169,22 @@ class VerifyReport:
         return {**body, "report_sha256": hashlib.sha256(canonical_json(body)).hexdigest()}
 
 
-def runtime_versions() -> dict[str, str]:
+def runtime_versions() -> Runtime:
     """What produced the evidence: interpreter, Unicode data, segmentation, MuPDF, SQLite,
     ragox and (in a git checkout) its commit."""
     import pymupdf  # noqa: PLC0415 (slow import, needed only here)
 
-    versions = {
-        "python": sys.version.split()[0],
-        "unicode": unicodedata.unidata_version,
-        "regex": str(regex.__version__),
-        "segmentation": BASE_PROFILE.segmentation,
-        "mupdf": str(pymupdf.mupdf_version),
-        "pymupdf": str(pymupdf.VersionBind),
-        "sqlite": sqlite3.sqlite_version,
-        "ragox": ragox.__version__,
-    }
-    commit = _git_commit()
-    if commit:
-        versions["git_commit"] = commit
-    return versions
+    return Runtime(
+        python=sys.version.split()[0],
+        unicode=unicodedata.unidata_version,
+        regex=str(regex.__version__),
+        segmentation=BASE_PROFILE.segmentation,
+        mupdf=str(pymupdf.mupdf_version),
+        pymupdf=str(pymupdf.VersionBind),
+        sqlite=sqlite3.sqlite_version,
+        ragox=ragox.__version__,
+        git_commit=_git_commit(),
+    )
 
 
 def _git_commit() -> str | None:

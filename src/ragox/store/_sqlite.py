@@ -1620,24 +1620,14 @@ class SqliteStore:
         return None if row is None else (str(row[0]), str(row[1]))
 
     def get_answer(self, answer_id: str) -> dict[str, object] | None:
-        row = (
-            self._connection()
-            .execute("SELECT json FROM answers WHERE answer_id=?", (answer_id,))
-            .fetchone()
-        )
-        if row is None:
-            return None
-        value = json.loads(row[0])
-        assert isinstance(value, dict)
-        return value
+        return self._json_object("SELECT json FROM answers WHERE answer_id=?", answer_id)
 
     def get_answer_trace(self, answer_id: str) -> dict[str, object] | None:
         """The trace of an answer (the operator's diagnostics), None when purged."""
-        row = (
-            self._connection()
-            .execute("SELECT json FROM answer_traces WHERE answer_id=?", (answer_id,))
-            .fetchone()
-        )
+        return self._json_object("SELECT json FROM answer_traces WHERE answer_id=?", answer_id)
+
+    def _json_object(self, query: str, key: str) -> dict[str, object] | None:
+        row = self._connection().execute(query, (key,)).fetchone()
         if row is None:
             return None
         value = json.loads(row[0])
