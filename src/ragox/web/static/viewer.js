@@ -164,6 +164,10 @@ export function renderText(text, blocks) {
       element = document.createElement("p");
     }
     element.classList.add("block", `k-${kind}`);
+    // Each block takes the direction of its own text (its first strong character,
+    // as Unicode's bidi algorithm rule P2 finds it): Arabic and Hebrew blocks read
+    // right to left, with numbers and Latin words inside them placed by the browser.
+    element.dir = "auto";
     element.dataset.block = block.block_id;
     element.dataset.locator = block.locator;
     if (kind === "code") {
