@@ -55,6 +55,7 @@ from ragox.service import (
     Ragox,
     WriteRefused,
     document_id_problem,
+    language_code_problem,
     revision_label_problem,
 )
 from ragox.service._json import (
@@ -333,7 +334,7 @@ def create_app(
             file = form.get("file")
             if not isinstance(file, StarletteUploadFile):
                 raise Problem(422, "Unprocessable Content", "invalid fields: body.file")
-            names = ("document_id", "revision", "groups")
+            names = ("document_id", "revision", "groups", "language")
             fields = {name: _form_text(form, name) for name in names}
             data = await file.read(upload_limit + 1)
         finally:
@@ -353,8 +354,19 @@ def create_app(
         revision = fields["revision"]
         if revision is not None and (label_problem := revision_label_problem(revision)):
             raise Problem(422, "Unprocessable Content", f"revision {label_problem}")
+        language = fields["language"]
+        if language is not None and (language_problem := language_code_problem(language)):
+            raise Problem(422, "Unprocessable Content", f"language {language_problem}")
         return await run_in_threadpool(
-            receive_upload, who, background, data, name or doc_id, doc_id, revision, wanted
+            receive_upload,
+            who,
+            background,
+            data,
+            name or doc_id,
+            doc_id,
+            revision,
+            wanted,
+            language.lower() if language else None,
         )
 
     def receive_upload(
@@ -365,9 +377,12 @@ def create_app(
         doc_id: str,
         revision: str | None,
         wanted: frozenset[str],
+        language: str | None,
     ) -> dict[str, Any]:
         try:
-            received = ragox.upload(who, data, name, doc_id, revision=revision, groups=wanted)
+            received = ragox.upload(
+                who, data, name, doc_id, revision=revision, groups=wanted, language=language
+            )
         except WriteRefused:
             raise NOT_WRITABLE from None
         except CollectionReaders as error:
@@ -404,6 +419,8 @@ def create_app(
         record = ragox.store.get_manifest(manifest_id)
         assert record is not None
         notes = ragox.store.notes(manifest_id)
+        given = ragox.status(document_id, who).document.language
+        detected = ragox.store.index.representation_languages([manifest_id]).get(manifest_id)
         return {
             "document_id": document_id,
             "revision": revision,
@@ -411,6 +428,10 @@ def create_app(
             "media_type": record.manifest.media_type,
             "coordinates": "codepoint",
             "text": ragox.store.text(manifest_id),
+            # additive: the document's language (given at ingestion, else detected), and
+            # the extractor's notes ("RTL_VISUAL_ORDER": the viewer marks blocks only)
+            "language": given or detected,
+            "warnings": list(notes.warnings),
             "page_count": notes.page_count,
             "page_labels": list(labels_of(record.manifest.source_sha256))
             if record.manifest.media_type == "application/pdf"
@@ -763,6 +784,11 @@ _UPLOAD_BODY: Final[dict[str, Any]] = {
                         "document_id": {"type": "string", "maxLength": 1024},
                         "revision": {"type": "string"},
                         "groups": {"type": "string", "description": "comma-separated"},
+                        "language": {
+                            "type": "string",
+                            "description": "ISO 639-1 code (default: detected)",
+                            "pattern": "^[A-Za-z]{2,3}$",
+                        },
                     },
                 }
             }

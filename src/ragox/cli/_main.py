@@ -69,6 +69,7 @@ from ragox.service import (
     default_home,
     document_id_problem,
     format_duration,
+    language_code_problem,
     parse_duration,
     revision_label_problem,
 )
@@ -164,6 +165,15 @@ def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     ctx.obj["json"] = as_json
 
 
+def _language_code(value: str | None) -> str | None:
+    """A language code as documents store it, or a usage error."""
+    if value is None:
+        return None
+    if language_code_problem(value) is not None:
+        raise click.BadParameter("give an ISO 639-1 code such as en, de, ru, ar or he")
+    return value.lower()
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--document-id", default=None, help="Document id (only with a single file).")
@@ -173,9 +183,10 @@ def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
 @click.option("--password", default=None, help="Password for encrypted PDFs.")
 @click.option(
     "--language",
-    type=click.Choice(["en", "de", "ru"]),
     default=None,
-    help="Language of the documents (default: detected per document).",
+    callback=lambda _ctx, _param, value: _language_code(value),
+    help="Language of the documents, an ISO 639-1 code such as en, de, ru, ar or he "
+    "(default: detected per document). en, de and ru are stemmed for search.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context

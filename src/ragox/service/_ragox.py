@@ -704,6 +704,7 @@ class Ragox:
         *,
         revision: str | None = None,
         groups: frozenset[str] = frozenset(),
+        language: str | None = None,
     ) -> tuple[RevisionRecord, bool] | IngestOutcome:
         """Stage one of ingestion for a principal that must be allowed to write.
 
@@ -735,6 +736,7 @@ class Ragox:
             revision=revision,
             groups=readers,
             tenant=principal.tenant,
+            language=language,
             supplied_by=principal.name,
         )
 
