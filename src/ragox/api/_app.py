@@ -146,6 +146,10 @@ class AskRequest(BaseModel):
     #: would send the evidence, and its generator key, wherever it was told.
     generator: Literal["extractive", "server"] = "server"
     mode: Literal["lexical", "vector", "hybrid"] | None = None
+    #: the reader's language (ISO 639-1): the answer is written in it, and each quote
+    #: keeps its source's exact text with a labelled translation beside it when the
+    #: generator can translate (the extractive one cannot, and says so)
+    answer_language: str | None = Field(default=None, pattern="^[A-Za-z]{2,3}$")
 
 
 def create_app(
@@ -537,12 +541,13 @@ def create_app(
     def ask(body: AskRequest, who: Caller) -> dict[str, Any]:
         generator = configured if body.generator == "server" else None
         mode = SearchMode(body.mode) if body.mode else None
+        language = body.answer_language.lower() if body.answer_language else None
         try:
             if generator is None:
                 with cpu_slot:
-                    record = ragox.ask(body.question, who, None, mode)
+                    record = ragox.ask(body.question, who, None, mode, answer_language=language)
             else:
-                record = ragox.ask(body.question, who, generator, mode)
+                record = ragox.ask(body.question, who, generator, mode, answer_language=language)
         except (SearchError, EmbedderError) as error:
             raise Problem(400, "Bad Request", error.code) from None
         except GeneratorError as error:
@@ -553,6 +558,10 @@ def create_app(
             "abstained": record.abstained,
             "missing": record.missing,
             "citations": [{**citation_json(c), **cited(c.anchor, who)} for c in record.citations],
+            # additive (issue 12): the language asked for, and what the answer says about
+            # itself (e.g. that its generator could not translate)
+            "answer_language": record.answer_language,
+            "notices": list(record.notices),
         }
 
     @app.get("/v1/answers/{answer_id}", responses=_problems(404))
@@ -569,11 +578,14 @@ def create_app(
             "answer": replay.answer,
             "abstained": replay.record.abstained,
             "missing": replay.record.missing,
+            "answer_language": replay.record.answer_language,
+            "notices": list(replay.record.notices),
             "citations": [
                 {
                     "source_id": c.source_id,
                     "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
                     "status": c.resolution.status.value,
+                    **({"translation": c.translation.to_json()} if c.translation else {}),
                     # additive: the citation's anchor was migrated by a rebuild
                     **(
                         {"migrated": successor_json(c.anchor, c.successor)}
