@@ -558,10 +558,9 @@ def create_app(
             "abstained": record.abstained,
             "missing": record.missing,
             "citations": [{**citation_json(c), **cited(c.anchor, who)} for c in record.citations],
-            # additive (issue 12): the language asked for, and what the answer says about
-            # itself (e.g. that its generator could not translate)
-            "answer_language": record.answer_language,
-            "notices": list(record.notices),
+            # additive (issue 12), only when asked for: the answer language, and what the
+            # answer says about itself (e.g. that its generator could not translate)
+            **_language_fields(record),
         }
 
     @app.get("/v1/answers/{answer_id}", responses=_problems(404))
@@ -578,8 +577,7 @@ def create_app(
             "answer": replay.answer,
             "abstained": replay.record.abstained,
             "missing": replay.record.missing,
-            "answer_language": replay.record.answer_language,
-            "notices": list(replay.record.notices),
+            **_language_fields(replay.record),
             "citations": [
                 {
                     "source_id": c.source_id,
@@ -861,6 +859,13 @@ def _form_name(filename: str | None) -> str | None:
     if not filename or document_id_problem(filename) is not None:
         return None
     return filename
+
+
+def _language_fields(record: AnswerRecord) -> dict[str, Any]:
+    """``answer_language`` and ``notices`` of an answer that was asked in a language."""
+    if record.answer_language is None:
+        return {}
+    return {"answer_language": record.answer_language, "notices": list(record.notices)}
 
 
 def _resolution(result: Resolution) -> dict[str, Any]:

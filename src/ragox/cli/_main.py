@@ -998,9 +998,12 @@ def _print_answer(
                 "answer": answer,
                 "abstained": abstained,
                 "missing": missing,
-                # additive (issue 12)
-                "answer_language": answer_language,
-                "notices": list(notices),
+                # additive (issue 12), only when an answer language was asked for
+                **(
+                    {"answer_language": answer_language, "notices": list(notices)}
+                    if answer_language is not None
+                    else {}
+                ),
                 "citations": [
                     {
                         "source_id": source_id,
