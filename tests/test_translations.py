@@ -199,3 +199,43 @@ def test_api_ask_answer_language(home: Path, manual: Ragox, translator: Scripted
         assert bad.status_code == 422
         replay = httpx.get(f"{url}/v1/answers/{answer['answer_id']}", headers=auth).json()
         assert replay["citations"][0]["translation"]["text"] == GERMAN
+
+
+@pytest.mark.parametrize("kind", ["desktop", "mobile"])
+def test_ask_page_labels_the_translation(
+    home: Path, manual: Ragox, translator: ScriptedServer, kind: str
+) -> None:
+    """In the browser, asking in German shows the English quote marked as the cited
+    text and, apart from it, the German rendering labelled as a translation by the
+    translating generator."""
+    from browser import CHROMIUM, VIEWPORTS, chromium
+
+    pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium")
+    key = manual.create_key(STAFF)
+    manual.close()
+    spec = f"openai:{translator.url}#translator-model"
+    with serving(home, "--generator", spec) as url, chromium() as browser:
+        context = browser.new_context(**VIEWPORTS[kind])
+        try:
+            page = context.new_page()
+            page.goto(f"{url}/view/ask#key={key}")
+            page.select_option("#answer-language", "de")
+            page.fill("#question", QUESTION)
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#ragox-ask[data-ragox-state='ANSWERED']")
+            card = page.locator("#conversation .card").first
+            assert card.locator("mark").inner_text() == SENTENCE
+            label = card.locator(".translation-label")
+            assert label.is_visible()
+            assert label.inner_text() == (
+                "Translation (en → de) by openai:translator-model, not the cited text:"
+            )
+            assert card.locator(".translation-text").inner_text() == GERMAN
+            assert card.locator(".translation-text").get_attribute("lang") == "de"
+            assert GERMAN not in card.locator(".quote").inner_text()
+            reply = page.locator("#conversation .turn .reply").first
+            assert reply.get_attribute("lang") == "de"
+        finally:
+            context.close()
