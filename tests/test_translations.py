@@ -239,3 +239,39 @@ def test_ask_page_labels_the_translation(
             assert reply.get_attribute("lang") == "de"
         finally:
             context.close()
+
+
+def test_deleting_the_document_removes_its_translations(
+    manual: Ragox, translator: ScriptedServer
+) -> None:
+    """A translation is document text: deleting the document redacts it from the
+    stored answer with the anchor it stood beside."""
+    generator = OpenAIGenerator(translator.url, "translator-model")
+    try:
+        record = manual.ask(QUESTION, STAFF, generator, answer_language="de")
+    finally:
+        generator.close()
+    assert record.citations[0].translation is not None
+    manual.delete("manual.md")
+    stored = manual.store.get_answer(record.answer_id)
+    assert stored is not None
+    dumped = json.dumps(stored, ensure_ascii=False)
+    assert GERMAN not in dumped and SENTENCE not in dumped
+    assert stored["citations"][0]["redacted"] is True
+
+
+def test_a_failed_translation_leaves_the_quotes_untranslated(
+    manual: Ragox, translator: ScriptedServer
+) -> None:
+    """A translation reply that misses a passage is BAD_RESPONSE: the answer keeps its
+    verified English quotes without translations, and the trace names the code."""
+    translator.drop_translations = True
+    generator = OpenAIGenerator(translator.url, "translator-model")
+    try:
+        record = manual.ask(QUESTION, STAFF, generator, answer_language="de")
+    finally:
+        generator.close()
+    (citation,) = record.citations
+    assert citation.anchor.quote.exact == SENTENCE and citation.translation is None
+    trace = manual.store.get_answer_trace(record.answer_id)
+    assert trace is not None and trace["translation_error"] == "BAD_RESPONSE"

@@ -274,3 +274,41 @@ def test_language_is_shown(browser: Any, served: Served) -> None:
         assert page.get_attribute("#document", "lang") == "ar"
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("kind", ["desktop", "mobile"])
+@pytest.mark.parametrize("quote", QUOTES["laid-out.pdf"])
+def test_rtl_pdf_rectangles_cover_the_quote(
+    browser: Any, served: Served, quote: str, kind: str
+) -> None:
+    """On a laid-out right-to-left PDF page, the drawn rectangles span what PyMuPDF's
+    own search finds for the quote, and no more."""
+    import pymupdf
+
+    anchor_id, _, _ = served.anchors["laid-out.pdf", quote]
+    context, page = _open(browser, served, anchor_id, kind)
+    try:
+        assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "RESOLVED"
+        page.wait_for_selector("#page .rect")
+        image = page.locator("#page img").bounding_box()
+        boxes = page.locator("#page .rect")
+        drawn = [boxes.nth(i).bounding_box() for i in range(boxes.count())]
+        with pymupdf.open(stream=laid_out_pdf()) as pdf:
+            found = pdf[0].search_for(quote)
+            scale = image["width"] / pdf[0].rect.width
+        assert found
+        expected = (
+            image["x"] + min(r.x0 for r in found) * scale,
+            image["y"] + min(r.y0 for r in found) * scale,
+            image["x"] + max(r.x1 for r in found) * scale,
+            image["y"] + max(r.y1 for r in found) * scale,
+        )
+        got = (
+            min(b["x"] for b in drawn),
+            min(b["y"] for b in drawn),
+            max(b["x"] + b["width"] for b in drawn),
+            max(b["y"] + b["height"] for b in drawn),
+        )
+        assert all(abs(a - b) <= 3 * scale for a, b in zip(got, expected, strict=True))
+    finally:
+        context.close()

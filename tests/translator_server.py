@@ -30,6 +30,8 @@ class ScriptedServer(ThreadingHTTPServer):
         self.claims: list[tuple[str, str, str]] = []
         self.dictionary: dict[str, str] = {}
         self.requests: list[dict[str, Any]] = []
+        #: answer translation requests with an empty list (a malformed reply)
+        self.drop_translations = False
 
     @property
     def url(self) -> str:
@@ -40,7 +42,7 @@ class ScriptedServer(ThreadingHTTPServer):
         system = body["messages"][0]["content"]
         user = body["messages"][-1]["content"]
         if system.startswith("You translate passages"):
-            passages = _PASSAGE.findall(user)
+            passages = [] if self.drop_translations else _PASSAGE.findall(user)
             return json.dumps(
                 {
                     "translations": [
