@@ -152,6 +152,9 @@ def test_extractive_generator_says_it_cannot_translate(manual: Ragox) -> None:
     assert any(c.anchor.quote.exact == SENTENCE for c in record.citations)
     english = manual.ask("How often is the seal of the XQ-7 pump replaced?", STAFF)
     assert english.notices == () and english.answer_language is None
+    # asked in the sources' own language: nothing to translate, nothing to say
+    same = manual.ask(QUESTION, STAFF, answer_language="en")
+    assert same.answer_language == "en" and same.notices == ()
 
 
 def test_cli_ask_answer_language(home: Path, manual: Ragox, translator: ScriptedServer) -> None:

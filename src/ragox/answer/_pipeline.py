@@ -316,7 +316,11 @@ def answer_question(
     notices: tuple[str, ...] = ()
     translation_error = None
     if answer_language is not None and translator is None:
-        notices = (messages.cannot_translate.format(generator=generator.name),)
+        # said only where it matters: some passage is not in the answer's language
+        manifests = list({item.manifest_id for item in evidence})
+        languages = store.index.representation_languages(manifests)
+        if any(languages.get(m) != answer_language for m in manifests):
+            notices = (messages.cannot_translate.format(generator=generator.name),)
     if abstained:
         missing = draft.missing or missing_terms(question, evidence, answer_language)
         answer = f"{messages.abstain} {missing}"
