@@ -24,20 +24,31 @@ PARAGRAPHS: Final = (
 VISUAL_LINE: Final = "בדיקת המשאבה כל חצי שנה"
 
 
-def laid_out_pdf() -> bytes:
-    """PARAGRAPHS as right-to-left HTML paragraphs on one page."""
+#: A left-to-right paragraph with right-to-left words inside it.
+EMBEDDED: Final = "The pump (משאבה גדולה) and the filter (מסנן קטן) are checked every year."
+
+
+def laid_out_pdf(html: str | None = None) -> bytes:
+    """``html`` (default: PARAGRAPHS as right-to-left paragraphs) laid out on one page."""
     document = pymupdf.open()
     page = document.new_page()
     css = (
         "* {font-family: dv; font-size: 14px;}"
         " @font-face {font-family: dv; src: url(DejaVuSans.ttf);}"
     )
-    html = "".join(f'<p dir="rtl">{p}</p>' for p in PARAGRAPHS)
+    if html is None:
+        html = "".join(f'<p dir="rtl">{p}</p>' for p in PARAGRAPHS)
     page.insert_htmlbox(
         pymupdf.Rect(50, 50, 545, 500), html, css=css, archive=pymupdf.Archive(str(FONT_FOLDER))
     )
     data: bytes = document.tobytes()
     return data
+
+
+def embedded_pdf() -> bytes:
+    """EMBEDDED laid out as a left-to-right paragraph: MuPDF 1.28 reads some of its
+    right-to-left words back in drawing order."""
+    return laid_out_pdf(f"<p>{EMBEDDED}</p>")
 
 
 def visual_order_pdf() -> bytes:

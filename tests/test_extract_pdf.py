@@ -515,6 +515,16 @@ def test_words_in_drawing_order_are_flagged() -> None:
     assert extraction.warnings == ("RTL_TEXT", "RTL_VISUAL_ORDER")
 
 
+def test_rtl_words_inside_a_ltr_line_are_flagged() -> None:
+    """Hebrew words inside an English paragraph: MuPDF reverses at least one of them
+    (drawing order), and the extraction says so with RTL_VISUAL_ORDER."""
+    from rtl_pdfs import embedded_pdf
+
+    extraction = extract_pdf(embedded_pdf(), BASE_PROFILE)
+    assert "מסנן קטן"[::-1] in extraction.text  # the words as drawn, not as read
+    assert extraction.warnings == ("RTL_TEXT", "RTL_VISUAL_ORDER")
+
+
 def test_laid_out_rtl_paragraphs_are_logical() -> None:
     """MuPDF's HTML layout of Hebrew and Arabic with numbers and Latin words reads back
     in logical order, unflagged."""

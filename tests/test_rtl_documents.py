@@ -15,7 +15,7 @@ from conftest import DATA, OPERATOR, serving
 from ragox.access import Principal
 from ragox.service import Ragox
 from ragox.store import RevisionState
-from rtl_pdfs import FONT, laid_out_pdf, visual_order_pdf
+from rtl_pdfs import FONT, embedded_pdf, laid_out_pdf, visual_order_pdf
 
 RTL = DATA / "rtl"
 
@@ -23,8 +23,10 @@ RTL = DATA / "rtl"
 def _documents(tmp_path: Path) -> list[Path]:
     (tmp_path / "laid-out.pdf").write_bytes(laid_out_pdf())
     (tmp_path / "visual.pdf").write_bytes(visual_order_pdf())
+    (tmp_path / "embedded.pdf").write_bytes(embedded_pdf())
     files = [RTL / n for n in ("arabic.html", "hebrew.html", "mixed.md", "mixed.txt")]
-    return [*files, tmp_path / "laid-out.pdf", tmp_path / "visual.pdf"]
+    pdfs = [tmp_path / n for n in ("laid-out.pdf", "visual.pdf", "embedded.pdf")]
+    return [*files, *pdfs]
 
 
 @pytest.mark.skipif(not FONT.exists(), reason="needs fonts-dejavu-core")
