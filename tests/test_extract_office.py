@@ -453,7 +453,8 @@ def test_check_sees_a_source_that_differs_from_the_representation(
 
 
 def test_cli_check_round_trip_on_the_libreoffice_docx(ragox_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """`ragox ingest` and `ragox check --json` on the LibreOffice DOCX: READY, 0 mismatches."""
+    """`ragox ingest` and `ragox check --json` on the LibreOffice DOCX: READY, 0 mismatches;
+    `ragox status` names what the extractor dropped on purpose."""
     import json
 
     ingested = ragox_cli("ingest", str(LIBREOFFICE_DOCX), "--json")
@@ -462,3 +463,5 @@ def test_cli_check_round_trip_on_the_libreoffice_docx(ragox_cli, tmp_path: Path)
     checked = ragox_cli("check", LIBREOFFICE_DOCX.name, "--json")
     body = json.loads(checked.stdout)
     assert checked.code == 0 and body["mismatches"] == [] and body["fragments"] > 0
+    shown = ragox_cli("status", LIBREOFFICE_DOCX.name).stdout
+    assert "notes: COMMENTS_DROPPED, TRACKED_CHANGES_ACCEPTED" in shown
