@@ -13,6 +13,8 @@ import docx
 import openpyxl
 import pptx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openpyxl.comments import Comment
 from pptx.util import Inches
 
@@ -465,3 +467,53 @@ def test_cli_check_round_trip_on_the_libreoffice_docx(ragox_cli, tmp_path: Path)
     assert checked.code == 0 and body["mismatches"] == [] and body["fragments"] > 0
     shown = ragox_cli("status", LIBREOFFICE_DOCX.name).stdout
     assert "notes: COMMENTS_DROPPED, TRACKED_CHANGES_ACCEPTED" in shown
+
+
+_FUZZ_SOURCES: dict[str, tuple[bytes, object]] = {}
+
+
+def _fuzz_source(kind: str) -> tuple[bytes, object]:
+    """A small generated file of ``kind`` and its extractor (made once per run)."""
+    if kind not in _FUZZ_SOURCES:
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="ragox-office-fuzz-"))
+        make, extract = {
+            "docx": (make_docx, extract_docx),
+            "pptx": (make_pptx, extract_pptx),
+            "xlsx": (make_xlsx, extract_xlsx),
+        }[kind]
+        _FUZZ_SOURCES[kind] = (make(folder / f"f.{kind}").read_bytes(), extract)
+    return _FUZZ_SOURCES[kind]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    kind=st.sampled_from(["docx", "pptx", "xlsx"]),
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)), max_size=6),
+    cut=st.one_of(st.none(), st.floats(0, 1)),
+)
+def test_damaged_packages_give_a_code_never_another_exception(
+    kind: str, flips: list[tuple[float, int]], cut: float | None
+) -> None:
+    """Bytes flipped or cut anywhere in a DOCX, PPTX or XLSX: the extractor either reads
+    it or refuses it with an ExtractionError, never any other exception."""
+    data, extract = _fuzz_source(kind)
+    damaged = bytearray(data)
+    for where, value in flips:
+        damaged[int(where * len(damaged))] ^= value
+    if cut is not None:
+        damaged = damaged[: int(cut * len(damaged))]
+    try:
+        extraction = extract(bytes(damaged), BASE_PROFILE, None)  # type: ignore[operator]
+    except ExtractionError as error:
+        assert error.code in {
+            ErrorCode.CORRUPT_OFFICE,
+            ErrorCode.EMPTY_FILE,
+            ErrorCode.ZIP_BOMB,
+            ErrorCode.MACRO_ENABLED,
+            ErrorCode.UNSUPPORTED_TYPE,
+            ErrorCode.TOO_COMPLEX,
+        }
+    else:
+        assert isinstance(extraction, Extraction)

@@ -133,7 +133,17 @@ def open_package(data: bytes, kind: str, main_part: str) -> Package:
                         raise ExtractionError(
                             ErrorCode.CORRUPT_OFFICE, f"an XML part of the {kind} declares a DTD"
                         )
-        except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, NotImplementedError):
+        except ExtractionError:
+            raise
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            OSError,
+            ValueError,
+            EOFError,
+            NotImplementedError,
+            RuntimeError,
+        ):  # RuntimeError: a ZIP-encrypted part (zipfile wants a password)
             raise ExtractionError(
                 ErrorCode.CORRUPT_OFFICE, f"a part of the {kind} is damaged"
             ) from None
