@@ -3,18 +3,20 @@ DOCX passage highlighted with its locator shown, and a spreadsheet cell in its r
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
 from browser import CHROMIUM, VIEWPORTS, chromium
 from conftest import DATA, serving
-from ragox.access import Principal
+from ragox.access import ANY_ID, Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
-from test_extract_office import make_xlsx
+from test_extract_office import make_pptx, make_xlsx
 
 pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
@@ -29,6 +31,8 @@ class Served:
     key: str
     docx_anchor: str
     cell_anchor: str
+    uploader: str
+    folder: Path
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +54,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         assert not isinstance(created, Refusal)
         anchors.append(created.anchor.anchor_id)
     key = app.create_key(Principal("sam", groups=staff.groups))
+    uploader = app.create_key(Principal("olga", operator=True, write=frozenset({ANY_ID})))
     app.close()
     with serving(home) as url:
-        yield Served(url, key, *anchors)
+        yield Served(url, key, anchors[0], anchors[1], uploader, folder)
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +116,39 @@ def test_spreadsheet_cell_highlighted_in_its_row(browser, served: Served, kind: 
         assert page.locator("mark.ragox-hl").first.is_visible()
     finally:
         context.close()
+
+
+def _state(served: Served, doc: str) -> dict[str, object]:
+    """The revision's status once it left the pipeline (READY or FAILED)."""
+    deadline = time.time() + 60
+    while True:
+        found = httpx.get(
+            f"{served.url}/v1/documents/{doc}",
+            headers={"Authorization": f"Bearer {served.uploader}"},
+        ).json()["revisions"][0]
+        if found["state"] in ("READY", "FAILED") or time.time() > deadline:
+            return dict(found)
+        time.sleep(0.2)
+
+
+def test_api_upload_of_office_files(served: Served) -> None:
+    """Over HTTP: a PPTX upload becomes READY with slide locators in its text's blocks;
+    a password-protected DOCX is FAILED with ENCRYPTED_OFFICE."""
+    auth = {"Authorization": f"Bearer {served.uploader}"}
+    uploads = {
+        "deck.pptx": make_pptx(served.folder / "deck.pptx").read_bytes(),
+        "locked.docx": (DATA / "office" / "encrypted-handbook.docx").read_bytes(),
+    }
+    for name, data in uploads.items():
+        response = httpx.post(
+            f"{served.url}/v1/documents", headers=auth, files={"file": (name, data)}
+        )
+        assert response.status_code == 202, response.text
+    ready = _state(served, "deck.pptx")
+    assert ready["state"] == "READY"
+    assert ready["warnings"] == ["HIDDEN_SLIDES_DROPPED"]
+    text = httpx.get(f"{served.url}/v1/documents/deck.pptx/revisions/r1/text", headers=auth).json()
+    assert text["media_type"].endswith("presentationml.presentation")
+    assert "slide 1 › notes" in [b["locator"] for b in text["blocks"]]
+    failed = _state(served, "locked.docx")
+    assert (failed["state"], failed["error"]) == ("FAILED", "ENCRYPTED_OFFICE")
