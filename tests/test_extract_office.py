@@ -517,3 +517,80 @@ def test_damaged_packages_give_a_code_never_another_exception(
         }
     else:
         assert isinstance(extraction, Extraction)
+
+
+def _declare_size(data: bytes, name: str, size: int) -> bytes:
+    """A copy of a ZIP whose member ``name`` declares ``size`` uncompressed bytes (in its
+    local header and its central directory entry) whatever it really inflates to."""
+    import struct
+
+    patched = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        offset = archive.getinfo(name).header_offset
+    struct.pack_into("<I", patched, offset + 22, size)
+    position = patched.find(b"PK\x01\x02")
+    while position >= 0:
+        (length,) = struct.unpack_from("<H", patched, position + 28)
+        if patched[position + 46 : position + 46 + length] == name.encode():
+            struct.pack_into("<I", patched, position + 24, size)
+        position = patched.find(b"PK\x01\x02", position + 4)
+    return bytes(patched)
+
+
+def test_a_part_that_lies_about_its_size_is_never_inflated_past_it(tmp_path: Path) -> None:
+    """A part declaring 100 bytes that inflates to 64 MiB passes the size checks, but is
+    read no further than it declares: its CRC fails and the file is CORRUPT_OFFICE."""
+    good = make_docx(tmp_path / "a.docx").read_bytes()
+    bomb = _rezip(good, {"word/media/zeros.xml": b"\x00" * (64 << 20)})
+    lying = _declare_size(bomb, "word/media/zeros.xml", 100)
+    with zipfile.ZipFile(io.BytesIO(lying)) as archive:
+        assert archive.getinfo("word/media/zeros.xml").file_size == 100
+    with pytest.raises(ExtractionError) as caught:
+        extract_docx(lying, BASE_PROFILE)
+    assert caught.value.code is ErrorCode.CORRUPT_OFFICE
+    with pytest.raises(ExtractionError) as honest:
+        extract_docx(bomb, BASE_PROFILE)
+    assert honest.value.code is ErrorCode.ZIP_BOMB
+
+
+def test_docx_text_box_dropped_and_python_docx_comment_flagged(tmp_path: Path) -> None:
+    """A text box (VML, as Word's fallback writes it) is dropped with TEXT_BOXES_DROPPED;
+    a comment added by python-docx is dropped with COMMENTS_DROPPED; the commented text
+    itself stays."""
+    from docx.oxml import parse_xml
+
+    document = docx.Document()
+    paragraph = document.add_paragraph("The valve is closed before service.")
+    document.add_comment(paragraph.runs, text="Which valve?", author="Ina")
+    boxed = document.add_paragraph("Anchor text. ")
+    boxed._p.append(
+        parse_xml(
+            '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+            ' xmlns:v="urn:schemas-microsoft-com:vml"><w:pict><v:shape><v:textbox>'
+            "<w:txbxContent><w:p><w:r><w:t>Boxed warning</w:t></w:r></w:p></w:txbxContent>"
+            "</v:textbox></v:shape></w:pict></w:r>"
+        )
+    )
+    path = tmp_path / "boxes.docx"
+    document.save(path)
+    extraction = extract_docx(path.read_bytes(), BASE_PROFILE)
+    assert [text for _, _, text in _rows(extraction)] == [
+        "The valve is closed before service.",
+        "Anchor text.",
+    ]
+    assert extraction.warnings == ("COMMENTS_DROPPED", "TEXT_BOXES_DROPPED")
+
+
+def test_pptx_comments_part_flagged(tmp_path: Path) -> None:
+    """A deck carrying a slide comments part: the comments give no text, and the
+    extraction says COMMENTS_DROPPED."""
+    data = make_pptx(tmp_path / "d.pptx").read_bytes()
+    comment = (
+        b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        b'<p:cmLst xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main">'
+        b'<p:cm authorId="0" idx="1"><p:pos x="10" y="10"/><p:text>Too long</p:text></p:cm>'
+        b"</p:cmLst>"
+    )
+    extraction = extract_pptx(_rezip(data, {"ppt/comments/comment1.xml": comment}), BASE_PROFILE)
+    assert "Too long" not in extraction.text
+    assert extraction.warnings == ("COMMENTS_DROPPED", "HIDDEN_SLIDES_DROPPED")

@@ -64,6 +64,15 @@ _DTD_MARKERS: Final = (
 )
 
 
+#: where each format keeps its comments (PowerPoint one part per slide, Excel per sheet)
+_COMMENT_PARTS: Final = (
+    "ppt/comments/",
+    "word/comments.xml",
+    "xl/comments",
+    "xl/threadedComments/",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Package:
     """A checked OOXML package: its part names and the flags read from them."""
@@ -149,8 +158,5 @@ def open_package(data: bytes, kind: str, main_part: str) -> Package:
             ) from None
     if b"macroEnabled" in content_types:
         raise ExtractionError(ErrorCode.MACRO_ENABLED, f"a macro-enabled {kind}")
-    lowered = {name.lower() for name in names}
-    has_comments = any(
-        "comments" in name.rsplit("/", 1)[-1] and name.endswith(".xml") for name in lowered
-    )
+    has_comments = any(name.startswith(_COMMENT_PARTS) for name in names)
     return Package(data, names, has_comments)

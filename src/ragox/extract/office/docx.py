@@ -115,7 +115,8 @@ _SKIPPED_IN_PARAGRAPH: Final = frozenset(
     }
 )
 _TRACKED: Final = (qn("w:ins"), qn("w:del"), qn("w:moveFrom"), qn("w:moveTo"))
-_TEXT_BOXES: Final = (qn("w:txbxContent"), qn("w:pict"), _MC_ALTERNATE)
+#: what holds a text box's paragraphs (a drawing, its VML fallback, or both)
+_TEXT_BOXES: Final = (qn("w:txbxContent"), qn("w:drawing"), qn("w:pict"), _MC_ALTERNATE)
 _BREAKS: Final = frozenset({qn("w:br"), qn("w:cr")})
 _CHARACTERS: Final = {
     qn("w:tab"): "\t",
@@ -300,7 +301,7 @@ def _paragraph_text(paragraph: Any, walk: _Walk) -> str:
             continue  # comments and processing instructions in the XML
         if tag in _TRACKED:
             walk.warnings.add("TRACKED_CHANGES_ACCEPTED")
-        if tag in _TEXT_BOXES:
+        if tag in _TEXT_BOXES and element.find(".//" + _W_T) is not None:
             walk.warnings.add("TEXT_BOXES_DROPPED")
         if tag in _SKIPPED_IN_PARAGRAPH:
             continue
