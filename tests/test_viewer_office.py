@@ -109,7 +109,7 @@ def test_spreadsheet_cell_highlighted_in_its_row(browser, served: Served, kind: 
         assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "RESOLVED"
         marked = page.eval_on_selector_all("mark.ragox-hl", "ms => ms.map(m => m.textContent)")
         assert "".join(marked) == CELL_QUOTE
-        assert page.inner_text("#location") == "Location: Prices!A3"
+        assert page.inner_text("#location") == "Location: Sheet Prices!A3"
         row = page.locator("mark.ragox-hl >> xpath=ancestor::tr[1]")
         cells = row.locator("td").all_inner_texts()
         assert cells == ["Seal kit", "39", "2024-03-01 14:30:00"]

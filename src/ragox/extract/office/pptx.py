@@ -24,8 +24,8 @@ Deliberate choices (recorded in the parser's configuration):
 * speaker notes are kept: they are what the presenter says, and their locator says
   "notes";
 * comments are dropped with ``COMMENTS_DROPPED``;
-* date, footer and slide-number placeholders (the same on every slide), pictures'
-  and charts' contents are not part of the representation.
+* date, footer and slide-number placeholders (the same on every slide), pictures,
+  charts and SmartArt diagrams give no text.
 """
 
 from __future__ import annotations

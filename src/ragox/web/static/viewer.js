@@ -109,8 +109,8 @@ function tableOf(block) {
 }
 
 /** Where the passage lies, as a person finds it: the locators of the blocks it covers
- * ("§ 1.2 › paragraph 3", "slide 7 › shape 'Title 1'", "Prices!B12"), a Word
- * section named by its heading's text from the representation. */
+ * ("§ 1.2 Pricing › paragraph 3", "slide 7 › shape 'Title 1'", "Sheet Prices!B12"), a
+ * Word section named by its heading's text from the representation. */
 export function describeLocation(targets, blocks, text) {
   const cps = Array.from(text);
   const headings = new Map(blocks.filter((b) => b.kind === "heading")
@@ -119,6 +119,7 @@ export function describeLocation(targets, blocks, text) {
     const section = /^(§ [\d.]+)( › .*)?$/.exec(target.locator);
     const title = section && headings.get(section[1]);
     if (title && target.locator !== section[1]) return `${section[1]} ${title}${section[2]}`;
+    if (/![A-Z]+\d+(?::[A-Z]+\d+)?$/.test(target.locator)) return `Sheet ${target.locator}`;
     return target.locator;
   });
   const shown = names.length > 3 ? [names[0], "…", names[names.length - 1]] : names;
