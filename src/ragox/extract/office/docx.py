@@ -29,8 +29,9 @@ Deliberate choices (recorded in the parser's configuration):
 * hidden text (``vanish``) is dropped, as Word prints it, with ``HIDDEN_TEXT_DROPPED``;
 * text boxes and other drawings' text are dropped, with ``TEXT_BOXES_DROPPED``;
 * headers, footers, footnotes and endnotes are not part of the representation;
-* field codes are dropped and their shown results kept; a tab is ``\\t``, a line or
-  column break ``\\n``, a non-breaking hyphen U+2011, a soft hyphen nothing.
+* field codes are dropped (their shown results kept), as is a ruby's phonetic guide
+  (its base text kept); a tab is ``\\t``, a line or column break ``\\n``, a
+  non-breaking hyphen U+2011, a soft hyphen nothing.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ _SKIPPED_IN_PARAGRAPH: Final = frozenset(
         _MC_ALTERNATE,
         qn("w:footnoteReference"),
         qn("w:endnoteReference"),
+        qn("w:rt"),  # a ruby's phonetic guide, printed above its base text
     }
 )
 _TRACKED: Final = (qn("w:ins"), qn("w:del"), qn("w:moveFrom"), qn("w:moveTo"))
