@@ -273,6 +273,64 @@ def test_xlsx_cells_sheets_hidden_parts_comments_and_values(tmp_path: Path) -> N
     )
 
 
+def test_libreoffice_xlsx_shows_saved_formula_values() -> None:
+    """An XLSX written by LibreOffice Calc: formulas show the values Calc saved (47.6 and
+    143.4), never the formula; hidden row, hidden sheet and comment dropped and flagged."""
+    extraction = extract_xlsx((OFFICE / "libreoffice-prices.xlsx").read_bytes(), BASE_PROFILE)
+    assert _rows(extraction) == [
+        ("heading", "sheet Prices", "Prices"),
+        ("table-cell", "Prices!A1", "Part"),
+        ("table-cell", "Prices!B1", "Net"),
+        ("table-cell", "Prices!C1", "Gross"),
+        ("table-cell", "Prices!A2", "Impeller seal"),
+        ("table-cell", "Prices!B2", "40"),
+        ("table-cell", "Prices!C2", "47.6"),
+        ("table-cell", "Prices!A4", "Bearing set"),
+        ("table-cell", "Prices!B4", "120.5"),
+        ("table-cell", "Prices!C4", "143.4"),
+        ("table-cell", "Prices!A5:C5", "Prices valid from 1 March 2024"),
+    ]
+    assert extraction.warnings == (
+        "COMMENTS_DROPPED",
+        "HIDDEN_ROWS_DROPPED",
+        "HIDDEN_SHEETS_DROPPED",
+    )
+
+
+def test_libreoffice_pptx_files_keep_notes_and_drop_the_hidden_slide() -> None:
+    """PPTX written by LibreOffice Impress: its renamed placeholders, a deck of unnamed
+    shapes (located by id) whose notes sit in a text box, each hidden slide dropped."""
+    training = extract_pptx((OFFICE / "libreoffice-training.pptx").read_bytes(), BASE_PROFILE)
+    assert _rows(training)[:4] == [
+        ("heading", "slide 1 › shape 'PlaceHolder 1'", "Safety first"),
+        (
+            "list-item",
+            "slide 1 › shape 'PlaceHolder 2' › paragraph 1",
+            "Wear gloves when opening the housing",
+        ),
+        ("list-item", "slide 1 › shape 'PlaceHolder 2' › paragraph 2", "Close the suction valve"),
+        ("paragraph", "slide 1 › notes", "Tell the story of the flooded basement."),
+    ]
+    assert ("table-cell", "slide 3 › shape 'Table 2' › row 2, column 2", "39 EUR") in _rows(
+        training
+    )
+    assert training.warnings == ("HIDDEN_SLIDES_DROPPED",)
+    boxes = extract_pptx((OFFICE / "libreoffice-textboxes.pptx").read_bytes(), BASE_PROFILE)
+    assert _rows(boxes) == [
+        ("paragraph", "slide 1 › shape 47", "Pump safety training"),
+        (
+            "list-item",
+            "slide 1 › shape 48 › paragraph 1",
+            "Switch off the power before opening the housing",
+        ),
+        ("list-item", "slide 1 › shape 48 › paragraph 2", "Wear gloves and goggles"),
+        ("paragraph", "slide 1 › notes", "Ask who has seen a pump run dry."),
+        ("paragraph", "slide 3 › shape 50", "Service intervals"),
+        ("paragraph", "slide 3 › shape 51", "The impeller seal is replaced every twelve months."),
+    ]
+    assert boxes.warnings == ("HIDDEN_SLIDES_DROPPED",)
+
+
 # -- dispatch ----------------------------------------------------------------------
 
 
@@ -392,6 +450,9 @@ def _office_files(tmp_path: Path) -> list[Path]:
     (tmp_path / "gen").mkdir(exist_ok=True)
     return [
         LIBREOFFICE_DOCX,
+        OFFICE / "libreoffice-prices.xlsx",
+        OFFICE / "libreoffice-training.pptx",
+        OFFICE / "libreoffice-textboxes.pptx",
         make_docx(tmp_path / "gen" / "handbook.docx"),
         make_pptx(tmp_path / "gen" / "training.pptx"),
         make_xlsx(tmp_path / "gen" / "prices.xlsx"),
@@ -405,6 +466,12 @@ def test_every_office_file_passes_check_and_anchors_resolve_to_their_block(
     cell or paragraph resolves with that block's locator as its viewer target."""
     quotes = {
         "libreoffice-handbook.docx": ("twelve months or after 2,000 hours", "§ 1.2 › paragraph 1"),
+        "libreoffice-prices.xlsx": ("143.4", "Prices!C4"),
+        "libreoffice-training.pptx": (
+            "Close the suction valve",
+            "slide 1 › shape 'PlaceHolder 2' › paragraph 2",
+        ),
+        "libreoffice-textboxes.pptx": ("run dry", "slide 1 › notes"),
         "handbook.docx": ("Third column", "§ 1.1 › table 2 › row 1, column 3"),
         "training.pptx": ("flooded basement", "slide 1 › notes"),
         "prices.xlsx": ("Seal kit", "Prices!A3"),

@@ -13,7 +13,8 @@ Slides are read in order; on each slide the shapes in their order on the slide
 
 Locators: ``slide 7 › shape 'Title 1'`` (the slide's number in the deck, hidden
 slides counted, and the shape's name as the selection pane shows it; the shape id
-is added when two shapes share a name), with ``› paragraph 2`` when the shape holds
+is added when two shapes share a name, and stands alone, ``shape 47``, for a shape
+without a name), with ``› paragraph 2`` when the shape holds
 several paragraphs, ``› row 2, column 3`` for a table cell, and
 ``slide 7 › notes › paragraph 1`` for the speaker notes.
 
@@ -84,6 +85,15 @@ _BULLETED: Final = frozenset(
 _FURNITURE: Final = frozenset(
     {PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER}
 )
+_NOTES_FURNITURE: Final = frozenset(
+    {
+        PP_PLACEHOLDER.SLIDE_IMAGE,
+        PP_PLACEHOLDER.SLIDE_NUMBER,
+        PP_PLACEHOLDER.DATE,
+        PP_PLACEHOLDER.FOOTER,
+        PP_PLACEHOLDER.HEADER,
+    }
+)
 _A_P: Final = qn("a:p")
 _A_T: Final = qn("a:t")
 _A_BR: Final = qn("a:br")
@@ -118,9 +128,12 @@ def _slide_pieces(slide: Any, where: str) -> Iterator[Piece]:
     shapes = list(_shapes(slide.shapes))
     names = Counter(shape.name for shape in shapes)
     for shape in shapes:
-        label = f"shape '{clean_name(shape.name)}'"
-        if names[shape.name] > 1:
-            label += f" (id {shape.shape_id})"
+        if not shape.name.strip():  # a writer that names no shapes: the id alone
+            label = f"shape {shape.shape_id}"
+        else:
+            label = f"shape '{clean_name(shape.name)}'"
+            if names[shape.name] > 1:
+                label += f" (id {shape.shape_id})"
         locator = f"{where} › {label}"
         placeholder = _placeholder_type(shape)
         if placeholder in _FURNITURE:
@@ -132,11 +145,18 @@ def _slide_pieces(slide: Any, where: str) -> Iterator[Piece]:
                 kind, bulleted = BlockKind.HEADING, False
             else:
                 kind, bulleted = BlockKind.PARAGRAPH, placeholder in _BULLETED
-            yield from _paragraph_pieces(shape.text_frame._txBody, locator, kind, bulleted)
+            yield from _paragraph_pieces([shape.text_frame._txBody], locator, kind, bulleted)
     if slide.has_notes_slide:
-        notes = slide.notes_slide.notes_text_frame
-        if notes is not None:
-            yield from _paragraph_pieces(notes._txBody, f"{where} › notes", BlockKind.PARAGRAPH)
+        # The notes placeholder, and any text box a writer put on the notes page instead
+        # (LibreOffice does for a deck without a notes layout); not the slide's picture,
+        # number, date, header or footer.
+        bodies = [
+            shape.text_frame._txBody
+            for shape in _shapes(slide.notes_slide.shapes)
+            if getattr(shape, "has_text_frame", False)
+            and _placeholder_type(shape) not in _NOTES_FURNITURE
+        ]
+        yield from _paragraph_pieces(bodies, f"{where} › notes", BlockKind.PARAGRAPH)
 
 
 def _shapes(shapes: Any) -> Iterator[Any]:
@@ -162,13 +182,16 @@ def _placeholder_type(shape: Any) -> Any:
 
 
 def _paragraph_pieces(
-    body: Any, locator: str, kind: BlockKind, bulleted: bool = False
+    bodies: list[Any], locator: str, kind: BlockKind, bulleted: bool = False
 ) -> Iterator[Piece]:
+    """The non-empty paragraphs of ``bodies`` (text bodies read as one), numbered when
+    there are several."""
     found: list[tuple[str, Any]] = []
-    for paragraph in body.iterchildren(_A_P):
-        text = _paragraph_text(paragraph)
-        if text.strip():
-            found.append((text, paragraph))
+    for body in bodies:
+        for paragraph in body.iterchildren(_A_P):
+            text = _paragraph_text(paragraph)
+            if text.strip():
+                found.append((text, paragraph))
     for number, (text, paragraph) in enumerate(found, start=1):
         where = locator if len(found) == 1 else f"{locator} › paragraph {number}"
         piece_kind = kind
