@@ -661,3 +661,19 @@ def test_pptx_comments_part_flagged(tmp_path: Path) -> None:
     extraction = extract_pptx(_rezip(data, {"ppt/comments/comment1.xml": comment}), BASE_PROFILE)
     assert "Too long" not in extraction.text
     assert extraction.warnings == ("COMMENTS_DROPPED", "HIDDEN_SLIDES_DROPPED")
+
+
+def test_folder_ingest_skips_office_owner_files(ragox_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The owner file Word keeps beside an open document (~$name.docx) is not a document:
+    a folder ingest leaves it out instead of failing on it."""
+    import json
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    make_docx(folder / "handbook.docx")
+    (folder / "~$handbook.docx").write_bytes(b"\x05Maria" + b"\x00" * 156)
+    result = ragox_cli("ingest", str(folder), "--json")
+    body = json.loads(result.stdout)
+    assert result.code == 0
+    assert [r["document_id"] for r in body["results"]] == ["handbook.docx"]
+    assert body["summary"] == {"ready": 1, "skipped": 0, "failed": 0}
