@@ -376,6 +376,14 @@ def _bad_files(tmp_path: Path) -> list[tuple[str, bytes, str]]:
         b'?>\n<!DOCTYPE w:document [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>',
         1,
     )
+    deep = document_xml.replace(
+        b"<w:body>",
+        b"<w:body>"
+        + b"<w:sdt><w:sdtContent>" * 150
+        + b"<w:p><w:r><w:t>deep</w:t></w:r></w:p>"
+        + b"</w:sdtContent></w:sdt>" * 150,
+        1,
+    )
     many = io.BytesIO()
     with zipfile.ZipFile(many, "w") as archive:
         archive.writestr("[Content_Types].xml", content_types)
@@ -400,6 +408,7 @@ def _bad_files(tmp_path: Path) -> list[tuple[str, bytes, str]]:
         ("bomb.docx", _rezip(good, {"word/media/zeros.xml": b"\x00" * (8 << 20)}), "ZIP_BOMB"),
         ("many.docx", many.getvalue(), "ZIP_BOMB"),
         ("dtd.docx", _rezip(good, {}, {"word/document.xml": with_dtd}), "CORRUPT_OFFICE"),
+        ("deep.docx", _rezip(good, {}, {"word/document.xml": deep}), "TOO_COMPLEX"),
         ("empty.pptx", b"", "EMPTY_FILE"),
     ]
 

@@ -39,6 +39,7 @@ __all__ = [
     "MAX_UNCOMPRESSED_BYTES",
     "Package",
     "open_package",
+    "parse_failure",
 ]
 
 #: Largest total a package may expand to, in bytes (its parts' declared sizes).
@@ -160,3 +161,12 @@ def open_package(data: bytes, kind: str, main_part: str) -> Package:
         raise ExtractionError(ErrorCode.MACRO_ENABLED, f"a macro-enabled {kind}")
     has_comments = any(name.startswith(_COMMENT_PARTS) for name in names)
     return Package(data, names, has_comments)
+
+
+def parse_failure(kind: str, error: Exception) -> ExtractionError:
+    """The refusal for an error a library raised while parsing: ``TOO_COMPLEX`` for XML
+    nested past libxml2's depth limit (256 levels unless told otherwise), else
+    ``CORRUPT_OFFICE``; the message names the error's type, never the document's text."""
+    if "depth" in str(error).lower() and type(error).__name__ == "XMLSyntaxError":
+        return ExtractionError(ErrorCode.TOO_COMPLEX, f"an XML part of the {kind} nests too deep")
+    return ExtractionError(ErrorCode.CORRUPT_OFFICE, f"{kind} not parsed ({type(error).__name__})")

@@ -46,14 +46,13 @@ from docx.oxml.ns import qn
 
 from ragox.extract._model import (
     BlockKind,
-    ErrorCode,
     Extraction,
     ExtractionError,
     ExtractOptions,
     ParserInfo,
 )
 from ragox.extract.office._build import Piece, build_extraction
-from ragox.extract.office._package import open_package
+from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["DOCX_MEDIA_TYPE", "DOCX_PARSER", "extract_docx"]
@@ -174,9 +173,7 @@ def extract_docx(
     except ExtractionError:
         raise
     except Exception as error:  # python-docx raises its own and lxml's errors
-        raise ExtractionError(
-            ErrorCode.CORRUPT_OFFICE, f"DOCX not parsed ({type(error).__name__})"
-        ) from None
+        raise parse_failure("DOCX", error) from None
     walk = _Walk(styles)
     pieces = list(_body_pieces(body, walk))
     if body.find(".//" + qn("w:commentReference")) is not None:

@@ -42,14 +42,13 @@ from pptx.oxml.ns import qn
 
 from ragox.extract._model import (
     BlockKind,
-    ErrorCode,
     Extraction,
     ExtractionError,
     ExtractOptions,
     ParserInfo,
 )
 from ragox.extract.office._build import Piece, build_extraction, clean_name
-from ragox.extract.office._package import open_package
+from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["PPTX_MEDIA_TYPE", "PPTX_PARSER", "extract_pptx"]
@@ -118,9 +117,7 @@ def extract_pptx(
     except ExtractionError:
         raise
     except Exception as error:  # python-pptx raises its own and lxml's errors
-        raise ExtractionError(
-            ErrorCode.CORRUPT_OFFICE, f"PPTX not parsed ({type(error).__name__})"
-        ) from None
+        raise parse_failure("PPTX", error) from None
     return build_extraction(pieces, profile, PPTX_PARSER, PPTX_MEDIA_TYPE, warnings)
 
 

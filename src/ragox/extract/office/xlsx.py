@@ -44,7 +44,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract.office._build import MAX_BLOCKS, Piece, build_extraction, clean_name
-from ragox.extract.office._package import open_package
+from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["XLSX_MEDIA_TYPE", "XLSX_PARSER", "extract_xlsx"]
@@ -88,9 +88,7 @@ def extract_xlsx(
     except ExtractionError:
         raise
     except Exception as error:  # openpyxl raises its own, zipfile's and XML errors
-        raise ExtractionError(
-            ErrorCode.CORRUPT_OFFICE, f"XLSX not parsed ({type(error).__name__})"
-        ) from None
+        raise parse_failure("XLSX", error) from None
     return build_extraction(pieces, profile, XLSX_PARSER, XLSX_MEDIA_TYPE, warnings)
 
 
