@@ -71,7 +71,7 @@ def extract_xlsx(
     data: bytes, profile: Profile, options: ExtractOptions | None = None
 ) -> Extraction:
     """Sheet names and non-empty cells of the visible sheets, row by row."""
-    open_package(data, "XLSX", "[Content_Types].xml")
+    open_package(data, "XLSX", "xl/workbook.xml")
     warnings: set[str] = set()
     try:
         workbook = openpyxl.load_workbook(
