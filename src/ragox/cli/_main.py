@@ -332,6 +332,8 @@ def _print_status(doc_status: Any) -> None:
             f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
             f"{vectors}{_job_note(rev)}{stale}"
         )
+        if rev["warnings"]:  # codes only: what the extractor dropped or changed on purpose
+            click.echo(f"           notes: {', '.join(rev['warnings'])}")
 
 
 def _job_note(rev: dict[str, Any]) -> str:

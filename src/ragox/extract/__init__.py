@@ -18,6 +18,22 @@ from ragox.extract._model import (
 )
 from ragox.extract.html import HTML_PARSER, extract_html
 from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
+from ragox.extract.office import (
+    DOCX_MEDIA_TYPE,
+    DOCX_PARSER,
+    MACRO_MEDIA_TYPES,
+    MACRO_REFUSAL,
+    OFFICE_SUFFIXES,
+    PPTX_MEDIA_TYPE,
+    PPTX_PARSER,
+    XLSX_MEDIA_TYPE,
+    XLSX_PARSER,
+    extract_docx,
+    extract_pptx,
+    extract_xlsx,
+    refuse_macros,
+    sniff_office,
+)
 from ragox.extract.pdf import PDF_PARSER, extract_pdf
 from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
 from ragox.extract.rst import RST_PARSER, extract_rst
@@ -25,6 +41,7 @@ from ragox.text import Profile
 
 __all__ = [
     "BLOCK_SEPARATOR",
+    "REEXTRACTED_TYPES",
     "Block",
     "BlockKind",
     "ErrorCode",
@@ -55,6 +72,7 @@ _BY_SUFFIX: Final = {
     ".markdown": "text/markdown",
     ".rst": "text/x-rst",
     ".rest": "text/x-rst",
+    **OFFICE_SUFFIXES,
 }
 
 _EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
@@ -63,7 +81,17 @@ _EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
     "text/html": (HTML_PARSER, extract_html),
     "text/markdown": (MARKDOWN_PARSER, extract_markdown),
     "text/x-rst": (RST_PARSER, extract_rst),
+    DOCX_MEDIA_TYPE: (DOCX_PARSER, extract_docx),
+    PPTX_MEDIA_TYPE: (PPTX_PARSER, extract_pptx),
+    XLSX_MEDIA_TYPE: (XLSX_PARSER, extract_xlsx),
+    **{media_type: (MACRO_REFUSAL, refuse_macros) for media_type in MACRO_MEDIA_TYPES.values()},
 }
+
+#: Media types whose representation is checked by extracting the source again and
+#: comparing each block's text at its locator (no source code points to map back to).
+REEXTRACTED_TYPES: Final = frozenset(
+    {"text/html", DOCX_MEDIA_TYPE, PPTX_MEDIA_TYPE, XLSX_MEDIA_TYPE}
+)
 
 
 def detect_media_type(name: str, data: bytes) -> str | None:
@@ -73,6 +101,9 @@ def detect_media_type(name: str, data: bytes) -> str | None:
         return _BY_SUFFIX[suffix]
     if data.startswith(b"%PDF-"):
         return "application/pdf"
+    office = sniff_office(data)
+    if office is not None:
+        return office
     if not suffix:
         return "text/plain"
     return None

@@ -36,6 +36,14 @@ class ErrorCode(enum.Enum):
     CORRUPT_PDF = "CORRUPT_PDF"
     ENCRYPTED_PDF = "ENCRYPTED_PDF"
     NO_TEXT_LAYER = "NO_TEXT_LAYER"
+    #: an Office file (DOCX, PPTX, XLSX) that is not a readable OOXML package
+    CORRUPT_OFFICE = "CORRUPT_OFFICE"
+    #: an Office file encrypted with a password (an OOXML package inside a CFB container)
+    ENCRYPTED_OFFICE = "ENCRYPTED_OFFICE"
+    #: a macro-enabled Office file (.docm, .xlsm, .pptm, or a VBA project inside)
+    MACRO_ENABLED = "MACRO_ENABLED"
+    #: an archive that expands past the limits (total size, ratio, member count)
+    ZIP_BOMB = "ZIP_BOMB"
     #: a page render asked for a page the file does not have
     NO_SUCH_PAGE = "NO_SUCH_PAGE"
     #: a page render that MuPDF could not draw

@@ -2,7 +2,8 @@
 
 For every chunk, sample fragments, carry each back through its block to the
 source (source code points for text formats, page rectangles for PDFs, the
-element locator for HTML) and verify that the source shows the same text there.
+element locator for HTML, the paragraph, shape or cell locator for Office files)
+and verify that the source shows the same text there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from struct import iter_unpack
 from typing import Final
 
 from ragox.anchor import Rect
-from ragox.extract import Block, ExtractOptions, extractor_for
+from ragox.extract import REEXTRACTED_TYPES, Block, ExtractOptions, extractor_for
 from ragox.store import ChunkRecord, Store
 from ragox.text import (
     Coordinates,
@@ -216,7 +217,7 @@ def check_representation(
         if pdf_text_in_rects is None:
             raise ValueError("a PDF check needs a page text reader")
         verify = _pdf_verifier(store, manifest_id, pdf_text_in_rects)
-    elif media_type == "text/html":
+    elif media_type in REEXTRACTED_TYPES:  # HTML and Office files
         verify = _html_verifier(data, Profile.from_id(profile_id), media_type)
     else:
         verify = _text_verifier(store, manifest_id, data, profile_id)

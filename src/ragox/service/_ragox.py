@@ -630,7 +630,9 @@ class Ragox:
                         d for d in dirnames if d not in _SKIP_NAMES and d not in links
                     )
                     for name in sorted([*filenames, *links]):
-                        if not name.startswith("."):
+                        # hidden files, and the owner files Word and LibreOffice
+                        # keep beside an open document ("~$report.docx", ".~lock.…#")
+                        if not name.startswith((".", "~$")):
                             yield Path(dirpath) / name, path
             else:
                 yield path, path.parent

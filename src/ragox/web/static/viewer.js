@@ -10,6 +10,7 @@ const root = document.getElementById("ragox-viewer");
 const stateLine = document.getElementById("state");
 const whereLine = document.getElementById("where");
 const unitLine = document.getElementById("unit");
+const locationLine = document.getElementById("location");
 const noticeLine = document.getElementById("notice");
 const precisionLine = document.getElementById("precision");
 const languageLine = document.getElementById("language");
@@ -83,20 +84,48 @@ function boundary(container, offset, preferEnd) {
  * page's own h1. */
 function headingTag(block) {
   const found = /\/h([1-6])(?:\[|$)/.exec(block.locator || "");
-  return `h${Math.min(6, (found ? Number(found[1]) : 2) + 1)}`;
+  const outline = /^§ ([\d.]+)$/.exec(block.locator || ""); // a Word heading: § 2.1
+  const level = found ? Number(found[1]) : outline ? outline[1].split(".").length : 2;
+  return `h${Math.min(6, level + 1)}`;
 }
 
 /** The row a table cell belongs to: its HTML tr, or its Markdown line. */
 function rowOf(block) {
   const html = /^(.*\/tr(?:\[\d+\])?)\//.exec(block.locator || "");
   if (html) return html[1];
+  const office = /^(.* › row \d+), column \d+$/.exec(block.locator || ""); // DOCX, PPTX
+  if (office) return office[1];
+  const cell = /^(.*)![A-Z]+(\d+)(?::[A-Z]+\d+)?$/.exec(block.locator || ""); // XLSX
+  if (cell) return `${cell[1]}!${cell[2]}`;
   const lines = /^lines=(\d+)/.exec(block.locator || "");
   return lines ? lines[1] : block.block_id;
 }
 
 function tableOf(block) {
   const html = /^(.*\/table(?:\[\d+\])?)\//.exec(block.locator || "");
-  return html ? html[1] : "";
+  if (html) return html[1];
+  const office = /^(.*) › row \d+, column \d+$/.exec(block.locator || "");
+  if (office) return office[1];
+  const cell = /^(.*)![A-Z]+\d+(?::[A-Z]+\d+)?$/.exec(block.locator || "");
+  return cell ? cell[1] : "";
+}
+
+/** Where the passage lies, as a person finds it: the locators of the blocks it covers
+ * ("§ 1.2 Pricing › paragraph 3", "slide 7 › shape 'Title 1'", "Sheet Prices!B12"), a
+ * Word section named by its heading's text from the representation. */
+export function describeLocation(targets, blocks, text) {
+  const cps = Array.from(text);
+  const headings = new Map(blocks.filter((b) => b.kind === "heading")
+    .map((b) => [b.locator, cps.slice(b.range.start, b.range.end).join("")]));
+  const names = targets.map((target) => {
+    const section = /^(§ [\d.]+)( › .*)?$/.exec(target.locator);
+    const title = section && headings.get(section[1]);
+    if (title && target.locator !== section[1]) return `${section[1]} ${title}${section[2]}`;
+    if (/![A-Z]+\d+(?::[A-Z]+\d+)?$/.test(target.locator)) return `Sheet ${target.locator}`;
+    return target.locator;
+  });
+  const shown = names.length > 3 ? [names[0], "…", names[names.length - 1]] : names;
+  return shown.join("; ");
 }
 
 export function renderText(text, blocks) {
@@ -417,6 +446,11 @@ async function open(key) {
     return;
   }
   setState("RESOLVED", "Verified: this is exactly the cited passage.");
+  const targets = resolution.target ? resolution.target.blocks : [];
+  if (targets.length && doc.media_type !== "application/pdf") {
+    locationLine.textContent = `Location: ${describeLocation(targets, doc.blocks, doc.text)}`;
+    locationLine.hidden = false;
+  }
   if (doc.media_type === "application/pdf") {
     await showPages(key, resolution, anchor, doc.page_labels);
     const rect = pageBox.querySelector(".rect");

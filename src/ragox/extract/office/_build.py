@@ -1,0 +1,106 @@
+"""A representation made of Office blocks: texts normalized with the profile, joined
+with the block separator, each block with its kind and a locator a person reads."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from ragox.extract._model import (
+    BLOCK_SEPARATOR,
+    Block,
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ParserInfo,
+)
+from ragox.text import Coordinates, Profile, Span
+
+__all__ = ["MAX_BLOCKS", "Piece", "build_extraction", "clean_name"]
+
+#: Most blocks one Office file may give (a sheet of millions of cells is refused).
+MAX_BLOCKS: Final = 1_000_000
+
+#: Control characters other than tab and line feed (XML 1.0 allows few; a library may
+#: hand over what a broken writer escaped), and the separator's blank line inside a block.
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BLANK_LINES: Final = re.compile(r"\n(?:[ \t]*\n)+")
+_NAME_UNSAFE: Final = re.compile(r"[\x00-\x1f\x7f'›]+")
+_NAME_LENGTH: Final = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One block's text as the file holds it, before normalization."""
+
+    kind: BlockKind
+    text: str
+    locator: str
+
+
+def clean_name(name: str) -> str:
+    """A shape or sheet name fit for a locator: no controls, quotes or separators, short."""
+    cleaned = _NAME_UNSAFE.sub(" ", name).strip()
+    return cleaned[:_NAME_LENGTH] or "?"
+
+
+def build_extraction(
+    pieces: Iterable[Piece],
+    profile: Profile,
+    parser: ParserInfo,
+    media_type: str,
+    warnings: Iterable[str] = (),
+) -> Extraction:
+    """The representation of ``pieces`` in order; pieces without visible text are left out.
+
+    Inside a block, carriage returns become line feeds (Office writes both for a line
+    break) and a run of blank lines one line feed, so that no block holds the blank
+    line that separates blocks.
+    """
+    found = list(pieces)
+    raws = [
+        _CONTROL.sub("", piece.text.replace("\r\n", "\n").replace("\r", "\n")) for piece in found
+    ]
+    texts: list[str] = []
+    blocks: list[Block] = []
+    position = 0
+    for piece, normalized in zip(found, _normalized(raws, profile), strict=True):
+        text = _BLANK_LINES.sub("\n", normalized).strip()
+        if not text:
+            continue
+        if len(blocks) >= MAX_BLOCKS:
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
+        if blocks:
+            position += len(BLOCK_SEPARATOR)
+        blocks.append(
+            Block(
+                index=len(blocks),
+                kind=piece.kind,
+                span=Span(Coordinates.CODEPOINT, position, position + len(text)),
+                locator=piece.locator,
+            )
+        )
+        texts.append(text)
+        position += len(text)
+    if not blocks:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text")
+    return Extraction(
+        text=BLOCK_SEPARATOR.join(texts),
+        blocks=tuple(blocks),
+        parser=parser,
+        media_type=media_type,
+        warnings=tuple(sorted(set(warnings))),
+    )
+
+
+def _normalized(raws: list[str], profile: Profile) -> list[str]:
+    """``profile.normalize_text`` of each text. The profile's steps act within a line, so
+    when the texts joined by line feeds come out unchanged, so does each text (the
+    common case, and one call instead of one per cell of a large sheet)."""
+    joined = "\n".join(raws)
+    if profile.normalize_text(joined).text == joined:
+        return raws
+    return [profile.normalize_text(raw).text for raw in raws]

@@ -1,0 +1,172 @@
+"""The checks every OOXML file passes before a library parses it.
+
+An Office file is a ZIP archive of XML parts. Before python-docx, python-pptx or
+openpyxl sees one, this module reads only the ZIP directory (and the first bytes of
+each XML part) and refuses:
+
+* a password-protected file: Office encrypts a whole OOXML package into a Compound
+  File Binary container (magic ``D0 CF 11 E0``) with an ``EncryptionInfo`` and an
+  ``EncryptedPackage`` stream ([MS-OFFCRYPTO] §2.3.4), so the file is not a ZIP at
+  all → ``ENCRYPTED_OFFICE``; any other CFB file is a legacy binary format (.doc,
+  .xls, .ppt) → ``UNSUPPORTED_TYPE``;
+* what is not a readable ZIP, or lacks ``[Content_Types].xml`` or the format's main
+  part → ``CORRUPT_OFFICE``;
+* an archive that would expand past the limits below: members' declared sizes are
+  checked before anything is inflated, and Python's ``zipfile`` never returns more
+  than a member declares (a member that inflates further fails its CRC check) →
+  ``ZIP_BOMB``;
+* a macro-enabled package (a ``macroEnabled`` content type or a ``vbaProject.bin``
+  part) → ``MACRO_ENABLED``: nothing in it is run, but such files are refused rather
+  than half-read, so that a reader is never shown the text of a document whose
+  behaviour nobody checked;
+* an XML part that declares a DTD (OOXML never does; internal entities are how
+  "billion laughs" documents expand) → ``CORRUPT_OFFICE``.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import Final
+
+from ragox.extract._model import ErrorCode, ExtractionError
+
+__all__ = [
+    "MAX_MEMBERS",
+    "MAX_RATIO",
+    "MAX_UNCOMPRESSED_BYTES",
+    "Package",
+    "open_package",
+    "parse_failure",
+]
+
+#: Largest total a package may expand to, in bytes (its parts' declared sizes).
+MAX_UNCOMPRESSED_BYTES: Final = 256 * 1024 * 1024
+#: Most parts a package may have.
+MAX_MEMBERS: Final = 10_000
+#: Highest expansion ratio of one part that expands to more than :data:`RATIO_FLOOR`.
+#: Real OOXML parts compress 5 to 50 times; zip bombs a thousand times and more.
+MAX_RATIO: Final = 200
+RATIO_FLOOR: Final = 1024 * 1024
+
+_CFB_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: a CFB directory entry's name is UTF-16LE ([MS-CFB] §2.6.1)
+_ENCRYPTION_INFO: Final = "EncryptionInfo".encode("utf-16-le")
+_ENCRYPTED_PACKAGE: Final = "EncryptedPackage".encode("utf-16-le")
+#: how much of each XML part's start is read for a DTD (it must precede the root)
+_PROLOG_BYTES: Final = 4096
+_DTD_MARKERS: Final = (
+    b"<!DOCTYPE",
+    b"<!ENTITY",
+    "<!DOCTYPE".encode("utf-16-le"),
+    "<!DOCTYPE".encode("utf-16-be"),
+)
+
+
+#: where each format keeps its comments (PowerPoint one part per slide, Excel per sheet)
+_COMMENT_PARTS: Final = (
+    "ppt/comments/",
+    "word/comments.xml",
+    "xl/comments",
+    "xl/threadedComments/",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """A checked OOXML package: its part names and the flags read from them."""
+
+    data: bytes
+    names: frozenset[str]
+    #: a comments part is present (Word comments, Excel notes, PowerPoint comments)
+    has_comments: bool
+
+
+def _refuse_cfb(data: bytes, kind: str) -> ExtractionError:
+    if _ENCRYPTION_INFO in data and _ENCRYPTED_PACKAGE in data:
+        return ExtractionError(
+            ErrorCode.ENCRYPTED_OFFICE, f"the {kind} file is password-protected (encrypted)"
+        )
+    return ExtractionError(
+        ErrorCode.UNSUPPORTED_TYPE,
+        f"a legacy binary Office file, not an OOXML {kind}; save it as {kind}",
+    )
+
+
+def open_package(data: bytes, kind: str, main_part: str) -> Package:
+    """Check ``data`` as an OOXML package of ``kind`` ("DOCX", …) whose main part is
+    ``main_part``; raise :class:`ExtractionError` with a code for what it refuses."""
+    if not data:
+        raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
+    if data.startswith(_CFB_MAGIC):
+        raise _refuse_cfb(data, kind)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
+        raise ExtractionError(ErrorCode.CORRUPT_OFFICE, f"not a readable {kind} (ZIP)") from None
+    with archive:
+        members = archive.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise ExtractionError(
+                ErrorCode.ZIP_BOMB, f"{len(members)} parts, the limit is {MAX_MEMBERS}"
+            )
+        total = 0
+        for member in members:
+            total += member.file_size
+            if member.file_size > RATIO_FLOOR and (
+                member.file_size > MAX_RATIO * max(member.compress_size, 1)
+            ):
+                raise ExtractionError(
+                    ErrorCode.ZIP_BOMB,
+                    f"a part expands {member.file_size // max(member.compress_size, 1)} times, "
+                    f"the limit is {MAX_RATIO}",
+                )
+        if total > MAX_UNCOMPRESSED_BYTES:
+            raise ExtractionError(
+                ErrorCode.ZIP_BOMB,
+                f"expands to {total} bytes, the limit is {MAX_UNCOMPRESSED_BYTES}",
+            )
+        names = frozenset(member.filename for member in members)
+        if "[Content_Types].xml" not in names or main_part not in names:
+            raise ExtractionError(ErrorCode.CORRUPT_OFFICE, f"not a {kind} package")
+        if any(name.lower().endswith("vbaproject.bin") for name in names):
+            raise ExtractionError(ErrorCode.MACRO_ENABLED, f"the {kind} carries macros (VBA)")
+        try:
+            content_types = archive.read("[Content_Types].xml")
+            for member in members:
+                if member.filename.endswith((".xml", ".rels")):
+                    with archive.open(member) as part:
+                        head = part.read(_PROLOG_BYTES)
+                    if any(marker in head for marker in _DTD_MARKERS):
+                        raise ExtractionError(
+                            ErrorCode.CORRUPT_OFFICE, f"an XML part of the {kind} declares a DTD"
+                        )
+        except ExtractionError:
+            raise
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            OSError,
+            ValueError,
+            EOFError,
+            NotImplementedError,
+            RuntimeError,
+        ):  # RuntimeError: a ZIP-encrypted part (zipfile wants a password)
+            raise ExtractionError(
+                ErrorCode.CORRUPT_OFFICE, f"a part of the {kind} is damaged"
+            ) from None
+    if b"macroEnabled" in content_types:
+        raise ExtractionError(ErrorCode.MACRO_ENABLED, f"a macro-enabled {kind}")
+    has_comments = any(name.startswith(_COMMENT_PARTS) for name in names)
+    return Package(data, names, has_comments)
+
+
+def parse_failure(kind: str, error: Exception) -> ExtractionError:
+    """The refusal for an error a library raised while parsing: ``TOO_COMPLEX`` for XML
+    nested past libxml2's depth limit (256 levels unless told otherwise), else
+    ``CORRUPT_OFFICE``; the message names the error's type, never the document's text."""
+    if "depth" in str(error).lower() and type(error).__name__ == "XMLSyntaxError":
+        return ExtractionError(ErrorCode.TOO_COMPLEX, f"an XML part of the {kind} nests too deep")
+    return ExtractionError(ErrorCode.CORRUPT_OFFICE, f"{kind} not parsed ({type(error).__name__})")

@@ -1,0 +1,149 @@
+"""Excel (XLSX) adapter: the visible sheets' cells through openpyxl.
+
+Each visible worksheet gives a ``HEADING`` block with its name (locator
+``sheet Prices``), then one ``TABLE_CELL`` block per non-empty cell, row by row
+(locator ``Prices!B12``, the sheet name quoted as Excel quotes it; a merged cell's
+locator is its range, ``Prices!A1:D1``).
+
+Values are the ones the spreadsheet program saved: a formula shows its last
+calculated value (openpyxl's ``data_only``), never the formula, and nothing is
+recalculated; a file that was never calculated (one a library wrote) shows no value
+for its formulas. Number formats are not applied: integers are written as digits,
+other numbers as the shortest decimal that reads back the same (``0.1``), dates and
+times in ISO 8601 (``2024-03-01``, ``2024-03-01 14:30:00``), booleans ``TRUE`` and
+``FALSE``, and error values as Excel writes them (``#DIV/0!``).
+
+Deliberate choices (recorded in the parser's configuration):
+
+* hidden and very hidden sheets are dropped (``HIDDEN_SHEETS_DROPPED``), and so are
+  hidden rows and columns (``HIDDEN_ROWS_DROPPED``, ``HIDDEN_COLUMNS_DROPPED``): a
+  reader of the workbook does not see them;
+* cell comments (notes) are dropped with ``COMMENTS_DROPPED``;
+* chart sheets, charts, images and defined names give no text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import re
+from collections.abc import Iterator
+from typing import Final
+
+import openpyxl
+from openpyxl.cell.cell import Cell
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from ragox.extract._model import (
+    BlockKind,
+    ErrorCode,
+    Extraction,
+    ExtractionError,
+    ExtractOptions,
+    ParserInfo,
+)
+from ragox.extract.office._build import MAX_BLOCKS, Piece, build_extraction, clean_name
+from ragox.extract.office._package import open_package, parse_failure
+from ragox.text import Profile
+
+__all__ = ["XLSX_MEDIA_TYPE", "XLSX_PARSER", "extract_xlsx"]
+
+XLSX_MEDIA_TYPE: Final = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+XLSX_PARSER: Final = ParserInfo(
+    "xlsx-openpyxl",
+    f"1+openpyxl-{openpyxl.__version__}",
+    {
+        "blocks": "sheet-name,cell",
+        "kinds": "sheet=heading,cell=table-cell",
+        "values": "saved-values;iso-dates;shortest-float;no-number-formats",
+        "hidden-sheets": "dropped",
+        "hidden-rows-columns": "dropped",
+        "comments": "dropped",
+        "locator": "sheet!cell|sheet!range",
+        "separator": "blank-line",
+    },
+)
+
+
+def extract_xlsx(
+    data: bytes, profile: Profile, options: ExtractOptions | None = None
+) -> Extraction:
+    """Sheet names and non-empty cells of the visible sheets, row by row."""
+    open_package(data, "XLSX", "xl/workbook.xml")
+    warnings: set[str] = set()
+    try:
+        workbook = openpyxl.load_workbook(
+            io.BytesIO(data), data_only=True, keep_vba=False, keep_links=False
+        )
+        pieces: list[Piece] = []
+        for sheet in workbook.worksheets:
+            if sheet.sheet_state != "visible":
+                warnings.add("HIDDEN_SHEETS_DROPPED")
+                continue
+            pieces.extend(_sheet_pieces(sheet, warnings))
+            if len(pieces) > MAX_BLOCKS:
+                raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} cells")
+    except ExtractionError:
+        raise
+    except Exception as error:  # openpyxl raises its own, zipfile's and XML errors
+        raise parse_failure("XLSX", error) from None
+    return build_extraction(pieces, profile, XLSX_PARSER, XLSX_MEDIA_TYPE, warnings)
+
+
+def _sheet_pieces(sheet: Worksheet, warnings: set[str]) -> Iterator[Piece]:
+    name = _quoted(sheet.title)
+    yield Piece(BlockKind.HEADING, sheet.title, f"sheet {clean_name(sheet.title)}")
+    hidden_rows = {row for row, dim in sheet.row_dimensions.items() if dim.hidden}
+    hidden_columns: set[int] = set()
+    for dimension in sheet.column_dimensions.values():
+        if dimension.hidden and dimension.min is not None and dimension.max is not None:
+            hidden_columns.update(range(dimension.min, dimension.max + 1))
+    merged = {(cells.min_row, cells.min_col): cells.coord for cells in sheet.merged_cells.ranges}
+    # The sheet's own store of cells, sorted: a sheet with one cell at XFD1048576 is
+    # not walked cell by cell over its 17 billion positions.
+    for (row, column), cell in sorted(sheet._cells.items()):
+        if not isinstance(cell, Cell) or cell.value is None:
+            continue
+        if row in hidden_rows:
+            warnings.add("HIDDEN_ROWS_DROPPED")
+            continue
+        if column in hidden_columns:
+            warnings.add("HIDDEN_COLUMNS_DROPPED")
+            continue
+        if cell.comment is not None:
+            warnings.add("COMMENTS_DROPPED")
+        where = merged.get((row, column), f"{get_column_letter(column)}{row}")
+        yield Piece(BlockKind.TABLE_CELL, _value_text(cell.value), f"{name}!{where}")
+    for cell in sheet._cells.values():
+        if cell.value is None and cell.comment is not None:
+            warnings.add("COMMENTS_DROPPED")
+
+
+#: a sheet name Excel writes unquoted in a reference (letters, digits, "_", ".",
+#: not starting with a digit); every other name is quoted
+_PLAIN_SHEET_NAME: Final = re.compile(r"[^\W\d][\w.]*")
+
+
+def _quoted(title: str) -> str:
+    """The sheet name as a cell reference writes it: ``Prices``, ``'Price list'``."""
+    if _PLAIN_SHEET_NAME.fullmatch(title):
+        return title
+    return "'" + title.replace("'", "''") + "'"
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, datetime.datetime):
+        if value.time() == datetime.time(0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return str(value)
