@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import regex
 
 from ragox.answer._blocks import block_end, display_text, is_introducer, same_passage_key
+from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
     AnswerKind,
@@ -159,6 +160,15 @@ def score_sentences(
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
     own = [detect_language(item.text) for item in evidence]
+    # the same manual in two languages (Debian's reference in English and German):
+    # a question is answered from passages in its own language when there are any;
+    # passages of no clear language stay, and a question over documents of other
+    # languages only (cross-lingual search) keeps them all
+    asked = question_language(question)
+    if asked in own:
+        keep = [language in (asked, None) for language in own]
+        evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
+        own = [language for language, kept in zip(own, keep, strict=True) if kept]
     if None in own:
         fallback = (
             detect_language(" ".join(item.text for item in evidence))
@@ -185,6 +195,7 @@ def score_sentences(
                     or (
                         token_count(item.text, start, end) >= MIN_CLAIM_TOKENS
                         and not _is_label(item.text[start:end])
+                        and not _is_question(item.text[start:end])
                     ),
                     matcher.credit(matcher.stems(item.text[start:end])),
                 )
@@ -208,12 +219,26 @@ def score_sentences(
     scored: list[ScoredSentence] = []
     answerability = 0.0
     for index, (item, sentences) in enumerate(zip(evidence, passages, strict=True)):
+        # a passage that opens with its section's heading ("8.4. How do I display the
+        # files of an installed package?"): what the heading shares with the question
+        # counts for every sentence under it as if said in the sentence before
+        heading = sentences[0][3] if sentences and not sentences[0][2] else None
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
-                continue  # headings and labels are not statements to quote
+                continue  # headings, labels and questions are not statements to quote
+            before = sentences[position - 1][3] if position > 0 else None
+            if heading and position > 1:
+                before = {t: max(v, (before or {}).get(t, 0.0)) for t, v in heading.items()}
+                before.update(
+                    {
+                        t: v
+                        for t, v in (sentences[position - 1][3]).items()
+                        if v > before.get(t, 0.0)
+                    }
+                )
             features = support(
                 credits,
-                sentences[position - 1][3] if position > 0 else None,
+                before,
                 sentences[position + 1][3] if position + 1 < len(sentences) else None,
                 weights,
                 index,
@@ -247,6 +272,11 @@ def units(text: str) -> list[tuple[int, int, bool]]:
         out.append((start, end, False))
         index += 1
     return out
+
+
+def _is_question(sentence: str) -> bool:
+    """A question in the text (an FAQ's heading): it asks, it does not answer."""
+    return sentence.rstrip().endswith("?")
 
 
 def _is_label(sentence: str) -> bool:

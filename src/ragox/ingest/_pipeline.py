@@ -28,6 +28,7 @@ from ragox.extract import (
     parser_for,
 )
 from ragox.ingest._chunker import chunk_representation
+from ragox.ingest._headings import heading_context
 from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._searchtext import SearchText, build_search_text
 from ragox.ingest._versions import current_versions, stale_stages
@@ -264,9 +265,14 @@ class Ingestor:
         document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or detect_language(search.text)
+        # each row carries the headings above its chunk (never the chunk's own text)
+        context = heading_context(text, blocks, chunks)
         rows = tuple(
-            (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
-            for c in chunks
+            (
+                c.chunk_id,
+                index_terms(f"{above} {search.text[c.search_start : c.search_end]}", language),
+            )
+            for c, above in zip(chunks, context, strict=True)
         )
         return search, list(chunks), LexicalRows(manifest_id, language, rows)
 
