@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ragox.access import Principal
 from ragox.answer import Evidence
+from ragox.answer._blocks import runs_into_block
 from ragox.answer._extractive import ExtractiveGenerator, score_sentences
 from ragox.extract import Block, BlockKind
 from ragox.ingest import chunk_representation
@@ -121,3 +122,24 @@ def test_a_question_is_answered_from_passages_in_its_own_language() -> None:
         "Wie zeige ich den Standard-Target von systemd an?", evidence
     )
     assert "S1" in {c.source_id for c in draft.claims}
+
+
+def test_a_sentence_that_runs_on_into_a_command_is_quoted_with_it() -> None:
+    """ "… you can run the command" and the command on its own line: one quote."""
+    text = (
+        "During boot-up, systemd starts the services listed in the default target.\n\n"
+        "If you specifically wish not to start a service during boot-up, instead of "
+        "removing the corresponding package, you can run the command\n\n"
+        "systemctl disable service.service\n\n\n"
+        "using the name of the service file installed in /lib/systemd/system."
+    )
+    evidence = [Evidence("S1", "faq", "r1", "m1", ("c1",), 0, len(text), text, ())]
+    draft = ExtractiveGenerator().generate(
+        "How can I keep a service from being started at boot?", evidence
+    )
+    assert not draft.abstained
+    assert any("systemctl disable service.service" in (c.quote or "") for c in draft.claims)
+    # a short unterminated line (a heading) before a command does not swallow it
+    assert runs_into_block("you can run the command")
+    assert not runs_into_block("8.1.1. dpkg")
+    assert not runs_into_block("Then run the command.")

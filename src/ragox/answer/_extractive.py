@@ -37,7 +37,13 @@ from dataclasses import dataclass
 
 import regex
 
-from ragox.answer._blocks import block_end, display_text, is_introducer, same_passage_key
+from ragox.answer._blocks import (
+    block_end,
+    display_text,
+    is_introducer,
+    runs_into_block,
+    same_passage_key,
+)
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
@@ -264,7 +270,7 @@ def units(text: str) -> list[tuple[int, int, bool]]:
         start, end = spans[index]
         sentence = text[start:end]
         finish = block_end(text, end, sentence.rstrip().endswith(":"), len(text))
-        if finish is not None and is_introducer(sentence):
+        if finish is not None and (is_introducer(sentence) or runs_into_block(sentence)):
             out.append((start, finish, True))
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
