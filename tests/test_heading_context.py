@@ -12,6 +12,7 @@ from ragox.extract import Block, BlockKind
 from ragox.ingest import chunk_representation
 from ragox.ingest._headings import heading_context
 from ragox.ingest._searchtext import build_search_text
+from ragox.search import compound_parts, compound_vocabulary, index_terms
 from ragox.service import Ragox
 from ragox.text import Coordinates, Span
 
@@ -143,3 +144,27 @@ def test_a_sentence_that_runs_on_into_a_command_is_quoted_with_it() -> None:
     assert runs_into_block("you can run the command")
     assert not runs_into_block("8.1.1. dpkg")
     assert not runs_into_block("Then run the command.")
+
+
+def test_german_compounds_are_found_by_their_parts(app: Ragox) -> None:
+    """A German document's compounds carry the parts it also uses as words: a question
+    about the "Papiergröße" finds the sentence on the "Standardpapiergröße"."""
+    assert compound_parts("paketverwaltungssystem", frozenset({"paketverwaltung", "system"})) == [
+        "paketverwaltung",
+        "system",
+    ]
+    assert compound_parts("zeitzone", frozenset({"zeitzone"})) == []  # no compound
+    text = (
+        "Installieren Sie das Paket libpaper1 und es wird nach einer systemweiten "
+        "Standardpapiergröße fragen. Diese Einstellung wird in einer Datei gespeichert.\n\n"
+        "Benutzer können die Papiergröße mit einer Umgebungsvariablen ändern, die hier "
+        "nicht weiter beschrieben wird, weil sie selten gebraucht wird und nur stört."
+    )
+    terms = index_terms(text, "de", compound_vocabulary(text)).split()
+    assert "papiergross" in terms or "papiergröss" in terms
+    outcome = app.ingestor.ingest_bytes(
+        text.encode(), "papier.txt", "papier", groups=frozenset({"staff"}), tenant="default"
+    )
+    assert outcome.state.value == "READY"
+    found = [app.text("papier", STAFF)[h.start : h.end] for h in app.search("Papiergröße", STAFF)]
+    assert any("Standardpapiergröße" in f for f in found), found

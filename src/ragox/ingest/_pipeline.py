@@ -35,6 +35,7 @@ from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
     Embedder,
     EmbedderError,
+    compound_vocabulary,
     detect_language,
     embed_chunks,
     index_terms,
@@ -267,10 +268,14 @@ class Ingestor:
         language = document.language or detect_language(search.text)
         # each row carries the headings above its chunk (never the chunk's own text)
         context = heading_context(text, blocks, chunks)
+        # German compounds are split against the document's own words
+        vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
         rows = tuple(
             (
                 c.chunk_id,
-                index_terms(f"{above} {search.text[c.search_start : c.search_end]}", language),
+                index_terms(
+                    f"{above} {search.text[c.search_start : c.search_end]}", language, vocabulary
+                ),
             )
             for c, above in zip(chunks, context, strict=True)
         )
