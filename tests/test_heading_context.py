@@ -168,3 +168,20 @@ def test_german_compounds_are_found_by_their_parts(app: Ragox) -> None:
     assert outcome.state.value == "READY"
     found = [app.text("papier", STAFF)[h.start : h.end] for h in app.search("Papiergröße", STAFF)]
     assert any("Standardpapiergröße" in f for f in found), found
+
+
+def test_the_sentence_that_goes_on_about_the_best_one_is_quoted_with_it() -> None:
+    """ "This setting will be kept in …" completes the sentence before it; an unrelated
+    sentence after it is not added."""
+    text = (
+        "Install the libpaper1 package, and it will ask you for a system-wide default "
+        "paper size. This setting will be kept in the file /etc/papersize. "
+        "Many device files in the /dev directory belong to some predefined groups."
+    )
+    evidence = [Evidence("S1", "faq", "r1", "m1", ("c1",), 0, len(text), text, ())]
+    draft = ExtractiveGenerator().generate(
+        "Where is the system-wide default paper size stored?", evidence
+    )
+    quotes = [c.quote or "" for c in draft.claims]
+    assert any("/etc/papersize" in q for q in quotes), quotes
+    assert not any("device files" in q for q in quotes)

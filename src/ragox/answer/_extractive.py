@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import regex
 
@@ -339,6 +340,17 @@ class ExtractiveGenerator:
             if any(_same(candidate, other) or _overlap(candidate, other) for other in chosen):
                 continue
             chosen.append(candidate)
+        # the sentence right after the best one that goes on about it ("This setting
+        # will be kept in /etc/papersize.") completes it, though it repeats few words
+        follow = next((s for s in scored if _continues(s, best)), None)
+        if (
+            follow is not None
+            and follow.score >= config.second_ratio * best.score
+            and len(chosen) < config.max_sentences
+            and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
+        ):
+            chosen.append(follow)
+            chosen.sort(key=lambda s: (s.evidence.source_id != best.evidence.source_id, s.start))
         claims = []
         for sentence in chosen:
             claims.append(_claim(sentence))
@@ -351,6 +363,24 @@ class ExtractiveGenerator:
                 and _same(other, sentence)
             )
         return Draft(claims=tuple(claims), abstained=False)
+
+
+#: words that open a sentence going on about the one before it
+_ANAPHORA: Final = regex.compile(
+    r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
+    r"|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом)\b",
+    regex.IGNORECASE,
+)
+
+
+def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
+    """The sentence follows ``best`` directly in its passage and refers back to it."""
+    return (
+        sentence.evidence.source_id == best.evidence.source_id
+        and sentence.start >= best.end
+        and not sentence.evidence.text[best.end : sentence.start].strip()
+        and bool(_ANAPHORA.match(_quote(sentence)))
+    )
 
 
 def _own(sentence: ScoredSentence) -> float:
