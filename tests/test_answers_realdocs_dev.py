@@ -108,8 +108,8 @@ def test_dev_table(
         )
     overall = answers.figures(GoldGroup(None, None))
     assert answers.citations_resolved_share == 1.0
-    # measured with the heading-aware index and answers: .378 / .900 / .757
+    # measured after the work on this set: gold .514 / abstained .900 / recall@5 .757
     # (before: .297 / .900 / .649)
-    assert overall["answered_with_gold_citation"] >= 0.35
+    assert overall["answered_with_gold_citation"] >= 0.50
     assert overall["abstained_correctly"] >= 0.88
-    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.72
+    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.75
