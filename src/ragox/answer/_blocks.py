@@ -23,6 +23,7 @@ __all__ = [
     "display_text",
     "has_instruction",
     "is_introducer",
+    "runs_into_block",
     "same_passage_key",
 ]
 
@@ -54,6 +55,19 @@ _IMPERATIVE: Final = regex.compile(
 def is_introducer(sentence: str) -> bool:
     """The sentence announces what follows ("…as follows", "folgende Schritte:")."""
     return bool(_INTRODUCER.search(sentence.strip()))
+
+
+#: a sentence that runs on into the command below it ("… you can run the command",
+#: "… kann", "… выполните команду"): it ends on a word, without a full stop
+_OPEN_END: Final = regex.compile(r"\p{L}\s*$")
+#: fewer words than this is a heading or a label, not a sentence running on
+_OPEN_MIN_WORDS: Final = 5
+
+
+def runs_into_block(sentence: str) -> bool:
+    """The sentence has no end of its own: it continues in the block that follows."""
+    stripped = sentence.strip()
+    return bool(_OPEN_END.search(stripped)) and len(stripped.split()) >= _OPEN_MIN_WORDS
 
 
 def _command_like(paragraph: str) -> bool:

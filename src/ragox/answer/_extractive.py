@@ -34,10 +34,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import regex
 
-from ragox.answer._blocks import block_end, display_text, is_introducer, same_passage_key
+from ragox.answer._blocks import (
+    block_end,
+    display_text,
+    is_introducer,
+    runs_into_block,
+    same_passage_key,
+)
+from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
     AnswerKind,
@@ -159,6 +167,15 @@ def score_sentences(
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
     own = [detect_language(item.text) for item in evidence]
+    # the same manual in two languages (Debian's reference in English and German):
+    # a question is answered from passages in its own language when there are any;
+    # passages of no clear language stay, and a question over documents of other
+    # languages only (cross-lingual search) keeps them all
+    asked = question_language(question)
+    if asked in own:
+        keep = [language in (asked, None) for language in own]
+        evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
+        own = [language for language, kept in zip(own, keep, strict=True) if kept]
     if None in own:
         fallback = (
             detect_language(" ".join(item.text for item in evidence))
@@ -185,6 +202,7 @@ def score_sentences(
                     or (
                         token_count(item.text, start, end) >= MIN_CLAIM_TOKENS
                         and not _is_label(item.text[start:end])
+                        and not _is_question(item.text[start:end])
                     ),
                     matcher.credit(matcher.stems(item.text[start:end])),
                 )
@@ -208,12 +226,26 @@ def score_sentences(
     scored: list[ScoredSentence] = []
     answerability = 0.0
     for index, (item, sentences) in enumerate(zip(evidence, passages, strict=True)):
+        # a passage that opens with its section's heading ("8.4. How do I display the
+        # files of an installed package?"): what the heading shares with the question
+        # counts for every sentence under it as if said in the sentence before
+        heading = sentences[0][3] if sentences and not sentences[0][2] else None
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
-                continue  # headings and labels are not statements to quote
+                continue  # headings, labels and questions are not statements to quote
+            before = sentences[position - 1][3] if position > 0 else None
+            if heading and position > 1:
+                before = {t: max(v, (before or {}).get(t, 0.0)) for t, v in heading.items()}
+                before.update(
+                    {
+                        t: v
+                        for t, v in (sentences[position - 1][3]).items()
+                        if v > before.get(t, 0.0)
+                    }
+                )
             features = support(
                 credits,
-                sentences[position - 1][3] if position > 0 else None,
+                before,
                 sentences[position + 1][3] if position + 1 < len(sentences) else None,
                 weights,
                 index,
@@ -239,7 +271,7 @@ def units(text: str) -> list[tuple[int, int, bool]]:
         start, end = spans[index]
         sentence = text[start:end]
         finish = block_end(text, end, sentence.rstrip().endswith(":"), len(text))
-        if finish is not None and is_introducer(sentence):
+        if finish is not None and (is_introducer(sentence) or runs_into_block(sentence)):
             out.append((start, finish, True))
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
@@ -247,6 +279,11 @@ def units(text: str) -> list[tuple[int, int, bool]]:
         out.append((start, end, False))
         index += 1
     return out
+
+
+def _is_question(sentence: str) -> bool:
+    """A question in the text (an FAQ's heading): it asks, it does not answer."""
+    return sentence.rstrip().endswith("?")
 
 
 def _is_label(sentence: str) -> bool:
@@ -303,6 +340,17 @@ class ExtractiveGenerator:
             if any(_same(candidate, other) or _overlap(candidate, other) for other in chosen):
                 continue
             chosen.append(candidate)
+        # the sentence right after the best one that goes on about it ("This setting
+        # will be kept in /etc/papersize.") completes it, though it repeats few words
+        follow = next((s for s in scored if _continues(s, best)), None)
+        if (
+            follow is not None
+            and follow.score >= config.second_ratio * best.score
+            and len(chosen) < config.max_sentences
+            and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
+        ):
+            chosen.append(follow)
+            chosen.sort(key=lambda s: (s.evidence.source_id != best.evidence.source_id, s.start))
         claims = []
         for sentence in chosen:
             claims.append(_claim(sentence))
@@ -315,6 +363,24 @@ class ExtractiveGenerator:
                 and _same(other, sentence)
             )
         return Draft(claims=tuple(claims), abstained=False)
+
+
+#: words that open a sentence going on about the one before it
+_ANAPHORA: Final = regex.compile(
+    r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
+    r"|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом)\b",
+    regex.IGNORECASE,
+)
+
+
+def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
+    """The sentence follows ``best`` directly in its passage and refers back to it."""
+    return (
+        sentence.evidence.source_id == best.evidence.source_id
+        and sentence.start >= best.end
+        and not sentence.evidence.text[best.end : sentence.start].strip()
+        and bool(_ANAPHORA.match(_quote(sentence)))
+    )
 
 
 def _own(sentence: ScoredSentence) -> float:

@@ -2,7 +2,9 @@
 
 Chunks follow blocks: a block that fits is one chunk (small neighbours such as a
 heading and its paragraph are packed together); a block that is too long is cut
-at sentence ends, with whole sentences of overlap. Every position comes from the
+at sentence ends, with whole sentences of overlap. A heading always starts a
+chunk: it is packed with what follows it, never onto the end of the section
+before it. Every position comes from the
 splitter's own cursor, never from searching the text afterwards, and no chunk
 boundary splits a grapheme cluster.
 """
@@ -23,7 +25,7 @@ from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boun
 __all__ = ["CHUNKER_VERSION", "ChunkingConfig", "chunk_id", "chunk_representation"]
 
 #: Recorded on every chunk: change it with the algorithm or :data:`DEFAULT_CHUNKING`.
-CHUNKER_VERSION: Final = "chunker@1"
+CHUNKER_VERSION: Final = "chunker@2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,9 @@ class _Piece:
     small: bool = False
     #: PDF page of the block (pieces of different pages are never packed together)
     page: int | None = None
+    #: only headings so far: a heading starts a chunk, packed onto the piece before
+    #: it only when that piece is itself headings (a chapter title, then a section's)
+    heading: bool = False
 
 
 _PACKABLE: Final = frozenset({BlockKind.HEADING, BlockKind.LIST_ITEM, BlockKind.TABLE_CELL})
@@ -139,9 +144,13 @@ def chunk_representation(
             small = tokens < config.tiny_tokens or (
                 block.kind in _PACKABLE and tokens < config.small_tokens
             )
-            spans.append(_Piece(block.span.start, block.span.end, tokens, small, block.page))
+            heading = block.kind is BlockKind.HEADING
+            spans.append(
+                _Piece(block.span.start, block.span.end, tokens, small, block.page, heading)
+            )
     # 2. Pack small neighbours (a heading with its paragraph, short list items), never
-    #    two regular paragraphs, up to the target size.
+    #    two regular paragraphs, up to the target size; a section's heading opens a
+    #    new chunk.
     packed: list[_Piece] = []
     for piece in spans:
         if packed:
@@ -149,12 +158,14 @@ def chunk_representation(
             total = last.tokens + piece.tokens
             if (
                 (piece.small or last.small)
+                and (not piece.heading or last.heading)
                 and total <= config.target_tokens
                 and piece.start >= last.end
                 and piece.page == last.page
             ):
                 small = last.small and piece.small and total < config.small_tokens
-                packed[-1] = _Piece(last.start, piece.end, total, small, last.page)
+                heading = last.heading and piece.heading
+                packed[-1] = _Piece(last.start, piece.end, total, small, last.page, heading)
                 continue
         packed.append(piece)
     # 3. Records with block ranges and search-text ranges.

@@ -28,6 +28,7 @@ from ragox.extract import (
     parser_for,
 )
 from ragox.ingest._chunker import chunk_representation
+from ragox.ingest._headings import heading_context
 from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText, build_search_text
@@ -35,6 +36,7 @@ from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
     Embedder,
     EmbedderError,
+    compound_vocabulary,
     embed_chunks,
     index_terms,
 )
@@ -264,9 +266,18 @@ class Ingestor:
         document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or document_language(search.text)
+        # each row carries the headings above its chunk (never the chunk's own text)
+        context = heading_context(text, blocks, chunks)
+        # German compounds are split against the document's own words
+        vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
         rows = tuple(
-            (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
-            for c in chunks
+            (
+                c.chunk_id,
+                index_terms(
+                    f"{above} {search.text[c.search_start : c.search_end]}", language, vocabulary
+                ),
+            )
+            for c, above in zip(chunks, context, strict=True)
         )
         return search, list(chunks), LexicalRows(manifest_id, language, rows)
 

@@ -30,6 +30,8 @@ __all__ = [
     "analyze_document",
     "analyze_query",
     "analyze_search_query",
+    "compound_parts",
+    "compound_vocabulary",
     "detect_language",
     "fts_match",
     "index_terms",
@@ -45,8 +47,9 @@ SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
 #: (tokenizer, stemmers, stop lists, terms of unknown-language documents). Lexical rows
 #: written by another version may not be found the same way: reindex them.
 #: 1: documents of unknown language unstemmed; 2: unknown language with every stem,
-#: queries analyzed in every scope language, Snowball stop lists.
-LEXICAL_ANALYZER_VERSION: Final = "2"
+#: queries analyzed in every scope language, Snowball stop lists; 3: German documents
+#: also carry the parts of their compounds.
+LEXICAL_ANALYZER_VERSION: Final = "3"
 #: Recorded with the lexical rows (issue 13): a change of the analysis above makes
 #: older rows stale, so that `ragox reprocess` rebuilds them.
 ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
@@ -482,15 +485,54 @@ def analyze_query(text: str, languages: Collection[str | None]) -> list[str]:
     return list(terms)
 
 
-def index_terms(text: str, language: str | None) -> str:
+#: German compounds: shortest compound split, shortest part kept, linking elements
+_COMPOUND_MIN: Final = 9
+_PART_MIN: Final = 5
+_LINKS: Final = ("", "s", "es", "n", "en", "e")
+
+
+def compound_vocabulary(text: str) -> frozenset[str]:
+    """The words of a document that may be parts of its compounds (long enough)."""
+    return frozenset(word for word in tokens(text) if len(word) >= _PART_MIN)
+
+
+def compound_parts(word: str, vocabulary: frozenset[str]) -> list[str]:
+    """The parts of a German compound that its own document also uses as words:
+    "standardpapiergröße" → "standard", "papiergröße" when both stand alone there;
+    "paketverwaltungssystem" → "paketverwaltung" (the linking "s" dropped), "system".
+    A dictionary of the document itself, so no word list is shipped or guessed."""
+    if len(word) < _COMPOUND_MIN or not word.isalpha():
+        return []
+    parts: dict[str, None] = {}
+    for cut in range(_PART_MIN - 1, len(word) - _PART_MIN + 1):
+        head, tail = word[:cut], word[cut:]
+        if tail in vocabulary:
+            parts[tail] = None
+        for link in _LINKS:
+            if not head.endswith(link):
+                continue
+            stem = head[: len(head) - len(link)]
+            if len(stem) >= _PART_MIN and stem in vocabulary:
+                parts[stem] = None
+                break
+    parts.pop(word, None)
+    return list(parts)
+
+
+def index_terms(text: str, language: str | None, vocabulary: frozenset[str] = frozenset()) -> str:
     """Space-separated terms of a search text as the lexical index stores them.
 
     A text in a language we stem gets its stems. A text of unknown (or unstemmable)
     language gets, word by word, the word as written and its English, German and
     Russian stems, each distinct form once: whatever language a query is analyzed
-    in, its terms meet these.
+    in, its terms meet these. A German text also gets the stems of its compounds'
+    parts that ``vocabulary`` (its document's words) holds, so that "Papiergröße"
+    finds "Standardpapiergröße".
     """
     words = tokens(text)
+    if language == "de" and vocabulary:
+        extra = [part for word in words for part in compound_parts(word, vocabulary)]
+        return " ".join(_stemmer(language).stemWords(words + extra))
     if language in SUPPORTED_LANGUAGES:
         return " ".join(_stemmer(language).stemWords(words))
     stems = [_stemmer(lang).stemWords(words) for lang in SUPPORTED_LANGUAGES]
