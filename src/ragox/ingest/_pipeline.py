@@ -210,10 +210,19 @@ class Ingestor:
         return record, False
 
     def process(
-        self, record: RevisionRecord, data: bytes, created: bool, password: str | None = None
+        self,
+        record: RevisionRecord,
+        data: bytes,
+        created: bool,
+        password: str | None = None,
+        *,
+        job: str | None = None,
     ) -> IngestOutcome:
-        """Stages two and on: extract, index, and make current (or FAILED)."""
-        return self._run(record, data, created, ExtractOptions(password=password))
+        """Stages two and on: extract, index, and make current (or FAILED).
+
+        ``job``: a job a worker claimed from the queue, whose lease the worker renews
+        (else the run records a job of its own, with a heartbeat)."""
+        return self._run(record, data, created, ExtractOptions(password=password), job)
 
     def index(self, record: RevisionRecord, manifest_id: str) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
@@ -341,13 +350,19 @@ class Ingestor:
         )
 
     def _run(
-        self, record: RevisionRecord, data: bytes, created: bool, options: ExtractOptions
+        self,
+        record: RevisionRecord,
+        data: bytes,
+        created: bool,
+        options: ExtractOptions,
+        claimed: str | None = None,
     ) -> IngestOutcome:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         # A job row per run, with a lease its heartbeat renews: one left RUNNING by a
         # run that died is told apart from a live one (ingest._jobs).
-        job = self.store.start_job(tenant, doc, rev)
-        with Heartbeat(self.store, job):
+        job = claimed or self.store.start_job(tenant, doc, rev)
+        beating = contextlib.nullcontext() if claimed else Heartbeat(self.store, job)
+        with beating:
             try:
                 return self._stages(record, data, created, options, job)
             except BaseException:

@@ -5,7 +5,7 @@ All SQL of ragox stays inside this package.
 
 from ragox.store._blobs import BlobStore
 from ragox.store._index import Scope, SqliteIndex
-from ragox.store._interface import SearchIndex, Store
+from ragox.store._interface import JobQueue, SearchIndex, Store
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -13,6 +13,7 @@ from ragox.store._records import (
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
+    JobClaim,
     JobRecord,
     JobState,
     KeyInfo,
@@ -29,9 +30,11 @@ from ragox.store._records import (
 )
 from ragox.store._schema import SCHEMA_VERSION
 from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_now
+from ragox.store._sqlite_queue import WORKER_LOST
 
 __all__ = [
     "SCHEMA_VERSION",
+    "WORKER_LOST",
     "AnswerRedactor",
     "BlobStore",
     "BlockRange",
@@ -39,6 +42,8 @@ __all__ = [
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "JobClaim",
+    "JobQueue",
     "JobRecord",
     "JobState",
     "KeyInfo",
