@@ -3,7 +3,7 @@
 All SQL of ragox stays inside this package.
 """
 
-from ragox.store._blobs import BlobStore
+from ragox.store._blobs import BLOBS_VARIABLE, Blobs, BlobStore, open_blobs
 from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import JobQueue, SearchIndex, Store
 from ragox.store._records import (
@@ -33,10 +33,12 @@ from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_n
 from ragox.store._sqlite_queue import WORKER_LOST
 
 __all__ = [
+    "BLOBS_VARIABLE",
     "SCHEMA_VERSION",
     "WORKER_LOST",
     "AnswerRedactor",
     "BlobStore",
+    "Blobs",
     "BlockRange",
     "CheckRun",
     "ChunkRecord",
@@ -64,5 +66,6 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredAnchor",
+    "open_blobs",
     "utc_now",
 ]

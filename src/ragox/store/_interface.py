@@ -13,7 +13,7 @@ from typing import Protocol
 
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block
-from ragox.store._blobs import BlobStore
+from ragox.store._blobs import Blobs
 from ragox.store._index import Scope
 from ragox.store._records import (
     AnswerRedactor,
@@ -125,7 +125,7 @@ class Store(Protocol):
     """Documents, revisions, representations, chunks, anchors, answers and jobs."""
 
     home: Path
-    blobs: BlobStore
+    blobs: Blobs
 
     @property
     def index(self) -> SearchIndex:

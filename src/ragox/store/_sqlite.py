@@ -23,7 +23,7 @@ from typing import Final
 
 from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind
-from ragox.store._blobs import BlobStore
+from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex, upgrade_lexical
 from ragox.store._records import (
@@ -94,7 +94,7 @@ class SqliteStore:
         for name in ("ragox.db", "ragox.db-wal", "ragox.db-shm"):
             if name == "ragox.db" or (home / name).exists():
                 private_file(home / name)
-        self.blobs = BlobStore(home / "blobs")
+        self.blobs: Blobs = open_blobs(home)
         self._local = threading.local()
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._block_lengths: dict[str, int] = {}
