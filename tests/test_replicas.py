@@ -1,12 +1,10 @@
 """API replicas: two `ragox serve` processes over one store hold nothing that decides
-correctness in a process cache. A key revoked and a document deleted by the CLI
-(another process) mid-run are refused and gone in both for every request that
-starts after the command has committed."""
+correctness in a process cache. A key revoked and a document deleted by another
+process mid-run are refused and gone in both for every request that
+starts after the commit."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -34,15 +32,6 @@ class Call:
     saw_gone: bool
 
 
-def _ragox(home: Path, *args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "ragox", "--home", str(home), *args],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-
-
 def _call(client: httpx.Client, url: str, kind: str, keys: dict[str, str], anchor: dict) -> Call:
     started = time.monotonic()
     if kind == "me":  # with the key that is revoked
@@ -67,9 +56,9 @@ def _auth(key: str) -> dict[str, str]:
 
 
 def test_two_replicas_refuse_a_revoked_key_and_forget_a_deleted_document(tmp_path: Path) -> None:
-    """20 concurrent readers over 2 API processes; `ragox keys revoke` and `ragox delete`
-    run mid-run: no request started after either command returned sees the key accepted
-    or the document (search, text, anchor resolution, in either process)."""
+    """20 concurrent readers over 2 API processes; a key revoked and a document deleted
+    by a third process mid-run: no request started after either commit sees the key
+    accepted or the document (search, text, anchor resolution, in either process)."""
     home = tmp_path / "home"
     app = Ragox(home)
     for doc_id, text in (
@@ -104,11 +93,14 @@ def test_two_replicas_refuse_a_revoked_key_and_forget_a_deleted_document(tmp_pat
             thread.start()
         try:
             time.sleep(3)
-            _ragox(home, "keys", "revoke", keys["revoked"])
+            # a third process (this one) commits; each call returns after its commit
+            operator = Ragox(home)
+            assert operator.revoke_key(keys["revoked"])
             revoked_at = time.monotonic()
             time.sleep(2)
-            _ragox(home, "delete", GONE)
+            assert operator.delete(GONE)
             deleted_at = time.monotonic()
+            operator.close()
             time.sleep(3)
         finally:
             stop.set()
