@@ -8,6 +8,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ import httpx
 
 from conftest import older_database, serving
 from ragox.access import Principal
-from ragox.ingest import WorkerConfig
+from ragox.ingest import WorkerConfig, WorkNote, WorkResult
 from ragox.service import ActionRefused, Ragox
 from ragox.store import SCHEMA_VERSION, WORKER_LOST, JobState, RevisionState, SqliteStore
 from ragox.store._schema import MIGRATIONS
@@ -230,6 +231,20 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
     )
 
 
+def _writable(home: Path) -> bool:
+    """No process holds SQLite's write lock (one stopped inside a write transaction
+    would stall every writer; test instrumentation, SQLite only)."""
+    conn = sqlite3.connect(home / "ragox.db", timeout=0.5, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        conn.close()
+    return True
+
+
 def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> None:
     """A worker stopped (SIGSTOP) while it holds a job loses it when its lease runs out;
     another finishes the queue; resumed, the first learns it lost the lease and its
@@ -243,10 +258,15 @@ def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> Non
     store = SqliteStore(home)
     try:
         deadline = time.monotonic() + 120
-        while not any(pid == first.pid for _, pid in _running_jobs(store, docs)):
+        while True:  # stop it while it holds a job (checked once it is stopped)
             assert time.monotonic() < deadline and first.poll() is None
+            held = [job for job, pid in _running_jobs(store, docs) if pid == first.pid]
+            if held:
+                first.send_signal(signal.SIGSTOP)
+                if _job_state(store, docs, held[0]) is JobState.RUNNING and _writable(home):
+                    break
+                first.send_signal(signal.SIGCONT)
             time.sleep(0.005)
-        first.send_signal(signal.SIGSTOP)
         second = _worker(home, *options)
         second_results = _results(second)
         first.send_signal(signal.SIGCONT)
@@ -338,6 +358,11 @@ def test_worker_fails_a_job_that_keeps_killing_workers(tmp_path: Path) -> None:
         done = store.get_revision(TENANT, "note001.txt", "r1")
         assert done is not None and done.state is RevisionState.READY
         assert queue.pending() == 0
+        # queued again once READY and up to date: the worker has nothing to do
+        again = queue.enqueue(TENANT, "note001.txt", "r1")
+        held: list[WorkResult] = []
+        app.worker(WorkerConfig(poll_seconds=0.01)).run(drain=True, report=held.append)
+        assert [(r.claim.job_id, r.note) for r in held] == [(again, WorkNote.ALREADY_READY)]
     finally:
         app.close()
         store.close()

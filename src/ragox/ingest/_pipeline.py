@@ -201,13 +201,18 @@ class Ingestor:
                 return record, True
         if not self.store.blobs.exists(source_sha256):
             self.store.blobs.put(data)  # a revision refused unread, now within the limit
-        if (
-            record.state is RevisionState.READY
-            and self._up_to_date(record)
-            and self.store.index_complete(tenant, document_id, record.revision)
-        ):
+        if self.finished(record):
             return _outcome(record, created=False)
         return record, False
+
+    def finished(self, record: RevisionRecord) -> bool:
+        """READY, by today's parser, profile and stage versions, with its index whole:
+        running it again would change nothing."""
+        return (
+            record.state is RevisionState.READY
+            and self._up_to_date(record)
+            and self.store.index_complete(record.tenant, record.document_id, record.revision)
+        )
 
     def process(
         self,

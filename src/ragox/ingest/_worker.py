@@ -18,6 +18,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -46,7 +47,7 @@ class WorkNote(enum.Enum):
 
     #: the pipeline ran (the outcome says how it ended)
     RAN = "RAN"
-    #: the revision was READY already (another run finished it): nothing to do
+    #: the revision was READY and up to date already (another run finished it)
     ALREADY_READY = "ALREADY_READY"
     #: the revision was deleted after it was queued
     GONE = "GONE"
@@ -72,7 +73,9 @@ class WorkResult:
 
 class _LeaseKeeper:
     """Renews a claim's lease from a daemon thread every third of the lease, until
-    stopped or the lease is lost (a context manager)."""
+    stopped or the lease is lost (a context manager). ``lost`` tells afterwards
+    whether the lease ran out at some point: a renewal was refused, or more than a
+    lease passed without one (the process stalled: swapped out, stopped, paused)."""
 
     def __init__(self, store: Store, claim: JobClaim, worker: str, lease_seconds: float) -> None:
         self._store = store
@@ -81,14 +84,17 @@ class _LeaseKeeper:
         self._lease = lease_seconds
         self._stop = threading.Event()
         self.lost = False
+        self._renewed = time.monotonic()
         self._thread = threading.Thread(target=self._renew, name="ragox-lease", daemon=True)
 
     def _renew(self) -> None:
         try:
             while not self._stop.wait(self._lease / 3):
+                self.lost |= time.monotonic() - self._renewed > self._lease
                 if not self._store.queue.renew(self._claim.job_id, self._worker, self._lease):
                     self.lost = True
                     return
+                self._renewed = time.monotonic()
         except Exception:  # noqa: S110 - a missed renewal only ages the lease
             pass
         finally:
@@ -101,6 +107,7 @@ class _LeaseKeeper:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+        self.lost |= time.monotonic() - self._renewed > self._lease
 
 
 def new_worker_id() -> str:
@@ -138,7 +145,7 @@ class Worker:
         record = store.get_revision(claim.tenant, claim.document_id, claim.revision)
         if record is None:
             return WorkNote.GONE, None, None
-        if record.state is RevisionState.READY:
+        if self.ingestor.finished(record):
             store.finish_job(claim.job_id, JobState.DONE, None)
             return WorkNote.ALREADY_READY, None, None
         if not store.blobs.exists(record.source_sha256):
@@ -175,10 +182,14 @@ class Worker:
         stop = stop or threading.Event()
         held = 0
         while not stop.is_set() and (max_jobs is None or held < max_jobs):
-            result = self.run_one()
+            try:
+                result = self.run_one()
+                empty = result is None and drain and self.store.queue.pending() == 0
+            except Exception:  # the store busy or unreachable for a moment: ask again
+                result, empty = None, False
+            if empty:
+                break
             if result is None:
-                if drain and self.store.queue.pending() == 0:
-                    break
                 stop.wait(self.config.poll_seconds)
                 continue
             held += 1
