@@ -19,6 +19,8 @@ from ragox.answer._model import (
     Evidence,
     Generator,
     GeneratorError,
+    Translation,
+    Translator,
 )
 from ragox.answer._openai import OpenAIGenerator
 from ragox.answer._pipeline import (
@@ -56,6 +58,8 @@ __all__ = [
     "ScoredSentence",
     "Scoring",
     "StoredClaim",
+    "Translation",
+    "Translator",
     "Validated",
     "ValidatedClaim",
     "WithdrawnCitation",
