@@ -71,6 +71,7 @@ __all__ = [
     "DEFAULT_UPLOAD_LIMIT",
     "GENERATOR_VARIABLE",
     "HOME_VARIABLE",
+    "QUEUE_VARIABLE",
     "UPLOAD_LIMIT_VARIABLE",
     "app_from_environment",
     "create_app",
@@ -82,6 +83,8 @@ DEFAULT_UPLOAD_LIMIT: Final = 64 * 1024 * 1024
 HOME_VARIABLE: Final = "RAGOX_SERVE_HOME"
 UPLOAD_LIMIT_VARIABLE: Final = "RAGOX_SERVE_UPLOAD_LIMIT"
 GENERATOR_VARIABLE: Final = "RAGOX_SERVE_GENERATOR"
+#: "1": uploads are queued for `ragox worker` processes instead of run in the server
+QUEUE_VARIABLE: Final = "RAGOX_SERVE_QUEUE"
 PROBLEM: Final = "application/problem+json"
 #: Code points of text shown on each side of a cited passage on the web app's cards.
 CARD_CONTEXT: Final = 80
@@ -153,9 +156,15 @@ class AskRequest(BaseModel):
 
 
 def create_app(
-    home: Path, upload_limit: int = DEFAULT_UPLOAD_LIMIT, generator: str = "extractive"
+    home: Path,
+    upload_limit: int = DEFAULT_UPLOAD_LIMIT,
+    generator: str = "extractive",
+    *,
+    queue: bool = False,
 ) -> FastAPI:
-    """The ASGI app for one ragox home; ``generator`` is the operator's generator spec."""
+    """The ASGI app for one ragox home; ``generator`` is the operator's generator spec;
+    ``queue``: an upload only stores the original and queues its job for a worker
+    (``ragox worker``), instead of running the pipeline in this process."""
     configured = None if generator == "extractive" else generator_from_spec(generator)
     # An extractive ask is pure CPU under the GIL, and several at once in one process
     # cost each other far more than they gain (measured: 20 threads answer 3× fewer
@@ -395,11 +404,20 @@ def create_app(
             raise Problem(409, "Conflict", "that revision exists with other bytes") from None
         if isinstance(received, tuple):
             record, created = received
-            background.add_task(ragox.ingestor.process, record, data, created)
+            if queue:
+                ragox.enqueue(record)
+            else:
+                background.add_task(ragox.ingestor.process, record, data, created)
             state, label = record.state.value, record.revision
         else:
             state, label = received.state.value, received.revision
-        return {"document_id": doc_id, "revision": label, "state": state}
+        return {
+            "document_id": doc_id,
+            "revision": label,
+            "state": state,
+            # a worker will run it (`ragox serve --queue`); its state tells the progress
+            "queued": queue and isinstance(received, tuple),
+        }
 
     @app.get("/v1/documents")
     def documents(who: Caller) -> dict[str, Any]:
@@ -772,6 +790,7 @@ def app_from_environment() -> FastAPI:
         Path(os.environ[HOME_VARIABLE]),
         DEFAULT_UPLOAD_LIMIT if limit is None else int(limit),
         os.environ.get(GENERATOR_VARIABLE, "extractive"),
+        queue=os.environ.get(QUEUE_VARIABLE) == "1",
     )
 
 

@@ -194,6 +194,11 @@ def _language_code(value: str | None) -> str | None:
     help="Language of the documents, an ISO 639-1 code such as en, de, ru, ar or he "
     "(default: detected per document). en, de and ru are stemmed for search.",
 )
+@click.option(
+    "--queue",
+    is_flag=True,
+    help="Only store the originals and queue their runs for `ragox worker` processes.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest(
@@ -205,13 +210,17 @@ def ingest(
     tenant: str,
     password: str | None,
     language: str | None,
+    queue: bool,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (recursively) as document revisions.
 
-    Exit 0 when every file ragox reads is READY (files it does not read, such as
-    images in a folder, are only reported), 1 when any failed or was refused.
+    Exit 0 when every file ragox reads is READY (with --queue: stored and queued),
+    files it does not read, such as images in a folder, are only reported; 1 when
+    any failed or was refused.
     """
+    if queue and password is not None:
+        raise Usage("--password cannot be queued (workers never see passwords)")
     with _app(ctx) as app:
         files = list(app.expand_paths(list(paths)))
         if (document_id or revision) and len(files) != 1:
@@ -239,11 +248,19 @@ def ingest(
                     tenant=tenant,
                     password=password,
                     language=language,
+                    queue=queue,
                 )
             )
         ready = sum(item.ready for item in items)
         failed = sum(item.failed for item in items)
-        summary = {"ready": ready, "skipped": len(items) - ready - failed, "failed": failed}
+        queued = sum(item.queued and not item.ready and not item.failed for item in items)
+        summary = {
+            "ready": ready,
+            "skipped": len(items) - ready - failed - queued,
+            "failed": failed,
+        }
+        if queue:
+            summary["queued"] = queued
         if as_json:
             print_json({"results": [ingest_item_json(item) for item in items], "summary": summary})
         else:
@@ -261,7 +278,8 @@ def ingest(
                     f"{note}{error}"
                 )
             click.echo(
-                f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
+                (f"{queued} queued, " if queue else "")
+                + f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
                 + (
                     "  (files that would share a document id were refused: ingest their "
                     "common folder, or one file at a time with --document-id)"
@@ -341,6 +359,8 @@ def _job_note(rev: dict[str, Any]) -> str:
     job = rev["job"]
     if job is None:
         return "  stuck: no run started; retry or fail it" if rev["stuck"] else ""
+    if job["state"] == "QUEUED":
+        return f"  queued {_age(job['age_seconds'])} (waiting for a `ragox worker`)"
     if job["state"] != "RUNNING" and not rev["stuck"]:
         return ""
     age = _age(job["age_seconds"])
@@ -1572,9 +1592,21 @@ def app_url(host: str, port: int) -> str:
     help="Generator of /v1/ask: extractive | openai:BASE_URL#MODEL (key from "
     "RAGOX_GENERATOR_API_KEY). Callers choose only between this and extractive.",
 )
+@click.option(
+    "--queue",
+    is_flag=True,
+    help="Uploads only store the original and queue the run for `ragox worker` processes "
+    "(default: the server runs it).",
+)
 @click.pass_context
 def serve(
-    ctx: click.Context, host: str, port: int, upload_limit: int, workers: int, generator_spec: str
+    ctx: click.Context,
+    host: str,
+    port: int,
+    upload_limit: int,
+    workers: int,
+    generator_spec: str,
+    queue: bool,
 ) -> None:
     """Serve the HTTP API under /v1 (OpenAPI docs at /v1/docs)."""
     # Imported here: every other command starts without loading the web stack.
@@ -1583,6 +1615,7 @@ def serve(
     from ragox.api import (  # noqa: PLC0415
         GENERATOR_VARIABLE,
         HOME_VARIABLE,
+        QUEUE_VARIABLE,
         UPLOAD_LIMIT_VARIABLE,
         create_app,
     )
@@ -1594,7 +1627,7 @@ def serve(
         raise Usage(f"{error.code}: {error.message}") from None
     click.echo(f"ragox web app: {app_url(host, port)}  (API under /v1, docs at /v1/docs)")
     if workers == 1:
-        app = create_app(home, upload_limit=upload_limit, generator=generator_spec)
+        app = create_app(home, upload_limit=upload_limit, generator=generator_spec, queue=queue)
         uvicorn.run(app, host=host, port=port, log_level="warning")
         return
     # Open the home once here, so that a schema migration and the manifest key are
@@ -1604,6 +1637,7 @@ def serve(
     os.environ[HOME_VARIABLE] = str(home.resolve())
     os.environ[UPLOAD_LIMIT_VARIABLE] = str(upload_limit)
     os.environ[GENERATOR_VARIABLE] = generator_spec
+    os.environ[QUEUE_VARIABLE] = "1" if queue else "0"
     uvicorn.run(
         "ragox.api:app_from_environment",
         factory=True,

@@ -14,9 +14,17 @@ from ragox.ingest._reprocess import (
 from ragox.ingest._searchtext import SearchText, build_search_text, repeated_margin_blocks
 from ragox.ingest._sentences import split_sentences, token_count, token_spans
 from ragox.ingest._versions import StaleStage, current_versions, stale_stages
+from ragox.ingest._worker import (
+    DEFAULT_LEASE_SECONDS,
+    Worker,
+    WorkerConfig,
+    WorkNote,
+    WorkResult,
+)
 
 __all__ = [
     "DEFAULT_CHUNKING",
+    "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_BYTES",
     "LEASE",
     "AnchorOutcome",
@@ -33,6 +41,10 @@ __all__ = [
     "RevisionRebuild",
     "SearchText",
     "StaleStage",
+    "WorkNote",
+    "WorkResult",
+    "Worker",
+    "WorkerConfig",
     "build_search_text",
     "chunk_id",
     "chunk_representation",

@@ -3,7 +3,8 @@
 A job records the process id and host that run it and a heartbeat the run renews
 (:class:`Heartbeat`, a thread beside the pipeline). A RUNNING job is stale when its
 process is gone (same host: asked of the kernel) or its lease expired (any host:
-the heartbeat is older than :data:`LEASE`).
+the heartbeat is older than :data:`LEASE`, or, for a job a worker claimed from the
+queue, the lease end it renews has passed).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class Liveness(enum.Enum):
     STALE = "STALE"
     #: DONE or FAILED
     FINISHED = "FINISHED"
+    #: QUEUED: waiting for a worker (``ragox worker``) to claim it
+    QUEUED = "QUEUED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +71,16 @@ def _process_alive(pid: int) -> bool:
 def job_health(job: JobRecord, now: datetime, lease: timedelta = LEASE) -> JobHealth:
     """The liveness of ``job`` at ``now`` (a timezone-aware UTC time)."""
     age = (now - _parse(job.created_at)).total_seconds()
+    if job.state is JobState.QUEUED:
+        return JobHealth(job, Liveness.QUEUED, age, None)
     if job.state is not JobState.RUNNING:
         return JobHealth(job, Liveness.FINISHED, age, None)
     beat = _parse(job.heartbeat_at or job.created_at)
     beat_age = (now - beat).total_seconds()
     dead = job.host == socket.gethostname() and job.pid is not None and not _process_alive(job.pid)
-    expired = now - beat > lease
+    # a worker's claim has a lease end of its own, whatever ``lease`` says
+    until = _parse(job.lease_until) if job.lease_until else None
+    expired = now > until if until is not None else now - beat > lease
     liveness = Liveness.STALE if dead or expired else Liveness.LIVE
     return JobHealth(job, liveness, age, beat_age if job.heartbeat_at else None)
 

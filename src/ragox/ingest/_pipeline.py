@@ -203,19 +203,33 @@ class Ingestor:
                 return record, True
         if not self.store.blobs.exists(source_sha256):
             self.store.blobs.put(data)  # a revision refused unread, now within the limit
-        if (
-            record.state is RevisionState.READY
-            and self._up_to_date(record)
-            and self.store.index_complete(tenant, document_id, record.revision)
-        ):
+        if self.finished(record):
             return _outcome(record, created=False)
         return record, False
 
+    def finished(self, record: RevisionRecord) -> bool:
+        """READY, by today's parser, profile and stage versions, with its index whole:
+        running it again would change nothing."""
+        return (
+            record.state is RevisionState.READY
+            and self._up_to_date(record)
+            and self.store.index_complete(record.tenant, record.document_id, record.revision)
+        )
+
     def process(
-        self, record: RevisionRecord, data: bytes, created: bool, password: str | None = None
+        self,
+        record: RevisionRecord,
+        data: bytes,
+        created: bool,
+        password: str | None = None,
+        *,
+        job: str | None = None,
     ) -> IngestOutcome:
-        """Stages two and on: extract, index, and make current (or FAILED)."""
-        return self._run(record, data, created, ExtractOptions(password=password))
+        """Stages two and on: extract, index, and make current (or FAILED).
+
+        ``job``: a job a worker claimed from the queue, whose lease the worker renews
+        (else the run records a job of its own, with a heartbeat)."""
+        return self._run(record, data, created, ExtractOptions(password=password), job)
 
     def index(self, record: RevisionRecord, manifest_id: str) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
@@ -352,13 +366,19 @@ class Ingestor:
         )
 
     def _run(
-        self, record: RevisionRecord, data: bytes, created: bool, options: ExtractOptions
+        self,
+        record: RevisionRecord,
+        data: bytes,
+        created: bool,
+        options: ExtractOptions,
+        claimed: str | None = None,
     ) -> IngestOutcome:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         # A job row per run, with a lease its heartbeat renews: one left RUNNING by a
         # run that died is told apart from a live one (ingest._jobs).
-        job = self.store.start_job(tenant, doc, rev)
-        with Heartbeat(self.store, job):
+        job = claimed or self.store.start_job(tenant, doc, rev)
+        beating = contextlib.nullcontext() if claimed else Heartbeat(self.store, job)
+        with beating:
             try:
                 return self._stages(record, data, created, options, job)
             except BaseException:

@@ -141,6 +141,10 @@ def job_json(health: JobHealth) -> dict[str, Any]:
         "started_at": job.created_at,
         "heartbeat_at": job.heartbeat_at,
         "finished_at": job.finished_at,
+        # a job claimed from the queue: its worker, lease end and claim count
+        "worker": job.worker,
+        "lease_until": job.lease_until,
+        "attempts": job.attempts,
         "age_seconds": round(health.age_seconds, 3),
         "heartbeat_age_seconds": None
         if health.heartbeat_age_seconds is None

@@ -57,6 +57,8 @@ from ragox.ingest import (
     Reprocessor,
     ReprocessReport,
     StaleStage,
+    Worker,
+    WorkerConfig,
     job_health,
     stale_stages,
 )
@@ -205,6 +207,8 @@ class IngestItem:
     path: str
     outcome: IngestOutcome | None
     skipped: SkipReason | None = None
+    #: stored and queued for a worker (``ingest --queue``), not run here
+    queued: bool = False
 
     @property
     def ready(self) -> bool:
@@ -214,6 +218,8 @@ class IngestItem:
     def failed(self) -> bool:
         """Not ready for a reason the caller must hear about (exit 1)."""
         if self.outcome is not None:
+            if self.queued:
+                return self.outcome.state is RevisionState.FAILED
             return self.outcome.state is not RevisionState.READY
         return self.skipped is not None and self.skipped.is_failure
 
@@ -670,10 +676,12 @@ class Ragox:
         password: str | None = None,
         language: str | None = None,
         supplied_by: str = "operator",
+        queue: bool = False,
     ) -> IngestItem:
         """Ingest one file; unreadable, unsupported, linked-out or badly named files
         are skipped with a reason (never an exception). The caller is the local
-        operator (``supplied_by`` names it on the revision)."""
+        operator (``supplied_by`` names it on the revision). ``queue``: store the
+        original and queue the run for a worker (``ragox worker``) instead."""
         shown = shown_path(path)
         if path.is_symlink() and root.is_dir() and not _inside(path, root):
             return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
@@ -694,6 +702,17 @@ class Ragox:
             return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
         if self.collection_readers(tenant, doc_id) - groups:
             return IngestItem(shown, None, SkipReason.COLLECTION_READERS)
+        if queue:
+            try:
+                return IngestItem(
+                    shown,
+                    self._queue_file(path, doc_id, revision, groups, tenant, language, supplied_by),
+                    queued=True,
+                )
+            except RevisionConflict:
+                return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
+            except OSError:
+                return IngestItem(shown, None, SkipReason.UNREADABLE)
         try:
             outcome = self.ingestor.ingest_file(
                 path,
@@ -755,6 +774,43 @@ class Ragox:
             language=language,
             supplied_by=principal.name,
         )
+
+    def _queue_file(
+        self,
+        path: Path,
+        document_id: str,
+        revision: str | None,
+        groups: frozenset[str],
+        tenant: str,
+        language: str | None,
+        supplied_by: str,
+    ) -> IngestOutcome:
+        """Stage one for a file, and its job queued (the outcome of a file refused or
+        already READY when nothing is left to do)."""
+        received = self.ingestor.receive(
+            path.read_bytes(),
+            path.name,
+            document_id,
+            revision=revision,
+            groups=groups,
+            tenant=tenant,
+            language=language,
+            supplied_by=supplied_by,
+        )
+        if not isinstance(received, tuple):
+            return received
+        record, created = received
+        self.enqueue(record)
+        return IngestOutcome(record.document_id, record.revision, record.state, created)
+
+    def enqueue(self, record: RevisionRecord) -> str:
+        """Queue a received revision's run for a worker (``ragox worker``) instead of
+        running it here; returns the job id (the one already queued, if any)."""
+        return self.store.queue.enqueue(record.tenant, record.document_id, record.revision)
+
+    def worker(self, config: WorkerConfig) -> Worker:
+        """A worker that claims this store's queued jobs and runs them."""
+        return Worker(self.store, self.ingestor, config)
 
     def default_upload_id(self, principal: Principal, filename: str) -> str:
         """The id of an upload that names none: the file name, inside the principal's
@@ -1247,7 +1303,7 @@ def _stuck(record: RevisionRecord, job: JobHealth | None, now: datetime) -> bool
     if job is None:
         updated = datetime.fromisoformat(record.updated_at.replace("Z", "+00:00"))
         return now - updated > LEASE
-    return job.liveness is not Liveness.LIVE
+    return job.liveness not in (Liveness.LIVE, Liveness.QUEUED)
 
 
 def shown_path(path: Path) -> str:

@@ -3,9 +3,9 @@
 All SQL of ragox stays inside this package.
 """
 
-from ragox.store._blobs import BlobStore
+from ragox.store._blobs import BLOBS_VARIABLE, Blobs, BlobStore, open_blobs
 from ragox.store._index import Scope, SqliteIndex
-from ragox.store._interface import SearchIndex, Store
+from ragox.store._interface import JobQueue, SearchIndex, Store
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -13,6 +13,7 @@ from ragox.store._records import (
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
+    JobClaim,
     JobRecord,
     JobState,
     KeyInfo,
@@ -29,16 +30,22 @@ from ragox.store._records import (
 )
 from ragox.store._schema import SCHEMA_VERSION
 from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_now
+from ragox.store._sqlite_queue import WORKER_LOST
 
 __all__ = [
+    "BLOBS_VARIABLE",
     "SCHEMA_VERSION",
+    "WORKER_LOST",
     "AnswerRedactor",
     "BlobStore",
+    "Blobs",
     "BlockRange",
     "CheckRun",
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "JobClaim",
+    "JobQueue",
     "JobRecord",
     "JobState",
     "KeyInfo",
@@ -59,5 +66,6 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredAnchor",
+    "open_blobs",
     "utc_now",
 ]

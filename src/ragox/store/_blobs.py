@@ -1,4 +1,9 @@
-"""Content-addressed blob folder for original bytes: ``blobs/ab/abcdef…``."""
+"""Content-addressed storage of original bytes, by SHA-256.
+
+:class:`BlobStore` is the embedded default, a folder ``blobs/ab/abcdef…`` in the home;
+``RAGOX_BLOBS=s3://bucket/prefix`` puts them in an S3-compatible object store
+(:mod:`ragox.store._s3blobs`) that every worker and API replica can read.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,46 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Final, Protocol
 
 from ragox.store._files import FOLDER_MODE, private_folder, private_tree
 
-__all__ = ["BlobStore"]
+__all__ = ["BLOBS_VARIABLE", "BlobStore", "Blobs", "open_blobs"]
+
+#: where originals live: unset (the home's blob folder) or ``s3://bucket/prefix``
+BLOBS_VARIABLE: Final = "RAGOX_BLOBS"
+
+
+class Blobs(Protocol):
+    """Original bytes by their SHA-256 (lowercase hex); every store of them is one."""
+
+    def put(self, data: bytes) -> str:
+        """Store the bytes (once); returns their SHA-256."""
+        ...
+
+    def get(self, sha256: str) -> bytes: ...
+
+    def path(self, sha256: str) -> Path:
+        """A local file holding the blob (for a reader in another process)."""
+        ...
+
+    def digest(self, sha256: str) -> str | None:
+        """SHA-256 of what is stored under ``sha256`` (None: missing), for scrubbing."""
+        ...
+
+    def exists(self, sha256: str) -> bool: ...
+
+    def delete(self, sha256: str) -> None: ...
+
+
+def open_blobs(home: Path) -> Blobs:
+    """The blob store :data:`BLOBS_VARIABLE` names, else the home's blob folder."""
+    configured = os.environ.get(BLOBS_VARIABLE, "").strip()
+    if not configured:
+        return BlobStore(home / "blobs")
+    from ragox.store._s3blobs import S3BlobStore  # noqa: PLC0415 (boto3 loads slowly)
+
+    return S3BlobStore.from_url(configured, cache=home / "blob-cache")
 
 
 class BlobStore:

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block
-from ragox.store._blobs import BlobStore
+from ragox.store._blobs import Blobs
 from ragox.store._index import Scope
 from ragox.store._records import (
     AnswerRedactor,
@@ -21,6 +21,7 @@ from ragox.store._records import (
     ChunkRecord,
     DocumentRecord,
     ExtractionNotes,
+    JobClaim,
     JobRecord,
     JobState,
     KeyInfo,
@@ -37,7 +38,7 @@ from ragox.store._records import (
 )
 from ragox.text import Alignment
 
-__all__ = ["SearchIndex", "Store"]
+__all__ = ["JobQueue", "SearchIndex", "Store"]
 
 
 class SearchIndex(Protocol):
@@ -93,15 +94,47 @@ class SearchIndex(Protocol):
         ...
 
 
+class JobQueue(Protocol):
+    """Queued ingestion jobs that workers (``ragox worker``) claim under a lease.
+
+    A job is a row of the store's jobs: QUEUED until a worker claims it, then RUNNING
+    under a lease the worker renews, then DONE or FAILED as the pipeline ends it
+    (``Store.finish_job``). A run whose lease ran out is taken over by the next claim.
+    """
+
+    def enqueue(self, tenant: str, document_id: str, revision: str) -> str:
+        """A QUEUED job for the revision (or the one already waiting or running)."""
+        ...
+
+    def claim(self, worker: str, lease_seconds: float, max_attempts: int) -> JobClaim | None:
+        """Atomically take the next job (a run whose lease ran out first, then the
+        oldest QUEUED one) for ``worker``; None when nothing waits. A job claimed
+        ``max_attempts`` times by workers that died fails its revision instead."""
+        ...
+
+    def renew(self, job_id: str, worker: str, lease_seconds: float) -> bool:
+        """Extend ``worker``'s lease; False when it lost the job."""
+        ...
+
+    def pending(self) -> int:
+        """QUEUED jobs plus runs under a lease that are not finished."""
+        ...
+
+
 class Store(Protocol):
     """Documents, revisions, representations, chunks, anchors, answers and jobs."""
 
     home: Path
-    blobs: BlobStore
+    blobs: Blobs
 
     @property
     def index(self) -> SearchIndex:
         """The search index beside the chunks."""
+        ...
+
+    @property
+    def queue(self) -> JobQueue:
+        """Queued ingestion jobs, for workers."""
         ...
 
     def close(self) -> None: ...

@@ -16,6 +16,7 @@ __all__ = [
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "JobClaim",
     "JobRecord",
     "JobState",
     "KeyInfo",
@@ -52,6 +53,8 @@ class RevisionState(enum.Enum):
 class JobState(enum.Enum):
     """An ingestion run over one revision."""
 
+    #: waiting in the queue for a worker (``ragox worker``) to claim it
+    QUEUED = "QUEUED"
     #: started and not finished: still running, or interrupted
     RUNNING = "RUNNING"
     #: the revision reached READY
@@ -75,6 +78,27 @@ class JobRecord:
     host: str | None = None
     #: last sign of life of the run (its lease is renewed while it works)
     heartbeat_at: str | None = None
+    #: a queued job: the worker that claimed it and until when its lease holds (a
+    #: worker whose lease ran out has lost the job to whichever worker reclaims it)
+    worker: str | None = None
+    lease_until: str | None = None
+    #: a queued job: how many workers have claimed it (this run included)
+    attempts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class JobClaim:
+    """A queued job a worker holds: the revision to run, under a lease it renews."""
+
+    job_id: str
+    tenant: str
+    document_id: str
+    revision: str
+    #: 1 for the first claim; more when a worker died holding it and another reclaimed it
+    attempt: int
+    lease_until: str
+    #: the run this one takes over (its worker died, or its lease ran out)
+    reclaimed_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

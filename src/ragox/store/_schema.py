@@ -463,6 +463,19 @@ _V17: Final = (
     "CREATE INDEX anchors_by_manifest ON anchors(tenant, manifest_id)",
 )
 
+# Version 20: a job queue. An upload in queue mode (`ragox serve --queue`) stores the
+# original and a QUEUED job; `ragox worker` processes claim jobs with a lease (worker
+# id, lease length, lease end) that they renew, and a RUNNING job whose lease ran out
+# is reclaimed by another worker as a new run (attempts counts the claims). Runs of
+# `ragox ingest` keep no lease end and are never reclaimed.
+_V20: Final = (
+    "ALTER TABLE jobs ADD COLUMN worker TEXT",
+    "ALTER TABLE jobs ADD COLUMN lease_seconds REAL",
+    "ALTER TABLE jobs ADD COLUMN lease_until TEXT",
+    "ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX jobs_by_state ON jobs(state, created_at)",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -478,6 +491,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (11, _V11),
     (16, _V16),
     (17, _V17),
+    (20, _V20),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

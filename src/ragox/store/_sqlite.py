@@ -23,7 +23,7 @@ from typing import Final
 
 from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind
-from ragox.store._blobs import BlobStore
+from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex, upgrade_lexical
 from ragox.store._records import (
@@ -48,6 +48,7 @@ from ragox.store._records import (
     StoredAnchor,
 )
 from ragox.store._schema import MIGRATIONS, SCHEMA_VERSION
+from ragox.store._sqlite_queue import SqliteJobQueue
 from ragox.text import Alignment, Coordinates, Span
 
 __all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
@@ -93,13 +94,14 @@ class SqliteStore:
         for name in ("ragox.db", "ragox.db-wal", "ragox.db-shm"):
             if name == "ragox.db" or (home / name).exists():
                 private_file(home / name)
-        self.blobs = BlobStore(home / "blobs")
+        self.blobs: Blobs = open_blobs(home)
         self._local = threading.local()
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
         # The index first: a migration may sweep its rows (schema 9).
         self.index = SqliteIndex(self)
+        self.queue = SqliteJobQueue(self)
         self._migrate()
         self._erasures_seen = self._erasures()
 
@@ -757,8 +759,15 @@ class SqliteStore:
                 )
             conn.execute(
                 "UPDATE jobs SET state=?, error_code=?, finished_at=? "
-                "WHERE tenant=? AND document_id=? AND revision=? AND state=?",
-                (JobState.FAILED.value, error_code, utc_now(), *key, JobState.RUNNING.value),
+                "WHERE tenant=? AND document_id=? AND revision=? AND state IN (?,?)",
+                (
+                    JobState.FAILED.value,
+                    error_code,
+                    utc_now(),
+                    *key,
+                    JobState.RUNNING.value,
+                    JobState.QUEUED.value,  # a queued job of it is cancelled
+                ),
             )
         return self.get_revision(tenant, document_id, revision)
 
@@ -767,7 +776,7 @@ class SqliteStore:
             self._connection()
             .execute(
                 "SELECT job_id, document_id, revision, state, stage, error_code, created_at, "
-                "finished_at, pid, host, heartbeat_at FROM jobs "
+                "finished_at, pid, host, heartbeat_at, worker, lease_until, attempts FROM jobs "
                 "WHERE tenant=? AND document_id=? AND revision=? ORDER BY created_at",
                 (tenant, document_id, revision),
             )
@@ -786,6 +795,9 @@ class SqliteStore:
                 None if r[8] is None else int(r[8]),
                 None if r[9] is None else str(r[9]),
                 None if r[10] is None else str(r[10]),
+                None if r[11] is None else str(r[11]),
+                None if r[12] is None else str(r[12]),
+                int(r[13]),
             )
             for r in rows
         ]
