@@ -44,7 +44,7 @@ from ragox.answer import (
     generator_from_spec,
 )
 from ragox.api._chat import chat_router
-from ragox.extract import ErrorCode, ExtractionError
+from ragox.extract import ErrorCode, ExtractionError, OcrMode
 from ragox.extract._isolated import render_page_png_isolated
 from ragox.extract.pdf import page_labels
 from ragox.search import EmbedderError, SearchError, SearchMode
@@ -333,7 +333,7 @@ def create_app(
             file = form.get("file")
             if not isinstance(file, StarletteUploadFile):
                 raise Problem(422, "Unprocessable Content", "invalid fields: body.file")
-            names = ("document_id", "revision", "groups")
+            names = ("document_id", "revision", "groups", "ocr")
             fields = {name: _form_text(form, name) for name in names}
             data = await file.read(upload_limit + 1)
         finally:
@@ -353,8 +353,9 @@ def create_app(
         revision = fields["revision"]
         if revision is not None and (label_problem := revision_label_problem(revision)):
             raise Problem(422, "Unprocessable Content", f"revision {label_problem}")
+        ocr = _ocr_mode(fields["ocr"] or request.query_params.get("ocr") or OcrMode.AUTO.value)
         return await run_in_threadpool(
-            receive_upload, who, background, data, name or doc_id, doc_id, revision, wanted
+            receive_upload, who, background, data, name or doc_id, doc_id, revision, wanted, ocr
         )
 
     def receive_upload(
@@ -365,9 +366,12 @@ def create_app(
         doc_id: str,
         revision: str | None,
         wanted: frozenset[str],
+        ocr: OcrMode,
     ) -> dict[str, Any]:
         try:
-            received = ragox.upload(who, data, name, doc_id, revision=revision, groups=wanted)
+            received = ragox.upload(
+                who, data, name, doc_id, revision=revision, groups=wanted, ocr=ocr
+            )
         except WriteRefused:
             raise NOT_WRITABLE from None
         except CollectionReaders as error:
@@ -376,7 +380,7 @@ def create_app(
             raise Problem(409, "Conflict", "that revision exists with other bytes") from None
         if isinstance(received, tuple):
             record, created = received
-            background.add_task(ragox.ingestor.process, record, data, created)
+            background.add_task(ragox.ingestor.process, record, data, created, ocr=ocr)
             state, label = record.state.value, record.revision
         else:
             state, label = received.state.value, received.revision
@@ -425,6 +429,7 @@ def create_app(
                     "bbox": None
                     if b.bbox is None
                     else [b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1],
+                    "ocr": b.ocr,
                 }
                 for b in ragox.store.blocks(manifest_id)
             ],
@@ -763,6 +768,12 @@ _UPLOAD_BODY: Final[dict[str, Any]] = {
                         "document_id": {"type": "string", "maxLength": 1024},
                         "revision": {"type": "string"},
                         "groups": {"type": "string", "description": "comma-separated"},
+                        "ocr": {
+                            "type": "string",
+                            "enum": [mode.value for mode in OcrMode],
+                            "description": "OCR of PDF pages (also a query parameter); "
+                            "default auto",
+                        },
                     },
                 }
             }
@@ -816,6 +827,14 @@ def _form_text(form: FormData, name: str) -> str | None:
     if not isinstance(value, str):
         raise Problem(422, "Unprocessable Content", f"invalid fields: body.{name}")
     return value
+
+
+def _ocr_mode(value: str) -> OcrMode:
+    """The upload's OCR mode (form field or query parameter ``ocr``)."""
+    try:
+        return OcrMode(value)
+    except ValueError:
+        raise Problem(422, "Unprocessable Content", "ocr must be auto, off or force") from None
 
 
 def _form_name(filename: str | None) -> str | None:

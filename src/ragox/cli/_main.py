@@ -58,6 +58,7 @@ from ragox.eval import (
     load_squad,
     prepare_corpus,
 )
+from ragox.extract import OcrMode
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
     CollectionReaders,
@@ -177,6 +178,14 @@ def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     default=None,
     help="Language of the documents (default: detected per document).",
 )
+@click.option(
+    "--ocr",
+    type=click.Choice([mode.value for mode in OcrMode]),
+    default=OcrMode.AUTO.value,
+    show_default=True,
+    help="OCR of PDF pages: auto (pages without a text layer), off, or force (every "
+    "page, its text layer ignored).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest(
@@ -188,6 +197,7 @@ def ingest(
     tenant: str,
     password: str | None,
     language: str | None,
+    ocr: str,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (recursively) as document revisions.
@@ -222,6 +232,7 @@ def ingest(
                     tenant=tenant,
                     password=password,
                     language=language,
+                    ocr=OcrMode(ocr),
                 )
             )
         ready = sum(item.ready for item in items)

@@ -463,6 +463,10 @@ _V17: Final = (
     "CREATE INDEX anchors_by_manifest ON anchors(tenant, manifest_id)",
 )
 
+# Version 22: OCR. A block whose text a PDF page's OCR recognized says so (its
+# boxes are the engine's estimates, not glyphs); blocks written before are not.
+_V22: Final = ("ALTER TABLE blocks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -478,6 +482,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (11, _V11),
     (16, _V16),
     (17, _V17),
+    (22, _V22),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -219,6 +219,7 @@ async function showPages(key, resolution, anchor, labels) {
   if (!pages.length) return;
   const base = documentPath(anchor.document_id, anchor.revision);
   const byPage = new Map(pages.map((p) => [p.page, p.rects]));
+  const ocrPages = new Set(pages.filter((p) => p.ocr).map((p) => p.page));
   let current = pages[0].page;
   pageNav.hidden = false;
   pageBox.hidden = false;
@@ -260,9 +261,13 @@ async function showPages(key, resolution, anchor, labels) {
       zoomButton.setAttribute("aria-pressed", String(zoomButton.getAttribute("aria-pressed") !== "true"));
       applyZoom();
     };
+    // On a page read by OCR the rectangles are whole blocks: the engine's character
+    // boxes are estimates, so the page claims no character precision (seed 003).
+    const ocrNote = document.getElementById("ocrnote");
+    ocrNote.hidden = !ocrPages.has(current);
     for (const [x0, y0, x1, y1] of rects) {
       const box = document.createElement("div");
-      box.className = "rect";
+      box.className = ocrPages.has(current) ? "rect ocr" : "rect";
       box.style.left = `${(x0 / width) * 100}%`;
       box.style.top = `${(y0 / height) * 100}%`;
       box.style.width = `${((x1 - x0) / width) * 100}%`;
@@ -402,6 +407,11 @@ async function open(key) {
     return;
   }
   setState("RESOLVED", "Verified: this is exactly the cited passage.");
+  const ocr = (resolution.target ? resolution.target.blocks : []).some((b) => b.ocr);
+  root.dataset.ragoxOcr = String(ocr);
+  if (ocr) {
+    for (const mark of marks) mark.classList.add("ocr");
+  }
   if (doc.media_type === "application/pdf") {
     await showPages(key, resolution, anchor, doc.page_labels);
     const rect = pageBox.querySelector(".rect");
