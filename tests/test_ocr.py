@@ -29,7 +29,7 @@ from conftest import DATA, older_database, run_ragox, serving
 from ragox.access import ANY_ID, Principal
 from ragox.anchor import Refusal, ResolutionStatus, resolve
 from ragox.extract import ErrorCode, ExtractionError, ExtractOptions, OcrMode
-from ragox.extract.pdf import PDF_PARSER, extract_pdf, pdf_parsers
+from ragox.extract.pdf import PDF_PARSER, extract_pdf, ocr_forced, pdf_parsers
 from ragox.ingest import stale_stages
 from ragox.ingest._versions import StaleStage
 from ragox.service import Ragox
@@ -246,8 +246,10 @@ def test_a_poor_ocr_layer_is_kept_unless_forced() -> None:
     assert not any(b.ocr for b in kept.blocks)
     assert "Налог" not in kept.text  # the old layer reads Cyrillic as Latin look-alikes
     forced = extract_pdf(data, BASE_PROFILE, ExtractOptions(ocr=OcrMode.FORCE))
-    assert forced.parser.id.endswith("-all")
     assert forced.parser.config["ocr_pages"] == "all"
+    # `reprocess` rebuilds a forced representation forced again, an automatic one not
+    assert ocr_forced(forced.parser.id) and not ocr_forced(kept.parser.id)
+    assert not any(ocr_forced(p.id) for p in pdf_parsers(OcrMode.AUTO)[:2])
     assert forced.blocks and all(b.ocr for b in forced.blocks)
     cyrillic = sum("\u0400" <= c <= "\u04ff" for c in forced.text)
     assert cyrillic > 200

@@ -60,6 +60,7 @@ __all__ = [
     "RENDER_PIXEL_BUDGET",
     "PageTextReader",
     "extract_pdf",
+    "ocr_forced",
     "ocr_parser",
     "pdf_parsers",
     "render_page_png",
@@ -374,6 +375,15 @@ def ocr_parser(engine: OcrEngine, mode: OcrMode) -> ParserInfo:
     config["ocr_pages"] = pages
     return ParserInfo(
         PDF_PARSER.name, f"{PDF_PARSER.version}{engine.version_suffix()}-{pages}", config
+    )
+
+
+def ocr_forced(parser_id: str) -> bool:
+    """Whether a parser id names an extraction that recognized every page (``force``)."""
+    return (
+        parser_id.startswith(f"{PDF_PARSER.name}@")
+        and "+ocr-" in parser_id
+        and parser_id.endswith("-all")
     )
 
 
