@@ -229,6 +229,15 @@ def test_another_ocr_engine_is_a_parser_mismatch(
     assert result.status is ResolutionStatus.PARSER_MISMATCH
 
 
+def test_a_huge_scanned_page_is_read_within_the_pixel_budget() -> None:
+    """A 200-inch page is rendered for the engine at a resolution whose image stays
+    within the budget; A4 and A3 keep the full 300 dpi."""
+    assert ocr_module.page_dpi(595, 842) == ocr_module.page_dpi(842, 1191) == 300
+    dpi = ocr_module.page_dpi(14400, 14400)
+    assert (14400 * dpi / 72) ** 2 <= ocr_module.OCR_PIXEL_BUDGET
+    assert dpi >= 20
+
+
 def test_ocr_off_keeps_no_text_layer() -> None:
     """``off``: a scan fails NO_TEXT_LAYER as before, without running the engine."""
     data = (SCANS / "ru-seed003.pdf").read_bytes()

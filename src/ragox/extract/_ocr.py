@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import glob
 import hashlib
+import math
 import os
 from pathlib import Path
 from typing import Any, Final
@@ -29,8 +30,10 @@ from ragox.extract._model import ErrorCode, ExtractionError
 __all__ = [
     "LANGUAGES",
     "OCR_DPI",
+    "OCR_PIXEL_BUDGET",
     "OcrEngine",
     "ocr_engine",
+    "page_dpi",
     "tessdata_folder",
 ]
 
@@ -40,6 +43,10 @@ _MUPDF: Any = pymupdf
 LANGUAGES: Final = ("eng", "deu", "rus")
 #: Resolution of the page image the engine reads (Tesseract's recommended 300 dpi).
 OCR_DPI: Final = 300
+#: Most pixels one page image for the engine may hold (A3 at 300 dpi fits): a larger
+#: page is read at a lower resolution, so that a hostile 200-inch page costs what a
+#: poster does instead of gigabytes.
+OCR_PIXEL_BUDGET: Final = 20_000_000
 #: The Tesseract inside MuPDF (third-party source MuPDF compiles in; see
 #: ``thirdparty/tesseract`` of the MuPDF release named beside it).
 ENGINE: Final = "tesseract-5.0.0-alpha-mupdf-fork"
@@ -97,6 +104,7 @@ class OcrEngine:
             "ocr_engine_build": f"mupdf-{_MUPDF.VersionFitz}",
             "ocr_languages": self.languages,
             "ocr_dpi": OCR_DPI,
+            "ocr_pixel_budget": OCR_PIXEL_BUDGET,
             "ocr_traineddata_sha256": self.data_sha256,
             "ocr_char_boxes": "estimated-within-word",
         }
@@ -113,12 +121,19 @@ class OcrEngine:
             return page.get_textpage_ocr(
                 flags=flags,
                 language=self.languages,
-                dpi=OCR_DPI,
+                dpi=page_dpi(float(page.rect.width), float(page.rect.height)),
                 full=True,
                 tessdata=str(self.folder),
             )
         except Exception as error:  # MuPDF's own errors have no common base class
             raise ExtractionError(ErrorCode.OCR_FAILED, type(error).__name__) from None
+
+
+def page_dpi(width: float, height: float) -> int:
+    """:data:`OCR_DPI`, or less for a page (in points) whose image would pass
+    :data:`OCR_PIXEL_BUDGET`."""
+    area = max(width * height, 1.0)
+    return max(1, min(OCR_DPI, int(72 * math.sqrt(OCR_PIXEL_BUDGET / area))))
 
 
 @functools.cache
