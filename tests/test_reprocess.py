@@ -463,6 +463,7 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
         conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     conn.execute("DROP TABLE reprocess_reports")
     conn.execute("DROP INDEX anchors_by_manifest")
+    conn.execute("ALTER TABLE blocks DROP COLUMN ocr")  # schema 22, after 17
     # the schema just before 17 (later entries, if any, come after it)
     before = max(number for number, _ in MIGRATIONS if number < 17)
     conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(before),))
