@@ -264,6 +264,24 @@ def test_a_poor_ocr_layer_is_kept_unless_forced() -> None:
     assert cyrillic > 200
 
 
+def test_an_invisible_ocr_layer_under_a_scan_is_kept_and_flagged() -> None:
+    """A scan with an invisible text layer (render mode 3, as OCR tools write it) keeps
+    that layer under ``auto``, without running the engine, and says so."""
+    import pymupdf
+
+    scan = pymupdf.open(SCANS / "ru-seed003.pdf")
+    page = scan[0]
+    page.insert_text((72, 90), "Invisible earlier OCR layer", fontsize=11, render_mode=3)
+    data = scan.tobytes()
+    scan.close()
+    extraction = extract_pdf(data, BASE_PROFILE)
+    assert extraction.parser == PDF_PARSER
+    assert extraction.text == "Invisible earlier OCR layer"
+    assert not any(b.ocr for b in extraction.blocks)
+    assert "INVISIBLE_TEXT_LAYER" in extraction.warnings
+    assert "OCR_PAGES" not in extraction.warnings
+
+
 def test_without_language_data_scans_fail_ocr_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     """No Tesseract data: a scan fails OCR_UNAVAILABLE; a text PDF extracts as before."""
     import ragox.extract.pdf as pdf_module
