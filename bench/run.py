@@ -11,6 +11,7 @@ import bench_answers
 import bench_api
 import bench_ingest
 import bench_memory
+import bench_ocr
 import bench_realdocs
 import bench_reprocess
 import bench_resolve
@@ -26,6 +27,7 @@ BENCHES = {
     "realdocs": bench_realdocs,
     "memory": bench_memory,
     "reprocess": bench_reprocess,
+    "ocr": bench_ocr,
 }
 
 if __name__ == "__main__":

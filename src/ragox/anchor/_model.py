@@ -357,10 +357,13 @@ class Rect:
 
 @dataclass(frozen=True, slots=True)
 class PageTarget:
-    """Rectangles of a passage on one 1-based PDF page."""
+    """Rectangles of a passage on one 1-based PDF page. On a page read by OCR
+    (``ocr``) they are the rectangles of the blocks the passage lies in, not of its
+    characters: OCR's character boxes are estimates."""
 
     page: int
     rects: tuple[Rect, ...]
+    ocr: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +373,7 @@ class BlockTarget:
     block_id: str
     locator: str
     span: Span
+    ocr: bool = False  # the block's text was recognized by OCR
 
 
 @dataclass(frozen=True, slots=True)

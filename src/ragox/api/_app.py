@@ -44,7 +44,7 @@ from ragox.answer import (
     generator_from_spec,
 )
 from ragox.api._chat import chat_router
-from ragox.extract import ErrorCode, ExtractionError
+from ragox.extract import ErrorCode, ExtractionError, OcrMode
 from ragox.extract._isolated import render_page_png_isolated
 from ragox.extract.pdf import page_labels
 from ragox.search import EmbedderError, SearchError, SearchMode
@@ -347,7 +347,7 @@ def create_app(
             file = form.get("file")
             if not isinstance(file, StarletteUploadFile):
                 raise Problem(422, "Unprocessable Content", "invalid fields: body.file")
-            names = ("document_id", "revision", "groups", "language")
+            names = ("document_id", "revision", "groups", "language", "ocr")
             fields = {name: _form_text(form, name) for name in names}
             data = await file.read(upload_limit + 1)
         finally:
@@ -370,6 +370,7 @@ def create_app(
         language = fields["language"]
         if language is not None and (language_problem := language_code_problem(language)):
             raise Problem(422, "Unprocessable Content", f"language {language_problem}")
+        ocr = _ocr_mode(fields["ocr"] or request.query_params.get("ocr") or OcrMode.AUTO.value)
         return await run_in_threadpool(
             receive_upload,
             who,
@@ -380,6 +381,7 @@ def create_app(
             revision,
             wanted,
             language.lower() if language else None,
+            ocr,
         )
 
     def receive_upload(
@@ -391,10 +393,18 @@ def create_app(
         revision: str | None,
         wanted: frozenset[str],
         language: str | None,
+        ocr: OcrMode,
     ) -> dict[str, Any]:
         try:
             received = ragox.upload(
-                who, data, name, doc_id, revision=revision, groups=wanted, language=language
+                who,
+                data,
+                name,
+                doc_id,
+                revision=revision,
+                groups=wanted,
+                language=language,
+                ocr=ocr,
             )
         except WriteRefused:
             raise NOT_WRITABLE from None
@@ -407,7 +417,7 @@ def create_app(
             if queue:
                 ragox.enqueue(record)
             else:
-                background.add_task(ragox.ingestor.process, record, data, created)
+                background.add_task(ragox.ingestor.process, record, data, created, ocr=ocr)
             state, label = record.state.value, record.revision
         else:
             state, label = received.state.value, received.revision
@@ -468,6 +478,7 @@ def create_app(
                     "bbox": None
                     if b.bbox is None
                     else [b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1],
+                    "ocr": b.ocr,
                 }
                 for b in ragox.store.blocks(manifest_id)
             ],
@@ -818,6 +829,12 @@ _UPLOAD_BODY: Final[dict[str, Any]] = {
                             "description": "ISO 639-1 code (default: detected)",
                             "pattern": "^[A-Za-z]{2,3}$",
                         },
+                        "ocr": {
+                            "type": "string",
+                            "enum": [mode.value for mode in OcrMode],
+                            "description": "OCR of PDF pages (also a query parameter); "
+                            "default auto",
+                        },
                     },
                 }
             }
@@ -871,6 +888,14 @@ def _form_text(form: FormData, name: str) -> str | None:
     if not isinstance(value, str):
         raise Problem(422, "Unprocessable Content", f"invalid fields: body.{name}")
     return value
+
+
+def _ocr_mode(value: str) -> OcrMode:
+    """The upload's OCR mode (form field or query parameter ``ocr``)."""
+    try:
+        return OcrMode(value)
+    except ValueError:
+        raise Problem(422, "Unprocessable Content", "ocr must be auto, off or force") from None
 
 
 def _form_name(filename: str | None) -> str | None:

@@ -64,6 +64,7 @@ from ragox.eval import (
     load_squad,
     prepare_corpus,
 )
+from ragox.extract import OcrMode
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
     CollectionReaders,
@@ -199,6 +200,14 @@ def _language_code(value: str | None) -> str | None:
     is_flag=True,
     help="Only store the originals and queue their runs for `ragox worker` processes.",
 )
+@click.option(
+    "--ocr",
+    type=click.Choice([mode.value for mode in OcrMode]),
+    default=OcrMode.AUTO.value,
+    show_default=True,
+    help="OCR of PDF pages: auto (pages without a text layer), off, or force (every "
+    "page, its text layer ignored).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest(
@@ -211,6 +220,7 @@ def ingest(
     password: str | None,
     language: str | None,
     queue: bool,
+    ocr: str,
     as_json: bool,
 ) -> None:
     """Ingest files and folders (recursively) as document revisions.
@@ -249,6 +259,7 @@ def ingest(
                     password=password,
                     language=language,
                     queue=queue,
+                    ocr=OcrMode(ocr),
                 )
             )
         ready = sum(item.ready for item in items)

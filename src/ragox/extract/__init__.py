@@ -14,6 +14,7 @@ from ragox.extract._model import (
     Extraction,
     ExtractionError,
     ExtractOptions,
+    OcrMode,
     ParserInfo,
 )
 from ragox.extract.html import HTML_PARSER, extract_html
@@ -34,7 +35,7 @@ from ragox.extract.office import (
     refuse_macros,
     sniff_office,
 )
-from ragox.extract.pdf import PDF_PARSER, extract_pdf
+from ragox.extract.pdf import PDF_PARSER, extract_pdf, pdf_parsers
 from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
 from ragox.extract.rst import RST_PARSER, extract_rst
 from ragox.text import Profile
@@ -49,10 +50,12 @@ __all__ = [
     "Extraction",
     "ExtractionError",
     "Extractor",
+    "OcrMode",
     "ParserInfo",
     "detect_media_type",
     "extractor_for",
     "parser_for",
+    "parsers_for",
 ]
 
 #: ``extract(data, profile, options)`` → :class:`Extraction`, or raises
@@ -126,3 +129,12 @@ def parser_for(media_type: str) -> ParserInfo:
         raise ExtractionError(
             ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
         ) from None
+
+
+def parsers_for(media_type: str, ocr: OcrMode = OcrMode.AUTO) -> tuple[ParserInfo, ...]:
+    """Every identity today's extractor for ``media_type`` may give its output with
+    OCR mode ``ocr`` (PDF: the text layer's, or one naming the OCR engine); a stored
+    representation by one of them needs no new extraction."""
+    if media_type == "application/pdf":
+        return pdf_parsers(ocr)
+    return (parser_for(media_type),)

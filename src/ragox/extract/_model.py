@@ -17,6 +17,7 @@ __all__ = [
     "ExtractOptions",
     "Extraction",
     "ExtractionError",
+    "OcrMode",
     "ParserInfo",
 ]
 
@@ -44,6 +45,10 @@ class ErrorCode(enum.Enum):
     MACRO_ENABLED = "MACRO_ENABLED"
     #: an archive that expands past the limits (total size, ratio, member count)
     ZIP_BOMB = "ZIP_BOMB"
+    #: a page needs OCR and no OCR engine (Tesseract's language data) is installed
+    OCR_UNAVAILABLE = "OCR_UNAVAILABLE"
+    #: the OCR engine failed on a page
+    OCR_FAILED = "OCR_FAILED"
     #: a page render asked for a page the file does not have
     NO_SUCH_PAGE = "NO_SUCH_PAGE"
     #: a page render that MuPDF could not draw
@@ -83,6 +88,7 @@ class Block:
     page: int | None = None  # 1-based PDF page
     bbox: Rect | None = None  # PDF points, origin top-left
     source: Span | None = None  # source-codepoint range (text formats)
+    ocr: bool = False  # text recognized by OCR (PDF): boxes are word-level estimates
 
     @property
     def block_id(self) -> str:
@@ -106,14 +112,29 @@ class ParserInfo:
         return sha256_hex(canonical_json(dict(self.config)))
 
 
+class OcrMode(enum.Enum):
+    """When the PDF extractor recognizes pages with OCR."""
+
+    #: pages without a text layer (and with something drawn on them); a page whose
+    #: text layer is itself a (poor) OCR layer is kept as it is
+    AUTO = "auto"
+    #: never: a PDF without any text layer fails NO_TEXT_LAYER
+    OFF = "off"
+    #: every page, its text layer ignored
+    FORCE = "force"
+
+
 @dataclass(frozen=True, slots=True)
 class ExtractOptions:
-    """Per-call inputs that are not configuration (they never change the output text)."""
+    """Per-call inputs. Only ``ocr`` can change the output text, and an extraction
+    that used OCR names it in its parser identity (``Extraction.parser``)."""
 
     #: password for an encrypted PDF
     password: str | None = field(default=None, repr=False)
     #: deepest element nesting an HTML extractor follows before refusing TOO_COMPLEX
     max_depth: int = 512
+    #: when a PDF's pages are recognized with OCR
+    ocr: OcrMode = OcrMode.AUTO
 
 
 @dataclass(frozen=True, slots=True)

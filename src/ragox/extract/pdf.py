@@ -17,6 +17,14 @@ the page as displayed (``/Rotate`` applied, like ``page.get_pixmap()``; MuPDF's
 ``rawdict`` and ``search_for`` give unrotated coordinates). A code point that
 normalization produced from several characters gets the union of their boxes;
 newlines and block separators get ``(0, 0, 0, 0)``.
+
+Scanned pages (:class:`OcrMode`): under ``auto`` a page whose text layer has no
+visible character and which shows an image is recognized by OCR (``_ocr``), its
+blocks built the same way from the engine's text page and marked ``ocr=True``
+(character boxes are Tesseract's estimates inside each word); under ``force``
+every page is, its text layer ignored. An extraction in which OCR ran names the
+engine in its parser identity (:func:`ocr_parser`); one without keeps
+:data:`PDF_PARSER`, so text PDFs are not affected by the OCR engine.
 """
 
 from __future__ import annotations
@@ -41,11 +49,22 @@ from ragox.extract._model import (
     Extraction,
     ExtractionError,
     ExtractOptions,
+    OcrMode,
     ParserInfo,
 )
+from ragox.extract._ocr import LANGUAGES, OcrEngine, ocr_engine
 from ragox.text import Alignment, Coordinates, Profile, Span
 
-__all__ = ["PDF_PARSER", "RENDER_PIXEL_BUDGET", "PageTextReader", "extract_pdf", "render_page_png"]
+__all__ = [
+    "PDF_PARSER",
+    "RENDER_PIXEL_BUDGET",
+    "PageTextReader",
+    "extract_pdf",
+    "ocr_forced",
+    "ocr_parser",
+    "pdf_parsers",
+    "render_page_png",
+]
 
 #: Most pixels one page render may hold (about 24 MB as RGB): a larger page is
 #: drawn at a smaller zoom, so a 14400 pt page costs what an A4 poster does.
@@ -116,15 +135,19 @@ if array("f").itemsize != 4:  # pragma: no cover - every CPython platform has 4-
 def extract_pdf(data: bytes, profile: Profile, options: ExtractOptions | None = None) -> Extraction:
     """MuPDF's text layer of ``data`` as a representation with blocks and char boxes.
 
+    Pages without a text layer are recognized with OCR (``options.ocr``, see
+    :class:`OcrMode`); their blocks say ``ocr=True``.
+
     Raises :class:`ExtractionError` (``EMPTY_FILE``, ``CORRUPT_PDF``,
-    ``ENCRYPTED_PDF``, ``NO_TEXT_LAYER``) for input it refuses, never anything else.
+    ``ENCRYPTED_PDF``, ``NO_TEXT_LAYER``, ``OCR_UNAVAILABLE``, ``OCR_FAILED``) for
+    input it refuses, never anything else.
     """
     if not data:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
     password = options.password if options is not None else None
     document = _open(data, password)
     try:
-        return _extract(document, profile)
+        return _extract(document, profile, options.ocr if options else OcrMode.AUTO)
     finally:
         document.close()
 
@@ -234,13 +257,17 @@ class _RtlCounter:
                 previous_pos = pos
 
 
-def _extract(document: Any, profile: Profile) -> Extraction:
+def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
     page_count: int = document.page_count
+    engine = ocr_engine() if mode is not OcrMode.OFF else None
     parts: list[str] = []
     boxes = array("f")
     blocks: list[Block] = []
     empty_pages: list[int] = []
+    recognized: list[int] = []
+    unrecognized = False  # a page needed OCR and no engine was there
     rotated = False
+    invisible = False
     rtl = _RtlCounter()
     position = 0
     for page_index in range(page_count):
@@ -249,11 +276,29 @@ def _extract(document: Any, profile: Profile) -> Extraction:
             page = document.load_page(page_index)
             rotation = int(page.rotation)
             matrix = tuple(page.rotation_matrix) if rotation else None
-            raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
+            raw = None
+            if mode is not OcrMode.FORCE:
+                raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
+            needs_ocr = mode is OcrMode.FORCE or (
+                mode is OcrMode.AUTO and not _has_text(raw) and bool(page.get_images())
+            )
         except Exception:
             raise ExtractionError(
                 ErrorCode.CORRUPT_PDF, f"MuPDF cannot read page {page_no}"
             ) from None
+        if needs_ocr and engine is None:
+            if mode is OcrMode.FORCE:
+                raise _unavailable()
+            needs_ocr, unrecognized = False, True
+        if needs_ocr:
+            assert engine is not None
+            textpage = engine.recognize(page, _FLAGS)
+            try:
+                raw = page.get_text("rawdict", flags=_FLAGS, sort=False, textpage=textpage)
+            except Exception:
+                raise ExtractionError(ErrorCode.OCR_FAILED, f"page {page_no}") from None
+            recognized.append(page_no)
+        assert raw is not None
         rotated = rotated or rotation != 0
         page_boxes: list[float] = []  # one list per page, moved into ``boxes`` in one go
         page_has_text = False
@@ -269,8 +314,10 @@ def _extract(document: Any, profile: Profile) -> Extraction:
             text = normalized.text
             if not text or text.isspace():
                 continue
-            if _RTL_HINT.search(text):
-                rtl.inspect(raw_block)
+            if not needs_ocr:
+                invisible = invisible or _invisible(raw_block)
+                if _RTL_HINT.search(text):
+                    rtl.inspect(raw_block)
             if parts:
                 parts.append(BLOCK_SEPARATOR)
                 page_boxes.extend(_SEPARATOR_BOXES)
@@ -291,6 +338,7 @@ def _extract(document: Any, profile: Profile) -> Extraction:
                     locator=f"page={page_no};block={raw_block['number']}",
                     page=page_no,
                     bbox=Rect(float(x0), float(y0), float(x1), float(y1)),
+                    ocr=needs_ocr,
                 )
             )
             position += len(text)
@@ -300,6 +348,8 @@ def _extract(document: Any, profile: Profile) -> Extraction:
         if not page_has_text:
             empty_pages.append(page_no)
     if not blocks:
+        if unrecognized:
+            raise _unavailable()
         raise ExtractionError(ErrorCode.NO_TEXT_LAYER, "no page of the PDF has a text layer")
     text = "".join(parts)
     if len(boxes) != 4 * len(text):  # pragma: no cover - an invariant of the loop above
@@ -315,10 +365,19 @@ def _extract(document: Any, profile: Profile) -> Extraction:
         warnings.append("RTL_TEXT")
         if rtl.visual_order:
             warnings.append("RTL_VISUAL_ORDER")
+    if recognized:
+        warnings.append("OCR_PAGES")
+    if unrecognized:
+        warnings.append("OCR_UNAVAILABLE")
+    if invisible:
+        warnings.append("INVISIBLE_TEXT_LAYER")
+    parser = PDF_PARSER
+    if engine is not None and (recognized or mode is OcrMode.FORCE):
+        parser = ocr_parser(engine, mode)
     return Extraction(
         text=text,
         blocks=tuple(blocks),
-        parser=PDF_PARSER,
+        parser=parser,
         media_type=_MEDIA_TYPE,
         source_alignment=None,
         char_boxes=boxes.tobytes(),
@@ -326,6 +385,67 @@ def _extract(document: Any, profile: Profile) -> Extraction:
         page_count=page_count,
         warnings=tuple(warnings),
     )
+
+
+def _unavailable() -> ExtractionError:
+    return ExtractionError(
+        ErrorCode.OCR_UNAVAILABLE,
+        f"pages need OCR; no Tesseract language data ({'+'.join(LANGUAGES)}) is installed",
+    )
+
+
+def _has_text(raw: Any) -> bool:
+    """Whether a page's text layer has a block that is not white space."""
+    if raw is None:
+        return False
+    for raw_block in raw["blocks"]:
+        if raw_block["type"] != 0:
+            continue
+        for line in raw_block["lines"]:
+            for span in line["spans"]:
+                if any(not ch["c"].isspace() for ch in span["chars"]):
+                    return True
+    return False
+
+
+def _invisible(raw_block: Any) -> bool:
+    """Whether a block's text is drawn invisibly (render mode 3: what OCR tools put
+    under a scan), told by MuPDF's alpha of 0."""
+    return any(span.get("alpha", 255) == 0 for line in raw_block["lines"] for span in line["spans"])
+
+
+def ocr_parser(engine: OcrEngine, mode: OcrMode) -> ParserInfo:
+    """The identity of an extraction in which ``engine`` recognized pages: the text
+    layer parser's, with the engine, its data and which pages it reads."""
+    pages = "all" if mode is OcrMode.FORCE else "without-text"
+    config: dict[str, str | int | float | bool] = dict(PDF_PARSER.config)
+    config.update(engine.identity())
+    config["ocr_pages"] = pages
+    return ParserInfo(
+        PDF_PARSER.name, f"{PDF_PARSER.version}{engine.version_suffix()}-{pages}", config
+    )
+
+
+def ocr_forced(parser_id: str) -> bool:
+    """Whether a parser id names an extraction that recognized every page (``force``)."""
+    return (
+        parser_id.startswith(f"{PDF_PARSER.name}@")
+        and "+ocr-" in parser_id
+        and parser_id.endswith("-all")
+    )
+
+
+def pdf_parsers(mode: OcrMode = OcrMode.AUTO) -> tuple[ParserInfo, ...]:
+    """Every identity today's PDF extractor may give a PDF in ``mode``: a stored
+    representation by one of these is up to date (``auto`` accepts what ``force`` made)."""
+    engine = ocr_engine() if mode is not OcrMode.OFF else None
+    if mode is OcrMode.OFF:
+        return (PDF_PARSER,)
+    if engine is None:
+        return () if mode is OcrMode.FORCE else (PDF_PARSER,)
+    if mode is OcrMode.FORCE:
+        return (ocr_parser(engine, OcrMode.FORCE),)
+    return (PDF_PARSER, ocr_parser(engine, OcrMode.AUTO), ocr_parser(engine, OcrMode.FORCE))
 
 
 def _block_text(lines: Sequence[Any], matrix: tuple[float, ...] | None) -> tuple[str, list[float]]:
@@ -402,18 +522,30 @@ class PageTextReader:
 
     Used by ``ragox check`` to compare a passage with what MuPDF finds at the
     rectangles the passage maps to (seed 003's round trip). Opens the PDF once.
+    Pages in ``ocr_pages`` are recognized again by today's OCR engine, whose result
+    the same engine and data reproduce.
     """
 
-    def __init__(self, data: bytes, password: str | None = None) -> None:
+    def __init__(
+        self, data: bytes, password: str | None = None, ocr_pages: frozenset[int] = frozenset()
+    ) -> None:
         self._document = _open(data, password)
         self._pages: dict[int, tuple[Any, list[tuple[float, float, str]]]] = {}
+        #: pages whose text the representation took from OCR: read by OCR again
+        self._ocr_pages = ocr_pages
 
     def _chars(self, page_number: int) -> tuple[Any, list[tuple[float, float, str]]]:
         """The page's characters as (centre x, centre y, char), unrotated, in MuPDF order."""
         if page_number not in self._pages:
             page = self._document[page_number - 1]
             chars = []
-            raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
+            textpage = None
+            if page_number in self._ocr_pages:
+                engine = ocr_engine()
+                if engine is None:
+                    raise _unavailable()
+                textpage = engine.recognize(page, _FLAGS)
+            raw = page.get_text("rawdict", flags=_FLAGS, sort=False, textpage=textpage)
             for block in raw["blocks"]:
                 for line in block.get("lines", ()):
                     for span in line["spans"]:

@@ -23,9 +23,10 @@ from ragox.extract import (
     Extraction,
     ExtractionError,
     ExtractOptions,
+    OcrMode,
     detect_media_type,
     extractor_for,
-    parser_for,
+    parsers_for,
 )
 from ragox.ingest._chunker import chunk_representation
 from ragox.ingest._headings import heading_context
@@ -104,6 +105,7 @@ class Ingestor:
         password: str | None = None,
         language: str | None = None,
         supplied_by: str | None = None,
+        ocr: OcrMode = OcrMode.AUTO,
     ) -> IngestOutcome:
         """Ingest a file; files over the size limit are recorded as FAILED unread."""
         size = path.stat().st_size
@@ -125,6 +127,7 @@ class Ingestor:
             password=password,
             language=language,
             supplied_by=supplied_by,
+            ocr=ocr,
         )
 
     def ingest_bytes(
@@ -140,6 +143,7 @@ class Ingestor:
         password: str | None = None,
         language: str | None = None,
         supplied_by: str | None = None,
+        ocr: OcrMode = OcrMode.AUTO,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
         received = self.receive(
@@ -152,11 +156,12 @@ class Ingestor:
             media_type=media_type,
             language=language,
             supplied_by=supplied_by,
+            ocr=ocr,
         )
         if isinstance(received, IngestOutcome):
             return received
         record, created = received
-        return self.process(record, data, created, password)
+        return self.process(record, data, created, password, ocr=ocr)
 
     def receive(
         self,
@@ -170,6 +175,7 @@ class Ingestor:
         media_type: str | None = None,
         language: str | None = None,
         supplied_by: str | None = None,
+        ocr: OcrMode = OcrMode.AUTO,
     ) -> tuple[RevisionRecord, bool] | IngestOutcome:
         """Stage one: keep the bytes and the revision row (RECEIVED). Returns the final
         outcome instead when nothing is left to do (oversize, or already READY).
@@ -203,16 +209,16 @@ class Ingestor:
                 return record, True
         if not self.store.blobs.exists(source_sha256):
             self.store.blobs.put(data)  # a revision refused unread, now within the limit
-        if self.finished(record):
+        if self.finished(record, ocr):
             return _outcome(record, created=False)
         return record, False
 
-    def finished(self, record: RevisionRecord) -> bool:
-        """READY, by today's parser, profile and stage versions, with its index whole:
-        running it again would change nothing."""
+    def finished(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> bool:
+        """READY, by today's parser (one OCR mode ``ocr`` accepts), profile and stage
+        versions, with its index whole: running it again would change nothing."""
         return (
             record.state is RevisionState.READY
-            and self._up_to_date(record)
+            and self._up_to_date(record, ocr)
             and self.store.index_complete(record.tenant, record.document_id, record.revision)
         )
 
@@ -224,12 +230,13 @@ class Ingestor:
         password: str | None = None,
         *,
         job: str | None = None,
+        ocr: OcrMode = OcrMode.AUTO,
     ) -> IngestOutcome:
         """Stages two and on: extract, index, and make current (or FAILED).
 
         ``job``: a job a worker claimed from the queue, whose lease the worker renews
         (else the run records a job of its own, with a heartbeat)."""
-        return self._run(record, data, created, ExtractOptions(password=password), job)
+        return self._run(record, data, created, ExtractOptions(password=password, ocr=ocr), job)
 
     def index(self, record: RevisionRecord, manifest_id: str) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
@@ -303,23 +310,21 @@ class Ingestor:
             with contextlib.suppress(EmbedderError):
                 embed_chunks(self.store, embedder, chunk_ids)
 
-    def _up_to_date(self, record: RevisionRecord) -> bool:
-        """The revision's current representation is by today's parser and profile."""
+    def _up_to_date(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> bool:
+        """The revision's current representation is by today's parser (one that OCR
+        mode ``ocr`` accepts) and profile."""
         if record.manifest_id is None:
             return False
         try:
-            parser = parser_for(record.media_type)
+            parsers = parsers_for(record.media_type, ocr)
         except ExtractionError:
             return True  # nothing newer could extract it
         found = self.store.get_manifest(record.manifest_id)
         return (
             found is not None
-            and (
-                found.manifest.parser,
-                found.manifest.parser_config_sha256,
-                found.manifest.profile,
-            )
-            == (parser.id, parser.config_sha256, self.profile.id)
+            and (found.manifest.parser, found.manifest.parser_config_sha256)
+            in {(parser.id, parser.config_sha256) for parser in parsers}
+            and found.manifest.profile == self.profile.id
             and not stale_stages(self.store, record, self.profile.id)
         )
 
@@ -422,12 +427,12 @@ class Ingestor:
         profile: the stored one, else extracted now and stored beside the others (a
         READY revision keeps serving its current one until ``index``)."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
-        parser = parser_for(record.media_type)
-        manifest_record = self.store.find_manifest(
-            tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
-        )
-        if manifest_record is not None:
-            return manifest_record.manifest_id
+        for parser in parsers_for(record.media_type, options.ocr):
+            manifest_record = self.store.find_manifest(
+                tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
+            )
+            if manifest_record is not None:
+                return manifest_record.manifest_id
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
         manifest, extraction = self.extract(record, data, options)
         return self.store.save_representation(

@@ -39,7 +39,8 @@ from ragox.anchor import (
     find_occurrences,
     migrate_anchor,
 )
-from ragox.extract import ExtractionError, ExtractOptions
+from ragox.extract import ExtractionError, ExtractOptions, OcrMode
+from ragox.extract.pdf import ocr_forced
 from ragox.ingest._jobs import Heartbeat, Liveness, job_health
 from ragox.ingest._pipeline import Ingestor
 from ragox.ingest._versions import StaleStage, stale_stages
@@ -182,6 +183,13 @@ class Reprocessor:
 
     # -- one revision --------------------------------------------------------------
 
+    def _options(self, manifest_id: str) -> ExtractOptions:
+        """A rebuild reads the bytes as the old representation did: a PDF that was
+        recognized page by page under ``--ocr force`` is again (never silently less)."""
+        found = self.store.get_manifest(manifest_id)
+        forced = found is not None and ocr_forced(found.manifest.parser)
+        return ExtractOptions(ocr=OcrMode.FORCE if forced else OcrMode.AUTO)
+
     def _dry(self, record: RevisionRecord, stale: tuple[StaleStage, ...]) -> RevisionRebuild:
         old = record.manifest_id
         assert old is not None
@@ -191,7 +199,7 @@ class Reprocessor:
             )
         try:
             manifest, extraction = self.ingestor.extract(
-                record, self.store.blobs.get(record.source_sha256), ExtractOptions()
+                record, self.store.blobs.get(record.source_sha256), self._options(old)
             )
         except (ExtractionError, OSError, MemoryError, RecursionError) as error:
             code = error.code.value if isinstance(error, ExtractionError) else "INTERNAL"
@@ -240,7 +248,7 @@ class Reprocessor:
         stage = "extract"
         try:
             data = self.store.blobs.get(record.source_sha256)
-            new = self.ingestor.represent(record, data, ExtractOptions())
+            new = self.ingestor.represent(record, data, self._options(old))
             reports: list[AnchorReport] = []
             if new != old:
                 found = self.store.get_manifest(new)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 
 import ragox.search
-from ragox.extract import ExtractionError, parser_for
+from ragox.extract import ExtractionError, parsers_for
 from ragox.ingest import _chunker, _searchtext, _sentences
 from ragox.store import ProcessingVersions, RevisionRecord, RevisionState, Store
 
@@ -58,16 +58,15 @@ def stale_stages(store: Store, record: RevisionRecord, profile_id: str) -> tuple
         return ()
     stale: list[StaleStage] = []
     try:
-        parser = parser_for(record.media_type)
+        parsers = parsers_for(record.media_type)
     except ExtractionError:
-        parser = None  # nothing today could extract it again
+        parsers = None  # nothing today could extract it again
     manifest = found.manifest
-    if parser is not None and (parser.id, parser.config_sha256) != (
-        manifest.parser,
-        manifest.parser_config_sha256,
-    ):
+    if parsers is not None and (manifest.parser, manifest.parser_config_sha256) not in {
+        (parser.id, parser.config_sha256) for parser in parsers
+    }:
         stale.append(StaleStage.PARSER)
-    if parser is not None and manifest.profile != profile_id:
+    if parsers is not None and manifest.profile != profile_id:
         stale.append(StaleStage.PROFILE)
     recorded = store.index_versions(record.manifest_id)
     today = current_versions()

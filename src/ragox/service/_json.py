@@ -28,13 +28,19 @@ __all__ = [
 def target_json(target: ViewerTarget) -> dict[str, Any]:
     return {
         "blocks": [
-            {"block_id": b.block_id, "locator": b.locator, "range": b.span.to_json()}
+            {
+                "block_id": b.block_id,
+                "locator": b.locator,
+                "range": b.span.to_json(),
+                "ocr": b.ocr,
+            }
             for b in target.blocks
         ],
         "pages": [
             {
                 "page": p.page,
                 "rects": [[r.x0, r.y0, r.x1, r.y1] for r in p.rects],
+                "ocr": p.ocr,
             }
             for p in target.pages
         ],

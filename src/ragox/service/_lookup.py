@@ -14,6 +14,7 @@ from ragox.anchor import (
     StoredManifest,
     ViewerTarget,
 )
+from ragox.extract import Block
 from ragox.store import RevisionView, Store
 from ragox.text import Coordinates, Span
 
@@ -77,6 +78,7 @@ class StoreLookup:
                     max(span.start, block.span.start),
                     min(span.end, block.span.end),
                 ),
+                ocr=block.ocr,
             )
             for block in blocks
         )
@@ -87,9 +89,28 @@ class StoreLookup:
         boxes = self.store.char_boxes(manifest_id, span.start, span.end) if on_pages else None
         if boxes is not None:
             pages = page_rects(
-                boxes, span, [(b.page, b.span) for b in blocks if b.page], offset=span.start
+                boxes,
+                span,
+                [(b.page, b.span) for b in blocks if b.page and not b.ocr],
+                offset=span.start,
             )
+        if any(block.ocr for block in blocks):
+            pages = _with_ocr_blocks(pages, blocks)
         return ViewerTarget(blocks=block_targets, pages=pages)
+
+
+def _with_ocr_blocks(
+    pages: tuple[PageTarget, ...], blocks: Sequence[Block]
+) -> tuple[PageTarget, ...]:
+    """``pages`` and, for blocks recognized by OCR, their whole rectangles (seed 003: a
+    link to page and block is more honest than a confident character highlight)."""
+    by_page: dict[int, list[Rect]] = {}
+    for block in blocks:
+        if block.ocr and block.page is not None and block.bbox is not None:
+            by_page.setdefault(block.page, []).append(block.bbox)
+    merged = [p for p in pages if p.page not in by_page]
+    merged += [PageTarget(page, tuple(rects), ocr=True) for page, rects in by_page.items()]
+    return tuple(sorted(merged, key=lambda p: p.page))
 
 
 def page_rects(

@@ -45,7 +45,7 @@ from ragox.answer import (
     compose,
     redact_answer,
 )
-from ragox.extract import ExtractionError, detect_media_type
+from ragox.extract import ExtractionError, OcrMode, detect_media_type
 from ragox.extract.pdf import PageTextReader
 from ragox.ingest import (
     DEFAULT_MAX_BYTES,
@@ -677,6 +677,7 @@ class Ragox:
         language: str | None = None,
         supplied_by: str = "operator",
         queue: bool = False,
+        ocr: OcrMode = OcrMode.AUTO,
     ) -> IngestItem:
         """Ingest one file; unreadable, unsupported, linked-out or badly named files
         are skipped with a reason (never an exception). The caller is the local
@@ -723,6 +724,7 @@ class Ragox:
                 password=password,
                 language=language,
                 supplied_by=supplied_by,
+                ocr=ocr,
             )
         except RevisionConflict:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
@@ -740,6 +742,7 @@ class Ragox:
         revision: str | None = None,
         groups: frozenset[str] = frozenset(),
         language: str | None = None,
+        ocr: OcrMode = OcrMode.AUTO,
     ) -> tuple[RevisionRecord, bool] | IngestOutcome:
         """Stage one of ingestion for a principal that must be allowed to write.
 
@@ -773,6 +776,7 @@ class Ragox:
             tenant=principal.tenant,
             language=language,
             supplied_by=principal.name,
+            ocr=ocr,
         )
 
     def _queue_file(
@@ -855,7 +859,11 @@ class Ragox:
         found = self.store.get_manifest(record.manifest_id)
         assert found is not None
         data = self.store.blobs.get(record.source_sha256)
-        reader = PageTextReader(data, password) if found.manifest.media_type == PDF else None
+        reader = None
+        if found.manifest.media_type == PDF:
+            # Pages read by OCR are read again by the same engine (deterministic).
+            ocr_pages = {b.page for b in self.store.blocks(record.manifest_id) if b.ocr and b.page}
+            reader = PageTextReader(data, password, frozenset(ocr_pages))
         try:
             report = check_representation(
                 self.store,

@@ -475,6 +475,9 @@ _V20: Final = (
     "ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
     "CREATE INDEX jobs_by_state ON jobs(state, created_at)",
 )
+# Version 22: OCR. A block whose text a PDF page's OCR recognized says so (its
+# boxes are the engine's estimates, not glyphs); blocks written before are not.
+_V22: Final = ("ALTER TABLE blocks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",)
 
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
@@ -492,6 +495,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (16, _V16),
     (17, _V17),
     (20, _V20),
+    (22, _V22),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

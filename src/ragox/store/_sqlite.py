@@ -963,8 +963,8 @@ class SqliteStore:
             )
             conn.executemany(
                 "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
-                "page, x0, y0, x1, y1, source_start, source_end) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "page, x0, y0, x1, y1, source_start, source_end, ocr) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [_block_row(manifest_id, block) for block in blocks],
             )
 
@@ -1360,7 +1360,7 @@ class SqliteStore:
         """Blocks of a representation in reading order, or those overlapping a range."""
         sql = (
             "SELECT block_index, kind, start, end, locator, page, x0, y0, x1, y1, "
-            "source_start, source_end FROM blocks WHERE manifest_id=?"
+            "source_start, source_end, ocr FROM blocks WHERE manifest_id=?"
         )
         params: list[object] = [manifest_id]
         if start is not None and end is not None:
@@ -1813,6 +1813,7 @@ def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
         None if bbox is None else bbox.y1,
         None if block.source is None else block.source.start,
         None if block.source is None else block.source.end,
+        int(block.ocr),
     )
 
 
@@ -1835,6 +1836,7 @@ def _block_from_row(row: Sequence[object]) -> Block:
         page=None if row[5] is None else int(str(row[5])),
         bbox=bbox,
         source=source,
+        ocr=bool(row[12]),
     )
 
 

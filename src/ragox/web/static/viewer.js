@@ -258,6 +258,7 @@ async function showPages(key, resolution, anchor, labels, blockRects) {
   if (!pages.length) return;
   const base = documentPath(anchor.document_id, anchor.revision);
   const byPage = new Map(pages.map((p) => [p.page, p.rects]));
+  const ocrPages = new Set(pages.filter((p) => p.ocr).map((p) => p.page));
   let current = pages[0].page;
   pageNav.hidden = false;
   pageBox.hidden = false;
@@ -299,9 +300,16 @@ async function showPages(key, resolution, anchor, labels, blockRects) {
       zoomButton.setAttribute("aria-pressed", String(zoomButton.getAttribute("aria-pressed") !== "true"));
       applyZoom();
     };
+    // On a page read by OCR the rectangles are whole blocks: the engine's character
+    // boxes are estimates, so the page claims no character precision (seed 003).
+    const ocrNote = document.getElementById("ocrnote");
+    ocrNote.hidden = !ocrPages.has(current);
     for (const [x0, y0, x1, y1] of rects) {
       const box = document.createElement("div");
-      box.className = blockRects ? "rect block-rect" : "rect";
+      const kinds = ["rect"];
+      if (blockRects) kinds.push("block-rect");
+      if (ocrPages.has(current)) kinds.push("ocr");
+      box.className = kinds.join(" ");
       box.style.left = `${(x0 / width) * 100}%`;
       box.style.top = `${(y0 / height) * 100}%`;
       box.style.width = `${((x1 - x0) / width) * 100}%`;
@@ -450,6 +458,11 @@ async function open(key) {
   if (targets.length && doc.media_type !== "application/pdf") {
     locationLine.textContent = `Location: ${describeLocation(targets, doc.blocks, doc.text)}`;
     locationLine.hidden = false;
+  }
+  const ocr = targets.some((b) => b.ocr);
+  root.dataset.ragoxOcr = String(ocr);
+  if (ocr) {
+    for (const mark of marks) mark.classList.add("ocr");
   }
   if (doc.media_type === "application/pdf") {
     await showPages(key, resolution, anchor, doc.page_labels);
