@@ -15,6 +15,7 @@ from ragox.extract._model import (
     ExtractionError,
     ExtractOptions,
     ParserInfo,
+    TableCell,
 )
 from ragox.extract.html import HTML_PARSER, extract_html
 from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
@@ -33,6 +34,7 @@ __all__ = [
     "ExtractionError",
     "Extractor",
     "ParserInfo",
+    "TableCell",
     "detect_media_type",
     "extractor_for",
     "parser_for",

@@ -463,6 +463,11 @@ _V17: Final = (
     "CREATE INDEX anchors_by_manifest ON anchors(tenant, manifest_id)",
 )
 
+#: Schema 23: a table-cell block records its place in its table (table, row, column,
+#: spans, header flag, the block ids of its header cells) as JSON; other blocks and
+#: blocks written before stay NULL.
+_V23: Final = ("ALTER TABLE blocks ADD COLUMN cell TEXT",)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -478,6 +483,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (11, _V11),
     (16, _V16),
     (17, _V17),
+    (23, _V23),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

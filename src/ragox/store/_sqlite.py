@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Final
 
 from ragox.anchor import Anchor, Manifest, Rect, forget_memos
-from ragox.extract import Block, BlockKind
+from ragox.extract import Block, BlockKind, TableCell
 from ragox.store._blobs import BlobStore
 from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex, upgrade_lexical
@@ -951,8 +951,8 @@ class SqliteStore:
             )
             conn.executemany(
                 "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
-                "page, x0, y0, x1, y1, source_start, source_end) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "page, x0, y0, x1, y1, source_start, source_end, cell) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [_block_row(manifest_id, block) for block in blocks],
             )
 
@@ -1348,7 +1348,7 @@ class SqliteStore:
         """Blocks of a representation in reading order, or those overlapping a range."""
         sql = (
             "SELECT block_index, kind, start, end, locator, page, x0, y0, x1, y1, "
-            "source_start, source_end FROM blocks WHERE manifest_id=?"
+            "source_start, source_end, cell FROM blocks WHERE manifest_id=?"
         )
         params: list[object] = [manifest_id]
         if start is not None and end is not None:
@@ -1801,6 +1801,7 @@ def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
         None if bbox is None else bbox.y1,
         None if block.source is None else block.source.start,
         None if block.source is None else block.source.end,
+        None if block.cell is None else json.dumps(block.cell.to_json(), sort_keys=True),
     )
 
 
@@ -1823,6 +1824,7 @@ def _block_from_row(row: Sequence[object]) -> Block:
         page=None if row[5] is None else int(str(row[5])),
         bbox=bbox,
         source=source,
+        cell=None if row[12] is None else TableCell.from_json(json.loads(str(row[12]))),
     )
 
 
