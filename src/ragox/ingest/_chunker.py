@@ -23,7 +23,7 @@ from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boun
 __all__ = ["CHUNKER_VERSION", "ChunkingConfig", "chunk_id", "chunk_representation"]
 
 #: Recorded on every chunk: change it with the algorithm or :data:`DEFAULT_CHUNKING`.
-CHUNKER_VERSION: Final = "chunker@1"
+CHUNKER_VERSION: Final = "chunker@2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +166,9 @@ def chunk_representation(
         if piece.tokens == 0 or (piece.start, piece.end) in seen:
             continue
         seen.add((piece.start, piece.end))
-        forward = search_alignment.map_forward(piece.start, piece.end)
+        # A chunk that starts with a table cell takes the cell's header text, which
+        # the search text holds just before it (inserted at the cell's start).
+        forward = search_alignment.map_forward(piece.start, piece.end, insertions_at_start=True)
         records.append(
             ChunkRecord(
                 chunk_id=chunk_id(manifest_id, piece.start, piece.end),

@@ -1,7 +1,10 @@
 """The search text: a cleaned copy of the representation for indexing (DESIGN §4).
 
 Steps, each with its own alignment, composed into one map back to the
-representation: repeated page headers and footers removed, hyphenated line
+representation: repeated page headers and footers removed, the text of a table
+cell's header cells put before the cell (``Voltage / X200: 230 V``: inserted,
+mapped to no representation text, so that a chunk of cells is found by its
+column and row names while its anchors stay the cell's text), hyphenated line
 ends joined, compatibility characters expanded (ligatures → letters), white
 space collapsed. Anchors and highlights never point into this text.
 """
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -19,12 +22,18 @@ import regex
 from ragox.extract import Block
 from ragox.text import Alignment, AlignmentBuilder, step_by_name
 
-__all__ = ["CLEANER_VERSION", "SearchText", "build_search_text", "repeated_margin_blocks"]
+__all__ = [
+    "CLEANER_VERSION",
+    "SearchText",
+    "build_search_text",
+    "header_text",
+    "repeated_margin_blocks",
+]
 
 #: Recorded on every search text this module builds: change it with any rule above or
 #: below, so that ``ragox status`` marks older search texts stale and ``ragox
 #: reprocess`` rebuilds them.
-CLEANER_VERSION: Final = "searchtext@1"
+CLEANER_VERSION: Final = "searchtext@2"
 
 _DIGITS: Final = re.compile(r"\d+")
 _SPACES: Final = re.compile(r"\s+")
@@ -75,18 +84,40 @@ def repeated_margin_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
     return {b.index for entries in candidates.values() for key, b in entries if key in repeated}
 
 
+def header_text(text: str, block: Block, by_id: Mapping[str, Block]) -> str:
+    """What goes before a table cell in the search text: its header cells' texts,
+    ``" / "``-joined, then ``": "``; empty for other blocks and cells without headers."""
+    if block.cell is None or not block.cell.header_ids:
+        return ""
+    names = [
+        text[found.span.start : found.span.end]
+        for found in (by_id.get(i) for i in block.cell.header_ids)
+        if found is not None
+    ]
+    return f"{' / '.join(names)}: " if names else ""
+
+
 def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
     """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can."""
     dropped = repeated_margin_blocks(text, blocks)
+    by_id = {block.block_id: block for block in blocks}
 
-    # 1. Drop repeated headers and footers (whole blocks).
+    # 1. Drop repeated headers and footers (whole blocks); put each table cell's
+    #    header text before it (inserted: it maps to no representation text).
     builder = AlignmentBuilder()
     pieces: list[str] = []
     position = 0
     for block in sorted(blocks, key=lambda b: b.span.start):
-        if block.index not in dropped:
-            continue
         start, end = block.span.start, block.span.end
+        if block.index not in dropped:
+            inserted = header_text(text, block, by_id)
+            if inserted and start >= position:
+                builder.copy(start - position)
+                pieces.append(text[position:start])
+                builder.replace(len(inserted), 0)
+                pieces.append(inserted)
+                position = start
+            continue
         if start < position:
             continue
         builder.copy(start - position)
