@@ -31,7 +31,7 @@ from ragox.extract._model import ErrorCode, ExtractionError
 __all__ = ["MAX_SLOTS", "CellPlace", "table_cells"]
 
 #: Grid slots one table may have (a hostile ``colspan=1000 rowspan=65534`` is refused).
-MAX_SLOTS: Final = 2_000_000
+MAX_SLOTS: Final = 500_000
 _ASCII_WS: Final = " \t\n\f\r"
 
 

@@ -65,6 +65,9 @@ _MUPDF: Any = pymupdf
 _MUPDF.TOOLS.mupdf_display_errors(False)
 _MUPDF.TOOLS.mupdf_display_warnings(False)
 _MUPDF.set_messages(pylogging=True)
+# The table finder prints, once, a package recommendation with print() to stdout.
+if hasattr(_MUPDF, "_recommend_layout"):
+    _MUPDF._recommend_layout = False
 
 #: Ligatures and white space as drawn, text outside the mediabox dropped. Not set:
 #: TEXT_DEHYPHENATE (would join "adip-" + "iscing" and move code points),

@@ -12,6 +12,7 @@ space collapsed. Anchors and highlights never point into this text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -84,23 +85,46 @@ def repeated_margin_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
     return {b.index for entries in candidates.values() for key, b in entries if key in repeated}
 
 
-def header_text(text: str, block: Block, by_id: Mapping[str, Block]) -> str:
+def header_text(
+    text: str,
+    block: Block,
+    by_id: Mapping[str, Block],
+    given: set[str] | None = None,
+    within: tuple[int, int] = (0, 0),
+) -> str:
     """What goes before a table cell in the search text: its header cells' texts,
-    ``" / "``-joined, then ``": "``; empty for other blocks and cells without headers."""
+    ``" / "``-joined, then ``": "``; empty for other blocks and cells without headers.
+    Header cells in ``given`` (added to it) or starting ``within`` a range are left out."""
     if block.cell is None or not block.cell.header_ids:
         return ""
-    names = [
-        text[found.span.start : found.span.end]
-        for found in (by_id.get(i) for i in block.cell.header_ids)
-        if found is not None
-    ]
+    names = []
+    for header_id in block.cell.header_ids:
+        found = by_id.get(header_id)
+        if found is None or (given is not None and header_id in given):
+            continue
+        if within[0] <= found.span.start < within[1]:
+            continue
+        if given is not None:
+            given.add(header_id)
+        names.append(text[found.span.start : found.span.end])
     return f"{' / '.join(names)}: " if names else ""
 
 
-def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
-    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can."""
+def build_search_text(
+    text: str,
+    blocks: Sequence[Block],
+    chunk_spans: Sequence[tuple[int, int]] = (),
+) -> SearchText:
+    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can.
+
+    With ``chunk_spans`` (the chunks' representation ranges, in order), a cell's header
+    text is given once per chunk, and only for header cells outside the chunk;
+    without, every cell gets all of its headers."""
     dropped = repeated_margin_blocks(text, blocks)
     by_id = {block.block_id: block for block in blocks}
+    chunk_starts = [start for start, _ in chunk_spans]
+    given: set[str] | None = set() if chunk_spans else None
+    in_chunk = -1
 
     # 1. Drop repeated headers and footers (whole blocks); put each table cell's
     #    header text before it (inserted: it maps to no representation text).
@@ -110,7 +134,15 @@ def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
     for block in sorted(blocks, key=lambda b: b.span.start):
         start, end = block.span.start, block.span.end
         if block.index not in dropped:
-            inserted = header_text(text, block, by_id)
+            within = (0, 0)
+            if given is not None:
+                chunk = bisect_right(chunk_starts, start) - 1
+                if chunk != in_chunk:
+                    in_chunk = chunk
+                    given.clear()
+                if chunk >= 0:
+                    within = chunk_spans[chunk]
+            inserted = header_text(text, block, by_id, given, within)
             if inserted and start >= position:
                 builder.copy(start - position)
                 pieces.append(text[position:start])
