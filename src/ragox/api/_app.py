@@ -425,6 +425,8 @@ def create_app(
                     "bbox": None
                     if b.bbox is None
                     else [b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1],
+                    # a table cell's place and the block ids of its header cells
+                    "cell": None if b.cell is None else b.cell.to_json(),
                 }
                 for b in ragox.store.blocks(manifest_id)
             ],

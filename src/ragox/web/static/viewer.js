@@ -84,8 +84,10 @@ function headingTag(block) {
   return `h${Math.min(6, (found ? Number(found[1]) : 2) + 1)}`;
 }
 
-/** The row a table cell belongs to: its HTML tr, or its Markdown line. */
+/** The row a table cell belongs to: its place in the table model when the block
+ * carries one, else its HTML tr, or its Markdown line. */
 function rowOf(block) {
+  if (block.cell) return `row ${block.cell.row}`;
   const html = /^(.*\/tr(?:\[\d+\])?)\//.exec(block.locator || "");
   if (html) return html[1];
   const lines = /^lines=(\d+)/.exec(block.locator || "");
@@ -93,6 +95,7 @@ function rowOf(block) {
 }
 
 function tableOf(block) {
+  if (block.cell) return `table ${block.cell.table}`;
   const html = /^(.*\/table(?:\[\d+\])?)\//.exec(block.locator || "");
   return html ? html[1] : "";
 }
@@ -153,7 +156,17 @@ export function renderText(text, blocks) {
         container.node.append(container.tr);
       }
       into = container.tr;
-      element = document.createElement(/\/th(?:\[|$)/.test(block.locator || "") ? "th" : "td");
+      const header = block.cell ? block.cell.header : /\/th(?:\[|$)/.test(block.locator || "");
+      element = document.createElement(header ? "th" : "td");
+      if (block.cell) {
+        // The table model: spans, and each cell's header cells for assistive technology.
+        element.id = `cell-${block.block_id}`;
+        if (block.cell.row_span > 1) element.rowSpan = block.cell.row_span;
+        if (block.cell.col_span > 1) element.colSpan = block.cell.col_span;
+        if (block.cell.header_ids.length) {
+          element.setAttribute("headers", block.cell.header_ids.map((id) => `cell-${id}`).join(" "));
+        }
+      }
     } else if (kind === "heading") {
       element = document.createElement(headingTag(block));
     } else if (kind === "code") {
@@ -178,6 +191,67 @@ export function renderText(text, blocks) {
   }
   into = article;
   if (position < cps.length) gap(slice(position, cps.length));
+}
+
+/** How a header cell relates to the cited cell: it heads its column, its row, or a
+ * group of rows or columns. */
+function headerRole(header, cell) {
+  const overlaps = (a, aSpan, b, bSpan) => a < b + bSpan && b < a + aSpan;
+  if (header.row < cell.row && overlaps(header.col, header.col_span, cell.col, cell.col_span)) {
+    return "column";
+  }
+  if (header.col < cell.col && overlaps(header.row, header.row_span, cell.row, cell.row_span)) {
+    return "row";
+  }
+  return "group";
+}
+
+const ROLE_LABELS = { column: "Column header", row: "Row header", group: "Group header" };
+
+/** Mark the header cells of the cited table cells as context (never as the passage):
+ * their own style, a description for screen readers, a line naming them, and on a PDF
+ * page their rectangles. Returns the header rectangles by page. */
+function markCellContext(doc, resolution) {
+  const byId = new Map(doc.blocks.map((b) => [b.block_id, b]));
+  const cited = (resolution.target ? resolution.target.blocks : [])
+    .map((t) => byId.get(t.block_id)).filter((b) => b && b.cell);
+  const line = document.getElementById("cellcontext");
+  const rects = new Map();
+  if (!cited.length) return rects;
+  const cps = Array.from(doc.text);
+  const textOf = (b) => cps.slice(b.range.start, b.range.end).join("").replace(/\s+/g, " ").trim();
+  const names = { column: [], row: [], group: [] };
+  const seen = new Set();
+  for (const block of cited) {
+    for (const id of block.cell.header_ids) {
+      const header = byId.get(id);
+      if (!header || !header.cell || seen.has(id)) continue;
+      seen.add(id);
+      const role = headerRole(header.cell, block.cell);
+      names[role].push(textOf(header));
+      const element = article.querySelector(`[data-block="${id}"]`);
+      if (element) {
+        element.classList.add("ragox-context");
+        element.dataset.ragoxContext = role;
+        element.setAttribute("aria-describedby", `context-${role}`);
+      }
+      if (header.page && header.bbox) {
+        if (!rects.has(header.page)) rects.set(header.page, []);
+        rects.get(header.page).push(header.bbox);
+      }
+    }
+  }
+  const first = cited[0].cell;
+  const parts = [`Cited table cell: row ${first.row + 1}, column ${first.col + 1}.`];
+  for (const role of ["column", "row", "group"]) {
+    if (names[role].length) parts.push(`${ROLE_LABELS[role]}: ${names[role].join(" / ")}.`);
+  }
+  line.textContent = parts.join(" ");
+  line.hidden = false;
+  for (const mark of article.querySelectorAll("mark.ragox-hl")) {
+    mark.setAttribute("aria-describedby", "cellcontext");
+  }
+  return rects;
 }
 
 function highlight(range) {
@@ -214,7 +288,7 @@ function zoomToPassage(sheet, rects, width) {
   return factor;
 }
 
-async function showPages(key, resolution, anchor, labels) {
+async function showPages(key, resolution, anchor, labels, context) {
   const pages = resolution.target ? resolution.target.pages : [];
   if (!pages.length) return;
   const base = documentPath(anchor.document_id, anchor.revision);
@@ -260,6 +334,15 @@ async function showPages(key, resolution, anchor, labels) {
       zoomButton.setAttribute("aria-pressed", String(zoomButton.getAttribute("aria-pressed") !== "true"));
       applyZoom();
     };
+    for (const [x0, y0, x1, y1] of (context && context.get(current)) || []) {
+      const box = document.createElement("div"); // a header cell: context, not the quote
+      box.className = "context-rect";
+      box.style.left = `${(x0 / width) * 100}%`;
+      box.style.top = `${(y0 / height) * 100}%`;
+      box.style.width = `${((x1 - x0) / width) * 100}%`;
+      box.style.height = `${((y1 - y0) / height) * 100}%`;
+      sheet.append(box);
+    }
     for (const [x0, y0, x1, y1] of rects) {
       const box = document.createElement("div");
       box.className = "rect";
@@ -402,8 +485,9 @@ async function open(key) {
     return;
   }
   setState("RESOLVED", "Verified: this is exactly the cited passage.");
+  const context = markCellContext(doc, resolution);
   if (doc.media_type === "application/pdf") {
-    await showPages(key, resolution, anchor, doc.page_labels);
+    await showPages(key, resolution, anchor, doc.page_labels, context);
     const rect = pageBox.querySelector(".rect");
     (rect || marks[0]).scrollIntoView({ block: "center", inline: "center" });
   } else {
