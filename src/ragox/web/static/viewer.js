@@ -328,7 +328,14 @@ async function showPages(key, resolution, anchor, labels, context) {
       pageBox.classList.toggle("zoomed", factor > 1);
       pageBox.dataset.zoom = String(factor);
       const first = sheet.querySelector(".rect");
-      if (first && zoomed) first.scrollIntoView({ block: "center", inline: "center" });
+      if (first && zoomed) {
+        first.scrollIntoView({ block: "center", inline: "center" });
+        // A cited cell's header, when it fits in the box together with the cell.
+        const head = sheet.querySelector(".context-rect");
+        if (head && first.offsetTop + first.offsetHeight - head.offsetTop < pageBox.clientHeight) {
+          pageBox.scrollTop = Math.max(0, head.offsetTop - 8);
+        }
+      }
     };
     zoomButton.onclick = () => {
       zoomButton.setAttribute("aria-pressed", String(zoomButton.getAttribute("aria-pressed") !== "true"));
