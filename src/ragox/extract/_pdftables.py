@@ -2,7 +2,8 @@
 
 A page is asked ``page.find_tables(strategy="lines", use_layout=False)`` only when
 its vector graphics hold enough horizontal and vertical rules to draw a grid
-(:data:`MIN_RULES` each; the finder costs about ten times a text extraction). The
+(:data:`MIN_RULES` each, of one extent; the finder costs about ten times a text
+extraction). The
 characters of MuPDF's ``rawdict`` whose centre lies inside a cell become that cell's
 text, in MuPDF's order, a new line wherever MuPDF's line changes; everything else
 stays in its text block. A table's cells enter the reading order, row by row, where
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -31,8 +33,10 @@ from ragox.extract._model import TableCell
 
 __all__ = ["MIN_RULES", "CellRef", "TableTracker"]
 
-#: Horizontal and vertical rules (each) a page needs before the finder is asked.
+#: Horizontal and vertical rules (each, of one extent) a page needs before the finder
+#: is asked.
 MIN_RULES: Final = 3
+_MIN_RULE_LENGTH: Final = 5.0
 #: Column edges of a continued table agree within this share of the table's width.
 _EDGE_TOLERANCE: Final = 0.03
 _SPACES: Final = re.compile(r"\s+")
@@ -107,24 +111,32 @@ class _Table:
     rows: int = 0
 
 
-def _rules(page: Any) -> tuple[int, int]:
-    """Horizontal and vertical rules among the page's vector graphics (rectangle
-    sides count as rules)."""
-    horizontal = vertical = 0
+def _grid_like(page: Any) -> bool:
+    """Whether the page's vector graphics could draw a grid: at least
+    :data:`MIN_RULES` horizontal rules of one extent (the rows of one table) and as
+    many vertical rules of one extent (its columns); rectangle sides count as rules,
+    rules shorter than :data:`_MIN_RULE_LENGTH` (ticks, underlines of a letter) not."""
+    horizontal: Counter[tuple[int, int]] = Counter()
+    vertical: Counter[tuple[int, int]] = Counter()
     for path in page.get_cdrawings():
         for item in path.get("items", ()):
             if item[0] == "re":
-                horizontal += 2
-                vertical += 2
+                x0, y0, x1, y1 = item[1]
+                segments = [(x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)]
             elif item[0] == "l":
-                (x0, y0), (x1, y1) = item[1], item[2]
-                if abs(y0 - y1) < 1:
-                    horizontal += 1
-                elif abs(x0 - x1) < 1:
-                    vertical += 1
-        if horizontal >= MIN_RULES and vertical >= MIN_RULES:
-            break
-    return horizontal, vertical
+                (a, b), (c, d) = item[1], item[2]
+                segments = [(a, b, c, d)]
+            else:
+                continue
+            for a, b, c, d in segments:
+                if abs(b - d) < 1 and abs(a - c) >= _MIN_RULE_LENGTH:
+                    horizontal[(round(min(a, c)), round(max(a, c)))] += 1
+                elif abs(a - c) < 1 and abs(b - d) >= _MIN_RULE_LENGTH:
+                    vertical[(round(min(b, d)), round(max(b, d)))] += 1
+    return (
+        max(horizontal.values(), default=0) >= MIN_RULES
+        and max(vertical.values(), default=0) >= MIN_RULES
+    )
 
 
 def _grid(table: Any) -> _Grid | None:
@@ -254,8 +266,7 @@ class TableTracker:
         return expanded
 
     def _find(self, page: Any) -> list[_Grid]:
-        horizontal, vertical = _rules(page)
-        if horizontal < MIN_RULES or vertical < MIN_RULES:
+        if not _grid_like(page):
             return []
         try:
             found = page.find_tables(strategy="lines", use_layout=False)

@@ -93,7 +93,8 @@ PDF_PARSER: Final = ParserInfo(
         "skip_blank_blocks": True,
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
-        "tables": f"find_tables-lines;no-layout;min-rules={MIN_RULES};cells-by-char-centre;"
+        "tables": f"find_tables-lines;no-layout;grid-rules={MIN_RULES}-of-one-extent-min-5pt;"
+        "cells-by-char-centre;"
         "row0-header;continued-by-column-edges;repeated-header-by-text",
     },
 )
