@@ -9,6 +9,10 @@ text, in MuPDF's order, a new line wherever MuPDF's line changes; everything els
 stays in its text block. A table's cells enter the reading order, row by row, where
 the first of its characters would have been.
 
+A table that a text line crosses into (letters in its cells and in no cell on one
+MuPDF line), or whose cells hold text in fewer than half of them, is taken for a
+figure's ruling and left as text.
+
 Headers (PyMuPDF decides a table's header row: its first row unless it finds an
 external header above the table, which stays ordinary text):
 
@@ -188,6 +192,41 @@ def _trim(cell: _Cell) -> None:
         cell.lines.pop()
 
 
+def _plausible(grids: list[_Grid], blocks: list[Any]) -> list[_Grid]:
+    """The grids no text line crosses into (a MuPDF line with letters both in a cell
+    and in no cell is prose running through a figure's ruling, not a row of a table,
+    and splitting it would scatter the line over two blocks), and
+    whose cells hold text at least half of them, in two rows or more (a diagram's
+    labels fill few)."""
+    rejected: set[int] = set()
+    filled: list[set[int]] = [set() for _ in grids]
+    for block in blocks:
+        for line in block["lines"]:
+            inside: set[int] = set()
+            outside = False
+            for span in line["spans"]:
+                for char in span["chars"]:
+                    if char["c"].isspace():
+                        continue
+                    x0, y0, x1, y1 = char["bbox"]
+                    x, y = (x0 + x1) / 2, (y0 + y1) / 2
+                    for number, grid in enumerate(grids):
+                        cell = grid.locate(x, y)
+                        if cell is not None:
+                            inside.add(number)
+                            filled[number].add(cell)
+                            break
+                    else:
+                        outside = True
+            if outside and inside:
+                rejected |= inside
+    for number, grid in enumerate(grids):
+        rows = {grid.cells[cell].row for cell in filled[number]}
+        if 2 * len(filled[number]) < len(grid.cells) or len(rows) < 2:
+            rejected.add(number)
+    return [grid for number, grid in enumerate(grids) if number not in rejected]
+
+
 class TableTracker:
     """Finds each page's tables, splits its text blocks into cells, numbers tables
     over the document and links a table continued on the next page."""
@@ -202,6 +241,8 @@ class TableTracker:
         own (a MuPDF-like block dict: ``number``, ``bbox``, ``lines``), with its ref."""
         text_blocks = [b for b in raw_blocks if b["type"] == 0]
         grids = self._find(page) if text_blocks else []
+        if grids:
+            grids = _plausible(grids, text_blocks)
         self._grids = grids
         if not grids:
             self._previous = None

@@ -94,7 +94,7 @@ PDF_PARSER: Final = ParserInfo(
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
         "tables": f"find_tables-lines;no-layout;grid-rules={MIN_RULES}-of-one-extent-min-5pt;"
-        "cells-by-char-centre;"
+        "no-line-crossing-the-edge;half-the-cells-filled-in-2-rows;cells-by-char-centre;"
         "row0-header;continued-by-column-edges;repeated-header-by-text",
     },
 )
