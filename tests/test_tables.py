@@ -197,6 +197,24 @@ def test_pdf_continued_table_without_repeated_header_takes_the_first_pages(
     assert by_id[cell.header_ids[0]].page == 1
 
 
+def test_pdf_figure_ruling_with_a_few_labels_stays_text() -> None:
+    """A ruled diagram (a 4 x 4 grid with two labels in it) is no table: its labels
+    stay ordinary text blocks, not cells."""
+    document = pymupdf.open()
+    page = document.new_page(width=595, height=842)
+    for k in range(5):
+        page.draw_line((100, 100 + 40 * k), (260, 100 + 40 * k))
+        page.draw_line((100 + 40 * k, 100), (100 + 40 * k, 260))
+    page.insert_text((110, 125), "A", fontsize=11)
+    page.insert_text((230, 245), "B", fontsize=11)
+    page.insert_text((72, 300), "Figure 1: a grid with two points.", fontsize=11)
+    data: bytes = document.tobytes()
+    document.close()
+    extraction = extract_pdf(data, BASE_PROFILE)
+    assert [b.cell for b in extraction.blocks] == [None] * len(extraction.blocks)
+    assert {"A", "B"} <= set(_texts(extraction).values())
+
+
 # -- search text, chunks, anchors ------------------------------------------------------
 
 
