@@ -283,6 +283,14 @@ class TableTracker:
         expanded: list[tuple[Any, CellRef | None]] = []
         for unit, ref in units:
             if "grid" not in unit:
+                # What is left of a text block: the box of its own glyphs only.
+                boxes = [c["bbox"] for ln in unit["lines"] for c in ln["spans"][0]["chars"]]
+                unit["bbox"] = (
+                    min(b[0] for b in boxes),
+                    min(b[1] for b in boxes),
+                    max(b[2] for b in boxes),
+                    max(b[3] for b in boxes),
+                )
                 expanded.append((unit, ref))
                 continue
             grid_no = unit["grid"]
