@@ -129,7 +129,8 @@ class Block:
     index: int
     kind: BlockKind
     span: Span  # codepoint range in the representation text
-    locator: str  # HTML id or structural path, "page=3;block=2", "lines=4-7"
+    #: HTML id or structural path, "page=3;block=2", "page=3;table=0;row=2;col=1", "lines=4-7"
+    locator: str
     page: int | None = None  # 1-based PDF page
     bbox: Rect | None = None  # PDF points, origin top-left
     source: Span | None = None  # source-codepoint range (text formats)
