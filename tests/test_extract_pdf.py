@@ -151,11 +151,18 @@ def test_sample_structure(name: str) -> None:
     previous_page = 0
     for index, block in enumerate(extraction.blocks):
         assert block.index == index
-        assert block.kind is BlockKind.PDF_BLOCK
         assert block.span.coordinates is Coordinates.CODEPOINT
         assert block.page is not None
         assert previous_page <= block.page <= page_count
-        assert re.fullmatch(rf"page={block.page};block=\d+", block.locator)
+        if block.cell is None:
+            assert block.kind is BlockKind.PDF_BLOCK
+            assert re.fullmatch(rf"page={block.page};block=\d+", block.locator)
+        else:  # a cell of a table PyMuPDF's table finder found
+            assert block.kind is BlockKind.TABLE_CELL
+            assert block.locator == (
+                f"page={block.page};table={block.cell.table};"
+                f"row={block.cell.row};col={block.cell.col}"
+            )
         if previous_end is not None:
             assert extraction.text[previous_end : block.span.start] == BLOCK_SEPARATOR
         assert not extraction.text[block.span.start : block.span.end].isspace()
@@ -210,7 +217,7 @@ def test_blocks_come_from_their_page(name: str) -> None:
 def test_parser_identity() -> None:
     """The parser id and config name MuPDF, MuPDF's reading order and the text flags."""
     assert PDF_PARSER.name == "pdf-pymupdf"
-    assert PDF_PARSER.version == f"1+mupdf-{pymupdf.VersionBind}"
+    assert PDF_PARSER.version == f"2+mupdf-{pymupdf.VersionBind}"  # 2: table cells
     config = PDF_PARSER.config
     assert config["sort"] is False
     flags = config["flags"]

@@ -27,7 +27,7 @@ from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.extract import Extraction, ExtractOptions, ParserInfo
 from ragox.extract.plain import extract_plain_text
-from ragox.ingest import ChunkingConfig, _pipeline, _searchtext
+from ragox.ingest import ChunkingConfig, SearchText, _pipeline, _searchtext
 from ragox.service import Ragox
 from ragox.store import ChunkRecord, SqliteIndex, SqliteStore, StoredAnchor
 from ragox.store._schema import MIGRATIONS
@@ -355,12 +355,12 @@ def test_a_changed_chunker_switches_the_served_chunks_in_one_transaction(
     small = ChunkingConfig(
         target_tokens=8, max_tokens=12, small_tokens=2, tiny_tokens=1, overlap_tokens=0
     )
-    original_chunker = _pipeline.chunk_representation
+    original_chunker = _pipeline.search_text_and_chunks
 
-    def chunk_small(*args: Any, **kwargs: Any) -> list[ChunkRecord]:
+    def chunk_small(*args: Any, **kwargs: Any) -> tuple[SearchText, list[ChunkRecord]]:
         return original_chunker(*args, **{**kwargs, "config": small})
 
-    monkeypatch.setattr(_pipeline, "chunk_representation", chunk_small)
+    monkeypatch.setattr(_pipeline, "search_text_and_chunks", chunk_small)
     monkeypatch.setattr("ragox.ingest._chunker.CHUNKER_VERSION", "chunker@small")
     seen: list[set[str]] = []
     original = SqliteIndex.write_lexical_rows
@@ -468,6 +468,7 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
     for column in ("worker", "lease_seconds", "lease_until", "attempts"):
         conn.execute(f"ALTER TABLE jobs DROP COLUMN {column}")
     conn.execute("ALTER TABLE blocks DROP COLUMN ocr")  # schema 22, after 17
+    conn.execute("ALTER TABLE blocks DROP COLUMN cell")  # schema 23
     # the schema just before 17 (later entries, if any, come after it)
     before = max(number for number, _ in MIGRATIONS if number < 17)
     conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(before),))

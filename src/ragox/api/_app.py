@@ -479,6 +479,8 @@ def create_app(
                     if b.bbox is None
                     else [b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1],
                     "ocr": b.ocr,
+                    # a table cell's place and the block ids of its header cells
+                    "cell": None if b.cell is None else b.cell.to_json(),
                 }
                 for b in ragox.store.blocks(manifest_id)
             ],

@@ -16,6 +16,7 @@ from ragox.extract._model import (
     ExtractOptions,
     OcrMode,
     ParserInfo,
+    TableCell,
 )
 from ragox.extract.html import HTML_PARSER, extract_html
 from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
@@ -52,6 +53,7 @@ __all__ = [
     "Extractor",
     "OcrMode",
     "ParserInfo",
+    "TableCell",
     "detect_media_type",
     "extractor_for",
     "parser_for",

@@ -19,6 +19,7 @@ __all__ = [
     "ExtractionError",
     "OcrMode",
     "ParserInfo",
+    "TableCell",
 ]
 
 #: The fixed separator between blocks in a representation text (HTML, Markdown, PDF).
@@ -78,17 +79,76 @@ class BlockKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class TableCell:
+    """Where a table-cell block sits in its table, and which header cells apply to it.
+
+    Cell, header and page provenance are kept apart (seed 000): ``row`` and ``col``
+    are slots of the table's own grid (0-based, HTML's table model), ``header_ids``
+    the block ids of the header cells that apply to this cell (for HTML by the HTML
+    Standard's header-assignment algorithm: ``th``, ``scope``, ``headers``,
+    ``rowspan``/``colspan``), never text copied into the representation.
+    """
+
+    #: 0-based ordinal of the table in the document; a PDF table continued on later
+    #: pages keeps its number
+    table: int
+    row: int
+    col: int
+    row_span: int = 1
+    col_span: int = 1
+    #: the cell is a header cell (``th``, a Markdown header row, a PDF header row,
+    #: also one repeated on a later page)
+    header: bool = False
+    #: block ids (``b12``) of the header cells that apply, in the standard's order
+    header_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, int | bool | list[str]]:
+        return {
+            "table": self.table,
+            "row": self.row,
+            "col": self.col,
+            "row_span": self.row_span,
+            "col_span": self.col_span,
+            "header": self.header,
+            "header_ids": list(self.header_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> TableCell:
+        def number(key: str) -> int:
+            value = data[key]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"table cell field {key} is not an integer")
+            return value
+
+        ids = data.get("header_ids", [])
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ValueError("table cell header_ids is not a list of block ids")
+        return cls(
+            table=number("table"),
+            row=number("row"),
+            col=number("col"),
+            row_span=number("row_span"),
+            col_span=number("col_span"),
+            header=bool(data.get("header", False)),
+            header_ids=tuple(str(i) for i in ids),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     """One source block: its range in the representation and where it came from."""
 
     index: int
     kind: BlockKind
     span: Span  # codepoint range in the representation text
-    locator: str  # HTML id or structural path, "page=3;block=2", "lines=4-7"
+    #: HTML id or structural path, "page=3;block=2", "page=3;table=0;row=2;col=1", "lines=4-7"
+    locator: str
     page: int | None = None  # 1-based PDF page
     bbox: Rect | None = None  # PDF points, origin top-left
     source: Span | None = None  # source-codepoint range (text formats)
     ocr: bool = False  # text recognized by OCR (PDF): boxes are word-level estimates
+    cell: TableCell | None = None  # its place in a table (table-cell blocks)
 
     @property
     def block_id(self) -> str:

@@ -4,7 +4,7 @@ the decoded source, and one block per slice with its source range and line locat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ragox.extract._model import (
     BLOCK_SEPARATOR,
@@ -14,6 +14,7 @@ from ragox.extract._model import (
     Extraction,
     ExtractionError,
     ParserInfo,
+    TableCell,
 )
 from ragox.text import AlignmentBuilder, Coordinates, Normalized, Span
 
@@ -26,9 +27,12 @@ def verbatim_slices(
     line_of: Callable[[int], int],
     parser: ParserInfo,
     media_type: str,
+    cells: Mapping[int, TableCell] | None = None,
 ) -> Extraction:
     """The representation of ``found`` blocks, ``(kind, start, end)`` in ``normalized``'s
-    text, in order and without overlaps; ``line_of`` gives a position's 1-based line."""
+    text, in order and without overlaps; ``line_of`` gives a position's 1-based line;
+    ``cells`` the table cell of a block, by its index in ``found``."""
+    cells = cells or {}
     if not found:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no text blocks")
     text = normalized.text
@@ -65,6 +69,7 @@ def verbatim_slices(
                 span=span,
                 locator=f"lines={line_of(start)}-{line_of(end - 1)}",
                 source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
+                cell=cells.get(index),
             )
         )
         position += end - start

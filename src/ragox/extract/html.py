@@ -40,6 +40,7 @@ from typing import Final
 import selectolax
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from ragox.extract._htmltables import CellPlace, table_cells
 from ragox.extract._model import (
     BLOCK_SEPARATOR,
     Block,
@@ -49,6 +50,7 @@ from ragox.extract._model import (
     ExtractionError,
     ExtractOptions,
     ParserInfo,
+    TableCell,
 )
 from ragox.extract.plain import reject_binary
 from ragox.text import Coordinates, DecodeError, Profile, Span, decode_utf8_strict
@@ -72,6 +74,7 @@ HTML_PARSER: Final = ParserInfo(
         "empty-blocks": "skipped",
         "locator": "unique-id|xpath|xpath/text()[k]",
         "separator": "blank-line",
+        "tables": "html-table-model;header-assignment",
     },
 )
 
@@ -134,6 +137,7 @@ class _Frame:
     __slots__ = (
         "block_count",
         "box",
+        "cell",
         "depth",
         "element_id",
         "invisible",
@@ -156,8 +160,11 @@ class _Frame:
         kind: BlockKind,
         preserve: bool,
         invisible: bool,
+        cell: int | None = None,
     ) -> None:
         self.parent = parent
+        #: ``mem_id`` of the nearest ``td``/``th`` of a table around this element
+        self.cell = cell
         self.segment = segment
         self.element_id = element_id
         self.depth = depth
@@ -195,7 +202,8 @@ def extract_html(
     root = tree.root
     if root is None or not root.is_element_node:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no visible text")
-    runs = _walk(root, options.max_depth)
+    places = table_cells(root)
+    runs = _walk(root, options.max_depth, places)
 
     raw = [(frame, _render(pieces)) for frame, pieces in runs]
     raw = [(frame, text) for frame, text in raw if text.strip()]
@@ -216,6 +224,10 @@ def extract_html(
     blocks: list[Block] = []
     ordinals: dict[int, int] = {}
     position = 0
+    block_ids: dict[int, list[str]] = {}
+    for index, frame in enumerate(owners):
+        if frame.cell is not None:
+            block_ids.setdefault(frame.cell, []).append(f"b{index}")
     for index, (text, frame) in enumerate(zip(texts, owners, strict=True)):
         if index:
             position += len(BLOCK_SEPARATOR)
@@ -234,6 +246,7 @@ def extract_html(
                 kind=frame.kind,
                 span=Span(Coordinates.CODEPOINT, position, position + len(text)),
                 locator=locator,
+                cell=None if frame.cell is None else _cell(places[frame.cell], block_ids),
             )
         )
         position += len(text)
@@ -242,6 +255,20 @@ def extract_html(
         blocks=tuple(blocks),
         parser=HTML_PARSER,
         media_type="text/html",
+    )
+
+
+def _cell(place: CellPlace, block_ids: dict[int, list[str]]) -> TableCell:
+    """The block's table cell, its header cells named by their blocks (a header cell
+    without visible text has none and drops out, as the standard drops empty cells)."""
+    return TableCell(
+        table=place.table,
+        row=place.row,
+        col=place.col,
+        row_span=place.row_span,
+        col_span=place.col_span,
+        header=place.header,
+        header_ids=tuple(i for key in place.header_keys for i in block_ids.get(key, ())),
     )
 
 
@@ -412,7 +439,9 @@ def _pop_to(name: str, stack: list[str], open_counts: Counter[str]) -> None:
 # -- the walk -------------------------------------------------------------------
 
 
-def _walk(root: LexborNode, max_depth: int) -> list[tuple[_Frame, list[tuple[str, int]]]]:
+def _walk(
+    root: LexborNode, max_depth: int, places: dict[int, CellPlace]
+) -> list[tuple[_Frame, list[tuple[str, int]]]]:
     """Text runs in reading order, each with the block-level frame that owns it."""
     runs: list[tuple[_Frame, list[tuple[str, int]]]] = []
     top = _Frame(
@@ -439,7 +468,7 @@ def _walk(root: LexborNode, max_depth: int) -> list[tuple[_Frame, list[tuple[str
                     mode = _PRESERVE if parent.preserve else _NORMAL
                     parent.box.pieces.append((content, mode))
             continue
-        frame = _enter(node, parent, segment, max_depth)
+        frame = _enter(node, parent, segment, max_depth, places)
         if frame is None:
             continue
         if frame.box is frame:
@@ -450,7 +479,13 @@ def _walk(root: LexborNode, max_depth: int) -> list[tuple[_Frame, list[tuple[str
     return runs
 
 
-def _enter(node: LexborNode, parent: _Frame, segment: str, max_depth: int) -> _Frame | None:
+def _enter(
+    node: LexborNode,
+    parent: _Frame,
+    segment: str,
+    max_depth: int,
+    places: dict[int, CellPlace],
+) -> _Frame | None:
     """The frame for an element, or None when it and its subtree are not rendered."""
     tag = node.tag or ""
     if tag in _DROPPED:
@@ -489,6 +524,7 @@ def _enter(node: LexborNode, parent: _Frame, segment: str, max_depth: int) -> _F
         kind=_ROLES.get(tag, parent.box.kind),
         preserve=parent.preserve or tag in _PRE_TAGS,
         invisible=invisible,
+        cell=node.mem_id if tag in ("td", "th") and node.mem_id in places else parent.cell,
     )
 
 

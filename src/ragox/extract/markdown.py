@@ -17,7 +17,9 @@ Blocks:
   (with their indentation or ``>`` markers), which keeps the block contiguous.
 * Fenced and indented code: the content lines, whole and verbatim (indentation
   included), without the fences and without blank lines at either end.
-* Table cells: each non-empty cell of a GFM table, trimmed, escapes kept.
+* Table cells: each non-empty cell of a GFM table, trimmed, escapes kept, with its
+  place in the table (row 0 is the header row; a body cell's header is the header
+  cell of its column, when that one is not empty).
 * HTML blocks: their lines verbatim.
 
 Thematic breaks and link reference definitions give no block. markdown-it
@@ -46,6 +48,7 @@ from ragox.extract._model import (
     ExtractionError,
     ExtractOptions,
     ParserInfo,
+    TableCell,
 )
 from ragox.extract._slices import verbatim_slices
 from ragox.extract.plain import normalize_text_file
@@ -68,6 +71,7 @@ MARKDOWN_PARSER: Final = ParserInfo(
         "max-nesting": _MAX_NESTING,
         "locator": "lines",
         "separator": "blank-line",
+        "tables": "row-0-header;column-headers",
     },
 )
 
@@ -167,8 +171,11 @@ def extract_markdown(
         tokens = _parser().parse(_LINE_BREAK.sub("\n", text[parsed_from:]), env)
     except RecursionError:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, "Markdown nesting too deep") from None
-    found = _blocks(tokens, text, lines, min(options.max_depth, _MAX_NESTING))
-    return verbatim_slices(found, normalized, lines.line_of, MARKDOWN_PARSER, "text/markdown")
+    cells: dict[int, TableCell] = {}
+    found = _blocks(tokens, text, lines, min(options.max_depth, _MAX_NESTING), cells)
+    return verbatim_slices(
+        found, normalized, lines.line_of, MARKDOWN_PARSER, "text/markdown", cells
+    )
 
 
 _CONTAINERS: Final = {
@@ -178,12 +185,21 @@ _CONTAINERS: Final = {
 
 
 def _blocks(
-    tokens: list[Token], text: str, lines: _Lines, max_nesting: int
+    tokens: list[Token],
+    text: str,
+    lines: _Lines,
+    max_nesting: int,
+    cells: dict[int, TableCell],
 ) -> list[tuple[BlockKind, int, int]]:
-    """``(kind, start, end)`` of every block, in the normalized text, in order."""
+    """``(kind, start, end)`` of every block, in the normalized text, in order; the
+    table cells' places go into ``cells`` by block index."""
     found: list[tuple[BlockKind, int, int]] = []
     containers: list[BlockKind] = []
     row_cell = 0
+    table = -1
+    row = -1
+    #: the block id of each column's header cell in the current table
+    column_headers: dict[int, str] = {}
     for position, token in enumerate(tokens):
         kind = token.type
         if kind in _CONTAINERS:
@@ -196,6 +212,11 @@ def _blocks(
             continue
         if kind in ("blockquote_close", "list_item_close"):
             containers.pop()
+            continue
+        if kind == "table_open":
+            table += 1
+            row = -1
+            column_headers = {}
             continue
         # Cell tokens carry no line map; the inline token after them does.
         located = tokens[position + 1] if kind in ("th_open", "td_open") else token
@@ -220,10 +241,24 @@ def _blocks(
             span = _content(text, lines, marks, first, after - 1)
         elif kind == "tr_open":
             row_cell = 0
+            row += 1
             continue
         elif kind in ("th_open", "td_open"):
             block_kind = BlockKind.TABLE_CELL
             span = _cell(text, lines, marks, first, row_cell, located.content)
+            if span is not None and text[span[0] : span[1]].strip():
+                header = kind == "th_open"
+                if header:
+                    column_headers[row_cell] = f"b{len(found)}"
+                cells[len(found)] = TableCell(
+                    table=table,
+                    row=row,
+                    col=row_cell,
+                    header=header,
+                    header_ids=()
+                    if header or row_cell not in column_headers
+                    else (column_headers[row_cell],),
+                )
             row_cell += 1
         if span is not None and text[span[0] : span[1]].strip():
             found.append((block_kind, *span))

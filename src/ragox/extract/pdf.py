@@ -6,6 +6,9 @@ characters outside the mediabox dropped:
 
 - every text block becomes one :class:`Block` (``locator`` ``page=P;block=N`` with
   ``P`` 1-based and ``N`` MuPDF's 0-based block number on that page);
+- the characters inside a table that PyMuPDF's table finder sees become one
+  ``TABLE_CELL`` block per cell instead (``page=P;table=T;row=R;col=C``), with its
+  place and header cells (see :mod:`ragox.extract._pdftables`);
 - a block's text is its lines joined with ``"\\n"``, a line its spans' characters;
 - each block is normalized on its own with the profile; blocks that are empty or
   white space only after that are dropped;
@@ -53,6 +56,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._ocr import LANGUAGES, OcrEngine, ocr_engine
+from ragox.extract._pdftables import MIN_RULES, TableTracker
 from ragox.text import Alignment, Coordinates, Profile, Span
 
 __all__ = [
@@ -80,6 +84,9 @@ _MUPDF: Any = pymupdf
 _MUPDF.TOOLS.mupdf_display_errors(False)
 _MUPDF.TOOLS.mupdf_display_warnings(False)
 _MUPDF.set_messages(pylogging=True)
+# The table finder prints, once, a package recommendation with print() to stdout.
+if hasattr(_MUPDF, "_recommend_layout"):
+    _MUPDF._recommend_layout = False
 
 #: Ligatures and white space as drawn, text outside the mediabox dropped. Not set:
 #: TEXT_DEHYPHENATE (would join "adip-" + "iscing" and move code points),
@@ -93,7 +100,7 @@ _FLAGS: Final[int] = int(
 #: manifest records a hash of this).
 PDF_PARSER: Final = ParserInfo(
     "pdf-pymupdf",
-    f"1+mupdf-{_MUPDF.VersionBind}",
+    f"2+mupdf-{_MUPDF.VersionBind}",
     config={
         "output": "rawdict",
         "sort": False,
@@ -105,6 +112,9 @@ PDF_PARSER: Final = ParserInfo(
         "skip_blank_blocks": True,
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
+        "tables": f"find_tables-lines;no-layout;grid-rules={MIN_RULES}-of-one-extent-min-5pt;"
+        "no-line-crossing-the-edge;half-the-cells-filled-in-2-rows;cells-by-char-centre;"
+        "row0-header;continued-by-column-edges;repeated-header-by-text",
     },
 )
 
@@ -269,6 +279,7 @@ def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
     rotated = False
     invisible = False
     rtl = _RtlCounter()
+    tables = TableTracker()
     position = 0
     for page_index in range(page_count):
         page_no = page_index + 1
@@ -302,9 +313,7 @@ def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
         rotated = rotated or rotation != 0
         page_boxes: list[float] = []  # one list per page, moved into ``boxes`` in one go
         page_has_text = False
-        for raw_block in raw["blocks"]:
-            if raw_block["type"] != 0:
-                continue
+        for raw_block, cell_ref in tables.split(page, raw["blocks"]):
             block_text, raw_boxes = _block_text(raw_block["lines"], matrix)
             if _SURROGATE.search(block_text):
                 # A broken ToUnicode map can yield lone surrogates, which have no
@@ -330,15 +339,19 @@ def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
             x0, y0, x1, y1 = raw_block["bbox"]
             if matrix is not None:
                 x0, y0, x1, y1 = _transform(x0, y0, x1, y1, matrix)
+            cell = None if cell_ref is None else tables.cell(cell_ref, f"b{len(blocks)}")
             blocks.append(
                 Block(
                     index=len(blocks),
-                    kind=BlockKind.PDF_BLOCK,
+                    kind=BlockKind.PDF_BLOCK if cell is None else BlockKind.TABLE_CELL,
                     span=Span(Coordinates.CODEPOINT, position, position + len(text)),
-                    locator=f"page={page_no};block={raw_block['number']}",
+                    locator=f"page={page_no};block={raw_block['number']}"
+                    if cell is None
+                    else f"page={page_no};table={cell.table};row={cell.row};col={cell.col}",
                     page=page_no,
                     bbox=Rect(float(x0), float(y0), float(x1), float(y1)),
                     ocr=needs_ocr,
+                    cell=cell,
                 )
             )
             position += len(text)

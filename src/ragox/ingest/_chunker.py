@@ -18,11 +18,18 @@ from typing import Final
 
 from ragox.anchor import sha256_hex
 from ragox.extract import Block, BlockKind
+from ragox.ingest._searchtext import SearchText, build_search_text, repeated_margin_blocks
 from ragox.ingest._sentences import split_sentences, token_count, token_spans
 from ragox.store import BlockRange, ChunkRecord
 from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boundary
 
-__all__ = ["CHUNKER_VERSION", "ChunkingConfig", "chunk_id", "chunk_representation"]
+__all__ = [
+    "CHUNKER_VERSION",
+    "ChunkingConfig",
+    "chunk_id",
+    "chunk_representation",
+    "search_text_and_chunks",
+]
 
 #: Recorded on every chunk: change it with the algorithm or :data:`DEFAULT_CHUNKING`.
 CHUNKER_VERSION: Final = "chunker@2"
@@ -129,6 +136,33 @@ def chunk_representation(
 
     ``skip_blocks`` (repeated headers and footers) never start a chunk on their own.
     """
+    pieces = _plan(text, blocks, config, skip_blocks)
+    return _records(manifest_id, blocks, pieces, search_alignment)
+
+
+def search_text_and_chunks(
+    manifest_id: str,
+    text: str,
+    blocks: Sequence[Block],
+    config: ChunkingConfig = DEFAULT_CHUNKING,
+) -> tuple[SearchText, list[ChunkRecord]]:
+    """The search text and the chunks of a representation: chunks are cut first, so
+    that the search text gives each chunk the header text of its table cells once
+    (the header cells it does not hold itself)."""
+    skip = frozenset(repeated_margin_blocks(text, blocks))
+    pieces = _plan(text, blocks, config, skip)
+    spans = [(p.start, p.end) for p in pieces if p.tokens]
+    search = build_search_text(text, blocks, chunk_spans=spans)
+    return search, _records(manifest_id, blocks, pieces, search.alignment)
+
+
+def _plan(
+    text: str,
+    blocks: Sequence[Block],
+    config: ChunkingConfig,
+    skip_blocks: frozenset[int],
+) -> list[_Piece]:
+    """The chunks' representation ranges: block pieces, small neighbours packed."""
     units = [b for b in sorted(blocks, key=lambda b: b.span.start) if b.index not in skip_blocks]
     if not units and text.strip():
         units = []
@@ -168,7 +202,16 @@ def chunk_representation(
                 packed[-1] = _Piece(last.start, piece.end, total, small, last.page, heading)
                 continue
         packed.append(piece)
-    # 3. Records with block ranges and search-text ranges.
+    return packed
+
+
+def _records(
+    manifest_id: str,
+    blocks: Sequence[Block],
+    packed: Sequence[_Piece],
+    search_alignment: Alignment,
+) -> list[ChunkRecord]:
+    """3. Records with block ranges and search-text ranges."""
     ordered = sorted(blocks, key=lambda b: b.span.start)
     starts = [b.span.start for b in ordered]
     records: list[ChunkRecord] = []
@@ -177,7 +220,9 @@ def chunk_representation(
         if piece.tokens == 0 or (piece.start, piece.end) in seen:
             continue
         seen.add((piece.start, piece.end))
-        forward = search_alignment.map_forward(piece.start, piece.end)
+        # A chunk that starts with a table cell takes the cell's header text, which
+        # the search text holds just before it (inserted at the cell's start).
+        forward = search_alignment.map_forward(piece.start, piece.end, insertions_at_start=True)
         records.append(
             ChunkRecord(
                 chunk_id=chunk_id(manifest_id, piece.start, piece.end),

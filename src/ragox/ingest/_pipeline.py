@@ -28,11 +28,11 @@ from ragox.extract import (
     extractor_for,
     parsers_for,
 )
-from ragox.ingest._chunker import chunk_representation
+from ragox.ingest._chunker import search_text_and_chunks
 from ragox.ingest._headings import heading_context
 from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._language import document_language
-from ragox.ingest._searchtext import SearchText, build_search_text
+from ragox.ingest._searchtext import SearchText
 from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
     Embedder,
@@ -276,14 +276,7 @@ class Ingestor:
         rows."""
         text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
-        search = build_search_text(text, blocks)
-        chunks = chunk_representation(
-            manifest_id,
-            text,
-            blocks,
-            search.alignment,
-            skip_blocks=frozenset(search.dropped_blocks),
-        )
+        search, chunks = search_text_and_chunks(manifest_id, text, blocks)
         document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or document_language(search.text)

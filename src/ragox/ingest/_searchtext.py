@@ -1,7 +1,10 @@
 """The search text: a cleaned copy of the representation for indexing (DESIGN §4).
 
 Steps, each with its own alignment, composed into one map back to the
-representation: repeated page headers and footers removed, hyphenated line
+representation: repeated page headers and footers removed, the text of a table
+cell's header cells put before the cell (``Voltage / X200: 230 V``: inserted,
+mapped to no representation text, so that a chunk of cells is found by its
+column and row names while its anchors stay the cell's text), hyphenated line
 ends joined, compatibility characters expanded (ligatures → letters), white
 space collapsed. Anchors and highlights never point into this text.
 """
@@ -9,8 +12,9 @@ space collapsed. Anchors and highlights never point into this text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -19,12 +23,18 @@ import regex
 from ragox.extract import Block
 from ragox.text import Alignment, AlignmentBuilder, step_by_name
 
-__all__ = ["CLEANER_VERSION", "SearchText", "build_search_text", "repeated_margin_blocks"]
+__all__ = [
+    "CLEANER_VERSION",
+    "SearchText",
+    "build_search_text",
+    "header_text",
+    "repeated_margin_blocks",
+]
 
 #: Recorded on every search text this module builds: change it with any rule above or
 #: below, so that ``ragox status`` marks older search texts stale and ``ragox
 #: reprocess`` rebuilds them.
-CLEANER_VERSION: Final = "searchtext@1"
+CLEANER_VERSION: Final = "searchtext@2"
 
 _DIGITS: Final = re.compile(r"\d+")
 _SPACES: Final = re.compile(r"\s+")
@@ -75,18 +85,71 @@ def repeated_margin_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
     return {b.index for entries in candidates.values() for key, b in entries if key in repeated}
 
 
-def build_search_text(text: str, blocks: Sequence[Block]) -> SearchText:
-    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can."""
-    dropped = repeated_margin_blocks(text, blocks)
+def header_text(
+    text: str,
+    block: Block,
+    by_id: Mapping[str, Block],
+    given: set[str] | None = None,
+    within: tuple[int, int] = (0, 0),
+) -> str:
+    """What goes before a table cell in the search text: its header cells' texts,
+    ``" / "``-joined, then ``": "``; empty for other blocks and cells without headers.
+    Header cells in ``given`` (added to it) or starting ``within`` a range are left out."""
+    if block.cell is None or not block.cell.header_ids:
+        return ""
+    names = []
+    for header_id in block.cell.header_ids:
+        found = by_id.get(header_id)
+        if found is None or (given is not None and header_id in given):
+            continue
+        if within[0] <= found.span.start < within[1]:
+            continue
+        if given is not None:
+            given.add(header_id)
+        names.append(text[found.span.start : found.span.end])
+    return f"{' / '.join(names)}: " if names else ""
 
-    # 1. Drop repeated headers and footers (whole blocks).
+
+def build_search_text(
+    text: str,
+    blocks: Sequence[Block],
+    chunk_spans: Sequence[tuple[int, int]] = (),
+) -> SearchText:
+    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can.
+
+    With ``chunk_spans`` (the chunks' representation ranges, in order), a cell's header
+    text is given once per chunk, and only for header cells outside the chunk;
+    without, every cell gets all of its headers."""
+    dropped = repeated_margin_blocks(text, blocks)
+    by_id = {block.block_id: block for block in blocks}
+    chunk_starts = [start for start, _ in chunk_spans]
+    given: set[str] | None = set() if chunk_spans else None
+    in_chunk = -1
+
+    # 1. Drop repeated headers and footers (whole blocks); put each table cell's
+    #    header text before it (inserted: it maps to no representation text).
     builder = AlignmentBuilder()
     pieces: list[str] = []
     position = 0
     for block in sorted(blocks, key=lambda b: b.span.start):
-        if block.index not in dropped:
-            continue
         start, end = block.span.start, block.span.end
+        if block.index not in dropped:
+            within = (0, 0)
+            if given is not None:
+                chunk = bisect_right(chunk_starts, start) - 1
+                if chunk != in_chunk:
+                    in_chunk = chunk
+                    given.clear()
+                if chunk >= 0:
+                    within = chunk_spans[chunk]
+            inserted = header_text(text, block, by_id, given, within)
+            if inserted and start >= position:
+                builder.copy(start - position)
+                pieces.append(text[position:start])
+                builder.replace(len(inserted), 0)
+                pieces.append(inserted)
+                position = start
+            continue
         if start < position:
             continue
         builder.copy(start - position)

@@ -478,6 +478,10 @@ _V20: Final = (
 # Version 22: OCR. A block whose text a PDF page's OCR recognized says so (its
 # boxes are the engine's estimates, not glyphs); blocks written before are not.
 _V22: Final = ("ALTER TABLE blocks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",)
+#: Schema 23: a table-cell block records its place in its table (table, row, column,
+#: spans, header flag, the block ids of its header cells) as JSON; other blocks and
+#: blocks written before stay NULL.
+_V23: Final = ("ALTER TABLE blocks ADD COLUMN cell TEXT",)
 
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
@@ -496,6 +500,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (17, _V17),
     (20, _V20),
     (22, _V22),
+    (23, _V23),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

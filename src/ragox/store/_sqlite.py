@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Final
 
 from ragox.anchor import Anchor, Manifest, Rect, forget_memos
-from ragox.extract import Block, BlockKind
+from ragox.extract import Block, BlockKind, TableCell
 from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._files import private_file, private_folder
 from ragox.store._index import SqliteIndex, upgrade_lexical
@@ -963,8 +963,8 @@ class SqliteStore:
             )
             conn.executemany(
                 "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
-                "page, x0, y0, x1, y1, source_start, source_end, ocr) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "page, x0, y0, x1, y1, source_start, source_end, ocr, cell) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [_block_row(manifest_id, block) for block in blocks],
             )
 
@@ -1360,7 +1360,7 @@ class SqliteStore:
         """Blocks of a representation in reading order, or those overlapping a range."""
         sql = (
             "SELECT block_index, kind, start, end, locator, page, x0, y0, x1, y1, "
-            "source_start, source_end, ocr FROM blocks WHERE manifest_id=?"
+            "source_start, source_end, ocr, cell FROM blocks WHERE manifest_id=?"
         )
         params: list[object] = [manifest_id]
         if start is not None and end is not None:
@@ -1814,6 +1814,7 @@ def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
         None if block.source is None else block.source.start,
         None if block.source is None else block.source.end,
         int(block.ocr),
+        None if block.cell is None else json.dumps(block.cell.to_json(), sort_keys=True),
     )
 
 
@@ -1837,6 +1838,7 @@ def _block_from_row(row: Sequence[object]) -> Block:
         bbox=bbox,
         source=source,
         ocr=bool(row[12]),
+        cell=None if row[13] is None else TableCell.from_json(json.loads(str(row[13]))),
     )
 
 

@@ -148,9 +148,12 @@ class Alignment:
         """Carry an output range ``[start, end)`` to the input."""
         return _map(self._out, self._in, self._kind, start, end)
 
-    def map_forward(self, start: int, end: int) -> MappedRange:
-        """Carry an input range ``[start, end)`` to the output."""
-        return _map(self._in, self._out, self._kind, start, end)
+    def map_forward(
+        self, start: int, end: int, *, insertions_at_start: bool = False
+    ) -> MappedRange:
+        """Carry an input range ``[start, end)`` to the output. Output inserted at
+        ``start`` (no input behind it) is left out unless ``insertions_at_start``."""
+        return _map(self._in, self._out, self._kind, start, end, insertions_at_start)
 
     def compose(self, inner: Alignment) -> Alignment:
         """``self`` maps C → B and ``inner`` maps B → A; the result maps C → A."""
@@ -219,13 +222,25 @@ class Alignment:
         return cls(out_pos, in_pos, kinds)
 
 
-def _map(src: array[int], dst: array[int], kinds: bytes, start: int, end: int) -> MappedRange:
+def _map(
+    src: array[int],
+    dst: array[int],
+    kinds: bytes,
+    start: int,
+    end: int,
+    insertions_at_start: bool = False,
+) -> MappedRange:
     total = src[-1]
     if not 0 <= start <= end <= total:
         raise ValueError(f"range [{start}, {end}) outside [0, {total}]")
     exact = True
-    # Start: the last boundary at or before ``start`` (after deletions there).
+    # Start: the last boundary at or before ``start`` (after deletions there), or,
+    # asked to keep insertions, the first boundary at ``start``.
     k = bisect_right(src, start) - 1
+    if insertions_at_start:
+        first = bisect_left(src, start)
+        if src[first] == start:
+            k = first
     if src[k] == start:
         mapped_start = dst[k]
     elif kinds[k] == _COPY:

@@ -89,8 +89,10 @@ function headingTag(block) {
   return `h${Math.min(6, level + 1)}`;
 }
 
-/** The row a table cell belongs to: its HTML tr, or its Markdown line. */
+/** The row a table cell belongs to: its place in the table model when the block
+ * carries one, else its HTML tr, or its Markdown line. */
 function rowOf(block) {
+  if (block.cell) return `row ${block.cell.row}`;
   const html = /^(.*\/tr(?:\[\d+\])?)\//.exec(block.locator || "");
   if (html) return html[1];
   const office = /^(.* › row \d+), column \d+$/.exec(block.locator || ""); // DOCX, PPTX
@@ -102,6 +104,7 @@ function rowOf(block) {
 }
 
 function tableOf(block) {
+  if (block.cell) return `table ${block.cell.table}`;
   const html = /^(.*\/table(?:\[\d+\])?)\//.exec(block.locator || "");
   if (html) return html[1];
   const office = /^(.*) › row \d+, column \d+$/.exec(block.locator || "");
@@ -184,7 +187,17 @@ export function renderText(text, blocks) {
         container.node.append(container.tr);
       }
       into = container.tr;
-      element = document.createElement(/\/th(?:\[|$)/.test(block.locator || "") ? "th" : "td");
+      const header = block.cell ? block.cell.header : /\/th(?:\[|$)/.test(block.locator || "");
+      element = document.createElement(header ? "th" : "td");
+      if (block.cell) {
+        // The table model: spans, and each cell's header cells for assistive technology.
+        element.id = `cell-${block.block_id}`;
+        if (block.cell.row_span > 1) element.rowSpan = block.cell.row_span;
+        if (block.cell.col_span > 1) element.colSpan = block.cell.col_span;
+        if (block.cell.header_ids.length) {
+          element.setAttribute("headers", block.cell.header_ids.map((id) => `cell-${id}`).join(" "));
+        }
+      }
     } else if (kind === "heading") {
       element = document.createElement(headingTag(block));
     } else if (kind === "code") {
@@ -213,6 +226,67 @@ export function renderText(text, blocks) {
   }
   into = article;
   if (position < cps.length) gap(slice(position, cps.length));
+}
+
+/** How a header cell relates to the cited cell: it heads its column, its row, or a
+ * group of rows or columns. */
+function headerRole(header, cell) {
+  const overlaps = (a, aSpan, b, bSpan) => a < b + bSpan && b < a + aSpan;
+  if (header.row < cell.row && overlaps(header.col, header.col_span, cell.col, cell.col_span)) {
+    return "column";
+  }
+  if (header.col < cell.col && overlaps(header.row, header.row_span, cell.row, cell.row_span)) {
+    return "row";
+  }
+  return "group";
+}
+
+const ROLE_LABELS = { column: "Column header", row: "Row header", group: "Group header" };
+
+/** Mark the header cells of the cited table cells as context (never as the passage):
+ * their own style, a description for screen readers, a line naming them, and on a PDF
+ * page their rectangles. Returns the header rectangles by page. */
+function markCellContext(doc, resolution) {
+  const byId = new Map(doc.blocks.map((b) => [b.block_id, b]));
+  const cited = (resolution.target ? resolution.target.blocks : [])
+    .map((t) => byId.get(t.block_id)).filter((b) => b && b.cell);
+  const line = document.getElementById("cellcontext");
+  const rects = new Map();
+  if (!cited.length) return rects;
+  const cps = Array.from(doc.text);
+  const textOf = (b) => cps.slice(b.range.start, b.range.end).join("").replace(/\s+/g, " ").trim();
+  const names = { column: [], row: [], group: [] };
+  const seen = new Set();
+  for (const block of cited) {
+    for (const id of block.cell.header_ids) {
+      const header = byId.get(id);
+      if (!header || !header.cell || seen.has(id)) continue;
+      seen.add(id);
+      const role = headerRole(header.cell, block.cell);
+      names[role].push(textOf(header));
+      const element = article.querySelector(`[data-block="${id}"]`);
+      if (element) {
+        element.classList.add("ragox-context");
+        element.dataset.ragoxContext = role;
+        element.setAttribute("aria-describedby", `context-${role}`);
+      }
+      if (header.page && header.bbox) {
+        if (!rects.has(header.page)) rects.set(header.page, []);
+        rects.get(header.page).push(header.bbox);
+      }
+    }
+  }
+  const first = cited[0].cell;
+  const parts = [`Cited table cell: row ${first.row + 1}, column ${first.col + 1}.`];
+  for (const role of ["column", "row", "group"]) {
+    if (names[role].length) parts.push(`${ROLE_LABELS[role]}: ${names[role].join(" / ")}.`);
+  }
+  line.textContent = parts.join(" ");
+  line.hidden = false;
+  for (const mark of article.querySelectorAll("mark.ragox-hl")) {
+    mark.setAttribute("aria-describedby", "cellcontext");
+  }
+  return rects;
 }
 
 function highlight(range) {
@@ -250,8 +324,9 @@ function zoomToPassage(sheet, rects, width) {
 }
 
 /** The rectangles to draw per page: the passage's own (characters), or, given
- * `blockRects`, the rectangles of the blocks it lies in. */
-async function showPages(key, resolution, anchor, labels, blockRects) {
+ * `blockRects`, the rectangles of the blocks it lies in; `context`, the rectangles of
+ * a cited table cell's header cells per page (drawn as context, not as the quote). */
+async function showPages(key, resolution, anchor, labels, blockRects, context) {
   const pages = blockRects
     ? [...blockRects.entries()].map(([page, rects]) => ({ page, rects }))
     : resolution.target ? resolution.target.pages : [];
@@ -294,7 +369,14 @@ async function showPages(key, resolution, anchor, labels, blockRects) {
       pageBox.classList.toggle("zoomed", factor > 1);
       pageBox.dataset.zoom = String(factor);
       const first = sheet.querySelector(".rect");
-      if (first && zoomed) first.scrollIntoView({ block: "center", inline: "center" });
+      if (first && zoomed) {
+        first.scrollIntoView({ block: "center", inline: "center" });
+        // A cited cell's header, when it fits in the box together with the cell.
+        const head = sheet.querySelector(".context-rect");
+        if (head && first.offsetTop + first.offsetHeight - head.offsetTop < pageBox.clientHeight) {
+          pageBox.scrollTop = Math.max(0, head.offsetTop - 8);
+        }
+      }
     };
     zoomButton.onclick = () => {
       zoomButton.setAttribute("aria-pressed", String(zoomButton.getAttribute("aria-pressed") !== "true"));
@@ -304,6 +386,15 @@ async function showPages(key, resolution, anchor, labels, blockRects) {
     // boxes are estimates, so the page claims no character precision (seed 003).
     const ocrNote = document.getElementById("ocrnote");
     ocrNote.hidden = !ocrPages.has(current);
+    for (const [x0, y0, x1, y1] of (context && context.get(current)) || []) {
+      const box = document.createElement("div"); // a header cell: context, not the quote
+      box.className = "context-rect";
+      box.style.left = `${(x0 / width) * 100}%`;
+      box.style.top = `${(y0 / height) * 100}%`;
+      box.style.width = `${((x1 - x0) / width) * 100}%`;
+      box.style.height = `${((y1 - y0) / height) * 100}%`;
+      sheet.append(box);
+    }
     for (const [x0, y0, x1, y1] of rects) {
       const box = document.createElement("div");
       const kinds = ["rect"];
@@ -464,8 +555,9 @@ async function open(key) {
   if (ocr) {
     for (const mark of marks) mark.classList.add("ocr");
   }
+  const context = markCellContext(doc, resolution);
   if (doc.media_type === "application/pdf") {
-    await showPages(key, resolution, anchor, doc.page_labels);
+    await showPages(key, resolution, anchor, doc.page_labels, null, context);
     const rect = pageBox.querySelector(".rect");
     (rect || marks[0]).scrollIntoView({ block: "center", inline: "center" });
   } else {
