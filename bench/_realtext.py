@@ -26,6 +26,9 @@ USR_DOC = Path("/usr/share/doc")
 MIN_CHARS = 400
 MAX_CHARS = 400_000
 _TEXT_SUFFIXES = (".txt", ".md", ".rst", ".gz")
+#: packages whose docstrings are read (well documented, and the whole of
+#: site-packages would take minutes to parse)
+DOCSTRING_PACKAGES = ("numpy", "click", "httpx", "docutils", "pygments", "sqlalchemy", "nltk")
 _TEXT_NAMES = ("README", "NEWS", "TODO", "AUTHORS", "copyright", "THANKS", "FAQ")
 
 
@@ -63,7 +66,8 @@ def _usr_doc() -> Iterator[tuple[str, str]]:
 
 def _docstrings() -> Iterator[tuple[str, str]]:
     site = Path(sysconfig.get_paths()["purelib"])
-    for path in sorted(site.rglob("*.py")):
+    paths = sorted(p for package in DOCSTRING_PACKAGES for p in (site / package).rglob("*.py"))
+    for path in paths:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError, OSError):

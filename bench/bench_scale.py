@@ -127,7 +127,7 @@ def build(size: int, corpus: list[tuple[str, str]], rebuild: bool, vectors: bool
     started = time.perf_counter()
     n = chars = 0
     # Check the chunk count every few documents (a COUNT is cheap next to ingestion).
-    while n % 20 or _chunk_count(app) < size:
+    while n % 5 or _chunk_count(app) < size:
         name, text = corpus[n % len(corpus)]
         outcome = app.ingestor.ingest_bytes(
             text.encode(),
@@ -211,6 +211,10 @@ def measure(
     embedder = HashEmbedder()
     embedder.prepare(queries)
     app = Ragox(built.home)
+    if hybrid:
+        # The home records the bench's embedder, which no spec names: hand it over
+        # as the one configured, so that `ask` may open the home at all.
+        app._embedder_spec, app._embedder = "bench-hash", embedder
     searcher = app.searcher(embedder) if hybrid else app.searcher()
     modes = [SearchMode.LEXICAL] + ([SearchMode.HYBRID] if hybrid else [])
     for mode in modes:

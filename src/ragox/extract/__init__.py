@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import Final
@@ -16,11 +17,6 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
-from ragox.extract.html import HTML_PARSER, extract_html
-from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
-from ragox.extract.pdf import PDF_PARSER, extract_pdf
-from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
-from ragox.extract.rst import RST_PARSER, extract_rst
 from ragox.text import Profile
 
 __all__ = [
@@ -57,13 +53,29 @@ _BY_SUFFIX: Final = {
     ".rest": "text/x-rst",
 }
 
-_EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
-    "text/plain": (PLAIN_TEXT, extract_plain_text),
-    "application/pdf": (PDF_PARSER, extract_pdf),
-    "text/html": (HTML_PARSER, extract_html),
-    "text/markdown": (MARKDOWN_PARSER, extract_markdown),
-    "text/x-rst": (RST_PARSER, extract_rst),
+#: media type → the module of its adapter, and the names of its parser info and its
+#: extract function there (imported when first asked for: a command that reads no
+#: PDF never loads PyMuPDF).
+_EXTRACTORS: Final[dict[str, tuple[str, str, str]]] = {
+    "text/plain": ("ragox.extract.plain", "PLAIN_TEXT", "extract_plain_text"),
+    "application/pdf": ("ragox.extract.pdf", "PDF_PARSER", "extract_pdf"),
+    "text/html": ("ragox.extract.html", "HTML_PARSER", "extract_html"),
+    "text/markdown": ("ragox.extract.markdown", "MARKDOWN_PARSER", "extract_markdown"),
+    "text/x-rst": ("ragox.extract.rst", "RST_PARSER", "extract_rst"),
 }
+
+
+def _registered(media_type: str) -> tuple[ParserInfo, Extractor]:
+    try:
+        module, parser, extract = _EXTRACTORS[media_type]
+    except KeyError:
+        raise ExtractionError(
+            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
+        ) from None
+    adapter = importlib.import_module(module)
+    info: ParserInfo = getattr(adapter, parser)
+    function: Extractor = getattr(adapter, extract)
+    return info, function
 
 
 def detect_media_type(name: str, data: bytes) -> str | None:
@@ -80,18 +92,8 @@ def detect_media_type(name: str, data: bytes) -> str | None:
 
 def extractor_for(media_type: str) -> Extractor:
     """The extractor registered for ``media_type``."""
-    try:
-        return _EXTRACTORS[media_type][1]
-    except KeyError:
-        raise ExtractionError(
-            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
-        ) from None
+    return _registered(media_type)[1]
 
 
 def parser_for(media_type: str) -> ParserInfo:
-    try:
-        return _EXTRACTORS[media_type][0]
-    except KeyError:
-        raise ExtractionError(
-            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
-        ) from None
+    return _registered(media_type)[0]

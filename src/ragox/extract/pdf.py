@@ -21,6 +21,8 @@ newlines and block separators get ``(0, 0, 0, 0)``.
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import re
 import sys
 import unicodedata
@@ -29,8 +31,6 @@ from collections.abc import Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
-
-import pymupdf
 
 from ragox.anchor import Rect
 from ragox.extract._model import (
@@ -51,30 +51,47 @@ __all__ = ["PDF_PARSER", "RENDER_PIXEL_BUDGET", "PageTextReader", "extract_pdf",
 #: drawn at a smaller zoom, so a 14400 pt page costs what an A4 poster does.
 RENDER_PIXEL_BUDGET: Final = 8_000_000
 
+
+class _LazyMuPDF:
+    """PyMuPDF, imported at the first attribute read: commands that open no PDF
+    (``status``, ``search``, ``ask``) never pay for loading MuPDF."""
+
+    _module: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        module = _LazyMuPDF._module
+        if module is None:
+            module = importlib.import_module("pymupdf")
+            # MuPDF prints its errors and warnings about damaged files ("MuPDF error:
+            # ...") on stdout, where they would corrupt `--json` output. They stay in
+            # MuPDF's own buffer (``TOOLS.mupdf_warnings()``); PyMuPDF's own messages
+            # go to Python logging.
+            module.TOOLS.mupdf_display_errors(False)
+            module.TOOLS.mupdf_display_warnings(False)
+            module.set_messages(pylogging=True)
+            _LazyMuPDF._module = module
+        return getattr(module, name)
+
+
 # PyMuPDF ships py.typed with partial annotations; its objects are handled as
 # ``Any`` here and typed where they leave this module.
-_MUPDF: Any = pymupdf
+_MUPDF: Any = _LazyMuPDF()
 
-# MuPDF prints its errors and warnings about damaged files ("MuPDF error: ...") on
-# stdout, where they would corrupt `--json` output. They stay in MuPDF's own
-# buffer (``TOOLS.mupdf_warnings()``); PyMuPDF's own messages go to Python logging.
-_MUPDF.TOOLS.mupdf_display_errors(False)
-_MUPDF.TOOLS.mupdf_display_warnings(False)
-_MUPDF.set_messages(pylogging=True)
-
-#: Ligatures and white space as drawn, text outside the mediabox dropped. Not set:
-#: TEXT_DEHYPHENATE (would join "adip-" + "iscing" and move code points),
-#: TEXT_PRESERVE_IMAGES (image blocks carry no text), TEXT_CID_FOR_UNKNOWN_UNICODE
-#: (a glyph without a Unicode mapping stays U+FFFD instead of an arbitrary code).
-_FLAGS: Final[int] = int(
-    _MUPDF.TEXT_PRESERVE_LIGATURES | _MUPDF.TEXT_PRESERVE_WHITESPACE | _MUPDF.TEXT_MEDIABOX_CLIP
-)
+#: Ligatures and white space as drawn, text outside the mediabox dropped:
+#: TEXT_PRESERVE_LIGATURES (1) | TEXT_PRESERVE_WHITESPACE (2) | TEXT_MEDIABOX_CLIP (64),
+#: written out so that the parser identity needs no MuPDF (a test holds them to
+#: PyMuPDF's constants). Not set: TEXT_DEHYPHENATE (would join "adip-" + "iscing"
+#: and move code points), TEXT_PRESERVE_IMAGES (image blocks carry no text),
+#: TEXT_CID_FOR_UNKNOWN_UNICODE (a glyph without a Unicode mapping stays U+FFFD
+#: instead of an arbitrary code).
+_FLAGS: Final[int] = 1 | 2 | 64
 
 #: Everything that changes the text, the blocks or the boxes (DESIGN §5: the
 #: manifest records a hash of this).
 PDF_PARSER: Final = ParserInfo(
     "pdf-pymupdf",
-    f"1+mupdf-{_MUPDF.VersionBind}",
+    # PyMuPDF's ``VersionBind`` is its package version (a test holds them equal)
+    f"1+mupdf-{importlib.metadata.version('pymupdf')}",
     config={
         "output": "rawdict",
         "sort": False,

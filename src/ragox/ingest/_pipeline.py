@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ragox.anchor import Manifest, ManifestSigner, sha256_hex
 from ragox.extract import (
@@ -32,8 +32,6 @@ from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._searchtext import SearchText, build_search_text
 from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
-    Embedder,
-    EmbedderError,
     detect_language,
     embed_chunks,
     index_terms,
@@ -50,6 +48,9 @@ from ragox.store import (
     utc_now,
 )
 from ragox.text import Profile
+
+if TYPE_CHECKING:
+    from ragox.search import Embedder
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
 
@@ -275,6 +276,8 @@ class Ingestor:
         if embedder is not None and chunk_ids:
             # Lexical search works without them: on an embedder failure the chunks stay
             # without vectors, `ragox status` counts them and `ragox reindex` fills them.
+            from ragox.search import EmbedderError  # noqa: PLC0415 - with an embedder only
+
             with contextlib.suppress(EmbedderError):
                 embed_chunks(self.store, embedder, chunk_ids)
 

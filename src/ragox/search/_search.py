@@ -11,11 +11,9 @@ from __future__ import annotations
 import enum
 import threading
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-import numpy.typing as npt
-
+from ragox._lazy import lazy_module
 from ragox.access import Principal
 from ragox.search._analyze import (
     SUPPORTED_LANGUAGES,
@@ -24,8 +22,16 @@ from ragox.search._analyze import (
     fts_match,
     tokens,
 )
-from ragox.search._embed import Embedder
 from ragox.store import ChunkRecord, Scope, Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ragox.search._embed import Embedder
+else:
+    np = lazy_module("numpy")
+
 
 __all__ = [
     "MAX_QUERY_CHARS",

@@ -24,10 +24,16 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
-import numpy as np
-import numpy.typing as npt
+from ragox._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy_module("numpy")
+
 
 __all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
 
