@@ -4,6 +4,7 @@ All SQL of ragox stays inside this package.
 """
 
 from ragox.store._blobs import BlobStore
+from ragox.store._hits import HitSource
 from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import SearchIndex, Store
 from ragox.store._records import (
@@ -39,6 +40,7 @@ __all__ = [
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "HitSource",
     "JobRecord",
     "JobState",
     "KeyInfo",
