@@ -15,6 +15,9 @@ group reader's lexical search, hybrid search (a deterministic hashing embedder,
 whose query vector is computed before the clock starts: retrieval and fusion
 only), ``ask`` with the extractive generator, and ``resolve`` of the anchors
 those answers cited; bm25s retrieving the top 10 with the same Snowball terms.
+Then ``ragox status``, ``search``, ``ask`` and ``resolve`` as whole processes
+(interpreter start and imports included; wall time, median of three) beside a bare
+``python -c pass``, on a copy of the home without vectors.
 The last column is how each figure grew from the previous size.
 
 Built homes are kept under ``.cache/scale/`` (with their ingestion figures), so a
@@ -25,9 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
+import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -238,6 +244,7 @@ def measure(
             f"ms, {len(by_id)} anchors",
         )
     app.close()
+    rows.update(_processes(built, queries[0], anchors[0].to_json() if anchors else None))
     # bm25s over the very chunks ragox made, with the same Snowball terms
     import bm25s
 
@@ -265,6 +272,55 @@ def measure(
     )
     rows["search bm25s (same terms)"] = (statistics.median(lat), p95(lat), "ms")
     return Figures(rows)
+
+
+def _lexical_copy(built: Built) -> Path:
+    """A copy of the home without the bench's embedder (which no command can build),
+    for timing commands as processes; made once and kept beside the home."""
+    home = built.home.parent / f"{built.home.name}-lexical"
+    if not (home / "ragox.db").exists():
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(built.home / "keys", home / "keys")
+        (home / "blobs").symlink_to(built.home / "blobs")
+        with sqlite3.connect(built.home / "ragox.db") as source:
+            target = sqlite3.connect(home / "ragox.db")
+            source.backup(target)
+            target.execute("DELETE FROM settings WHERE key IN ('embedder_key', 'embedder_spec')")
+            target.execute("DELETE FROM embeddings")
+            target.commit()
+            target.close()
+    return home
+
+
+def _processes(
+    built: Built, query: str, anchor: dict[str, object] | None
+) -> dict[str, tuple[float, float | None, str]]:
+    """Wall time of whole ``ragox`` processes (interpreter start, imports, the command),
+    median of three, as a group reader of the lexical copy of the home."""
+    home = _lexical_copy(built)
+    who = ["--principal", "bench", "--groups", "staff"]
+    anchor_file = home / "bench-anchor.json"
+    if anchor is not None:
+        anchor_file.write_text(json.dumps(anchor), encoding="utf-8")
+    commands = {
+        "process: python -c pass": [sys.executable, "-c", "pass"],
+        "process: ragox status --json": ["status", "--json"],
+        "process: ragox search": ["search", query, *who, "--json"],
+        "process: ragox ask": ["ask", query, *who, "--json"],
+    }
+    if anchor is not None:
+        commands["process: ragox resolve"] = ["resolve", str(anchor_file), *who, "--json"]
+    out: dict[str, tuple[float, float | None, str]] = {}
+    env = {**os.environ, "RAGOX_HOME": str(home)}
+    for what, args in commands.items():
+        argv = args if args[0] == sys.executable else [sys.executable, "-m", "ragox", *args]
+        walls = []
+        for _ in range(3):
+            started = time.perf_counter()
+            subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
+            walls.append((time.perf_counter() - started) * 1000)
+        out[what] = (statistics.median(walls), None, "ms wall")
+    return out
 
 
 HEADER = ("chunks", "what", "median", "p95", "growth", "note")
