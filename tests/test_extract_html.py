@@ -297,9 +297,9 @@ def test_hostile_code_and_urls_never_reach_the_text(never: str) -> None:
 def test_deep_nesting_is_refused_quickly_without_recursion_error(pattern: str) -> None:
     """100,000 levels of nesting give TOO_COMPLEX in well under a few seconds."""
     markup = pattern * 100_000 + "deep text"
-    started = time.perf_counter()
+    started = time.process_time()
     error = refusal(markup)
-    assert time.perf_counter() - started < 5.0
+    assert time.process_time() - started < 5.0  # CPU time: load on the machine does not count
     assert error.code is ErrorCode.TOO_COMPLEX
     assert "512" in error.message
 
@@ -322,9 +322,9 @@ def test_entity_heavy_input_is_fast_and_correct() -> None:
     """One megabyte of ``&amp;`` resolves to 200,000 ampersands in one block, quickly."""
     markup = "<p>" + "&amp;" * 200_000 + "</p>"
     assert len(markup) > 1_000_000
-    started = time.perf_counter()
+    started = time.process_time()
     extraction = extract(markup)
-    assert time.perf_counter() - started < 5.0
+    assert time.process_time() - started < 5.0  # CPU time: load on the machine does not count
     assert extraction.text == "&" * 200_000
     assert len(extraction.blocks) == 1
 

@@ -505,6 +505,37 @@ def test_visual_order_vote() -> None:
     assert (logical.visual, logical.logical) == (0, 2)
 
 
+def test_words_in_drawing_order_are_flagged() -> None:
+    """A line drawn glyph by glyph comes out with its words in drawing order: flagged
+    RTL_VISUAL_ORDER (each word on its own reads logically, so only the word vote sees it)."""
+    from rtl_pdfs import VISUAL_LINE, visual_order_pdf
+
+    extraction = extract_pdf(visual_order_pdf(), BASE_PROFILE)
+    assert extraction.text == " ".join(reversed(VISUAL_LINE.split(" ")))
+    assert extraction.warnings == ("RTL_TEXT", "RTL_VISUAL_ORDER")
+
+
+def test_rtl_words_inside_a_ltr_line_are_flagged() -> None:
+    """Hebrew words inside an English paragraph: MuPDF reverses at least one of them
+    (drawing order), and the extraction says so with RTL_VISUAL_ORDER."""
+    from rtl_pdfs import embedded_pdf
+
+    extraction = extract_pdf(embedded_pdf(), BASE_PROFILE)
+    assert "מסנן קטן"[::-1] in extraction.text  # the words as drawn, not as read
+    assert extraction.warnings == ("RTL_TEXT", "RTL_VISUAL_ORDER")
+
+
+def test_laid_out_rtl_paragraphs_are_logical() -> None:
+    """MuPDF's HTML layout of Hebrew and Arabic with numbers and Latin words reads back
+    in logical order, unflagged."""
+    from rtl_pdfs import laid_out_pdf
+
+    extraction = extract_pdf(laid_out_pdf(), BASE_PROFILE)
+    assert "יש לבדוק את המשאבה כל 500" in extraction.text
+    assert "SAE 10W-40" in extraction.text
+    assert extraction.warnings == ("RTL_TEXT",)
+
+
 # -- refusals -----------------------------------------------------------------------
 
 

@@ -483,12 +483,12 @@ def test_truncated_reply_says_so(chat: _Fixture) -> None:
 
 def test_timeout(chat: _Fixture) -> None:
     """A server slower than the client timeout raises TIMEOUT, promptly."""
-    chat.server.script(Reply(b"{}", delay=1.0))
+    chat.server.script(Reply(b"{}", delay=4.0))
     started = time.monotonic()
     with pytest.raises(GeneratorError) as caught:
         chat.generator(api_key=API_KEY, timeout=0.2).generate(QUESTION, _secret_evidence())
     assert caught.value.code == "TIMEOUT"
-    assert time.monotonic() - started < 0.9
+    assert time.monotonic() - started < 3.0  # the reply would come after 4 s
     assert API_KEY not in str(caught.value) and SECRET_TEXT not in str(caught.value)
 
 

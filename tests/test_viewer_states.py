@@ -466,7 +466,7 @@ def test_keyboard_ask(open_page: Any, site: Site) -> None:
     page.evaluate(DESCRIBE_JS)
     page.wait_for_selector("#account[data-signed-in='true']")
     start = ['a "Ask"', 'a "Documents"', 'button#forget "Forget key"']
-    form = ['input#question "Question"', 'button "Ask"']
+    form = ['input#question "Question"', 'button "Ask"', 'select#answer-language "Answer in"']
     assert page.evaluate(CONTROLS_JS) == start + form
     for name in start + form[:1]:
         focused = _tab(page)
@@ -494,7 +494,8 @@ def test_keyboard_ask(open_page: Any, site: Site) -> None:
     passage = page.frame_locator("#passage")
     passage.locator("#ragox-viewer[data-ragox-status='RESOLVED']").wait_for()
     assert page.evaluate(CONTROLS_JS) == start + cards + form + ['iframe#passage "Cited passage"']
-    _tab(page)  # the question's button, then the frame
+    _tab(page)  # the question's button, the answer language, then the frame
+    _tab(page)
     focused = _tab(page)
     assert focused is not None and focused["frame"]
     frame = next(f for f in page.frames if f != page.main_frame)

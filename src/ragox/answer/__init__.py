@@ -25,6 +25,8 @@ if TYPE_CHECKING:
         Evidence,
         Generator,
         GeneratorError,
+        Translation,
+        Translator,
     )
     from ragox.answer._openai import OpenAIGenerator
     from ragox.answer._pipeline import (
@@ -62,6 +64,8 @@ __all__ = [
     "ScoredSentence",
     "Scoring",
     "StoredClaim",
+    "Translation",
+    "Translator",
     "Validated",
     "ValidatedClaim",
     "WithdrawnCitation",
@@ -99,6 +103,8 @@ __getattr__, __dir__ = lazy_exports(
             "Evidence",
             "Generator",
             "GeneratorError",
+            "Translation",
+            "Translator",
         ),
         "._openai": ("OpenAIGenerator",),
         "._pipeline": (

@@ -10,7 +10,7 @@ import regex
 
 from ragox.search import detect_language
 
-__all__ = ["MESSAGES", "Messages", "question_language"]
+__all__ = ["MESSAGES", "Messages", "messages_for", "question_language"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,9 @@ class Messages:
     #: followed by the missing words, comma-separated, and a full stop
     not_mentioned: str
     mentioned_but_unanswered: str
+    #: an answer language was asked for and the generator cannot translate;
+    #: ``{generator}`` is its identity
+    cannot_translate: str
 
 
 MESSAGES: Final = {
@@ -28,6 +31,10 @@ MESSAGES: Final = {
         mentioned_but_unanswered=(
             "The passages you can read mention these words but do not state the answer."
         ),
+        cannot_translate=(
+            "Not translated: this answer's generator ({generator}) cannot translate, so "
+            "it answers with the passages themselves, quoted in the language of their source."
+        ),
     ),
     "de": Messages(
         abstain="Die Dokumente, die Sie lesen dürfen, beantworten diese Frage nicht.",
@@ -36,12 +43,21 @@ MESSAGES: Final = {
             "Die Passagen, die Sie lesen dürfen, erwähnen diese Wörter, "
             "nennen die Antwort aber nicht."
         ),
+        cannot_translate=(
+            "Nicht übersetzt: Der Generator dieser Antwort ({generator}) kann nicht "
+            "übersetzen; er antwortet mit den Passagen selbst, zitiert in der Sprache "
+            "ihrer Quelle."
+        ),
     ),
     "ru": Messages(
         abstain="Доступные вам документы не отвечают на этот вопрос.",
         not_mentioned="Ни один доступный вам фрагмент не упоминает: ",
         mentioned_but_unanswered=(
             "Доступные вам фрагменты упоминают эти слова, но не содержат ответа."
+        ),
+        cannot_translate=(
+            "Без перевода: генератор этого ответа ({generator}) не умеет переводить, "
+            "поэтому отвечает самими фрагментами, процитированными на языке источника."
         ),
     ),
 }
@@ -52,6 +68,14 @@ _GERMAN: Final = regex.compile(
     r"|und|nicht|ein|eine|mit|für)\b",
     regex.IGNORECASE,
 )
+
+
+def messages_for(question: str, answer_language: str | None = None) -> Messages:
+    """The messages in the answer language the reader asked for, when we have it,
+    else in the question's language."""
+    if answer_language is not None and answer_language in MESSAGES:
+        return MESSAGES[answer_language]
+    return MESSAGES[question_language(question)]
 
 
 def question_language(question: str) -> str:

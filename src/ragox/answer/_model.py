@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ragox.anchor import Anchor, ResolutionStatus
 
@@ -18,6 +18,8 @@ __all__ = [
     "Evidence",
     "Generator",
     "GeneratorError",
+    "Translation",
+    "Translator",
 ]
 
 
@@ -79,6 +81,61 @@ class Generator(Protocol):
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Draft: ...
 
 
+@runtime_checkable
+class Translator(Protocol):
+    """A generator that can write in a reader's language and translate passages.
+
+    Its translations are derived representations (seed 000): shown beside a quote,
+    labelled with :attr:`name`, never anchored and never checked as a quote.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def in_language(self, language: str) -> Translator:
+        """This generator, writing its claims in ``language`` (an ISO 639-1 code) while
+        its quotes stay verbatim in the evidence's language."""
+        ...
+
+    def generate(self, question: str, evidence: Sequence[Evidence]) -> Draft: ...
+
+    def translate(self, passages: Sequence[str], language: str) -> tuple[str, ...]:
+        """Each passage in ``language``, in order; raises :class:`GeneratorError`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """A cited quote rendered in the reader's language: a derived representation of
+    the anchor's exact text, which stays in the source's language. Never an anchor."""
+
+    text: str
+    #: ISO 639-1 code of ``text``
+    language: str
+    #: the source's language, when stored (given at ingestion or detected)
+    source_language: str | None
+    #: the identity of the generator that translated, e.g. ``openai:<model>``
+    translator: str
+
+    def to_json(self) -> dict[str, str | None]:
+        return {
+            "kind": "translation",
+            "text": self.text,
+            "language": self.language,
+            "source_language": self.source_language,
+            "translator": self.translator,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, str | None]) -> Translation:
+        return cls(
+            str(data["text"]),
+            str(data["language"]),
+            data.get("source_language"),
+            str(data["translator"]),
+        )
+
+
 class CitationStatus(enum.Enum):
     """How a claim's citation ended up."""
 
@@ -100,6 +157,9 @@ class Citation:
     #: the same passage in other representations or documents (the PDF of an HTML
     #: manual), each verified like this one; cited once, listed as "also in"
     also_in: tuple[Citation, ...] = ()
+    #: the quote in the reader's language (``ask --answer-language``), when the
+    #: generator could translate it; the anchor keeps the source's exact text
+    translation: Translation | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragox.access import Principal
 from ragox.anchor import Anchor, AnchorLookup, ResolutionStatus
 from ragox.answer._context import ContextConfig, select_context
-from ragox.answer._messages import MESSAGES, question_language
-from ragox.answer._model import Citation, Draft, Evidence, Generator
+from ragox.answer._messages import MESSAGES, messages_for
+from ragox.answer._model import (
+    Citation,
+    Draft,
+    Evidence,
+    Generator,
+    GeneratorError,
+    Translation,
+    Translator,
+)
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, is_stopword, tokens
 from ragox.store import Store, utc_now
@@ -80,6 +88,11 @@ class AnswerRecord:
     trace: dict[str, Any]
     withdrawn: tuple[WithdrawnCitation, ...] = ()
     redactions: tuple[Redaction, ...] = ()
+    #: the language the reader asked the answer in (``ask --answer-language``)
+    answer_language: str | None = None
+    #: what the answer says about itself beside its claims (in the answer's
+    #: language), e.g. that its generator could not translate
+    notices: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -122,6 +135,10 @@ class AnswerRecord:
             ],
             "trace": self.trace,
         }
+        if self.answer_language is not None:
+            data["answer_language"] = self.answer_language
+        if self.notices:
+            data["notices"] = list(self.notices)
         if self.redactions:
             data["redactions"] = [
                 {"reason": r.reason, "document_id": r.document_id, "at": r.at}
@@ -171,6 +188,8 @@ class AnswerRecord:
                 Redaction(r["reason"], r["document_id"], r["at"])
                 for r in data.get("redactions", [])
             ),
+            answer_language=data.get("answer_language"),
+            notices=tuple(data.get("notices", ())),
         )
 
 
@@ -181,12 +200,16 @@ def compose(claims: Sequence[tuple[str, str]]) -> str:
 
 def citation_json(citation: Citation) -> dict[str, Any]:
     """A citation as answers show it; ``also_in`` lists the same passage elsewhere."""
-    return {
+    data: dict[str, Any] = {
         "source_id": citation.source_id,
         "anchor": citation.anchor.to_json(),
         "status": citation.status.value,
         "also_in": [citation_json(other) for other in citation.also_in],
     }
+    if citation.translation is not None:
+        # a derived representation, beside the anchor (whose exact stays the source's)
+        data["translation"] = citation.translation.to_json()
+    return data
 
 
 def _citation(data: dict[str, Any]) -> Citation:
@@ -195,13 +218,16 @@ def _citation(data: dict[str, Any]) -> Citation:
         Anchor.from_json(data["anchor"]),
         ResolutionStatus(data["status"]),
         tuple(_citation(other) for other in data.get("also_in", ())),  # absent in older records
+        Translation.from_json(data["translation"]) if data.get("translation") else None,
     )
 
 
-def missing_terms(question: str, evidence: Sequence[Evidence]) -> str:
+def missing_terms(
+    question: str, evidence: Sequence[Evidence], answer_language: str | None = None
+) -> str:
     """Name the question's content words that no supplied passage contains, in the
-    question's language."""
-    messages = MESSAGES[question_language(question)]
+    answer's language (the question's, unless the reader asked for another)."""
+    messages = messages_for(question, answer_language)
     text = " ".join(item.text for item in evidence)
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
     absent = []
@@ -220,8 +246,9 @@ def _trace(
     evidence: Sequence[Evidence],
     validated: Validated | None,
     error: str | None,
+    translation_error: str | None = None,
 ) -> dict[str, Any]:
-    return {
+    trace: dict[str, Any] = {
         "candidates": [
             {
                 "chunk_id": h.chunk_id,
@@ -250,6 +277,9 @@ def _trace(
         ],
         "generator_error": error,
     }
+    if translation_error is not None:
+        trace["translation_error"] = translation_error
+    return trace
 
 
 def answer_question(
@@ -260,19 +290,40 @@ def answer_question(
     lookup: AnchorLookup,
     generator: Generator,
     context: ContextConfig | None = None,
+    answer_language: str | None = None,
 ) -> AnswerRecord:
     """Answer from permitted hits; every shown citation is a resolved anchor.
 
-    A generator error propagates (no partial answer is presented as cited).
+    With ``answer_language`` a generator that can translate (:class:`Translator`)
+    writes its claims in that language and each quote from a source in another
+    language gets a :class:`Translation` beside its anchor, whose exact text stays
+    the source's; a generator that cannot translate answers as always, with a notice
+    saying so in the answer language.
+
+    A generator error propagates (no partial answer is presented as cited); a failed
+    translation only leaves the quotes untranslated (the trace names its code).
     """
     evidence = select_context(store, hits, context or ContextConfig())
+    translator = generator if isinstance(generator, Translator) else None
+    if answer_language is not None and translator is not None:
+        translator = translator.in_language(answer_language)
+        generator = translator
     draft = generator.generate(question, evidence) if evidence else Draft((), True, None)
     validated = validate(draft, evidence, store, lookup)
     shown = [(claim.text, claim.citation.source_id) for claim in validated.claims]
     abstained = draft.abstained or not shown
+    messages = messages_for(question, answer_language)
+    notices: tuple[str, ...] = ()
+    translation_error = None
+    if answer_language is not None and translator is None:
+        # said only where it matters: some passage is not in the answer's language
+        manifests = list({item.manifest_id for item in evidence})
+        languages = store.index.representation_languages(manifests)
+        if any(languages.get(m) != answer_language for m in manifests):
+            notices = (messages.cannot_translate.format(generator=generator.name),)
     if abstained:
-        missing = draft.missing or missing_terms(question, evidence)
-        answer = f"{MESSAGES[question_language(question)].abstain} {missing}"
+        missing = draft.missing or missing_terms(question, evidence, answer_language)
+        answer = f"{messages.abstain} {missing}"
         claims: tuple[StoredClaim, ...] = ()
         citations: tuple[Citation, ...] = ()
     else:
@@ -283,6 +334,11 @@ def answer_question(
             for c in validated.claims
         )
         citations = validated.citations
+        if answer_language is not None and translator is not None:
+            try:
+                citations = _translated(citations, evidence, store, translator, answer_language)
+            except GeneratorError as error:
+                translation_error = error.code
     return AnswerRecord(
         answer_id="ans_" + secrets.token_hex(16),
         created_at=utc_now(),
@@ -297,5 +353,39 @@ def answer_question(
         claims=claims,
         citations=citations,
         evidence=tuple(evidence),
-        trace=_trace(hits, evidence, validated, None),
+        trace=_trace(hits, evidence, validated, None, translation_error),
+        answer_language=answer_language,
+        notices=notices,
+    )
+
+
+def _translated(
+    citations: tuple[Citation, ...],
+    evidence: Sequence[Evidence],
+    store: Store,
+    translator: Translator,
+    language: str,
+) -> tuple[Citation, ...]:
+    """The citations, each whose source is not already in ``language`` with its quote
+    translated (one request for all). The anchors are untouched."""
+    manifests = {item.source_id: item.manifest_id for item in evidence}
+    languages = store.index.representation_languages(list(set(manifests.values())))
+    wanted = [c for c in citations if languages.get(manifests.get(c.source_id, "")) != language]
+    if not wanted:
+        return citations
+    texts = translator.translate([c.anchor.quote.exact for c in wanted], language)
+    rendered = {
+        c.anchor.anchor_id: Translation(
+            text,
+            language,
+            languages.get(manifests.get(c.source_id, "")),
+            translator.name,
+        )
+        for c, text in zip(wanted, texts, strict=True)
+    }
+    return tuple(
+        replace(c, translation=rendered[c.anchor.anchor_id])
+        if c.anchor.anchor_id in rendered
+        else c
+        for c in citations
     )

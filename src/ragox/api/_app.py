@@ -55,6 +55,7 @@ from ragox.service import (
     Ragox,
     WriteRefused,
     document_id_problem,
+    language_code_problem,
     revision_label_problem,
 )
 from ragox.service._json import (
@@ -145,6 +146,10 @@ class AskRequest(BaseModel):
     #: would send the evidence, and its generator key, wherever it was told.
     generator: Literal["extractive", "server"] = "server"
     mode: Literal["lexical", "vector", "hybrid"] | None = None
+    #: the reader's language (ISO 639-1): the answer is written in it, and each quote
+    #: keeps its source's exact text with a labelled translation beside it when the
+    #: generator can translate (the extractive one cannot, and says so)
+    answer_language: str | None = Field(default=None, pattern="^[A-Za-z]{2,3}$")
 
 
 def create_app(
@@ -333,7 +338,7 @@ def create_app(
             file = form.get("file")
             if not isinstance(file, StarletteUploadFile):
                 raise Problem(422, "Unprocessable Content", "invalid fields: body.file")
-            names = ("document_id", "revision", "groups")
+            names = ("document_id", "revision", "groups", "language")
             fields = {name: _form_text(form, name) for name in names}
             data = await file.read(upload_limit + 1)
         finally:
@@ -353,8 +358,19 @@ def create_app(
         revision = fields["revision"]
         if revision is not None and (label_problem := revision_label_problem(revision)):
             raise Problem(422, "Unprocessable Content", f"revision {label_problem}")
+        language = fields["language"]
+        if language is not None and (language_problem := language_code_problem(language)):
+            raise Problem(422, "Unprocessable Content", f"language {language_problem}")
         return await run_in_threadpool(
-            receive_upload, who, background, data, name or doc_id, doc_id, revision, wanted
+            receive_upload,
+            who,
+            background,
+            data,
+            name or doc_id,
+            doc_id,
+            revision,
+            wanted,
+            language.lower() if language else None,
         )
 
     def receive_upload(
@@ -365,9 +381,12 @@ def create_app(
         doc_id: str,
         revision: str | None,
         wanted: frozenset[str],
+        language: str | None,
     ) -> dict[str, Any]:
         try:
-            received = ragox.upload(who, data, name, doc_id, revision=revision, groups=wanted)
+            received = ragox.upload(
+                who, data, name, doc_id, revision=revision, groups=wanted, language=language
+            )
         except WriteRefused:
             raise NOT_WRITABLE from None
         except CollectionReaders as error:
@@ -404,6 +423,8 @@ def create_app(
         record = ragox.store.get_manifest(manifest_id)
         assert record is not None
         notes = ragox.store.notes(manifest_id)
+        given = ragox.status(document_id, who).document.language
+        detected = ragox.store.index.representation_languages([manifest_id]).get(manifest_id)
         return {
             "document_id": document_id,
             "revision": revision,
@@ -411,6 +432,10 @@ def create_app(
             "media_type": record.manifest.media_type,
             "coordinates": "codepoint",
             "text": ragox.store.text(manifest_id),
+            # additive: the document's language (given at ingestion, else detected), and
+            # the extractor's notes ("RTL_VISUAL_ORDER": the viewer marks blocks only)
+            "language": given or detected,
+            "warnings": list(notes.warnings),
             "page_count": notes.page_count,
             "page_labels": list(labels_of(record.manifest.source_sha256))
             if record.manifest.media_type == "application/pdf"
@@ -516,12 +541,13 @@ def create_app(
     def ask(body: AskRequest, who: Caller) -> dict[str, Any]:
         generator = configured if body.generator == "server" else None
         mode = SearchMode(body.mode) if body.mode else None
+        language = body.answer_language.lower() if body.answer_language else None
         try:
             if generator is None:
                 with cpu_slot:
-                    record = ragox.ask(body.question, who, None, mode)
+                    record = ragox.ask(body.question, who, None, mode, answer_language=language)
             else:
-                record = ragox.ask(body.question, who, generator, mode)
+                record = ragox.ask(body.question, who, generator, mode, answer_language=language)
         except (SearchError, EmbedderError) as error:
             raise Problem(400, "Bad Request", error.code) from None
         except GeneratorError as error:
@@ -532,6 +558,9 @@ def create_app(
             "abstained": record.abstained,
             "missing": record.missing,
             "citations": [{**citation_json(c), **cited(c.anchor, who)} for c in record.citations],
+            # additive (issue 12), only when asked for: the answer language, and what the
+            # answer says about itself (e.g. that its generator could not translate)
+            **_language_fields(record),
         }
 
     @app.get("/v1/answers/{answer_id}", responses=_problems(404))
@@ -548,11 +577,13 @@ def create_app(
             "answer": replay.answer,
             "abstained": replay.record.abstained,
             "missing": replay.record.missing,
+            **_language_fields(replay.record),
             "citations": [
                 {
                     "source_id": c.source_id,
                     "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
                     "status": c.resolution.status.value,
+                    **({"translation": c.translation.to_json()} if c.translation else {}),
                     # additive: the citation's anchor was migrated by a rebuild
                     **(
                         {"migrated": successor_json(c.anchor, c.successor)}
@@ -763,6 +794,11 @@ _UPLOAD_BODY: Final[dict[str, Any]] = {
                         "document_id": {"type": "string", "maxLength": 1024},
                         "revision": {"type": "string"},
                         "groups": {"type": "string", "description": "comma-separated"},
+                        "language": {
+                            "type": "string",
+                            "description": "ISO 639-1 code (default: detected)",
+                            "pattern": "^[A-Za-z]{2,3}$",
+                        },
                     },
                 }
             }
@@ -823,6 +859,13 @@ def _form_name(filename: str | None) -> str | None:
     if not filename or document_id_problem(filename) is not None:
         return None
     return filename
+
+
+def _language_fields(record: AnswerRecord) -> dict[str, Any]:
+    """``answer_language`` and ``notices`` of an answer that was asked in a language."""
+    if record.answer_language is None:
+        return {}
+    return {"answer_language": record.answer_language, "notices": list(record.notices)}
 
 
 def _resolution(result: Resolution) -> dict[str, Any]:

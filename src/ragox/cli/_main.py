@@ -30,7 +30,13 @@ from ragox.anchor import (
     from_web_annotation,
     to_web_annotation,
 )
-from ragox.answer import Citation, GeneratorError, citation_json, generator_from_spec
+from ragox.answer import (
+    Citation,
+    GeneratorError,
+    Translation,
+    citation_json,
+    generator_from_spec,
+)
 from ragox.cli._render import (
     check_json,
     document_status_json,
@@ -53,6 +59,7 @@ from ragox.service import (
     default_home,
     document_id_problem,
     format_duration,
+    language_code_problem,
     parse_duration,
     revision_label_problem,
 )
@@ -156,6 +163,15 @@ def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
     ctx.obj["json"] = as_json
 
 
+def _language_code(value: str | None) -> str | None:
+    """A language code as documents store it, or a usage error."""
+    if value is None:
+        return None
+    if language_code_problem(value) is not None:
+        raise click.BadParameter("give an ISO 639-1 code such as en, de, ru, ar or he")
+    return value.lower()
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--document-id", default=None, help="Document id (only with a single file).")
@@ -165,9 +181,10 @@ def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
 @click.option("--password", default=None, help="Password for encrypted PDFs.")
 @click.option(
     "--language",
-    type=click.Choice(["en", "de", "ru"]),
     default=None,
-    help="Language of the documents (default: detected per document).",
+    callback=lambda _ctx, _param, value: _language_code(value),
+    help="Language of the documents, an ISO 639-1 code such as en, de, ru, ar or he "
+    "(default: detected per document). en, de and ru are stemmed for search.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -890,6 +907,13 @@ def eval_group() -> None:
     help="extractive | openai:BASE_URL#MODEL (key from RAGOX_GENERATOR_API_KEY).",
 )
 @click.option("--mode", type=click.Choice(["lexical", "vector", "hybrid"]), default=None)
+@click.option(
+    "--answer-language",
+    default=None,
+    callback=lambda _ctx, _param, value: _language_code(value),
+    help="Write the answer in this language (ISO 639-1, e.g. de); quotes stay in their "
+    "source's language, with a labelled translation when the generator can translate.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ask(
@@ -900,6 +924,7 @@ def ask(
     tenant: str,
     generator_spec: str,
     mode: str | None,
+    answer_language: str | None,
     as_json: bool,
 ) -> None:
     """Answer a question from the documents the principal may read, with verified citations."""
@@ -909,7 +934,13 @@ def ask(
             generator = (
                 None if generator_spec == "extractive" else generator_from_spec(generator_spec)
             )
-            record = app.ask(question, who, generator, SearchMode(mode) if mode else None)
+            record = app.ask(
+                question,
+                who,
+                generator,
+                SearchMode(mode) if mode else None,
+                answer_language=answer_language,
+            )
         except (SearchError, EmbedderError, GeneratorError) as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
@@ -926,6 +957,10 @@ def ask(
             ],
             as_json,
             {c.anchor.anchor_id: c.also_in for c in record.citations},
+            translations={
+                c.anchor.anchor_id: c.translation for c in record.citations if c.translation
+            },
+            language=(record.answer_language, record.notices),
         )
 
 
@@ -938,10 +973,16 @@ def _print_answer(
     as_json: bool,
     also_in: dict[str, tuple[Citation, ...]] | None = None,
     migrated: dict[str, dict[str, Any]] | None = None,
+    translations: dict[str, Translation] | None = None,
+    language: tuple[str | None, tuple[str, ...]] = (None, ()),
 ) -> None:
     """``also_in`` (from ``ask``): the same passage in other documents, cited once;
-    ``migrated`` (from ``answer show``): citations whose anchor has a successor."""
+    ``migrated`` (from ``answer show``): citations whose anchor has a successor;
+    ``translations``: quotes rendered in the answer's language (derived, labelled);
+    ``language``: the answer language asked for and the answer's notices."""
     migrated = migrated or {}
+    translations = translations or {}
+    answer_language, notices = language
     if as_json:
         print_json(
             {
@@ -949,6 +990,12 @@ def _print_answer(
                 "answer": answer,
                 "abstained": abstained,
                 "missing": missing,
+                # additive (issue 12), only when an answer language was asked for
+                **(
+                    {"answer_language": answer_language, "notices": list(notices)}
+                    if answer_language is not None
+                    else {}
+                ),
                 "citations": [
                     {
                         "source_id": source_id,
@@ -957,6 +1004,11 @@ def _print_answer(
                         "status": status,
                         # additive: the citation's anchor was migrated by a rebuild
                         **({"migrated": migrated[anchor_id]} if anchor_id in migrated else {}),
+                        **(
+                            {"translation": translations[anchor_id].to_json()}
+                            if anchor_id in translations
+                            else {}
+                        ),
                     }
                     | (
                         {}
@@ -968,6 +1020,8 @@ def _print_answer(
             }
         )
         return
+    for notice in notices:
+        click.echo(notice)
     click.echo(answer)
     if citations:
         click.echo("")
@@ -980,6 +1034,12 @@ def _print_answer(
             f"  [{source_id}] {anchor.document_id}@{anchor.revision} "
             f"[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
         )
+        if anchor_id in translations:
+            rendered = translations[anchor_id]
+            click.echo(
+                f"      translation ({rendered.source_language or '?'} -> {rendered.language},"
+                f" by {rendered.translator}; not the cited text): {rendered.text}"
+            )
         for other in (also_in or {}).get(anchor_id, ()):
             click.echo(
                 f"       also in {other.anchor.document_id}@{other.anchor.revision} "
@@ -1032,6 +1092,8 @@ def answer_show(
             for c in replay.citations
             if c.anchor is not None and c.successor is not None
         },
+        translations={c.anchor_id: c.translation for c in replay.citations if c.translation},
+        language=(replay.record.answer_language, replay.record.notices),
     )
     if any(not c.resolution.resolved for c in replay.citations):
         ctx.exit(1)

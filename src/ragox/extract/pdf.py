@@ -169,14 +169,36 @@ def _open(data: bytes, password: str | None) -> Any:
 
 
 class _RtlCounter:
-    """Votes, over neighbouring right-to-left letters, for logical or visual order."""
+    """Votes, over neighbouring right-to-left letters, for logical or visual order.
 
-    __slots__ = ("logical", "seen", "visual")
+    Two votes: letters next to each other (``logical``/``visual``), and the last
+    letter of a word against the first of the next one when only neutral characters
+    (spaces, punctuation) lie between them (``logical_words``/``visual_words``). A
+    PDF that draws each glyph on its own can come out with every word in logical
+    order but the words of a line in drawing order; only the second vote sees it.
+    A line whose own votes (at least two) mostly say visual counts in ``visual_lines``:
+    right-to-left words inside a left-to-right line can come out in drawing order
+    while the rest of the document reads logically.
+    """
+
+    __slots__ = ("logical", "logical_words", "seen", "visual", "visual_lines", "visual_words")
 
     def __init__(self) -> None:
         self.seen = False
         self.logical = 0
         self.visual = 0
+        self.logical_words = 0
+        self.visual_words = 0
+        self.visual_lines = 0
+
+    @property
+    def visual_order(self) -> bool:
+        """Whether some of the text reads in drawing order rather than logical order."""
+        return (
+            self.visual > self.logical
+            or self.visual_words > self.logical_words
+            or self.visual_lines > 0
+        )
 
     def inspect(self, raw_block: Any) -> None:
         # In logical order each next RTL letter lies further *against* the line's
@@ -184,23 +206,49 @@ class _RtlCounter:
         # Unrotated coordinates, so that /Rotate does not flip the vote.
         self.seen = True
         for line in raw_block["lines"]:
-            dx, dy = line["dir"]
-            previous_rtl = False
-            previous_pos = 0.0
-            for span in line["spans"]:
-                for char in span["chars"]:
-                    code = char["c"]
-                    is_rtl = len(code) == 1 and unicodedata.bidirectional(code) in ("R", "AL")
-                    x0, y0, x1, y1 = char["bbox"]
-                    pos = (x0 + x1) * dx + (y0 + y1) * dy
-                    if is_rtl and previous_rtl:
-                        step = (pos - previous_pos) / 2
-                        if step > _RTL_EPSILON:
+            before = self.logical + self.logical_words, self.visual + self.visual_words
+            self._line(line)
+            logical = self.logical + self.logical_words - before[0]
+            visual = self.visual + self.visual_words - before[1]
+            if visual >= 2 and visual > logical:
+                self.visual_lines += 1
+
+    def _line(self, line: Any) -> None:
+        """One line's votes (unrotated coordinates, along the line's direction)."""
+        dx, dy = line["dir"]
+        previous_rtl = False
+        previous_pos: float | None = None  # of the last RTL letter, while no
+        # strong left-to-right character or number has come since
+        for span in line["spans"]:
+            for char in span["chars"]:
+                code = char["c"]
+                bidi = unicodedata.bidirectional(code) if len(code) == 1 else ""
+                if bidi in ("NSM", "BN"):
+                    continue  # marks and format characters ride on their letter
+                is_rtl = bidi in ("R", "AL")
+                if not is_rtl:
+                    if bidi in ("L", "EN", "AN"):
+                        previous_pos = None
+                    previous_rtl = False
+                    continue
+                x0, y0, x1, y1 = char["bbox"]
+                if abs((x1 - x0) * dx + (y1 - y0) * dy) <= _RTL_EPSILON:
+                    continue  # no width (ActualText spread over its glyph): no place
+                pos = (x0 + x1) * dx + (y0 + y1) * dy
+                if previous_pos is not None:
+                    step = (pos - previous_pos) / 2
+                    if step > _RTL_EPSILON:
+                        if previous_rtl:
                             self.visual += 1
-                        elif step < -_RTL_EPSILON:
+                        else:
+                            self.visual_words += 1
+                    elif step < -_RTL_EPSILON:
+                        if previous_rtl:
                             self.logical += 1
-                    previous_rtl = is_rtl
-                    previous_pos = pos
+                        else:
+                            self.logical_words += 1
+                previous_rtl = True
+                previous_pos = pos
 
 
 def _extract(document: Any, profile: Profile) -> Extraction:
@@ -282,7 +330,7 @@ def _extract(document: Any, profile: Profile) -> Extraction:
         warnings.append("ROTATED_PAGES")
     if rtl.seen:
         warnings.append("RTL_TEXT")
-        if rtl.visual > rtl.logical:
+        if rtl.visual_order:
             warnings.append("RTL_VISUAL_ORDER")
     return Extraction(
         text=text,

@@ -29,10 +29,10 @@ from ragox.extract import (
 )
 from ragox.ingest._chunker import chunk_representation
 from ragox.ingest._jobs import Heartbeat
+from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText, build_search_text
 from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
-    detect_language,
     embed_chunks,
     index_terms,
 )
@@ -264,7 +264,7 @@ class Ingestor:
         )
         document = self.store.get_document(tenant, document_id)
         assert document is not None
-        language = document.language or detect_language(search.text)
+        language = document.language or document_language(search.text)
         rows = tuple(
             (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
             for c in chunks

@@ -2,7 +2,12 @@
 
 from ragox.service._check import CheckReport, Mismatch
 from ragox.service._home import default_home, load_or_create_key
-from ragox.service._ids import MAX_ID_BYTES, document_id_problem, revision_label_problem
+from ragox.service._ids import (
+    MAX_ID_BYTES,
+    document_id_problem,
+    language_code_problem,
+    revision_label_problem,
+)
 from ragox.service._lookup import StoreLookup
 from ragox.service._ragox import (
     ActionRefused,
@@ -43,6 +48,7 @@ __all__ = [
     "default_home",
     "document_id_problem",
     "format_duration",
+    "language_code_problem",
     "load_or_create_key",
     "parse_duration",
     "revision_label_problem",

@@ -10,16 +10,24 @@ revision label follows the same rule and has no ``/`` at all.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Final
 
-__all__ = ["MAX_ID_BYTES", "document_id_problem", "revision_label_problem"]
+__all__ = [
+    "MAX_ID_BYTES",
+    "document_id_problem",
+    "language_code_problem",
+    "revision_label_problem",
+]
 
 #: Longest document id or revision label, in bytes of UTF-8.
 MAX_ID_BYTES: Final = 1024
 #: Control characters, lone surrogates, and the Unicode line and paragraph separators.
 _FORBIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})
 _RESERVED_SEGMENTS: Final = frozenset({"", ".", "..", "revisions"})
+#: An ISO 639-1 (or 639-3) language code: a document's language, an answer's.
+_LANGUAGE_CODE: Final = re.compile(r"[A-Za-z]{2,3}")
 
 
 def document_id_problem(value: str) -> str | None:
@@ -40,3 +48,10 @@ def revision_label_problem(value: str) -> str | None:
     if "/" in value:
         return "contains '/'"
     return document_id_problem(value)
+
+
+def language_code_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a language code (``en``, ``de``, ``ar``), else None."""
+    if not _LANGUAGE_CODE.fullmatch(value):
+        return "is not an ISO 639-1 code (two or three letters, such as en, de or ar)"
+    return None

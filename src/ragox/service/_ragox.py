@@ -40,6 +40,7 @@ from ragox.answer import (
     AnswerRecord,
     ExtractiveGenerator,
     Generator,
+    Translation,
     answer_question,
     compose,
     redact_answer,
@@ -265,6 +266,9 @@ class ReplayedCitation:
     resolution: Resolution
     #: the anchor a rebuild migrated this citation to (shown only with the citation)
     successor: Successor | None = None
+    #: the quote in the answer's language (derived from the document's text, so
+    #: withheld with the anchor)
+    translation: Translation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,8 +369,12 @@ class Ragox:
         generator: Generator | None = None,
         mode: SearchMode | None = None,
         candidates: int = 10,
+        answer_language: str | None = None,
     ) -> AnswerRecord:
-        """Search inside the principal's scope, answer from it, validate, and persist."""
+        """Search inside the principal's scope, answer from it, validate, and persist.
+
+        ``answer_language`` (ISO 639-1): the reader's language; quotes stay in their
+        source's (see :func:`~ragox.answer.answer_question`)."""
         hits = self.search(question, principal, mode, limit=candidates)
         record = answer_question(
             question,
@@ -375,6 +383,7 @@ class Ragox:
             self.store,
             self.lookup(principal),
             generator or ExtractiveGenerator(term_weights=self.term_weights(principal)),
+            answer_language=answer_language,
         )
         payload = record.to_json()
         trace = payload.pop("trace")
@@ -449,7 +458,12 @@ class Ragox:
             successor = self.successor(citation.anchor, principal) if result.resolved else None
             replayed.append(
                 ReplayedCitation(
-                    citation.source_id, citation.anchor.anchor_id, shown, result, successor
+                    citation.source_id,
+                    citation.anchor.anchor_id,
+                    shown,
+                    result,
+                    successor,
+                    citation.translation if result.resolved else None,
                 )
             )
         for withdrawn in record.withdrawn:  # its document was deleted: no anchor, no quote
@@ -708,6 +722,7 @@ class Ragox:
         *,
         revision: str | None = None,
         groups: frozenset[str] = frozenset(),
+        language: str | None = None,
     ) -> tuple[RevisionRecord, bool] | IngestOutcome:
         """Stage one of ingestion for a principal that must be allowed to write.
 
@@ -739,6 +754,7 @@ class Ragox:
             revision=revision,
             groups=readers,
             tenant=principal.tenant,
+            language=language,
             supplied_by=principal.name,
         )
 

@@ -10,6 +10,7 @@ const frame = document.getElementById("passage");
 const beside = frame.parentElement;
 const askState = document.getElementById("ask-state");
 const question = document.getElementById("question");
+const answerLanguage = document.getElementById("answer-language");
 const wide = window.matchMedia("(min-width: 900px)");
 
 function viewerUrl(anchorId) {
@@ -45,6 +46,7 @@ export function renderRich(text, into) {
       return;
     }
     const paragraph = document.createElement("p");
+    paragraph.dir = "auto";
     part.split("`").forEach((piece, inner) => {
       if (inner % 2 === 1) {
         const code = document.createElement("code");
@@ -86,6 +88,7 @@ function card(citation) {
   head.append(number, where);
   const quote = document.createElement("span");
   quote.className = "quote";
+  quote.dir = "auto"; // an Arabic or Hebrew passage reads right to left
   // a little context: the server's, else the anchor's own prefix and suffix
   const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
   // runs of white space as one space; a space next to the passage stays, so a word
@@ -103,6 +106,7 @@ function card(citation) {
   after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}${cut("to_end")}` : "";
   quote.append(before, exact, after);
   button.append(head, quote, statusBadge(citation.status));
+  if (citation.translation) button.append(translation(citation.translation));
   button.onclick = () => open(anchor.anchor_id, item, button);
   const copy = document.createElement("button");
   copy.type = "button";
@@ -127,6 +131,26 @@ function card(citation) {
   tools.append(copy, copied);
   item.append(button, tools);
   return item;
+}
+
+/** A quote's translation: labelled as such, with the generator that made it, and apart
+ * from the quote (the cited, verified text stays the source's). */
+function translation(rendered) {
+  const box = document.createElement("span");
+  box.className = "translation";
+  box.dataset.translator = rendered.translator;
+  const label = document.createElement("span");
+  label.className = "translation-label";
+  const from = rendered.source_language ? `${rendered.source_language} → ` : "";
+  label.textContent = `Translation (${from}${rendered.language}) by ${rendered.translator}, ` +
+    "not the cited text:";
+  const text = document.createElement("span");
+  text.className = "translation-text";
+  text.lang = rendered.language;
+  text.dir = "auto";
+  text.textContent = rendered.text;
+  box.append(label, " ", text);
+  return box;
 }
 
 function turn(text) {
@@ -160,7 +184,9 @@ document.getElementById("ask").onsubmit = async (event) => {
   const response = await api("/v1/ask", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ question: text }),
+    body: JSON.stringify(answerLanguage.value
+      ? { question: text, answer_language: answerLanguage.value }
+      : { question: text }),
   });
   reply.replaceChildren();
   if (!response.ok) {
@@ -175,8 +201,15 @@ document.getElementById("ask").onsubmit = async (event) => {
   const state = body.abstained ? "ABSTAINED" : "ANSWERED";
   item.dataset.state = state;
   item.dataset.answer = body.answer_id;
+  for (const notice of body.notices || []) {
+    const line = document.createElement("p");
+    line.className = "notice";
+    line.textContent = notice;
+    reply.append(line);
+  }
   renderRich(body.answer, reply);
   reply.classList.add("answer");
+  if (body.answer_language) reply.lang = body.answer_language;
   if (body.citations.length) {
     const list = document.createElement("ul");
     list.className = "cards";

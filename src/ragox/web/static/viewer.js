@@ -11,6 +11,8 @@ const stateLine = document.getElementById("state");
 const whereLine = document.getElementById("where");
 const unitLine = document.getElementById("unit");
 const noticeLine = document.getElementById("notice");
+const precisionLine = document.getElementById("precision");
+const languageLine = document.getElementById("language");
 const unverifiedBox = document.getElementById("unverified");
 const article = document.getElementById("document");
 const pageBox = document.getElementById("page");
@@ -164,6 +166,10 @@ export function renderText(text, blocks) {
       element = document.createElement("p");
     }
     element.classList.add("block", `k-${kind}`);
+    // Each block takes the direction of its own text (its first strong character,
+    // as Unicode's bidi algorithm rule P2 finds it): Arabic and Hebrew blocks read
+    // right to left, with numbers and Latin words inside them placed by the browser.
+    element.dir = "auto";
     element.dataset.block = block.block_id;
     element.dataset.locator = block.locator;
     if (kind === "code") {
@@ -214,8 +220,12 @@ function zoomToPassage(sheet, rects, width) {
   return factor;
 }
 
-async function showPages(key, resolution, anchor, labels) {
-  const pages = resolution.target ? resolution.target.pages : [];
+/** The rectangles to draw per page: the passage's own (characters), or, given
+ * `blockRects`, the rectangles of the blocks it lies in. */
+async function showPages(key, resolution, anchor, labels, blockRects) {
+  const pages = blockRects
+    ? [...blockRects.entries()].map(([page, rects]) => ({ page, rects }))
+    : resolution.target ? resolution.target.pages : [];
   if (!pages.length) return;
   const base = documentPath(anchor.document_id, anchor.revision);
   const byPage = new Map(pages.map((p) => [p.page, p.rects]));
@@ -262,7 +272,7 @@ async function showPages(key, resolution, anchor, labels) {
     };
     for (const [x0, y0, x1, y1] of rects) {
       const box = document.createElement("div");
-      box.className = "rect";
+      box.className = blockRects ? "rect block-rect" : "rect";
       box.style.left = `${(x0 / width) * 100}%`;
       box.style.top = `${(y0 / height) * 100}%`;
       box.style.width = `${((x1 - x0) / width) * 100}%`;
@@ -380,6 +390,7 @@ async function open(key) {
   }
   const doc = await docResponse.json();
   renderText(doc.text, doc.blocks);
+  showLanguage(doc.language);
   const { start, end } = resolution.range; // code points, as the resolver names them
   const u16start = toUtf16(doc.text, start);
   const u16end = toUtf16(doc.text, end);
@@ -392,6 +403,10 @@ async function open(key) {
   range.setEnd(endNode, endOffset);
   if (range.toString() !== anchor.quote.exact) {
     setState("HIGHLIGHT_MISMATCH", MESSAGES.HIGHLIGHT_MISMATCH);
+    return;
+  }
+  if ((doc.warnings || []).includes("RTL_VISUAL_ORDER")) {
+    await showBlocks(key, resolution, anchor, doc, start, end);
     return;
   }
   const marks = highlight(range);
@@ -409,6 +424,44 @@ async function open(key) {
   } else {
     marks[0].scrollIntoView({ block: "center" });
   }
+}
+
+/** The document's language (given at ingestion, else detected), when known. */
+function showLanguage(language) {
+  if (!language) return;
+  languageLine.textContent = `Language of the document: ${language}`;
+  languageLine.lang = "en";
+  article.lang = language;
+  root.dataset.ragoxLanguage = language;
+}
+
+/** A representation whose right-to-left text came out of the PDF in drawing order:
+ * its characters are not in reading order, so a character highlight could fall on
+ * the wrong glyphs. The blocks that hold the passage are marked instead, in the text
+ * and on the page, and the reader is told why. */
+async function showBlocks(key, resolution, anchor, doc, start, end) {
+  const held = doc.blocks.filter((b) => b.range.start < end && b.range.end > start);
+  for (const block of held) {
+    const element = article.querySelector(`[data-block="${CSS.escape(block.block_id)}"]`);
+    if (element) element.classList.add("ragox-block-hl");
+  }
+  root.dataset.ragoxPrecision = "block";
+  precisionLine.textContent = "This PDF gives its right-to-left text in drawing order, " +
+    "not reading order: the passage is shown by the block that holds it, not " +
+    "character by character.";
+  precisionLine.hidden = false;
+  setState("RESOLVED", "Verified: the cited passage lies in the marked block.");
+  const rects = new Map();
+  for (const block of held) {
+    if (!block.page || !block.bbox) continue;
+    if (!rects.has(block.page)) rects.set(block.page, []);
+    rects.get(block.page).push(block.bbox);
+  }
+  if (doc.media_type === "application/pdf" && rects.size) {
+    await showPages(key, resolution, anchor, doc.page_labels, rects);
+  }
+  const first = pageBox.querySelector(".rect") || article.querySelector(".ragox-block-hl");
+  if (first) first.scrollIntoView({ block: "center", inline: "center" });
 }
 
 async function main() {
