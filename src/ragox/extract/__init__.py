@@ -56,7 +56,7 @@ _BY_SUFFIX: Final = {
 #: media type → the module of its adapter, and the names of its parser info and its
 #: extract function there (imported when first asked for: a command that reads no
 #: PDF never loads PyMuPDF).
-_EXTRACTORS: Final[dict[str, tuple[str, str, str]]] = {
+_ADAPTERS: Final[dict[str, tuple[str, str, str]]] = {
     "text/plain": ("ragox.extract.plain", "PLAIN_TEXT", "extract_plain_text"),
     "application/pdf": ("ragox.extract.pdf", "PDF_PARSER", "extract_pdf"),
     "text/html": ("ragox.extract.html", "HTML_PARSER", "extract_html"),
@@ -64,10 +64,16 @@ _EXTRACTORS: Final[dict[str, tuple[str, str, str]]] = {
     "text/x-rst": ("ragox.extract.rst", "RST_PARSER", "extract_rst"),
 }
 
+#: the adapters loaded so far: media type → parser info and extract function
+_EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {}
+
 
 def _registered(media_type: str) -> tuple[ParserInfo, Extractor]:
+    loaded = _EXTRACTORS.get(media_type)
+    if loaded is not None:
+        return loaded
     try:
-        module, parser, extract = _EXTRACTORS[media_type]
+        module, parser, extract = _ADAPTERS[media_type]
     except KeyError:
         raise ExtractionError(
             ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
@@ -75,6 +81,7 @@ def _registered(media_type: str) -> tuple[ParserInfo, Extractor]:
     adapter = importlib.import_module(module)
     info: ParserInfo = getattr(adapter, parser)
     function: Extractor = getattr(adapter, extract)
+    _EXTRACTORS[media_type] = (info, function)
     return info, function
 
 
