@@ -20,7 +20,7 @@ from pathlib import Path
 from _corpus import xquad_file
 
 ROOT = Path(__file__).resolve().parent.parent
-REALDOCS = [ROOT / ".cache" / "realdocs", Path("/work/main/.cache/realdocs")]
+REALDOCS = [ROOT / ".cache" / "realdocs"]
 USR_DOC = Path("/usr/share/doc")
 #: too short to be a document worth a chunk; too long: a generated dump
 MIN_CHARS = 400
