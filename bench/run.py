@@ -1,4 +1,5 @@
-"""Run every benchmark and print its tables: ``python bench/run.py [NAME ...]``."""
+"""Run every benchmark and print its tables: ``python bench/run.py [NAME ...] [--OPTION]``
+(``scale`` takes ``--rebuild`` and ``--million``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import bench_ocr
 import bench_realdocs
 import bench_reprocess
 import bench_resolve
+import bench_scale
 import bench_search
 from _table import print_table
 
@@ -28,10 +30,15 @@ BENCHES = {
     "memory": bench_memory,
     "reprocess": bench_reprocess,
     "ocr": bench_ocr,
+    "scale": bench_scale,
 }
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or list(BENCHES)
+    # Options (``--rebuild``, ``--million``) go to the benchmarks that take them.
+    options = [arg for arg in sys.argv[1:] if arg.startswith("--")]
+    chosen = [arg for arg in sys.argv[1:] if not arg.startswith("--")] or list(BENCHES)
     for name in chosen:
-        for title, header, rows in BENCHES[name].tables():
+        module = BENCHES[name]
+        made = module.tables(options) if module is bench_scale else module.tables()
+        for title, header, rows in made:
             print_table(title, header, rows)

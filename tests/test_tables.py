@@ -21,11 +21,11 @@ from ragox.extract import (
     Extraction,
     ExtractionError,
     TableCell,
-    extract_html,
-    extract_markdown,
-    extract_pdf,
 )
 from ragox.extract._htmltables import MAX_SLOTS
+from ragox.extract.html import extract_html
+from ragox.extract.markdown import extract_markdown
+from ragox.extract.pdf import extract_pdf
 from ragox.ingest import _searchtext, build_search_text
 from ragox.search import SearchMode
 from ragox.service import Ragox

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import re
 from types import TracebackType
-from typing import Final, Literal, Self
+from typing import TYPE_CHECKING, Final, Literal, Self
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+from ragox._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = lazy_module("httpx")
+
 
 __all__ = ["SAFE_TOKEN", "HttpFailure", "PooledClient", "endpoint", "error_detail", "post_json"]
 

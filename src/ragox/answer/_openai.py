@@ -29,12 +29,17 @@ import math
 import re
 import secrets
 from collections.abc import Iterator, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import httpx
-
+from ragox._lazy import lazy_module
 from ragox._openai_http import SAFE_TOKEN, HttpFailure, PooledClient, endpoint, post_json
 from ragox.answer._model import Claim, Draft, Evidence, GeneratorError
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = lazy_module("httpx")
+
 
 __all__ = ["OpenAIGenerator"]
 

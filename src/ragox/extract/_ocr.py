@@ -23,8 +23,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-import pymupdf
-
+from ragox._lazy import lazy_module
 from ragox.extract._model import ErrorCode, ExtractionError
 
 __all__ = [
@@ -37,7 +36,8 @@ __all__ = [
     "tessdata_folder",
 ]
 
-_MUPDF: Any = pymupdf
+#: PyMuPDF, imported at first use (reading a parser id loads no MuPDF)
+_MUPDF: Any = lazy_module("pymupdf")
 
 #: Tesseract's language models, in the order given to the engine.
 LANGUAGES: Final = ("eng", "deu", "rus")

@@ -32,6 +32,8 @@ engine in its parser identity (:func:`ocr_parser`); one without keeps
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import re
 import sys
 import unicodedata
@@ -40,8 +42,6 @@ from collections.abc import Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
-
-import pymupdf
 
 from ragox.anchor import Rect
 from ragox.extract._model import (
@@ -74,33 +74,50 @@ __all__ = [
 #: drawn at a smaller zoom, so a 14400 pt page costs what an A4 poster does.
 RENDER_PIXEL_BUDGET: Final = 8_000_000
 
+
+class _LazyMuPDF:
+    """PyMuPDF, imported at the first attribute read: commands that open no PDF
+    (``status``, ``search``, ``ask``) never pay for loading MuPDF."""
+
+    _module: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        module = _LazyMuPDF._module
+        if module is None:
+            module = importlib.import_module("pymupdf")
+            # MuPDF prints its errors and warnings about damaged files ("MuPDF error:
+            # ...") on stdout, where they would corrupt `--json` output. They stay in
+            # MuPDF's own buffer (``TOOLS.mupdf_warnings()``); PyMuPDF's own messages
+            # go to Python logging.
+            module.TOOLS.mupdf_display_errors(False)
+            module.TOOLS.mupdf_display_warnings(False)
+            module.set_messages(pylogging=True)
+            # The table finder prints, once, a package recommendation with print().
+            if hasattr(module, "_recommend_layout"):
+                setattr(module, "_recommend_layout", False)  # noqa: B010 - untyped
+            _LazyMuPDF._module = module
+        return getattr(module, name)
+
+
 # PyMuPDF ships py.typed with partial annotations; its objects are handled as
 # ``Any`` here and typed where they leave this module.
-_MUPDF: Any = pymupdf
+_MUPDF: Any = _LazyMuPDF()
 
-# MuPDF prints its errors and warnings about damaged files ("MuPDF error: ...") on
-# stdout, where they would corrupt `--json` output. They stay in MuPDF's own
-# buffer (``TOOLS.mupdf_warnings()``); PyMuPDF's own messages go to Python logging.
-_MUPDF.TOOLS.mupdf_display_errors(False)
-_MUPDF.TOOLS.mupdf_display_warnings(False)
-_MUPDF.set_messages(pylogging=True)
-# The table finder prints, once, a package recommendation with print() to stdout.
-if hasattr(_MUPDF, "_recommend_layout"):
-    _MUPDF._recommend_layout = False
-
-#: Ligatures and white space as drawn, text outside the mediabox dropped. Not set:
-#: TEXT_DEHYPHENATE (would join "adip-" + "iscing" and move code points),
-#: TEXT_PRESERVE_IMAGES (image blocks carry no text), TEXT_CID_FOR_UNKNOWN_UNICODE
-#: (a glyph without a Unicode mapping stays U+FFFD instead of an arbitrary code).
-_FLAGS: Final[int] = int(
-    _MUPDF.TEXT_PRESERVE_LIGATURES | _MUPDF.TEXT_PRESERVE_WHITESPACE | _MUPDF.TEXT_MEDIABOX_CLIP
-)
+#: Ligatures and white space as drawn, text outside the mediabox dropped:
+#: TEXT_PRESERVE_LIGATURES (1) | TEXT_PRESERVE_WHITESPACE (2) | TEXT_MEDIABOX_CLIP (64),
+#: written out so that the parser identity needs no MuPDF (a test holds them to
+#: PyMuPDF's constants). Not set: TEXT_DEHYPHENATE (would join "adip-" + "iscing"
+#: and move code points), TEXT_PRESERVE_IMAGES (image blocks carry no text),
+#: TEXT_CID_FOR_UNKNOWN_UNICODE (a glyph without a Unicode mapping stays U+FFFD
+#: instead of an arbitrary code).
+_FLAGS: Final[int] = 1 | 2 | 64
 
 #: Everything that changes the text, the blocks or the boxes (DESIGN §5: the
 #: manifest records a hash of this).
 PDF_PARSER: Final = ParserInfo(
     "pdf-pymupdf",
-    f"2+mupdf-{_MUPDF.VersionBind}",
+    # PyMuPDF's ``VersionBind`` is its package version (a test holds them equal)
+    f"2+mupdf-{importlib.metadata.version('pymupdf')}",
     config={
         "output": "rawdict",
         "sort": False,

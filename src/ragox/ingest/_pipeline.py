@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ragox.anchor import Manifest, ManifestSigner, sha256_hex
 from ragox.extract import (
@@ -35,8 +35,6 @@ from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
 from ragox.ingest._versions import current_versions, stale_stages
 from ragox.search import (
-    Embedder,
-    EmbedderError,
     compound_vocabulary,
     embed_chunks,
     index_terms,
@@ -53,6 +51,9 @@ from ragox.store import (
     utc_now,
 )
 from ragox.text import Profile
+
+if TYPE_CHECKING:
+    from ragox.search import Embedder
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
 
@@ -300,6 +301,8 @@ class Ingestor:
         if embedder is not None and chunk_ids:
             # Lexical search works without them: on an embedder failure the chunks stay
             # without vectors, `ragox status` counts them and `ragox reindex` fills them.
+            from ragox.search import EmbedderError  # noqa: PLC0415 - with an embedder only
+
             with contextlib.suppress(EmbedderError):
                 embed_chunks(self.store, embedder, chunk_ids)
 

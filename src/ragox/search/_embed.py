@@ -38,14 +38,21 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
-import httpx
-import numpy as np
-import numpy.typing as npt
 import platformdirs
 
+from ragox._lazy import lazy_module
 from ragox._openai_http import HttpFailure, PooledClient, endpoint, post_json
+
+if TYPE_CHECKING:
+    import httpx
+    import numpy as np
+    import numpy.typing as npt
+else:
+    httpx = lazy_module("httpx")
+    np = lazy_module("numpy")
+
 
 __all__ = [
     "API_KEY_ENV",
@@ -66,7 +73,8 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 EmbeddingKind = Literal["query", "passage"]
-Vectors = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    Vectors = npt.NDArray[np.float32]
 
 #: The prefixes multilingual-e5 was trained with (model card, "query: " / "passage: ").
 E5_QUERY_PREFIX: Final = "query: "

@@ -11,11 +11,9 @@ from __future__ import annotations
 import enum
 import threading
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-import numpy.typing as npt
-
+from ragox._lazy import lazy_module
 from ragox.access import Principal
 from ragox.search._analyze import (
     SUPPORTED_LANGUAGES,
@@ -24,8 +22,17 @@ from ragox.search._analyze import (
     fts_match,
     tokens,
 )
-from ragox.search._embed import Embedder
-from ragox.store import ChunkRecord, Scope, Store
+from ragox.search._blas import one_blas_thread
+from ragox.store import HitSource, Scope, Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ragox.search._embed import Embedder
+else:
+    np = lazy_module("numpy")
+
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -215,7 +222,8 @@ class Searcher:
         if not matrix.chunk_ids:
             return []
         query_vector = self.embedder.embed([query], "query")[0]
-        scores = matrix.vectors @ query_vector
+        with one_blas_thread():
+            scores = matrix.vectors @ query_vector
         spoken = detect_language(query)
         bonus = SAME_LANGUAGE_BONUS.get(self.embedder.identity.model, {}).get(spoken or "", 0.0)
         if spoken is not None and bonus:
@@ -280,45 +288,36 @@ class Searcher:
         for name, ranked in lists.items():
             for rank, (chunk_id, score) in enumerate(ranked, start=1):
                 ranks.setdefault(chunk_id, []).append(ListRank(name, rank, score))
-        order = [chunk_id for chunk_id, _ in fused]
+        order = [chunk_id for chunk_id, _ in fused][:limit]
         final = dict(fused)
-        hits = []
-        for chunk_id in order[:limit]:
-            hit = self._hit(chunk_id, final[chunk_id], tuple(ranks[chunk_id]), query)
-            if hit is not None:
-                hits.append(hit)
-        return hits
-
-    def _hit(
-        self, chunk_id: str, score: float, found_by: tuple[ListRank, ...], query: str
-    ) -> Hit | None:
-        chunk = self.store.get_chunk(chunk_id)
-        if chunk is None:
-            return None
-        record = self.store.get_manifest(chunk.manifest_id)
-        if record is None:
-            return None
-        text = self.store.text(chunk.manifest_id)
-        blocks = self.store.blocks(chunk.manifest_id, chunk.start, chunk.end)
-        pages = tuple(sorted({b.page for b in blocks if b.page is not None}))
-        return Hit(
-            chunk_id=chunk_id,
-            document_id=record.manifest.document_id,
-            revision=record.manifest.revision,
-            manifest_id=chunk.manifest_id,
-            score=score,
-            found_by=found_by,
-            start=chunk.start,
-            end=chunk.end,
-            pages=pages,
-            snippet=snippet(text, chunk, query),
-        )
+        # one read for all hits: each chunk's own span of text, never whole documents
+        sources = self.store.hit_sources(order)
+        return [
+            _hit(sources[chunk_id], final[chunk_id], tuple(ranks[chunk_id]), query)
+            for chunk_id in order
+            if chunk_id in sources  # a chunk deleted since it was ranked
+        ]
 
 
-def snippet(text: str, chunk: ChunkRecord, query: str) -> str:
-    """A window of the representation text (never the search text) around the first
-    query word found in the chunk."""
-    body = text[chunk.start : chunk.end]
+def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str) -> Hit:
+    chunk = source.chunk
+    return Hit(
+        chunk_id=chunk.chunk_id,
+        document_id=source.document_id,
+        revision=source.revision,
+        manifest_id=chunk.manifest_id,
+        score=score,
+        found_by=found_by,
+        start=chunk.start,
+        end=chunk.end,
+        pages=source.pages,
+        snippet=snippet(source.text, query),
+    )
+
+
+def snippet(body: str, query: str) -> str:
+    """A window of a chunk's representation text (never the search text) around the
+    first query word found in it."""
     lowered = body.casefold()
     position = -1
     for word in sorted(set(tokens(query)), key=len, reverse=True):

@@ -8,12 +8,18 @@ identity in one transaction, so searches never mix vectors of two models.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-
-from ragox.search._embed import Embedder
+from ragox._lazy import lazy_module
 from ragox.store import Store
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragox.search._embed import Embedder
+else:
+    np = lazy_module("numpy")
+
 
 __all__ = ["BATCH", "embed_chunks", "reindex"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ragox.access import (
     ANY_ID,
@@ -46,7 +46,6 @@ from ragox.answer import (
     redact_answer,
 )
 from ragox.extract import ExtractionError, OcrMode, detect_media_type
-from ragox.extract.pdf import PageTextReader
 from ragox.ingest import (
     DEFAULT_MAX_BYTES,
     LEASE,
@@ -63,11 +62,9 @@ from ragox.ingest import (
     stale_stages,
 )
 from ragox.search import (
-    Embedder,
     Hit,
     Searcher,
     SearchMode,
-    embedder_from_spec,
     reindex,
     scope_of,
 )
@@ -101,6 +98,9 @@ from ragox.store import (
     utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
+
+if TYPE_CHECKING:
+    from ragox.search import Embedder
 
 __all__ = [
     "ActionRefused",
@@ -329,6 +329,8 @@ class Ragox:
         if spec != self._embedder_spec:
             self._embedder_spec, self._embedder, self._searcher = spec, None, None
         if self._embedder is None and self._embedder_spec:
+            from ragox.search import embedder_from_spec  # noqa: PLC0415 - loads httpx, numpy
+
             self._embedder = embedder_from_spec(self._embedder_spec)
         return self._embedder
 
@@ -616,6 +618,8 @@ class Ragox:
         total: Callable[[int], None] | None = None,
     ) -> int:
         """Build vectors with the embedder ``spec`` names, then swap atomically."""
+        from ragox.search import embedder_from_spec  # noqa: PLC0415 - loads httpx, numpy
+
         embedder = embedder_from_spec(spec)
         written = reindex(self.store, embedder, spec, progress, total)
         self._embedder, self._embedder_spec, self._searcher = embedder, spec, None
@@ -859,6 +863,8 @@ class Ragox:
         found = self.store.get_manifest(record.manifest_id)
         assert found is not None
         data = self.store.blobs.get(record.source_sha256)
+        from ragox.extract.pdf import PageTextReader  # noqa: PLC0415 - PDFs only
+
         reader = None
         if found.manifest.media_type == PDF:
             # Pages read by OCR are read again by the same engine (deterministic).

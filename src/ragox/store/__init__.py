@@ -4,6 +4,7 @@ All SQL of ragox stays inside this package.
 """
 
 from ragox.store._blobs import BLOBS_VARIABLE, Blobs, BlobStore, open_blobs
+from ragox.store._hits import HitSource
 from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import JobQueue, SearchIndex, Store
 from ragox.store._records import (
@@ -44,6 +45,7 @@ __all__ = [
     "ChunkRecord",
     "DocumentRecord",
     "ExtractionNotes",
+    "HitSource",
     "JobClaim",
     "JobQueue",
     "JobRecord",

@@ -24,10 +24,17 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
-import numpy as np
-import numpy.typing as npt
+from ragox._lazy import lazy_module
+from ragox.store._frequencies import plain_term, term_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy_module("numpy")
+
 
 __all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
 
@@ -626,19 +633,21 @@ class SqliteIndex:
         """Every match in the partitions scored as FTS5's ``bm25()`` would score it in
         one table holding exactly these partitions' rows.
 
-        FTS5 itself finds each phrase's rows in each partition and scores them with
-        that partition's statistics; the phrase frequency of a row follows exactly
-        from that score (bm25 is strictly increasing in it), its length from FTS5's
-        ``docsize``. The sums of rows, tokens and matching rows over the partitions
-        then give the scope's BM25, with FTS5's formula and parameters, term by term
-        in FTS5's order (so the sums round alike).
+        FTS5 itself finds each phrase's rows in each partition: a plain term's
+        occurrences per row come from FTS5's vocabulary (``_frequencies``); any other
+        phrase's rows are scored with that partition's statistics, and the phrase
+        frequency of a row follows exactly from that score (bm25 is strictly
+        increasing in it). A row's length comes from FTS5's ``docsize``. The sums of
+        rows, tokens and matching rows over the partitions then give the scope's
+        BM25, with FTS5's formula and parameters, term by term in FTS5's order (so the
+        sums round alike).
         """
         rows = tokens = 0
         distinct = list(dict.fromkeys(phrases))
-        # Per phrase, over all partitions: rowid, partition-alone score, docsize record,
-        # and the partition's IDF of the phrase and average length, row by row.
-        hits: dict[str, list[tuple[int, float, bytes]]] = {p: [] for p in distinct}
-        local: dict[str, list[tuple[float, float]]] = {p: [] for p in distinct}
+        # Per phrase, over all partitions: rowids, phrase frequencies, row lengths.
+        found_ids: dict[str, list[int]] = {p: [] for p in distinct}
+        found_freqs: dict[str, list[float]] = {p: [] for p in distinct}
+        found_sizes: dict[str, list[float]] = {p: [] for p in distinct}
         for partition in partitions:
             totals = self._totals(conn, partition)
             rows += totals.rows
@@ -647,22 +656,30 @@ class SqliteIndex:
                 continue
             average = float(totals.tokens) / float(totals.rows)
             for phrase in distinct:
+                term = plain_term(phrase)
+                if term is not None:  # frequencies straight from FTS5's vocabulary
+                    counted = term_rows(conn, partition.name, term)
+                    found_ids[phrase] += [row[0] for row in counted]
+                    found_freqs[phrase] += [float(row[1]) for row in counted]
+                    found_sizes[phrase] += [float(_first_varint(row[2])) for row in counted]
+                    continue
                 found = self._phrase_rows(conn, partition, phrase)
-                hits[phrase].extend(found)
-                local[phrase].extend([(_idf(totals.rows, len(found)), average)] * len(found))
+                scores = np.array([hit[1] for hit in found], dtype=np.float64)
+                size = np.array([_first_varint(hit[2]) for hit in found], dtype=np.float64)
+                # f (k1 + 1) / (f + K) with the partition's IDF, K from the row's length
+                ratio = scores / _idf(totals.rows, len(found))
+                k = BM25_K1 * (1 - BM25_B + BM25_B * size / average)
+                freq = np.rint(ratio * k / np.maximum(BM25_K1 + 1.0 - ratio, _MIN_IDF))
+                found_ids[phrase] += [hit[0] for hit in found]
+                found_freqs[phrase] += freq.tolist()
+                found_sizes[phrase] += size.tolist()
         ids: dict[str, npt.NDArray[np.int64]] = {}
         freqs: dict[str, npt.NDArray[np.float64]] = {}
         sizes: dict[str, npt.NDArray[np.float64]] = {}
         for phrase in distinct:
-            ids[phrase] = np.array([hit[0] for hit in hits[phrase]], dtype=np.int64)
-            scores = np.array([hit[1] for hit in hits[phrase]], dtype=np.float64)
-            sizes[phrase] = np.array(
-                [_first_varint(hit[2]) for hit in hits[phrase]], dtype=np.float64
-            )
-            stats = np.array(local[phrase], dtype=np.float64).reshape(-1, 2)
-            ratio = scores / stats[:, 0]  # f (k1 + 1) / (f + K), K from the row's length
-            k = BM25_K1 * (1 - BM25_B + BM25_B * sizes[phrase] / stats[:, 1])
-            freqs[phrase] = np.rint(ratio * k / np.maximum(BM25_K1 + 1.0 - ratio, _MIN_IDF))
+            ids[phrase] = np.array(found_ids[phrase], dtype=np.int64)
+            freqs[phrase] = np.array(found_freqs[phrase], dtype=np.float64)
+            sizes[phrase] = np.array(found_sizes[phrase], dtype=np.float64)
         every = np.unique(np.concatenate(list(ids.values())))
         if not len(every) or rows == 0:
             return iter(())

@@ -14,6 +14,7 @@ from typing import Protocol
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block
 from ragox.store._blobs import Blobs
+from ragox.store._hits import HitSource
 from ragox.store._index import Scope
 from ragox.store._records import (
     AnswerRedactor,
@@ -360,6 +361,10 @@ class Store(Protocol):
     def chunks(self, manifest_id: str) -> list[ChunkRecord]: ...
 
     def get_chunk(self, chunk_id: str) -> ChunkRecord | None: ...
+
+    def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
+        """What hits show of these chunks (span text, document, pages), in one read."""
+        ...
 
     def chunk_count(self, manifest_id: str) -> int: ...
 

@@ -25,6 +25,7 @@ from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind, TableCell
 from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._files import private_file, private_folder
+from ragox.store._hits import HitSource, hit_sources
 from ragox.store._index import SqliteIndex, upgrade_lexical
 from ragox.store._records import (
     AnswerRedactor,
@@ -1328,6 +1329,9 @@ class SqliteStore:
             .fetchone()
         )
         return None if row is None else _chunk_from_row(row)
+
+    def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
+        return hit_sources(self._connection(), chunk_ids)
 
     def chunk_count(self, manifest_id: str) -> int:
         row = (

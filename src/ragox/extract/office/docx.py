@@ -51,13 +51,13 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
+from ragox.extract._office_types import DOCX_MEDIA_TYPE
 from ragox.extract.office._build import Piece, build_extraction
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["DOCX_MEDIA_TYPE", "DOCX_PARSER", "extract_docx"]
 
-DOCX_MEDIA_TYPE: Final = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 DOCX_PARSER: Final = ParserInfo(
     "docx-python-docx",

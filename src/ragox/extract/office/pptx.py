@@ -47,13 +47,13 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
+from ragox.extract._office_types import PPTX_MEDIA_TYPE
 from ragox.extract.office._build import Piece, build_extraction, clean_name
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["PPTX_MEDIA_TYPE", "PPTX_PARSER", "extract_pptx"]
 
-PPTX_MEDIA_TYPE: Final = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
 PPTX_PARSER: Final = ParserInfo(
     "pptx-python-pptx",

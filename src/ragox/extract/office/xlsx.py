@@ -43,13 +43,13 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
+from ragox.extract._office_types import XLSX_MEDIA_TYPE
 from ragox.extract.office._build import MAX_BLOCKS, Piece, build_extraction, clean_name
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["XLSX_MEDIA_TYPE", "XLSX_PARSER", "extract_xlsx"]
 
-XLSX_MEDIA_TYPE: Final = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 XLSX_PARSER: Final = ParserInfo(
     "xlsx-openpyxl",

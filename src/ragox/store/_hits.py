@@ -1,0 +1,68 @@
+"""What a search hit shows, for all hits of a query in one read (issue 15).
+
+A hit needs its chunk, its document and revision, its own span of the
+representation text (for the snippet) and the pages of its blocks. Reading them
+chunk by chunk, with the whole text of each document, made building ten hits cost
+as much as ranking them; here one statement reads them all, and SQLite cuts each
+chunk's span out of its text (``substr`` counts code points, as the offsets do).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragox.store._records import BlockRange, ChunkRecord
+
+__all__ = ["HitSource", "hit_sources"]
+
+
+@dataclass(frozen=True, slots=True)
+class HitSource:
+    """A chunk with what a hit shows of it."""
+
+    chunk: ChunkRecord
+    document_id: str
+    revision: str
+    #: the representation text of ``[chunk.start, chunk.end)``
+    text: str
+    #: PDF pages of the chunk's blocks, ascending (none for other formats)
+    pages: tuple[int, ...]
+
+
+_SOURCES = """
+    SELECT c.chunk_id, c.manifest_id, c.ordinal, c.start, c.end, c.search_start,
+           c.search_end, c.tokens, c.blocks, m.document_id, m.revision,
+           substr(rep.text, c.start + 1, c.end - c.start),
+           (SELECT json_group_array(DISTINCT b.page) FROM blocks b
+            WHERE b.manifest_id = c.manifest_id AND b.page IS NOT NULL
+              AND b.block_index IN (SELECT json_extract(r.value, '$[0]')
+                                    FROM json_each(c.blocks) r))
+    FROM json_each(:ids) j
+    CROSS JOIN chunks c ON c.chunk_id = j.value
+    CROSS JOIN manifests m ON m.manifest_id = c.manifest_id
+    CROSS JOIN representations rep ON rep.manifest_id = c.manifest_id
+"""
+
+
+def hit_sources(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
+    """The chunks of ``chunk_ids`` that exist, by id (a chunk deleted meanwhile is absent)."""
+    found: dict[str, HitSource] = {}
+    for row in conn.execute(_SOURCES, {"ids": json.dumps(list(chunk_ids))}):
+        blocks = json.loads(str(row[8]))
+        chunk = ChunkRecord(
+            chunk_id=str(row[0]),
+            manifest_id=str(row[1]),
+            ordinal=int(row[2]),
+            start=int(row[3]),
+            end=int(row[4]),
+            search_start=int(row[5]),
+            search_end=int(row[6]),
+            tokens=int(row[7]),
+            blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
+        )
+        pages = tuple(sorted(int(page) for page in json.loads(str(row[12] or "[]"))))
+        found[chunk.chunk_id] = HitSource(chunk, str(row[9]), str(row[10]), str(row[11]), pages)
+    return found

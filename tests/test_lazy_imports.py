@@ -1,0 +1,111 @@
+"""Commands load only what they use (issue 15): ``status``, ``search``, ``ask`` and
+``resolve`` on a home of text documents never import PyMuPDF, numpy, httpx, the web
+stack or torch. Behaviour, not timing: the timing is in ``bench/bench_scale.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("fitz", "pymupdf", "numpy", "httpx", "fastapi", "uvicorn", "starlette", "torch")
+
+# Runs one command through the console entry point, then prints which heavy modules
+# the interpreter holds (the command's own output goes to a file).
+_PROBE = """
+import io, json, sys
+from ragox.cli import main
+out = io.StringIO()
+saved = sys.stdout
+sys.stdout = out
+try:
+    code = main(sys.argv[1:])
+finally:
+    sys.stdout = saved
+heavy = [m for m in {heavy!r} if m in sys.modules]
+print(json.dumps({{"code": code, "heavy": heavy, "stdout": out.getvalue()}}))
+"""
+
+
+def _run(home: Path, *args: str) -> dict[str, object]:
+    env = {**os.environ, "RAGOX_HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=HEAVY), *args],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    result: dict[str, object] = json.loads(proc.stdout.decode().splitlines()[-1])
+    return result
+
+
+@pytest.fixture(scope="module")
+def text_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with one plain-text document (ingested in a process of its own)."""
+    home = tmp_path_factory.mktemp("lazy")
+    source = home.parent / "lazy-notes.txt"
+    source.write_text(
+        "The cooling pump is checked every Monday.\n\nThe backup runs at night.\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "ragox", "--home", str(home), "ingest", str(source), "--json"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return home
+
+
+def test_status_imports_no_heavy_module(text_home: Path) -> None:
+    """`status --json` answers without loading PyMuPDF, numpy, httpx or the web stack."""
+    result = _run(text_home, "status", "--json")
+    assert result["code"] == 0
+    assert "lazy-notes" in str(result["stdout"])
+    assert result["heavy"] == []
+
+
+def test_search_and_ask_import_no_heavy_module(text_home: Path) -> None:
+    """A lexical search and an extractive answer need none of them either."""
+    found = _run(text_home, "search", "cooling pump", "--json")
+    assert found["code"] == 0
+    assert "cooling pump" in str(found["stdout"])
+    assert found["heavy"] == []
+    answered = _run(text_home, "ask", "When is the cooling pump checked?", "--json")
+    assert answered["code"] == 0
+    assert "Monday" in str(answered["stdout"])
+    assert answered["heavy"] == []
+
+
+def test_resolve_imports_no_heavy_module(text_home: Path) -> None:
+    """Resolving an anchor of a text document loads none of them."""
+    made = _run(text_home, "anchor", "lazy-notes.txt", "--start", "4", "--end", "16", "--json")
+    assert made["code"] == 0
+    anchor_file = text_home.parent / "lazy-anchor.json"
+    anchor_file.write_text(str(made["stdout"]), encoding="utf-8")
+    resolved = _run(text_home, "resolve", str(anchor_file), "--json")
+    assert resolved["code"] == 0
+    assert json.loads(str(resolved["stdout"]))["status"] == "RESOLVED"
+    assert resolved["heavy"] == []
+
+
+def test_pdf_parser_identity_matches_pymupdf() -> None:
+    """The PDF parser identity, built without importing PyMuPDF, names the same
+    version and flags PyMuPDF itself reports."""
+    import pymupdf
+
+    from ragox.extract.pdf import _FLAGS, PDF_PARSER
+
+    assert PDF_PARSER.version == f"2+mupdf-{pymupdf.VersionBind}"  # 2: table cells
+    assert _FLAGS == (
+        pymupdf.TEXT_PRESERVE_LIGATURES
+        | pymupdf.TEXT_PRESERVE_WHITESPACE
+        | pymupdf.TEXT_MEDIABOX_CLIP
+    )

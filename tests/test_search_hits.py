@@ -1,0 +1,71 @@
+"""What a hit shows (issue 15): hits are built in one read from each chunk's own span,
+and carry the same snippet, document, revision and PDF pages as the chunk itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from ragox.access import Principal
+from ragox.search import SearchMode
+from ragox.service import Ragox
+
+READER = Principal("reader", groups=frozenset({"staff"}))
+
+
+def _three_page_pdf() -> bytes:
+    document = pymupdf.open()
+    for words in (
+        "The boiler manual starts with safety rules for every operator.",
+        "The pressure valve of the boiler is tested every Tuesday by the night shift.",
+        "Spare parts are ordered through the maintenance office.",
+    ):
+        page = document.new_page()
+        page.insert_text((72, 72), words)
+    data: bytes = document.tobytes()
+    document.close()
+    return data
+
+
+def test_pdf_hit_names_its_page_and_quotes_its_chunk(app: Ragox) -> None:
+    """A hit on page 2 of a PDF says page 2, and its snippet is its chunk's text."""
+    outcome = app.ingestor.ingest_bytes(
+        _three_page_pdf(),
+        "boiler.pdf",
+        "boiler",
+        groups=frozenset({"staff"}),
+        tenant="default",
+    )
+    assert outcome.error_code is None
+    hits = app.search("pressure valve tested", READER, SearchMode.LEXICAL, limit=3)
+    assert hits
+    best = hits[0]
+    assert best.document_id == "boiler"
+    assert best.revision == outcome.revision
+    assert best.pages == (2,)
+    text = app.store.text(best.manifest_id)
+    assert "pressure valve" in best.snippet
+    assert best.snippet == text[best.start : best.end]
+
+
+def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -> None:
+    """Hits from many documents come back in rank order, each with its own span."""
+    for number in range(30):
+        body = f"Report {number}: the cooling pump number {number} was inspected. " * 3
+        outcome = app.ingestor.ingest_bytes(
+            body.encode(),
+            f"r{number}.txt",
+            f"r{number:02d}",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+        assert outcome.error_code is None
+    hits = app.search("cooling pump inspected", READER, SearchMode.LEXICAL, limit=10)
+    assert len(hits) == 10
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    for hit in hits:
+        text = app.store.text(hit.manifest_id)
+        assert hit.snippet.strip("…") in text[hit.start : hit.end]
+        assert hit.document_id.startswith("r")
+        assert hit.pages == ()
