@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, settings
 from ragox.access import Principal
 from ragox.cli import main
 from ragox.service import Ragox
-from ragox.store._schema import MIGRATIONS
+from ragox.store.sqlite._schema import MIGRATIONS
 
 # CI machines have two slow cores: judge properties by their examples, not by time.
 settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -20,7 +20,7 @@ from ragox.anchor import _resolve as resolver
 from ragox.answer import Draft, Evidence, ExtractiveGenerator
 from ragox.service import NotFound, Ragox
 from ragox.store import RetentionPolicy
-from ragox.store._schema import MIGRATIONS
+from ragox.store.sqlite._schema import MIGRATIONS
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 OPERATOR = Principal.local_operator()

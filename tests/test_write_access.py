@@ -419,7 +419,7 @@ def test_collections_with_writers_stay_readable_by_their_group(
 def test_schema7_keys_become_read_only(tmp_path: Path) -> None:
     """A schema-7 home opens migrated: its keys keep their groups and lose the upload
     right nobody chose (read-only, not operate); old revisions have no supplier."""
-    from ragox.store._schema import MIGRATIONS
+    from ragox.store.sqlite._schema import MIGRATIONS
 
     home = tmp_path / "home"
     home.mkdir()

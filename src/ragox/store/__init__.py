@@ -4,7 +4,7 @@ All SQL of ragox stays inside this package.
 """
 
 from ragox.store._blobs import BlobStore
-from ragox.store._index import Scope, SqliteIndex
+from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._interface import SearchIndex, Store
 from ragox.store._records import (
     AnswerRedactor,
@@ -27,8 +27,8 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
-from ragox.store._schema import SCHEMA_VERSION
-from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_now
+from ragox.store._scope import Scope
+from ragox.store.sqlite import SCHEMA_VERSION, SqliteIndex, SqliteStore
 
 __all__ = [
     "SCHEMA_VERSION",

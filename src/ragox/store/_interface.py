@@ -14,7 +14,6 @@ from typing import Protocol
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block
 from ragox.store._blobs import BlobStore
-from ragox.store._index import Scope
 from ragox.store._records import (
     AnswerRedactor,
     CheckRun,
@@ -35,6 +34,7 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
+from ragox.store._scope import Scope
 from ragox.text import Alignment
 
 __all__ = ["SearchIndex", "Store"]

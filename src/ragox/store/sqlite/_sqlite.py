@@ -17,15 +17,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind
 from ragox.store._blobs import BlobStore
+from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_file, private_folder
-from ragox.store._index import SqliteIndex, upgrade_lexical
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -47,10 +46,11 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
-from ragox.store._schema import MIGRATIONS, SCHEMA_VERSION
+from ragox.store.sqlite._index import SqliteIndex, upgrade_lexical
+from ragox.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 from ragox.text import Alignment, Coordinates, Span
 
-__all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
+__all__ = ["SqliteStore"]
 
 _TEXT_CACHE_SIZE: Final = 16
 #: At most this many code points of texts in the cache (up to 4 bytes each).
@@ -68,18 +68,6 @@ _IN_PROGRESS: Final = frozenset(
         RevisionState.INDEXING,
     }
 )
-
-
-class StoreError(Exception):
-    """The store cannot be used: newer schema, conflicting write, broken file."""
-
-
-class RevisionConflict(StoreError):
-    """A revision label that exists already with other bytes: revisions are immutable."""
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class SqliteStore:
