@@ -72,7 +72,7 @@ from ragox.service import (
     parse_duration,
     revision_label_problem,
 )
-from ragox.store import PurgeCounts, RetentionPolicy, StoreError
+from ragox.store import STORE_VARIABLE, PurgeCounts, RetentionPolicy, StoreError
 
 __all__ = ["cli", "main"]
 
@@ -150,6 +150,14 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
     help="Data directory (default: $RAGOX_HOME, else a per-user data directory).",
 )
 @click.option(
+    "--store",
+    "store_url",
+    default=None,
+    metavar="URL",
+    help="Store the home's data in PostgreSQL at this postgresql:// URL "
+    "(default: $RAGOX_STORE, else the SQLite database in the home).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -157,11 +165,15 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
 )
 @click.version_option(package_name="ragox")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
+def cli(ctx: click.Context, home: Path | None, store_url: str | None, as_json: bool) -> None:
     """ragox: answers whose every citation is an exact, verified passage."""
     ctx.ensure_object(dict)
     ctx.obj["home"] = home or default_home()
     ctx.obj["json"] = as_json
+    if store_url is not None:
+        # Every home this command opens (and a server's worker processes) uses it;
+        # main() puts the variable back when the command ends.
+        os.environ[STORE_VARIABLE] = store_url
 
 
 @cli.command()
@@ -1649,6 +1661,7 @@ def main(argv: list[str] | None = None) -> int:
         if not _is_unicode_text(arg):
             click.echo(f"ragox: argument {number} is not valid UTF-8", err=True)
             return 2
+    saved_store = os.environ.get(STORE_VARIABLE)
     try:
         result = cli.main(args=args, prog_name="ragox", standalone_mode=False)
     except click.exceptions.Exit as done:
@@ -1667,6 +1680,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a bug: say so in one line, never a traceback
         click.echo(f"ragox: internal error ({type(error).__name__})", err=True)
         return 1
+    finally:
+        if saved_store is None:
+            os.environ.pop(STORE_VARIABLE, None)
+        else:
+            os.environ[STORE_VARIABLE] = saved_store
     return result if isinstance(result, int) else 0
 
 

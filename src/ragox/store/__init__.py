@@ -5,7 +5,8 @@ All SQL of ragox stays inside this package.
 
 from ragox.store._blobs import BlobStore
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
-from ragox.store._interface import SearchIndex, Store
+from ragox.store._interface import Blobs, SearchIndex, Store
+from ragox.store._open import STORE_VARIABLE, is_postgres_url, open_store
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -32,8 +33,10 @@ from ragox.store.sqlite import SCHEMA_VERSION, SqliteIndex, SqliteStore
 
 __all__ = [
     "SCHEMA_VERSION",
+    "STORE_VARIABLE",
     "AnswerRedactor",
     "BlobStore",
+    "Blobs",
     "BlockRange",
     "CheckRun",
     "ChunkRecord",
@@ -59,5 +62,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredAnchor",
+    "is_postgres_url",
+    "open_store",
     "utc_now",
 ]

@@ -1,8 +1,9 @@
 """The store interface: what the rest of ragox may ask of persistence.
 
-:class:`SqliteStore` is the embedded implementation; a PostgreSQL one
-(DESIGN §9) satisfies the same protocols. Nothing outside ``ragox.store`` sees
-SQL, connections or rows.
+:class:`SqliteStore` (``ragox.store.sqlite``) is the embedded implementation,
+:class:`PostgresStore` (``ragox.store.postgres``, DESIGN §9) the scale-out one; both
+satisfy the same protocols. Nothing outside ``ragox.store`` sees SQL, connections
+or rows, nor which backend it talks to.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Protocol
 
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block
-from ragox.store._blobs import BlobStore
 from ragox.store._records import (
     AnswerRedactor,
     CheckRun,
@@ -37,7 +37,29 @@ from ragox.store._records import (
 from ragox.store._scope import Scope
 from ragox.text import Alignment
 
-__all__ = ["SearchIndex", "Store"]
+__all__ = ["Blobs", "SearchIndex", "Store"]
+
+
+class Blobs(Protocol):
+    """Original bytes by SHA-256 (a folder, a table or an object store)."""
+
+    def put(self, data: bytes) -> str: ...
+
+    def get(self, sha256: str) -> bytes:
+        """The bytes; ``FileNotFoundError`` when there are none."""
+        ...
+
+    def path(self, sha256: str) -> Path:
+        """A local file holding the bytes (for a reader in another process)."""
+        ...
+
+    def digest(self, sha256: str) -> str | None:
+        """SHA-256 of the stored bytes (None: missing), for scrubbing."""
+        ...
+
+    def exists(self, sha256: str) -> bool: ...
+
+    def delete(self, sha256: str) -> None: ...
 
 
 class SearchIndex(Protocol):
@@ -97,7 +119,11 @@ class Store(Protocol):
     """Documents, revisions, representations, chunks, anchors, answers and jobs."""
 
     home: Path
-    blobs: BlobStore
+
+    @property
+    def blobs(self) -> Blobs:
+        """Where the originals are."""
+        ...
 
     @property
     def index(self) -> SearchIndex:
