@@ -102,9 +102,32 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Tests marked ``both_backends`` run once per store backend."""
+    """Tests marked ``both_backends`` run once per store backend (grouped by module
+    when they use a module-scoped home: see ``module_store``)."""
     if metafunc.definition.get_closest_marker("both_backends") is not None:
-        metafunc.parametrize("backend", BACKENDS, indirect=True)
+        # sqlite_only: a test of the SQLite file itself (older schemas, FTS5 tables)
+        only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+        params = BACKENDS[:1] if only else BACKENDS
+        if "module_store" in metafunc.fixturenames:
+            metafunc.parametrize("module_store", params, indirect=True, scope="module")
+        else:
+            metafunc.parametrize("backend", params, indirect=True)
+
+
+@pytest.fixture(scope="module")
+def module_store(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """For a module-scoped home (a server shared by a module's tests): the PostgreSQL
+    database of that home and of the tests that use it, or None for SQLite."""
+    if str(getattr(request, "param", "sqlite")) == "sqlite":
+        yield None
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.fresh()
+    patch = pytest.MonkeyPatch()
+    patch.setenv("RAGOX_STORE", url)
+    yield url
+    patch.undo()
+    server.drop(url)
 
 
 @pytest.fixture(autouse=True)
@@ -112,6 +135,14 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     """The store backend of this test: SQLite (the default), or a fresh PostgreSQL
     database that every home opened during the test uses (``RAGOX_STORE``, inherited
     by the CLI and by `ragox serve` processes)."""
+    if "module_store" in request.fixturenames:
+        shared: str | None = request.getfixturevalue("module_store")
+        if shared is None:
+            monkeypatch.delenv("RAGOX_STORE", raising=False)
+        else:
+            monkeypatch.setenv("RAGOX_STORE", shared)
+        yield "sqlite" if shared is None else "postgres"
+        return
     name = str(getattr(request, "param", "sqlite"))
     if name == "sqlite":
         monkeypatch.delenv("RAGOX_STORE", raising=False)

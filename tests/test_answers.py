@@ -20,6 +20,8 @@ from ragox.answer._support import TermMatcher
 from ragox.search import analyze_query
 from ragox.service import NotFound, Ragox
 
+pytestmark = pytest.mark.both_backends
+
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 MANUAL = (
     "Pump P-200 service manual.\n\n"

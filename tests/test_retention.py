@@ -22,6 +22,8 @@ from ragox.service import NotFound, Ragox
 from ragox.store import RetentionPolicy
 from ragox.store.sqlite._schema import MIGRATIONS
 
+pytestmark = pytest.mark.both_backends
+
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 OPERATOR = Principal.local_operator()
 #: Each document has a sentence found nowhere else: its text must vanish with it.

@@ -25,7 +25,6 @@ import json
 import os
 import random
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import regex
 import ragox
 from ragox.access import Principal
 from ragox.anchor import Anchor, Refusal, canonical_json
+from ragox.store import SQLITE_VERSION
 from ragox.text import BASE_PROFILE, codepoint_to_utf8, codepoint_to_utf16
 
 __all__ = [
@@ -181,7 +181,7 @@ def runtime_versions() -> Runtime:
         segmentation=BASE_PROFILE.segmentation,
         mupdf=str(pymupdf.mupdf_version),
         pymupdf=str(pymupdf.VersionBind),
-        sqlite=sqlite3.sqlite_version,
+        sqlite=SQLITE_VERSION,
         ragox=ragox.__version__,
         git_commit=_git_commit(),
     )

@@ -29,10 +29,11 @@ from ragox.store._records import (
     StoredAnchor,
 )
 from ragox.store._scope import Scope
-from ragox.store.sqlite import SCHEMA_VERSION, SqliteIndex, SqliteStore
+from ragox.store.sqlite import SCHEMA_VERSION, SQLITE_VERSION, SqliteIndex, SqliteStore
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SQLITE_VERSION",
     "STORE_VARIABLE",
     "AnswerRedactor",
     "BlobStore",

@@ -24,6 +24,7 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 import psycopg
+import regex
 
 from ragox.store._scope import Scope
 
@@ -123,27 +124,35 @@ def _params(scope: Scope) -> dict[str, object]:
 
 
 def _terms(match: str) -> list[str]:
-    """The terms of an ``"a" OR "b" OR "c"`` expression, in order (repeats kept).
+    """The tokens of an ``"a" OR "b" OR "c"`` expression, in order (repeats kept).
 
-    Terms are the analyzer's tokens, so a phrase is one term; a phrase of several
-    words or a prefix (``"d"*``, which ragox never writes) is refused.
+    The analyzer's terms are single tokens. Two known differences from FTS5, for
+    queries ragox does not write: a phrase of several tokens (``"foo_bar"``: FTS5
+    splits at the underscore) counts as its tokens OR-ed, and a prefix phrase
+    (``"d"*``) as the exact token.
     """
     if not _MATCH.fullmatch(match):
         raise ValueError("a lexical query must be quoted phrases joined by OR")
     terms: list[str] = []
     for phrase in re.findall(_PHRASE, match):
-        if phrase.endswith("*"):
-            raise ValueError("prefix queries are not supported by this backend")
-        words = phrase[1:-1].replace('""', '"').split()
-        if len(words) > 1:
-            raise ValueError("a lexical term is one word")
-        terms.extend(words)
+        text = phrase[1:-1] if not phrase.endswith("*") else phrase[1:-2]
+        terms.extend(_tokens(text.replace('""', '"')))
     return terms
 
 
+#: FTS5's unicode61 token characters (letters, numbers, private use, and the
+#: combining marks it keeps with remove_diacritics 0): a row's length and terms are
+#: counted as the SQLite backend's FTS5 counts them.
+_TOKEN: Final = regex.compile(r"[\p{L}\p{N}\p{Co}\p{Mn}]+")
+
+
+def _tokens(text: str) -> list[str]:
+    return [token.lower() for token in _TOKEN.findall(text)]
+
+
 def _body_terms(body: str) -> Counter[str]:
-    """Term frequencies of an analyzed body (space-separated terms)."""
-    return Counter(body.split())
+    """Term frequencies of an analyzed body, tokenized as FTS5's unicode61 does."""
+    return Counter(_tokens(body))
 
 
 class PostgresIndex:
@@ -250,6 +259,13 @@ class PostgresIndex:
         )
 
     # -- writing -------------------------------------------------------------------
+
+    def write_lexical(
+        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
+    ) -> None:
+        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
+        with self._store.transaction() as conn:
+            self.write_lexical_rows(conn, tenant, manifest_id, language, rows)
 
     def write_lexical_rows(
         self,
@@ -462,7 +478,8 @@ class PostgresIndex:
                 {**_params(scope), "key": embedder_key},
             ).fetchall()
         for chunk_id, vector in rows:
-            yield str(chunk_id), np.asarray(vector, dtype="<f4").tobytes()
+            values = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
+            yield str(chunk_id), np.asarray(values, dtype="<f4").tobytes()
 
     def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
         with self._store.read() as conn:
