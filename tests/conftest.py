@@ -156,6 +156,14 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     server.drop(url)
 
 
+def table_rows(store: object, table: str) -> int:
+    """How many rows a table of either backend holds (for tests that check a table is
+    empty; ``table`` is a fixed name)."""
+    if hasattr(store, "_fetchone"):  # PostgreSQL
+        return int(store._fetchone(f"SELECT COUNT(*) FROM {table}")[0])
+    return int(store._connection().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import OPERATOR, chat_reply
+from conftest import OPERATOR, chat_reply, table_rows
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.answer import Evidence, GeneratorError, OpenAIGenerator, score_sentences
@@ -281,8 +281,7 @@ def test_server_failures_give_no_answer(
     with pytest.raises(GeneratorError) as raised:
         app.ask("How often is the seal checked?", STAFF, OpenAIGenerator(url, "m", timeout=1.0))
     assert raised.value.code == code
-    rows = app.store._connection().execute("SELECT COUNT(*) FROM answers").fetchone()
-    assert rows[0] == 0
+    assert table_rows(app.store, "answers") == 0
 
 
 def test_access_revocation_and_revisions(app: Ragox) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import older_database, run_ragox, serving
+from conftest import older_database, run_ragox, serving, table_rows
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.anchor import _resolve as resolver
@@ -113,7 +113,7 @@ def test_answer_stored_after_its_document_was_deleted_is_redacted(app: Ragox, ho
     stored = app.store.get_answer(record.answer_id)
     assert stored is not None and SEAL not in json.dumps(stored)
     assert stored["evidence"][0]["deleted"] is True  # type: ignore[index]
-    assert app.store._connection().execute("SELECT COUNT(*) FROM answer_traces").fetchone()[0] == 0  # type: ignore[attr-defined]
+    assert table_rows(app.store, "answer_traces") == 0
 
 
 def test_caches_of_another_process_forget_deleted_text(app: Ragox, home: Path) -> None:

@@ -118,3 +118,73 @@ def test_bm25_equals_the_sqlite_store_on_the_same_corpus(url: str, tmp_path: Pat
     finally:
         sqlite_app.close()
         postgres_app.close()
+
+
+def _anchor_statuses(app: Ragox) -> dict[str, str]:
+    statuses: dict[str, str] = {}
+    for manifest_id in app.store.manifest_ids():
+        for stored in app.store.anchors_on("default", manifest_id):
+            anchor_id = stored.anchor.anchor_id
+            statuses[anchor_id] = app.resolve_id(anchor_id, OPERATOR).status.value
+    return statuses
+
+
+def _indexed(app: Ragox) -> dict[str, object]:
+    """Per representation: its search text, chunks, blocks and extraction notes."""
+    seen: dict[str, object] = {}
+    for manifest_id in app.store.manifest_ids():
+        found = app.store.search_text(manifest_id)
+        seen[manifest_id] = (
+            None if found is None else (found[0], found[1].to_bytes()),
+            app.store.chunks(manifest_id),
+            app.store.blocks(manifest_id),
+            app.store.notes(manifest_id),
+            app.store.index_versions(manifest_id),
+        )
+    return seen
+
+
+def test_migrate_store_keeps_every_anchor_resolving(url: str, tmp_path: Path) -> None:
+    """A populated embedded home (text, HTML and PDF, an old revision, an edited
+    representation, an answer) copied into PostgreSQL: every anchor resolves with the
+    same status, search finds the same, the answer and the originals are there."""
+    examples = Path(__file__).parent.parent / "examples"
+    home = tmp_path / "home"
+    app = Ragox(home, store="")
+    try:
+        for path in (
+            examples / "manual-17.txt",
+            examples / "pump-manual.html",
+            Path(__file__).parent / "data" / "pdf" / "multicolumn.pdf",
+        ):
+            assert app.ingest_path(path, path.parent).outcome is not None
+        for document in app.store.list_documents("default"):
+            for start in (0, 10, 40):
+                app.create_anchor(document.document_id, start, start + 12, OPERATOR)
+        old = tmp_path / "manual-17.txt"
+        old.write_text("A second revision of the manual.\n", encoding="utf-8")
+        app.ingest_path(old, old.parent, document_id="manual-17")
+        answer = app.ask("How often is the impeller inspected?", OPERATOR)
+        before = _anchor_statuses(app)
+        hits = [h.chunk_id for h in app.search("impeller seal", OPERATOR, SearchMode.LEXICAL)]
+        indexed = _indexed(app)
+    finally:
+        app.close()
+    assert len(before) >= 9 and set(before.values()) >= {"RESOLVED"}
+    copied = run_ragox(home, "migrate-store", str(home), url, "--json")
+    assert copied.code == 0, copied.stderr
+    assert json.loads(copied.stdout)["rows"]["anchors"] == len(before)
+    again = run_ragox(home, "migrate-store", str(home), url)
+    assert again.code == 1 and "not empty" in again.stderr
+    moved = Ragox(home, store=url)
+    try:
+        assert type(moved.store).__name__ == "PostgresStore"
+        assert _anchor_statuses(moved) == before
+        after = [h.chunk_id for h in moved.search("impeller seal", OPERATOR, SearchMode.LEXICAL)]
+        assert after == hits
+        assert _indexed(moved) == indexed
+        assert moved.store.get_answer(answer.answer_id) is not None
+        for sha256 in moved.store.source_hashes():
+            assert moved.store.blobs.digest(sha256) == sha256
+    finally:
+        moved.close()

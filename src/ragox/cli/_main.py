@@ -72,7 +72,13 @@ from ragox.service import (
     parse_duration,
     revision_label_problem,
 )
-from ragox.store import STORE_VARIABLE, PurgeCounts, RetentionPolicy, StoreError
+from ragox.store import (
+    STORE_VARIABLE,
+    PurgeCounts,
+    RetentionPolicy,
+    StoreError,
+    migrate_store,
+)
 
 __all__ = ["cli", "main"]
 
@@ -803,6 +809,33 @@ def verify_cmd(
         click.echo(f"report {data['report_sha256']}  kept in {kept}")
     if not report.ok:
         ctx.exit(1)
+
+
+@cli.command(name="migrate-store")
+@click.argument("source", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("url")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def migrate_store_cmd(source: Path, url: str, as_json: bool) -> None:
+    """Copy the embedded home SOURCE (its SQLite store and originals) into the empty
+    PostgreSQL database at URL, in one transaction; then use the home with --store URL.
+
+    Documents, revisions, representations, chunks, vectors, anchors, answers, keys and
+    reports keep their ids, so every anchor resolves as before.
+    """
+    try:
+        copied = migrate_store(source, url)
+    except StoreError as error:
+        raise Failure(f"cannot copy the store: {error}") from None
+    if as_json:
+        print_json(copied)
+        return
+    rows = copied["rows"]
+    assert isinstance(rows, dict)
+    click.echo(
+        f"copied {rows.get('documents', 0)} documents, {rows.get('anchors', 0)} anchors, "
+        f"{rows.get('answers', 0)} answers, {copied['blobs']} originals; "
+        f"use: ragox --home {source} --store URL ..."
+    )
 
 
 @cli.command(name="reindex")

@@ -6,7 +6,7 @@ All SQL of ragox stays inside this package.
 from ragox.store._blobs import BlobStore
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._interface import Blobs, SearchIndex, Store
-from ragox.store._open import STORE_VARIABLE, is_postgres_url, open_store
+from ragox.store._open import STORE_VARIABLE, is_postgres_url, migrate_store, open_store
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -64,6 +64,7 @@ __all__ = [
     "StoreError",
     "StoredAnchor",
     "is_postgres_url",
+    "migrate_store",
     "open_store",
     "utc_now",
 ]

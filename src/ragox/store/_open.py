@@ -10,7 +10,7 @@ from ragox.store._errors import StoreError
 from ragox.store._interface import Store
 from ragox.store.sqlite import SqliteStore
 
-__all__ = ["STORE_VARIABLE", "is_postgres_url", "open_store"]
+__all__ = ["STORE_VARIABLE", "is_postgres_url", "migrate_store", "open_store"]
 
 #: the environment variable naming the store (default: the SQLite file of the home)
 STORE_VARIABLE: Final = "RAGOX_STORE"
@@ -37,3 +37,34 @@ def open_store(home: Path, location: str | None = None) -> Store:
             ) from None
         return PostgresStore(chosen, home)
     raise StoreError("a store is a postgresql:// URL (or empty: the SQLite home)")
+
+
+def migrate_store(home: Path, url: str) -> dict[str, object]:
+    """Copy the SQLite store of ``home`` into the empty PostgreSQL database at ``url``
+    (one transaction); returns counts of what was copied (numbers only). The home's
+    manifest key stays in the home: open it with ``--store URL`` afterwards."""
+    if not is_postgres_url(url):
+        raise StoreError("the target is a postgresql:// URL")
+    if not (home / "ragox.db").is_file():
+        raise StoreError("no embedded store in that home")
+    try:
+        # an optional extra (psycopg): imported only by a home that uses it
+        from ragox.store.postgres import PostgresStore  # noqa: PLC0415
+        from ragox.store.postgres._copy import copy_sqlite_store  # noqa: PLC0415
+    except ImportError:
+        raise StoreError(
+            "the PostgreSQL store needs the postgres extra (pip install 'ragox[postgres]')"
+        ) from None
+    source = SqliteStore(home)
+    target = PostgresStore(url, home)
+    try:
+        counts = copy_sqlite_store(source, target)
+    finally:
+        source.close()
+        target.close()
+    return {
+        "rows": dict(counts.rows),
+        "blobs": counts.blobs,
+        "vectors": counts.vectors,
+        "lexical_rows": counts.lexical_rows,
+    }
