@@ -443,8 +443,10 @@ class PostgresIndex:
         if not terms:
             return []
         with self._store.read() as conn:
+            # Prepared: planning this statement costs more than running it on a
+            # small scope, and its plan depends on no value.
             rows = conn.execute(
-                _RANKED, {**_params(scope), "terms": terms, "limit": limit}
+                _RANKED, {**_params(scope), "terms": terms, "limit": limit}, prepare=True
             ).fetchall()
         return [(str(row[0]), float(row[1])) for row in rows]
 

@@ -83,6 +83,14 @@ _IN_PROGRESS: Final = frozenset(
 Connection = psycopg.Connection[Any]
 
 
+def _configure(conn: Connection) -> None:
+    """Each pooled connection: pgvector's types, and generic plans for prepared
+    statements (the ranking query takes longer to plan than to run, and none of the
+    store's statements has a plan that should follow its values)."""
+    register_vector(conn)
+    conn.execute("SET plan_cache_mode = force_generic_plan")
+
+
 def _one(conn: Connection, query: str, params: Any = None) -> Any:
     """The one row a query returns (an aggregate)."""
     row = conn.execute(query, params).fetchone()
@@ -137,7 +145,7 @@ class PostgresStore:
                     min_size=1,
                     max_size=pool_size(),
                     kwargs={"autocommit": True},
-                    configure=register_vector,
+                    configure=_configure,
                     open=True,
                 )
             return self._opened
