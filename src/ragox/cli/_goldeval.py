@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from ragox.answer import Generator
 from ragox.cli._render import print_json
+from ragox.cli._scratch import scratch_store
 from ragox.eval import (
     GoldAnswersReport,
     GoldRetrievalReport,
@@ -54,7 +55,7 @@ def gold_answers(
 ) -> GoldAnswersReport:
     gold = load_gold_set(path)
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(Path(scratch))
+        app = Ragox(Path(scratch), store=scratch_store())
         try:
             located = _prepare(app, gold, files or path.parent, quiet)
             with tqdm(gold.questions, desc="ask", unit="q", disable=quiet, file=sys.stderr) as bar:
@@ -73,7 +74,7 @@ def gold_retrieval(
 ) -> GoldRetrievalReport:
     gold = load_gold_set(path)
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(index_home or Path(scratch))
+        app = Ragox(index_home or Path(scratch), store=scratch_store())
         try:
             located = _prepare(app, gold, files or path.parent, quiet)
             if spec is not None:

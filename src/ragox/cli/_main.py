@@ -48,6 +48,7 @@ from ragox.cli._render import (
     resolution_json,
     successor_json,
 )
+from ragox.cli._scratch import scratch_store
 from ragox.eval import (
     GoldSetError,
     SquadError,
@@ -176,6 +177,7 @@ def cli(ctx: click.Context, home: Path | None, store_url: str | None, as_json: b
     ctx.ensure_object(dict)
     ctx.obj["home"] = home or default_home()
     ctx.obj["json"] = as_json
+    ctx.obj["store"] = store_url
     if store_url is not None:
         # Every home this command opens (and a server's worker processes) uses it;
         # main() puts the variable back when the command ends.
@@ -1261,7 +1263,7 @@ def eval_answers(
         raise Usage(str(error)) from None
     quiet = as_json or not sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(Path(scratch))
+        app = Ragox(Path(scratch), store=scratch_store())
         try:
             generator = (
                 None if generator_spec == "extractive" else generator_from_spec(generator_spec)
@@ -1352,7 +1354,7 @@ def eval_retrieval(
         raise Usage(str(error)) from None
     quiet = as_json or not sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(index_home or Path(scratch))
+        app = Ragox(index_home or Path(scratch), store=scratch_store())
         try:
             with tqdm(
                 articles, desc="ingest", unit="article", disable=quiet, file=sys.stderr

@@ -291,7 +291,9 @@ def run_seed_experiment() -> list[VerifyCase]:
     reader = Principal("alice", groups=frozenset({"qa"}))
     outsider = Principal("mallory", groups=frozenset({"sales"}))
     with tempfile.TemporaryDirectory(prefix="ragox-verify-") as scratch:
-        app = Ragox(Path(scratch) / "home")
+        # SQLite in the scratch folder: the experiment never writes into the store
+        # the installation is configured with ($RAGOX_STORE).
+        app = Ragox(Path(scratch) / "home", store="")
         try:
             outcome = app.ingestor.ingest_bytes(
                 SEED_TEXT.encode("utf-8"),
