@@ -418,6 +418,7 @@ def test_collections_with_writers_stay_readable_by_their_group(
     assert ragox_cli("acl", "red/a/s", "--groups", "blue").code == 0
 
 
+@pytest.mark.sqlite_only  # an older SQLite home
 def test_schema7_keys_become_read_only(tmp_path: Path) -> None:
     """A schema-7 home opens migrated: its keys keep their groups and lose the upload
     right nobody chose (read-only, not operate); old revisions have no supplier."""

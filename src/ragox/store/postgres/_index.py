@@ -97,8 +97,8 @@ _RANKED = f"""
         CROSS JOIN LATERAL (SELECT ln((totals.n - h.hits + 0.5) / (h.hits + 0.5)) AS idf) x),
     scored AS (
         SELECT o.rowid, SUM(w.weight * (o.tf * {BM25_K1 + 1.0})
-            / (o.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * l.length / (totals.tok / totals.n))))
-            AS score
+            / (o.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * l.length / (totals.tok / totals.n)))
+            ORDER BY o.term) AS score
         FROM postings o
         JOIN weights w ON w.term = o.term
         JOIN lexical_rows l ON l.rowid = o.rowid
