@@ -93,7 +93,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "scope applied after the FTS top-k",
-        "src/ragox/store/_index.py",
+        "src/ragox/store/sqlite/_index.py",
         (
             # every partition of the tenant is ranked (as the old per-tenant table was),
             # and the scope only filters the top of that ranking, without deepening
@@ -150,13 +150,13 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "answer stored after its document's deletion keeps the text",
-        "src/ragox/store/_sqlite.py",
+        "src/ragox/store/sqlite/_sqlite.py",
         (Edit("            if gone and redact is not None:\n", "            if False:\n"),),
         (f"{RETENTION}::test_answer_stored_after_its_document_was_deleted_is_redacted",),
     ),
     Mutation(
         "another process keeps its caches after a deletion",
-        "src/ragox/store/_sqlite.py",
+        "src/ragox/store/sqlite/_sqlite.py",
         (
             Edit(
                 '        """\n        self._forget_if_erased()\n        rows = (\n',

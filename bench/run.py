@@ -18,12 +18,14 @@ import bench_reprocess
 import bench_resolve
 import bench_scale
 import bench_search
+import bench_store
 from _table import print_table
 
 BENCHES = {
     "resolve": bench_resolve,
     "ingest": bench_ingest,
     "search": bench_search,
+    "store": bench_store,
     "api": bench_api,
     "answers": bench_answers,
     "realdocs": bench_realdocs,

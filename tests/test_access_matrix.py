@@ -27,6 +27,8 @@ from conftest import serving
 from ragox.access import Principal
 from ragox.service import NotFound, Ragox, WriteRefused
 
+pytestmark = pytest.mark.both_backends
+
 TENANTS = ("default", "acme")
 GROUPS = ("red", "green", "blue")
 KINDS = ("read", "write", "operate")
@@ -59,7 +61,7 @@ class Matrix:
 
 
 @pytest.fixture(scope="module")
-def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
+def matrix(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Matrix]:
     home = tmp_path_factory.mktemp("matrix") / "home"
     app = Ragox(home)
     keys, answers = {}, {}

@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 
-from conftest import OPERATOR, chat_reply
+from conftest import OPERATOR, chat_reply, table_rows
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.answer import Evidence, GeneratorError, OpenAIGenerator, score_sentences
 from ragox.answer._support import TermMatcher
 from ragox.search import analyze_query
 from ragox.service import NotFound, Ragox
+
+pytestmark = pytest.mark.both_backends
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 MANUAL = (
@@ -279,8 +281,7 @@ def test_server_failures_give_no_answer(
     with pytest.raises(GeneratorError) as raised:
         app.ask("How often is the seal checked?", STAFF, OpenAIGenerator(url, "m", timeout=1.0))
     assert raised.value.code == code
-    rows = app.store._connection().execute("SELECT COUNT(*) FROM answers").fetchone()
-    assert rows[0] == 0
+    assert table_rows(app.store, "answers") == 0
 
 
 def test_access_revocation_and_revisions(app: Ragox) -> None:

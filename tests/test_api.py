@@ -22,6 +22,8 @@ from ragox.access import Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 MANUAL = (
     "Pump P-200 service manual.\n\n"
     "The seal is checked every 500 operating hours. A worn seal causes leaks.\n\n"
@@ -40,7 +42,7 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("api") / "home"
     app = Ragox(home)
     app.ingestor.ingest_bytes(

@@ -17,6 +17,8 @@ from ragox.ingest import Ingestor
 from ragox.service import Ragox
 from ragox.store import RevisionState
 
+pytestmark = pytest.mark.both_backends
+
 MANUAL = (
     "Pump manual\n\nDisconnect power before opening the cover. Wait five minutes.\n\n"
     "Check the seal every 500 hours.\n"

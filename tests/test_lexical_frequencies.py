@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from ragox.store._frequencies import plain_term, term_rows
-from ragox.store._index import _first_varint
+from ragox.store.sqlite._index import _first_varint
 
 
 @pytest.mark.parametrize(

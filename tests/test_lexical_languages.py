@@ -16,6 +16,8 @@ from ragox.search import (
 )
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 #: document id → text; the comment says which language detection finds
 DOCUMENTS = {
     # de

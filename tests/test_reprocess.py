@@ -30,7 +30,7 @@ from ragox.extract.plain import extract_plain_text
 from ragox.ingest import ChunkingConfig, SearchText, _pipeline, _searchtext
 from ragox.service import Ragox
 from ragox.store import ChunkRecord, SqliteIndex, SqliteStore, StoredAnchor
-from ragox.store._schema import MIGRATIONS
+from ragox.store.sqlite._schema import MIGRATIONS
 from ragox.text import Profile
 
 TENANT = "default"

@@ -4,11 +4,15 @@ size of a caller's anchors."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragox.access import Principal
 from ragox.anchor import Anchor, Refusal, ResolutionStatus, TextQuote
 from ragox.anchor import _resolve as resolver
 from ragox.anchor._model import MEMO_QUOTE_LIMIT
 from ragox.service import Ragox
+
+pytestmark = pytest.mark.both_backends
 
 READER = Principal("sam", groups=frozenset({"staff"}))
 TEXT = "Intro.\n\n" + ("Filler sentence number one. " * 200) + "\n\nThe seal lasts 500 hours.\n"

@@ -14,6 +14,8 @@ from ragox.access import Principal
 from ragox.search import SearchError, SearchMode, analyze_document, analyze_search_query
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 
 def _xquad(limit_paragraphs: int) -> tuple[list[str], list[tuple[str, int]]]:
     data = json.loads((DATA / "xquad" / "xquad.en.json").read_text(encoding="utf-8"))

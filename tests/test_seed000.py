@@ -17,6 +17,8 @@ from ragox.anchor import Anchor, ResolutionStatus
 from ragox.service import Ragox
 from ragox.text import BASE_PROFILE, codepoint_to_utf8, codepoint_to_utf16
 
+pytestmark = pytest.mark.both_backends
+
 QA = Principal("alice", groups=frozenset({"qa"}))
 
 

@@ -20,6 +20,8 @@ from ragox.anchor import Refusal, ResolutionStatus
 from ragox.service import NotFound, Ragox
 from ragox.store import SCHEMA_VERSION
 
+pytestmark = pytest.mark.both_backends
+
 DEFAULT_TEXT = (
     "Pump P-200 service manual.\n\n"
     "The seal is checked every 500 operating hours. A worn seal causes leaks.\n"
@@ -52,7 +54,7 @@ class Api:
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def api(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Api]:
     home = tmp_path_factory.mktemp("tenants") / "home"
     app = Ragox(home)
     app.ingestor.ingest_bytes(
@@ -327,6 +329,7 @@ def _copy_as_schema6(new_home: Path, old_db: Path) -> None:
         legacy_lexical_tables(old)  # schema 6 kept one lexical table per tenant
 
 
+@pytest.mark.sqlite_only  # an older SQLite home
 def test_schema6_database_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
     """A schema-6 home (documents of two tenants, anchors, a link, an answer, keys) opens
     with this ragox: the current schema, every row kept, every anchor resolves for its tenant only,

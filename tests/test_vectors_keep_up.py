@@ -22,6 +22,8 @@ from ragox.access import Principal
 from ragox.search import SearchMode, embedder_from_spec
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 DIMENSION = 8
 

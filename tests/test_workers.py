@@ -22,7 +22,7 @@ from ragox.access import Principal
 from ragox.ingest import WorkerConfig, WorkNote, WorkResult
 from ragox.service import ActionRefused, Ragox
 from ragox.store import SCHEMA_VERSION, WORKER_LOST, JobState, RevisionState, SqliteStore
-from ragox.store._schema import MIGRATIONS
+from ragox.store.sqlite._schema import MIGRATIONS
 
 TENANT = "default"
 OPERATOR = Principal.local_operator(TENANT)
@@ -33,23 +33,28 @@ def _token(number: int) -> str:
     return "kestrel" + "".join(chr(ord("a") + int(d)) for d in f"{number:03d}") + "x"
 
 
-def _text(number: int) -> str:
+def _text(number: int, filler: int = 0) -> str:
+    """Document ``number``; ``filler`` more paragraphs make its run take longer."""
     return (
         f"Maintenance note {number}.\n\n"
         f"The inspection of valve {_token(number)} happens every week. "
         "Operators record the pressure and the temperature in the log book.\n\n"
         "Before opening the housing, the line is depressurized and locked out. "
         "A second person confirms the lockout before work begins.\n"
+    ) + "".join(
+        f"\nStep {step}: the gauge of line {step} is read, and its value is written "
+        "down with the time of reading and the name of the reader.\n"
+        for step in range(filler)
     )
 
 
-def _write_docs(folder: Path, count: int) -> dict[str, int]:
-    """``count`` small text files; returns document id → number."""
+def _write_docs(folder: Path, count: int, filler: int = 0) -> dict[str, int]:
+    """``count`` text files; returns document id → number."""
     folder.mkdir(parents=True)
     docs = {}
     for number in range(count):
         name = f"note{number:03d}.txt"
-        (folder / name).write_text(_text(number), encoding="utf-8")
+        (folder / name).write_text(_text(number, filler), encoding="utf-8")
         docs[name] = number
     return docs
 
@@ -184,7 +189,8 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
     worker; no revision is half visible, no chunk is written twice."""
     count, wanted = 60, 20
     rng = random.Random(11)
-    docs = _write_docs(tmp_path / "docs", count)
+    # runs long enough (a few hundred ms even on a fast machine) to be killed inside
+    docs = _write_docs(tmp_path / "docs", count, filler=1500)
     reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference")
     home = tmp_path / "home"
     _queue(home, tmp_path / "docs", count)

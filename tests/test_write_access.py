@@ -23,6 +23,8 @@ from ragox.access import Principal
 from ragox.anchor import sha256_hex
 from ragox.service import NotFound, Ragox
 
+pytestmark = pytest.mark.both_backends
+
 SECRET = b"Board minutes. The merger closes on 3 March; 120 roles move to Lyon.\n"
 PUBLIC = b"Staff handbook. The canteen opens at eight.\n"
 
@@ -52,7 +54,7 @@ def _key(app: Ragox, name: str, groups: set[str], **rights: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("writes") / "home"
     app = Ragox(home)
     for doc_id in ("board/minutes", "minutes"):
@@ -416,10 +418,11 @@ def test_collections_with_writers_stay_readable_by_their_group(
     assert ragox_cli("acl", "red/a/s", "--groups", "blue").code == 0
 
 
+@pytest.mark.sqlite_only  # an older SQLite home
 def test_schema7_keys_become_read_only(tmp_path: Path) -> None:
     """A schema-7 home opens migrated: its keys keep their groups and lose the upload
     right nobody chose (read-only, not operate); old revisions have no supplier."""
-    from ragox.store._schema import MIGRATIONS
+    from ragox.store.sqlite._schema import MIGRATIONS
 
     home = tmp_path / "home"
     home.mkdir()

@@ -13,6 +13,7 @@ import click
 from ragox._lazy import lazy_module
 from ragox.answer import Generator
 from ragox.cli._render import print_json
+from ragox.cli._scratch import scratch_store
 from ragox.eval import (
     GoldAnswersReport,
     GoldRetrievalReport,
@@ -64,7 +65,7 @@ def gold_answers(
 ) -> GoldAnswersReport:
     gold = load_gold_set(path)
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(Path(scratch))
+        app = Ragox(Path(scratch), store=scratch_store())
         try:
             located = _prepare(app, gold, files or path.parent, quiet)
             with _tqdm.tqdm(
@@ -85,7 +86,7 @@ def gold_retrieval(
 ) -> GoldRetrievalReport:
     gold = load_gold_set(path)
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(index_home or Path(scratch))
+        app = Ragox(index_home or Path(scratch), store=scratch_store())
         try:
             located = _prepare(app, gold, files or path.parent, quiet)
             if spec is not None:

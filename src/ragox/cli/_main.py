@@ -48,6 +48,7 @@ from ragox.cli._render import (
     resolution_json,
     successor_json,
 )
+from ragox.cli._scratch import scratch_store
 from ragox.extract import OcrMode
 from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
@@ -64,7 +65,13 @@ from ragox.service import (
     parse_duration,
     revision_label_problem,
 )
-from ragox.store import PurgeCounts, RetentionPolicy, StoreError
+from ragox.store import (
+    STORE_VARIABLE,
+    PurgeCounts,
+    RetentionPolicy,
+    StoreError,
+    migrate_store,
+)
 
 if TYPE_CHECKING:
     import tqdm as _tqdm
@@ -150,6 +157,14 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
     help="Data directory (default: $RAGOX_HOME, else a per-user data directory).",
 )
 @click.option(
+    "--store",
+    "store_url",
+    default=None,
+    metavar="URL",
+    help="Store the home's data in PostgreSQL at this postgresql:// URL "
+    "(default: $RAGOX_STORE, else the SQLite database in the home).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -157,11 +172,16 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
 )
 @click.version_option(package_name="ragox")
 @click.pass_context
-def cli(ctx: click.Context, home: Path | None, as_json: bool) -> None:
+def cli(ctx: click.Context, home: Path | None, store_url: str | None, as_json: bool) -> None:
     """ragox: answers whose every citation is an exact, verified passage."""
     ctx.ensure_object(dict)
     ctx.obj["home"] = home or default_home()
     ctx.obj["json"] = as_json
+    ctx.obj["store"] = store_url
+    if store_url is not None:
+        # Every home this command opens (and a server's worker processes) uses it;
+        # main() puts the variable back when the command ends.
+        os.environ[STORE_VARIABLE] = store_url
 
 
 def _language_code(value: str | None) -> str | None:
@@ -835,6 +855,33 @@ def verify_cmd(
         ctx.exit(1)
 
 
+@cli.command(name="migrate-store")
+@click.argument("source", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("url")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def migrate_store_cmd(source: Path, url: str, as_json: bool) -> None:
+    """Copy the embedded home SOURCE (its SQLite store and originals) into the empty
+    PostgreSQL database at URL, in one transaction; then use the home with --store URL.
+
+    Documents, revisions, representations, chunks, vectors, anchors, answers, keys and
+    reports keep their ids, so every anchor resolves as before.
+    """
+    try:
+        copied = migrate_store(source, url)
+    except StoreError as error:
+        raise Failure(f"cannot copy the store: {error}") from None
+    if as_json:
+        print_json(copied)
+        return
+    rows = copied["rows"]
+    assert isinstance(rows, dict)
+    click.echo(
+        f"copied {rows.get('documents', 0)} documents, {rows.get('anchors', 0)} anchors, "
+        f"{rows.get('answers', 0)} answers, {copied['blobs']} originals; "
+        f"use: ragox --home {source} --store URL ..."
+    )
+
+
 @cli.command(name="reindex")
 @click.option(
     "--embedder",
@@ -1317,7 +1364,7 @@ def eval_answers(
         raise Usage(str(error)) from None
     quiet = as_json or not sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(Path(scratch))
+        app = Ragox(Path(scratch), store=scratch_store())
         try:
             generator = (
                 None if generator_spec == "extractive" else generator_from_spec(generator_spec)
@@ -1425,7 +1472,7 @@ def eval_retrieval(
         raise Usage(str(error)) from None
     quiet = as_json or not sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="ragox-eval-") as scratch:
-        app = Ragox(index_home or Path(scratch))
+        app = Ragox(index_home or Path(scratch), store=scratch_store())
         try:
             with _tqdm.tqdm(
                 articles, desc="ingest", unit="article", disable=quiet, file=sys.stderr
@@ -1781,6 +1828,7 @@ def main(argv: list[str] | None = None) -> int:
         if not _is_unicode_text(arg):
             click.echo(f"ragox: argument {number} is not valid UTF-8", err=True)
             return 2
+    saved_store = os.environ.get(STORE_VARIABLE)
     try:
         result = cli.main(args=args, prog_name="ragox", standalone_mode=False)
     except click.exceptions.Exit as done:
@@ -1799,6 +1847,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a bug: say so in one line, never a traceback
         click.echo(f"ragox: internal error ({type(error).__name__})", err=True)
         return 1
+    finally:
+        if saved_store is None:
+            os.environ.pop(STORE_VARIABLE, None)
+        else:
+            os.environ[STORE_VARIABLE] = saved_store
     return result if isinstance(result, int) else 0
 
 

@@ -91,10 +91,10 @@ from ragox.store import (
     RevisionConflict,
     RevisionRecord,
     RevisionState,
-    SqliteStore,
     Store,
     StoredAnchor,
     StoreError,
+    open_store,
     utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
@@ -300,9 +300,11 @@ class Ragox:
         *,
         profile: Profile = BASE_PROFILE,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        store: str | None = None,
     ) -> None:
         self.home = home
-        self.store: Store = SqliteStore(home)
+        # ``store``: a postgresql:// URL (default: $RAGOX_STORE, else SQLite in the home)
+        self.store: Store = open_store(home, store)
         self.signer = ManifestSigner(load_or_create_key(home))
         self.profile = profile
         self._embedder: Embedder | None = None

@@ -25,7 +25,6 @@ import json
 import os
 import random
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import regex
 import ragox
 from ragox.access import Principal
 from ragox.anchor import Anchor, Refusal, canonical_json
+from ragox.store import SQLITE_VERSION
 from ragox.text import BASE_PROFILE, codepoint_to_utf8, codepoint_to_utf16
 
 __all__ = [
@@ -181,7 +181,7 @@ def runtime_versions() -> Runtime:
         segmentation=BASE_PROFILE.segmentation,
         mupdf=str(pymupdf.mupdf_version),
         pymupdf=str(pymupdf.VersionBind),
-        sqlite=sqlite3.sqlite_version,
+        sqlite=SQLITE_VERSION,
         ragox=ragox.__version__,
         git_commit=_git_commit(),
     )
@@ -291,7 +291,9 @@ def run_seed_experiment() -> list[VerifyCase]:
     reader = Principal("alice", groups=frozenset({"qa"}))
     outsider = Principal("mallory", groups=frozenset({"sales"}))
     with tempfile.TemporaryDirectory(prefix="ragox-verify-") as scratch:
-        app = Ragox(Path(scratch) / "home")
+        # SQLite in the scratch folder: the experiment never writes into the store
+        # the installation is configured with ($RAGOX_STORE).
+        app = Ragox(Path(scratch) / "home", store="")
         try:
             outcome = app.ingestor.ingest_bytes(
                 SEED_TEXT.encode("utf-8"),

@@ -4,9 +4,11 @@ All SQL of ragox stays inside this package.
 """
 
 from ragox.store._blobs import BLOBS_VARIABLE, Blobs, BlobStore, open_blobs
+from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._hits import HitSource
-from ragox.store._index import Scope, SqliteIndex
 from ragox.store._interface import JobQueue, SearchIndex, Store
+from ragox.store._open import STORE_VARIABLE, is_postgres_url, migrate_store, open_store
+from ragox.store._queue import WORKER_LOST
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -29,13 +31,14 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
-from ragox.store._schema import SCHEMA_VERSION
-from ragox.store._sqlite import RevisionConflict, SqliteStore, StoreError, utc_now
-from ragox.store._sqlite_queue import WORKER_LOST
+from ragox.store._scope import Scope
+from ragox.store.sqlite import SCHEMA_VERSION, SQLITE_VERSION, SqliteIndex, SqliteStore
 
 __all__ = [
     "BLOBS_VARIABLE",
     "SCHEMA_VERSION",
+    "SQLITE_VERSION",
+    "STORE_VARIABLE",
     "WORKER_LOST",
     "AnswerRedactor",
     "BlobStore",
@@ -68,6 +71,9 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredAnchor",
+    "is_postgres_url",
+    "migrate_store",
     "open_blobs",
+    "open_store",
     "utc_now",
 ]

@@ -1,8 +1,9 @@
 """The store interface: what the rest of ragox may ask of persistence.
 
-:class:`SqliteStore` is the embedded implementation; a PostgreSQL one
-(DESIGN §9) satisfies the same protocols. Nothing outside ``ragox.store`` sees
-SQL, connections or rows.
+:class:`SqliteStore` (``ragox.store.sqlite``) is the embedded implementation,
+:class:`PostgresStore` (``ragox.store.postgres``, DESIGN §9) the scale-out one; both
+satisfy the same protocols. Nothing outside ``ragox.store`` sees SQL, connections
+or rows, nor which backend it talks to.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block
 from ragox.store._blobs import Blobs
 from ragox.store._hits import HitSource
-from ragox.store._index import Scope
 from ragox.store._records import (
     AnswerRedactor,
     CheckRun,
@@ -37,6 +37,7 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
+from ragox.store._scope import Scope
 from ragox.text import Alignment
 
 __all__ = ["JobQueue", "SearchIndex", "Store"]
@@ -126,7 +127,11 @@ class Store(Protocol):
     """Documents, revisions, representations, chunks, anchors, answers and jobs."""
 
     home: Path
-    blobs: Blobs
+
+    @property
+    def blobs(self) -> Blobs:
+        """Where the originals are."""
+        ...
 
     @property
     def index(self) -> SearchIndex:

@@ -36,6 +36,8 @@ else:
     np = lazy_module("numpy")
 
 
+from ragox.store._scope import Scope
+
 __all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
 
 #: BM25 parameters: FTS5's built-in ``bm25()`` defaults, used for the cross-partition
@@ -47,15 +49,6 @@ BM25_B: Final = 0.75
 _MIN_IDF: Final = 1e-6
 _PHRASE: Final = r'"(?:[^"]|"")*"\*?'
 _MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Who may see what: one tenant, and its groups (or all of them: the operator)."""
-
-    operator: bool
-    tenant: str
-    groups: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

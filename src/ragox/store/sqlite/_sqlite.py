@@ -7,6 +7,7 @@ not at all.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -17,16 +18,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from ragox.anchor import Anchor, Manifest, Rect, forget_memos
 from ragox.extract import Block, BlockKind, TableCell
 from ragox.store._blobs import Blobs, open_blobs
+from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_file, private_folder
 from ragox.store._hits import HitSource, hit_sources
-from ragox.store._index import SqliteIndex, upgrade_lexical
+from ragox.store._queue import SQLITE, SqlJobQueue
 from ragox.store._records import (
     AnswerRedactor,
     BlockRange,
@@ -48,11 +49,11 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
-from ragox.store._schema import MIGRATIONS, SCHEMA_VERSION
-from ragox.store._sqlite_queue import SqliteJobQueue
+from ragox.store.sqlite._index import SqliteIndex, upgrade_lexical
+from ragox.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 from ragox.text import Alignment, Coordinates, Span
 
-__all__ = ["RevisionConflict", "SqliteStore", "StoreError", "utc_now"]
+__all__ = ["SqliteStore"]
 
 _TEXT_CACHE_SIZE: Final = 16
 #: At most this many code points of texts in the cache (up to 4 bytes each).
@@ -70,18 +71,6 @@ _IN_PROGRESS: Final = frozenset(
         RevisionState.INDEXING,
     }
 )
-
-
-class StoreError(Exception):
-    """The store cannot be used: newer schema, conflicting write, broken file."""
-
-
-class RevisionConflict(StoreError):
-    """A revision label that exists already with other bytes: revisions are immutable."""
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class SqliteStore:
@@ -102,7 +91,9 @@ class SqliteStore:
         self._texts_lock = threading.Lock()
         # The index first: a migration may sweep its rows (schema 9).
         self.index = SqliteIndex(self)
-        self.queue = SqliteJobQueue(self)
+        self.queue = SqlJobQueue(
+            self.transaction, lambda: contextlib.nullcontext(self._connection()), SQLITE
+        )
         self._migrate()
         self._erasures_seen = self._erasures()
 

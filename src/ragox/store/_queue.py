@@ -1,10 +1,12 @@
-"""The job queue of :class:`SqliteStore`: queued ingestion jobs that workers claim
-under a lease.
+"""The job queue of both stores: queued ingestion jobs that workers claim under a
+lease, as rows of the store's ``jobs`` table.
 
-A claim is one ``BEGIN IMMEDIATE`` transaction (SQLite's single writer makes it
-atomic across processes): it reclaims a run whose lease ran out, else takes the
-oldest QUEUED job. PostgreSQL does the same with ``FOR UPDATE SKIP LOCKED`` (see
-:meth:`SqliteJobQueue.claim`), so that many workers never wait on each other's claims.
+A claim is one write transaction: it reclaims a run whose lease ran out, else takes
+the oldest QUEUED job. On SQLite that transaction is ``BEGIN IMMEDIATE`` (the single
+writer makes it atomic across processes); on PostgreSQL the two selects add ``FOR
+UPDATE SKIP LOCKED`` (:data:`POSTGRES`), so that a claim never takes a row another
+open claim holds. The statements are the same otherwise; only the parameter mark
+differs (:class:`Dialect`).
 
 Times are ISO 8601 UTC strings with microseconds and ``Z`` (``utc_now``): they compare
 as strings in time order.
@@ -15,14 +17,15 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-import sqlite3
+from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, Protocol
+from typing import Any, Final
 
 from ragox.store._records import JobClaim, JobState, RevisionState
 
-__all__ = ["WORKER_LOST", "SqliteJobQueue"]
+__all__ = ["POSTGRES", "SQLITE", "WORKER_LOST", "Dialect", "SqlJobQueue"]
 
 #: error code of a run whose worker died or lost its lease (the job was taken over),
 #: and of a revision whose job exhausted its attempts that way
@@ -37,10 +40,22 @@ _UNFINISHED: Final = (
 )
 
 
-class _Store(Protocol):
-    def _connection(self) -> sqlite3.Connection: ...
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What the queue's statements need to know of a database."""
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+    #: the parameter mark of its driver
+    mark: str
+    #: what follows a claim's ``SELECT … LIMIT 1`` (row locks, where there are any)
+    claim_lock: str
+
+
+SQLITE: Final = Dialect("?", "")
+POSTGRES: Final = Dialect("%s", " FOR UPDATE SKIP LOCKED")
+
+#: a connection of either driver: ``execute(sql, params)`` gives a cursor with
+#: ``fetchone()`` and ``rowcount``
+_Connection = Any
 
 
 def _stamp(moment: datetime) -> str:
@@ -51,11 +66,25 @@ def _new_job_id() -> str:
     return "job_" + secrets.token_hex(12)
 
 
-class SqliteJobQueue:
-    """Queued ingestion jobs of a :class:`SqliteStore` (rows of its ``jobs`` table)."""
+class SqlJobQueue:
+    """Queued ingestion jobs, rows of a store's ``jobs`` table.
 
-    def __init__(self, store: _Store) -> None:
-        self._store = store
+    ``transaction`` opens the store's write transaction; ``read`` a connection for a
+    count (either store's own).
+    """
+
+    def __init__(
+        self,
+        transaction: Callable[[], AbstractContextManager[_Connection]],
+        read: Callable[[], AbstractContextManager[_Connection]],
+        dialect: Dialect,
+    ) -> None:
+        self._transaction = transaction
+        self._read = read
+        self._dialect = dialect
+
+    def _execute(self, conn: _Connection, statement: str, params: tuple[object, ...]) -> Any:
+        return conn.execute(statement.replace("?", self._dialect.mark), params)
 
     def enqueue(self, tenant: str, document_id: str, revision: str) -> str:
         """A QUEUED job for the revision; the job already waiting for it, or running
@@ -66,8 +95,9 @@ class SqliteJobQueue:
         = (%s, %s, %s) FOR UPDATE`` first.
         """
         now = _stamp(datetime.now(UTC))
-        with self._store.transaction() as conn:
-            row = conn.execute(
+        with self._transaction() as conn:
+            row = self._execute(
+                conn,
                 "SELECT job_id FROM jobs WHERE tenant=? AND document_id=? AND revision=? "
                 "AND (state=? OR (state=? AND lease_until IS NOT NULL)) "
                 "ORDER BY created_at DESC LIMIT 1",
@@ -76,7 +106,8 @@ class SqliteJobQueue:
             if row is not None:
                 return str(row[0])
             job_id = _new_job_id()
-            conn.execute(
+            self._execute(
+                conn,
                 "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at) "
                 "VALUES(?,?,?,?,?,?)",
                 (job_id, tenant, document_id, revision, JobState.QUEUED.value, now),
@@ -121,19 +152,21 @@ class SqliteJobQueue:
         moment = datetime.now(UTC)
         now = _stamp(moment)
         until = _stamp(moment + timedelta(seconds=lease_seconds))
-        with self._store.transaction() as conn:
+        with self._transaction() as conn:
             while True:
-                row = conn.execute(
+                row = self._execute(
+                    conn,
                     "SELECT job_id, tenant, document_id, revision, attempts FROM jobs "
                     "WHERE state=? AND lease_until IS NOT NULL AND lease_until < ? "
-                    "ORDER BY lease_until LIMIT 1",
+                    "ORDER BY lease_until LIMIT 1" + self._dialect.claim_lock,
                     (JobState.RUNNING.value, now),
                 ).fetchone()
                 if row is None:
                     break
                 old, tenant, document_id, revision = (str(v) for v in row[:4])
                 attempts = int(row[4])
-                conn.execute(
+                self._execute(
+                    conn,
                     "UPDATE jobs SET state=?, error_code=?, finished_at=? WHERE job_id=?",
                     (JobState.FAILED.value, WORKER_LOST, now, old),
                 )
@@ -141,7 +174,8 @@ class SqliteJobQueue:
                     self._give_up(conn, tenant, document_id, revision, attempts, now)
                     continue
                 job_id = _new_job_id()
-                conn.execute(
+                self._execute(
+                    conn,
                     "INSERT INTO jobs(job_id, tenant, document_id, revision, state, stage, "
                     "created_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, "
                     "attempts) VALUES(?,?,?,?,?,NULL,?,?,?,?,?,?,?,?)",
@@ -162,15 +196,17 @@ class SqliteJobQueue:
                     ),
                 )
                 return JobClaim(job_id, tenant, document_id, revision, attempts + 1, until, old)
-            row = conn.execute(
+            row = self._execute(
+                conn,
                 "SELECT job_id, tenant, document_id, revision, attempts FROM jobs "
-                "WHERE state=? ORDER BY created_at LIMIT 1",
+                "WHERE state=? ORDER BY created_at LIMIT 1" + self._dialect.claim_lock,
                 (JobState.QUEUED.value,),
             ).fetchone()
             if row is None:
                 return None
             job_id, tenant, document_id, revision = (str(v) for v in row[:4])
-            conn.execute(
+            self._execute(
+                conn,
                 "UPDATE jobs SET state=?, worker=?, pid=?, host=?, heartbeat_at=?, "
                 "lease_seconds=?, lease_until=?, attempts=attempts+1 WHERE job_id=?",
                 (
@@ -188,7 +224,7 @@ class SqliteJobQueue:
 
     def _give_up(
         self,
-        conn: sqlite3.Connection,
+        conn: _Connection,
         tenant: str,
         document_id: str,
         revision: str,
@@ -197,7 +233,8 @@ class SqliteJobQueue:
     ) -> None:
         """The revision of a job that killed its workers ``attempts`` times ends FAILED
         at the stage it stopped in (a READY or FAILED one is left as it is)."""
-        conn.execute(
+        self._execute(
+            conn,
             "UPDATE revisions SET state=?, "
             "failed_stage=CASE WHEN state IN (?,?) THEN 'extract' ELSE 'index' END, "
             "error_code=?, error_message=?, updated_at=? "
@@ -224,8 +261,9 @@ class SqliteJobQueue:
         'RUNNING'`` (a row count of 0 means the lease is lost).
         """
         moment = datetime.now(UTC)
-        with self._store.transaction() as conn:
-            cursor = conn.execute(
+        with self._transaction() as conn:
+            cursor = self._execute(
+                conn,
                 "UPDATE jobs SET heartbeat_at=?, lease_until=? "
                 "WHERE job_id=? AND worker=? AND state=?",
                 (
@@ -236,19 +274,17 @@ class SqliteJobQueue:
                     JobState.RUNNING.value,
                 ),
             )
-            return cursor.rowcount == 1
+            return bool(cursor.rowcount == 1)
 
     def pending(self) -> int:
         """Jobs the workers still owe: QUEUED ones and runs under a lease (RUNNING,
         whether their worker is alive or will be reclaimed)."""
-        row = (
-            self._store._connection()
-            .execute(
+        with self._read() as conn:
+            row = self._execute(
+                conn,
                 "SELECT count(*) FROM jobs WHERE state=? OR (state=? AND lease_until IS NOT NULL)",
                 (JobState.QUEUED.value, JobState.RUNNING.value),
-            )
-            .fetchone()
-        )
+            ).fetchone()
         return int(row[0])
 
 

@@ -357,7 +357,7 @@ _V9: Final = (
 # says where each chunk's row is (its rowid is the chunk's and the FTS5 row's);
 # lexical_partition_groups finds a reader's partitions by its groups.
 # The rows of the old per-tenant tables are moved into partitions by
-# ragox.store._index.upgrade_lexical in the same transaction (table names are
+# ragox.store.sqlite._index.upgrade_lexical in the same transaction (table names are
 # data, which plain SQL cannot follow).
 _V10: Final = (
     """CREATE TABLE lexical_partitions (

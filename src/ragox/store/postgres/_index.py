@@ -1,0 +1,531 @@
+"""The search index inside the PostgreSQL store: BM25 over postings, pgvector beside.
+
+Lexical rows are partitioned as in the SQLite backend, by tenant and exact set of
+reader groups (a column here, not a table per partition). Each row's analyzed body
+(the same Snowball terms the SQLite backend writes) is split into terms and stored
+as postings ``(partition, term, row, tf)``; each partition keeps its row and token
+counts. A query reads only the partitions the scope may read, and computes BM25 in
+SQL from their statistics alone, with FTS5's formula and parameters (k1 = 1.2,
+b = 0.75, IDF ``ln((N - n + 0.5) / (n + 0.5))`` floored at 1e-6), so that both
+backends rank alike: the statistics of one scope are the same numbers in both.
+
+Scope filtering (current READY revisions whose reader groups meet the reader's) is
+part of the ranking query itself, never a filter applied after a top k.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Final, Protocol
+
+import numpy as np
+import psycopg
+import regex
+
+from ragox.store._scope import Scope
+
+__all__ = ["BM25_B", "BM25_K1", "PostgresIndex"]
+
+#: FTS5's ``bm25()`` defaults, as the SQLite backend ranks with them.
+BM25_K1: Final = 1.2
+BM25_B: Final = 0.75
+_MIN_IDF: Final = 1e-6
+_PHRASE: Final = r'"(?:[^"]|"")*"\*?'
+_MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
+
+
+class _Store(Protocol):
+    def read(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
+
+    def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
+
+
+# Current, READY revisions of the scope's tenant that the scope may read (the
+# operator reads every group of its tenant). Parameters: operator, tenant, groups.
+_PERMITTED = """
+    JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
+    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE r.tenant = %(tenant)s AND (%(operator)s OR EXISTS (
+        SELECT 1 FROM revision_groups g
+        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name = ANY(%(groups)s)))
+"""
+
+_PERMITTED_MANIFESTS = """
+    SELECT r.manifest_id FROM revisions r
+    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE r.state = 'READY' AND r.tenant = %(tenant)s AND (%(operator)s OR EXISTS (
+        SELECT 1 FROM revision_groups g
+        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+          AND g.group_name = ANY(%(groups)s)))
+"""
+
+# The partitions a reader may read, found by its groups (the operator: its tenant's).
+_PARTITIONS = """
+    SELECT p.partition_id FROM lexical_partitions p
+    WHERE p.tenant = %(tenant)s AND (%(operator)s OR p.partition_id IN (
+        SELECT g.partition_id FROM lexical_partition_groups g
+        WHERE g.tenant = %(tenant)s AND g.group_name = ANY(%(groups)s)))
+"""
+
+# BM25 of every permitted row holding a query term, over the scope's partitions only;
+# ``terms`` may repeat a term (FTS5 then counts it twice, and so does this).
+_RANKED = f"""
+    WITH parts AS ({_PARTITIONS}),
+    totals AS (
+        SELECT COALESCE(SUM(p.rows), 0)::float8 AS n, COALESCE(SUM(p.tokens), 0)::float8 AS tok
+        FROM lexical_partitions p WHERE p.partition_id IN (SELECT partition_id FROM parts)),
+    wanted AS (
+        SELECT t.term, COUNT(*)::float8 AS times
+        FROM unnest(%(terms)s::text[]) AS t(term) GROUP BY t.term),
+    postings AS (
+        SELECT o.rowid, o.term, o.tf FROM lexical_postings o
+        WHERE o.partition_id IN (SELECT partition_id FROM parts)
+          AND o.term IN (SELECT term FROM wanted)),
+    weights AS (
+        SELECT w.term, w.times * (CASE WHEN x.idf > 0 THEN x.idf ELSE {_MIN_IDF} END) AS weight
+        FROM wanted w
+        JOIN (SELECT o.term, COUNT(*)::float8 AS hits FROM postings o GROUP BY o.term) h
+            ON h.term = w.term
+        CROSS JOIN totals
+        CROSS JOIN LATERAL (SELECT ln((totals.n - h.hits + 0.5) / (h.hits + 0.5)) AS idf) x),
+    scored AS (
+        SELECT o.rowid, SUM(w.weight * (o.tf * {BM25_K1 + 1.0})
+            / (o.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * l.length / (totals.tok / totals.n)))
+            ORDER BY o.term) AS score
+        FROM postings o
+        JOIN weights w ON w.term = o.term
+        JOIN lexical_rows l ON l.rowid = o.rowid
+        CROSS JOIN totals
+        GROUP BY o.rowid)
+    SELECT c.chunk_id, s.score FROM scored s
+    JOIN chunks c ON c.rowid = s.rowid
+    {_PERMITTED}
+    ORDER BY s.score DESC, s.rowid
+    LIMIT %(limit)s
+"""
+
+
+def _one(conn: psycopg.Connection[Any], query: str, params: Any = None) -> Any:
+    """The one row a query returns (an aggregate, or a row known to exist)."""
+    row = conn.execute(query, params).fetchone()
+    assert row is not None
+    return row
+
+
+def _params(scope: Scope) -> dict[str, object]:
+    return {"operator": scope.operator, "tenant": scope.tenant, "groups": list(scope.groups)}
+
+
+def _terms(match: str) -> list[str]:
+    """The tokens of an ``"a" OR "b" OR "c"`` expression, in order (repeats kept).
+
+    The analyzer's terms are single tokens. Two known differences from FTS5, for
+    queries ragox does not write: a phrase of several tokens (``"foo_bar"``: FTS5
+    splits at the underscore) counts as its tokens OR-ed, and a prefix phrase
+    (``"d"*``) as the exact token.
+    """
+    if not _MATCH.fullmatch(match):
+        raise ValueError("a lexical query must be quoted phrases joined by OR")
+    terms: list[str] = []
+    for phrase in re.findall(_PHRASE, match):
+        text = phrase[1:-1] if not phrase.endswith("*") else phrase[1:-2]
+        terms.extend(_tokens(text.replace('""', '"')))
+    return terms
+
+
+#: FTS5's unicode61 token characters (letters, numbers, private use, and the
+#: combining marks it keeps with remove_diacritics 0): a row's length and terms are
+#: counted as the SQLite backend's FTS5 counts them.
+_TOKEN: Final = regex.compile(r"[\p{L}\p{N}\p{Co}\p{Mn}]+")
+
+
+def _tokens(text: str) -> list[str]:
+    return [token.lower() for token in _TOKEN.findall(text)]
+
+
+def _body_terms(body: str) -> Counter[str]:
+    """Term frequencies of an analyzed body, tokenized as FTS5's unicode61 does."""
+    return Counter(_tokens(body))
+
+
+class PostgresIndex:
+    """Lexical postings and pgvector rows of a :class:`PostgresStore`."""
+
+    def __init__(self, store: _Store) -> None:
+        self._store = store
+
+    # -- bookkeeping ---------------------------------------------------------------
+
+    def generation(self) -> int:
+        with self._store.read() as conn:
+            return int(_one(conn, "SELECT value FROM settings WHERE key='index_generation'")[0])
+
+    def bump(self, conn: psycopg.Connection[Any]) -> None:
+        """Every change to what a scope may find bumps the generation (cache key)."""
+        conn.execute(
+            "UPDATE settings SET value = (value::bigint + 1)::text WHERE key='index_generation'"
+        )
+
+    def setting(self, key: str) -> str | None:
+        with self._store.read() as conn:
+            row = conn.execute("SELECT value FROM settings WHERE key=%s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO settings(key, value) VALUES(%s, %s) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+            self.bump(conn)
+
+    # -- partitions ----------------------------------------------------------------
+
+    @staticmethod
+    def _partition(conn: psycopg.Connection[Any], tenant: str, groups: frozenset[str]) -> int:
+        """The partition of ``(tenant, groups)``, created when it does not exist yet."""
+        key = _groups_key(groups)
+        row = conn.execute(
+            "INSERT INTO lexical_partitions(tenant, groups) VALUES(%s, %s) "
+            "ON CONFLICT(tenant, groups) DO NOTHING RETURNING partition_id",
+            (tenant, key),
+        ).fetchone()
+        if row is None:
+            found = _one(
+                conn,
+                "SELECT partition_id FROM lexical_partitions WHERE tenant=%s AND groups=%s",
+                (tenant, key),
+            )
+            return int(found[0])
+        partition_id = int(row[0])
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO lexical_partition_groups(tenant, group_name, partition_id) "
+                "VALUES(%s, %s, %s)",
+                [(tenant, group, partition_id) for group in sorted(groups)],
+            )
+        return partition_id
+
+    @staticmethod
+    def _manifest_groups(conn: psycopg.Connection[Any], manifest_id: str) -> frozenset[str]:
+        rows = conn.execute(
+            "SELECT g.group_name FROM manifests m JOIN revision_groups g "
+            "ON g.tenant = m.tenant AND g.document_id = m.document_id AND g.revision = m.revision "
+            "WHERE m.manifest_id = %s",
+            (manifest_id,),
+        ).fetchall()
+        return frozenset(str(row[0]) for row in rows)
+
+    @staticmethod
+    def _evict(conn: psycopg.Connection[Any], where: str, params: Sequence[object]) -> int:
+        """Remove the lexical rows selected by ``where`` (on ``lexical_rows``), their
+        postings, and their counts from their partitions. Returns how many."""
+        gone = conn.execute(
+            f"DELETE FROM lexical_rows WHERE {where} RETURNING rowid, partition_id, length",
+            params,
+        ).fetchall()
+        if not gone:
+            return 0
+        conn.execute(
+            "DELETE FROM lexical_postings WHERE rowid = ANY(%s)", ([int(r[0]) for r in gone],)
+        )
+        per: dict[int, list[int]] = {}
+        for _, partition_id, length in gone:
+            counts = per.setdefault(int(partition_id), [0, 0])
+            counts[0] += 1
+            counts[1] += int(length)
+        for partition_id, (rows, tokens) in sorted(per.items()):
+            conn.execute(
+                "UPDATE lexical_partitions SET rows = rows - %s, tokens = tokens - %s "
+                "WHERE partition_id = %s",
+                (rows, tokens, partition_id),
+            )
+        return len(gone)
+
+    @staticmethod
+    def _prune(conn: psycopg.Connection[Any]) -> None:
+        """Drop partitions left without rows."""
+        conn.execute(
+            "DELETE FROM lexical_partitions p WHERE p.rows = 0 AND NOT EXISTS "
+            "(SELECT 1 FROM lexical_rows l WHERE l.partition_id = p.partition_id)"
+        )
+
+    # -- writing -------------------------------------------------------------------
+
+    def write_lexical(
+        self, tenant: str, manifest_id: str, language: str | None, rows: Sequence[tuple[str, str]]
+    ) -> None:
+        """Index ``(chunk_id, analyzed body)`` rows of one representation."""
+        with self._store.transaction() as conn:
+            self.write_lexical_rows(conn, tenant, manifest_id, language, rows)
+
+    def write_lexical_rows(
+        self,
+        conn: psycopg.Connection[Any],
+        tenant: str,
+        manifest_id: str,
+        language: str | None,
+        rows: Sequence[tuple[str, str]],
+    ) -> None:
+        """Index ``(chunk_id, analyzed body)`` rows inside the caller's open transaction:
+        they replace the representation's earlier ones, in the partition of its
+        revision's reader groups."""
+        self._evict(conn, "manifest_id = %s", (manifest_id,))
+        rowids = dict(
+            conn.execute(
+                "SELECT chunk_id, rowid FROM chunks WHERE manifest_id=%s", (manifest_id,)
+            ).fetchall()
+        )
+        numbered = [(int(rowids[chunk_id]), body) for chunk_id, body in rows]
+        self._evict(conn, "rowid = ANY(%s)", ([rowid for rowid, _ in numbered],))
+        partition_id = self._partition(conn, tenant, self._manifest_groups(conn, manifest_id))
+        lengths: list[tuple[int, str, int, int]] = []
+        postings: list[tuple[int, str, int, int]] = []
+        for rowid, body in numbered:
+            counts = _body_terms(body)
+            lengths.append((rowid, manifest_id, partition_id, sum(counts.values())))
+            postings.extend((partition_id, term, rowid, tf) for term, tf in counts.items())
+        with conn.cursor() as cursor:
+            with cursor.copy(
+                "COPY lexical_rows(rowid, manifest_id, partition_id, length) FROM STDIN"
+            ) as copy:
+                for item in lengths:
+                    copy.write_row(item)
+            with cursor.copy(
+                "COPY lexical_postings(partition_id, term, rowid, tf) FROM STDIN"
+            ) as copy:
+                for item in postings:
+                    copy.write_row(item)
+        conn.execute(
+            "UPDATE lexical_partitions SET rows = rows + %s, tokens = tokens + %s "
+            "WHERE partition_id = %s",
+            (len(lengths), sum(item[3] for item in lengths), partition_id),
+        )
+        self._prune(conn)
+        conn.execute(
+            "UPDATE representations SET language=%s WHERE manifest_id=%s", (language, manifest_id)
+        )
+        self.bump(conn)
+
+    def drop_manifest(self, conn: psycopg.Connection[Any], tenant: str, manifest_id: str) -> None:
+        """Remove a representation's lexical rows (it stopped being current)."""
+        self._evict(conn, "manifest_id = %s", (manifest_id,))
+        self._prune(conn)
+        self.bump(conn)
+
+    def lexical_row_count(
+        self, conn: psycopg.Connection[Any], tenant: str, manifest_id: str
+    ) -> int:
+        row = _one(
+            conn,
+            "SELECT COUNT(*) FROM lexical_rows l JOIN lexical_partitions p "
+            "ON p.partition_id = l.partition_id WHERE l.manifest_id = %s AND p.tenant = %s",
+            (manifest_id, tenant),
+        )
+        return int(row[0])
+
+    def remove_orphans(self, conn: psycopg.Connection[Any], tenant: str | None = None) -> int:
+        """Delete lexical rows that belong to no chunk of a current, READY revision of
+        their partition's tenant (only ``tenant``'s partitions when given)."""
+        removed = self._evict(
+            conn,
+            "rowid IN (SELECT l.rowid FROM lexical_rows l "
+            "JOIN lexical_partitions p ON p.partition_id = l.partition_id "
+            "WHERE (%(tenant)s::text IS NULL OR p.tenant = %(tenant)s) AND NOT EXISTS ("
+            "SELECT 1 FROM chunks c "
+            "JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY' "
+            "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
+            "AND d.current_revision = r.revision "
+            "WHERE c.rowid = l.rowid AND c.manifest_id = l.manifest_id AND r.tenant = p.tenant))",
+            {"tenant": tenant},  # type: ignore[arg-type]
+        )
+        stray = conn.execute(
+            "DELETE FROM lexical_postings o WHERE NOT EXISTS "
+            "(SELECT 1 FROM lexical_rows l WHERE l.rowid = o.rowid)"
+        ).rowcount
+        removed += max(stray, 0)
+        if removed:
+            self._prune(conn)
+            self.bump(conn)
+        return removed
+
+    def regroup(
+        self, conn: psycopg.Connection[Any], tenant: str, document_id: str, revision: str
+    ) -> None:
+        """Move a revision's lexical rows to the partition of its reader groups now
+        (inside the transaction that changed the groups, after the change)."""
+        manifests = conn.execute(
+            "SELECT DISTINCT l.manifest_id, l.partition_id FROM lexical_rows l "
+            "JOIN manifests m ON m.manifest_id = l.manifest_id "
+            "WHERE m.tenant=%s AND m.document_id=%s AND m.revision=%s",
+            (tenant, document_id, revision),
+        ).fetchall()
+        for manifest_id, source in manifests:
+            target = self._partition(conn, tenant, self._manifest_groups(conn, str(manifest_id)))
+            if target == int(source):
+                continue
+            moved = conn.execute(
+                "UPDATE lexical_rows SET partition_id=%s WHERE manifest_id=%s AND partition_id=%s "
+                "RETURNING rowid, length",
+                (target, manifest_id, source),
+            ).fetchall()
+            conn.execute(
+                "UPDATE lexical_postings SET partition_id=%s WHERE rowid = ANY(%s)",
+                (target, [int(r[0]) for r in moved]),
+            )
+            rows, tokens = len(moved), sum(int(r[1]) for r in moved)
+            conn.execute(
+                "UPDATE lexical_partitions SET rows = rows - %s, tokens = tokens - %s "
+                "WHERE partition_id = %s",
+                (rows, tokens, source),
+            )
+            conn.execute(
+                "UPDATE lexical_partitions SET rows = rows + %s, tokens = tokens + %s "
+                "WHERE partition_id = %s",
+                (rows, tokens, target),
+            )
+        self._prune(conn)
+        self.bump(conn)
+
+    def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
+        with self._store.transaction() as conn:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO embeddings(chunk_id, embedder_key, vector) VALUES(%s,%s,%s) "
+                    "ON CONFLICT(chunk_id, embedder_key) DO UPDATE SET vector=excluded.vector",
+                    [
+                        (chunk_id, embedder_key, np.frombuffer(blob, dtype="<f4"))
+                        for chunk_id, blob in rows
+                    ],
+                )
+            self.bump(conn)
+
+    def swap_embedder(self, embedder_key: str, spec: str) -> None:
+        """Record the embedder of the index and drop other embedders' vectors, at once."""
+        with self._store.transaction() as conn:
+            for key, value in (("embedder_key", embedder_key), ("embedder_spec", spec)):
+                conn.execute(
+                    "INSERT INTO settings(key, value) VALUES(%s, %s) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    (key, value),
+                )
+            conn.execute("DELETE FROM embeddings WHERE embedder_key <> %s", (embedder_key,))
+            self.bump(conn)
+
+    # -- reading -------------------------------------------------------------------
+
+    def languages(self, scope: Scope) -> set[str | None]:
+        with self._store.read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT rep.language FROM representations rep "
+                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})",
+                _params(scope),
+            ).fetchall()
+        return {None if row[0] is None else str(row[0]) for row in rows}
+
+    def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+        """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
+
+        One statement (one snapshot): the scope's partitions, their statistics, the
+        postings of the query terms in them, BM25 per row, the permission join, and
+        the top ``limit`` of what remains, so the result is exactly the top ``limit``
+        of the permitted rows.
+        """
+        terms = _terms(match)
+        if not terms:
+            return []
+        with self._store.read() as conn:
+            # Prepared: planning this statement costs more than running it on a
+            # small scope, and its plan depends on no value.
+            rows = conn.execute(
+                _RANKED, {**_params(scope), "terms": terms, "limit": limit}, prepare=True
+            ).fetchall()
+        return [(str(row[0]), float(row[1])) for row in rows]
+
+    def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """Row count and document frequency of each term over the scope's partitions."""
+        with self._store.read() as conn:
+            total = _one(
+                conn,
+                f"SELECT COALESCE(SUM(rows), 0) FROM lexical_partitions "
+                f"WHERE partition_id IN ({_PARTITIONS})",
+                _params(scope),
+            )
+            found = conn.execute(
+                f"SELECT term, COUNT(*) FROM lexical_postings WHERE term = ANY(%(terms)s) "
+                f"AND partition_id IN ({_PARTITIONS}) GROUP BY term",
+                {**_params(scope), "terms": list(terms)},
+            ).fetchall()
+        frequencies: dict[str, int] = dict.fromkeys(terms, 0)
+        frequencies.update({str(term): int(count) for term, count in found})
+        return int(total[0]), frequencies
+
+    def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read (the
+        scope decided in the query; the blob is little-endian float32, as stored by
+        the SQLite backend)."""
+        with self._store.read() as conn:
+            rows = conn.execute(
+                "SELECT c.chunk_id, e.vector FROM chunks c "
+                "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = %(key)s "
+                + _PERMITTED,
+                {**_params(scope), "key": embedder_key},
+            ).fetchall()
+        for chunk_id, vector in rows:
+            values = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
+            yield str(chunk_id), np.asarray(values, dtype="<f4").tobytes()
+
+    def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
+        with self._store.read() as conn:
+            rows = conn.execute(
+                "SELECT manifest_id, language FROM representations "
+                "WHERE language IS NOT NULL AND manifest_id = ANY(%s)",
+                (list(manifest_ids),),
+            ).fetchall()
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str | None]:
+        with self._store.read() as conn:
+            rows = conn.execute(
+                "SELECT c.chunk_id, rep.language FROM chunks c "
+                "JOIN representations rep ON rep.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id = ANY(%s)",
+                (list(chunk_ids),),
+            ).fetchall()
+        return {str(row[0]): None if row[1] is None else str(row[1]) for row in rows}
+
+    def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
+        with self._store.read() as conn:
+            row = _one(
+                conn,
+                "SELECT COUNT(*) FROM chunks c WHERE c.manifest_id = %s AND NOT EXISTS "
+                "(SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
+                "AND e.embedder_key = %s)",
+                (manifest_id, embedder_key),
+            )
+        return int(row[0])
+
+    def chunks_without_vectors(self, embedder_key: str) -> list[tuple[str, str]]:
+        with self._store.read() as conn:
+            rows = conn.execute(
+                "SELECT c.chunk_id, c.manifest_id FROM chunks c "
+                "JOIN revisions r ON r.manifest_id = c.manifest_id "
+                "JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id "
+                "AND d.current_revision = r.revision "
+                "WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
+                "AND e.embedder_key = %s) ORDER BY c.manifest_id, c.ordinal",
+                (embedder_key,),
+            ).fetchall()
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+
+def _groups_key(groups: frozenset[str]) -> str:
+    return json.dumps(sorted(groups))

@@ -1,0 +1,285 @@
+"""PostgreSQL schema versions with forward migrations (numbered apart from SQLite's).
+
+Every table's key starts with the tenant where a row belongs to one (documents,
+revisions, anchors, jobs, answers' links), so that a Citus deployment can
+distribute by it. Lexical rows carry their partition (tenant and exact reader-group
+set, as in the SQLite backend) and a postings table holds their pre-analyzed terms
+with frequencies; BM25 is computed in SQL from those and per-partition counters.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
+
+_V1: Final = (
+    "CREATE EXTENSION IF NOT EXISTS vector",
+    """CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    "INSERT INTO settings(key, value) VALUES('index_generation', '0')",
+    "INSERT INTO settings(key, value) VALUES('erasure_generation', '0')",
+    """CREATE TABLE documents (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        current_revision TEXT,
+        created_at TEXT NOT NULL,
+        language TEXT,
+        PRIMARY KEY (tenant, document_id)
+    )""",
+    """CREATE TABLE revisions (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        source_sha256 TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        failed_stage TEXT,
+        error_code TEXT,
+        error_message TEXT,
+        manifest_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        supplied_by TEXT,
+        PRIMARY KEY (tenant, document_id, revision),
+        FOREIGN KEY (tenant, document_id)
+            REFERENCES documents(tenant, document_id) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX revisions_by_source ON revisions(tenant, document_id, source_sha256)",
+    "CREATE INDEX revisions_by_manifest ON revisions(manifest_id)",
+    "CREATE INDEX revisions_by_sha ON revisions(source_sha256)",
+    """CREATE TABLE revision_groups (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        group_name TEXT NOT NULL,
+        PRIMARY KEY (tenant, document_id, revision, group_name),
+        FOREIGN KEY (tenant, document_id, revision)
+            REFERENCES revisions(tenant, document_id, revision) ON DELETE CASCADE
+    )""",
+    """CREATE TABLE manifests (
+        manifest_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        json TEXT NOT NULL,
+        mac TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (tenant, document_id, revision)
+            REFERENCES revisions(tenant, document_id, revision) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX manifests_by_revision ON manifests(tenant, document_id, revision)",
+    """CREATE TABLE representations (
+        manifest_id TEXT PRIMARY KEY REFERENCES manifests(manifest_id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        alignment BYTEA,
+        char_boxes BYTEA,
+        page_count INTEGER,
+        pages_without_text TEXT NOT NULL DEFAULT '[]',
+        warnings TEXT NOT NULL DEFAULT '[]',
+        language TEXT
+    )""",
+    """CREATE TABLE blocks (
+        manifest_id TEXT NOT NULL REFERENCES representations(manifest_id) ON DELETE CASCADE,
+        block_index INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        start INTEGER NOT NULL,
+        "end" INTEGER NOT NULL,
+        locator TEXT NOT NULL,
+        page INTEGER,
+        x0 DOUBLE PRECISION, y0 DOUBLE PRECISION, x1 DOUBLE PRECISION, y1 DOUBLE PRECISION,
+        source_start INTEGER,
+        source_end INTEGER,
+        PRIMARY KEY (manifest_id, block_index)
+    )""",
+    'CREATE INDEX blocks_by_range ON blocks(manifest_id, start, "end")',
+    """CREATE TABLE search_texts (
+        manifest_id TEXT PRIMARY KEY REFERENCES representations(manifest_id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        alignment BYTEA NOT NULL,
+        cleaner TEXT,
+        splitter TEXT,
+        chunker TEXT,
+        analyzer TEXT
+    )""",
+    # rowid: a number per chunk row (as SQLite's), the key of its lexical row and
+    # postings, and the tie-break of equal BM25 scores in both backends.
+    """CREATE TABLE chunks (
+        chunk_id TEXT PRIMARY KEY,
+        rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+        manifest_id TEXT NOT NULL REFERENCES representations(manifest_id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        "end" INTEGER NOT NULL,
+        search_start INTEGER NOT NULL,
+        search_end INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        blocks TEXT NOT NULL,
+        chunker TEXT,
+        splitter TEXT
+    )""",
+    "CREATE INDEX chunks_by_manifest ON chunks(manifest_id, ordinal)",
+    """CREATE TABLE embeddings (
+        chunk_id TEXT NOT NULL,
+        embedder_key TEXT NOT NULL,
+        vector vector NOT NULL,
+        PRIMARY KEY (chunk_id, embedder_key)
+    )""",
+    """CREATE TABLE anchors (
+        tenant TEXT NOT NULL,
+        anchor_id TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        manifest_id TEXT NOT NULL,
+        json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        PRIMARY KEY (tenant, anchor_id),
+        FOREIGN KEY (tenant, document_id)
+            REFERENCES documents(tenant, document_id) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX anchors_by_manifest ON anchors(tenant, manifest_id)",
+    """CREATE TABLE anchor_links (
+        tenant TEXT NOT NULL,
+        old_anchor_id TEXT NOT NULL,
+        new_anchor_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        authorized_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (tenant, old_anchor_id, new_anchor_id)
+    )""",
+    """CREATE TABLE answers (
+        answer_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+    "CREATE INDEX answers_by_age ON answers(created_at)",
+    """CREATE TABLE answer_traces (
+        answer_id TEXT PRIMARY KEY REFERENCES answers(answer_id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+    "CREATE INDEX answer_traces_by_age ON answer_traces(created_at)",
+    """CREATE TABLE answer_documents (
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        answer_id TEXT NOT NULL REFERENCES answers(answer_id) ON DELETE CASCADE,
+        PRIMARY KEY (tenant, document_id, answer_id)
+    )""",
+    "CREATE INDEX answer_documents_by_answer ON answer_documents(answer_id)",
+    """CREATE TABLE jobs (
+        job_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        state TEXT NOT NULL,
+        stage TEXT,
+        error_code TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        pid INTEGER,
+        host TEXT,
+        heartbeat_at TEXT,
+        FOREIGN KEY (tenant, document_id, revision)
+            REFERENCES revisions(tenant, document_id, revision) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX jobs_by_revision ON jobs(tenant, document_id, revision, created_at)",
+    """CREATE TABLE api_keys (
+        key_hash TEXT PRIMARY KEY,
+        principal TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        groups TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        write_prefixes TEXT NOT NULL DEFAULT '[]',
+        operate BOOLEAN NOT NULL DEFAULT FALSE
+    )""",
+    "CREATE INDEX api_keys_by_tenant ON api_keys(tenant, key_hash)",
+    """CREATE TABLE check_runs (
+        run_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        manifest_id TEXT NOT NULL,
+        parser TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        chunks INTEGER NOT NULL,
+        fragments INTEGER NOT NULL,
+        mismatches TEXT NOT NULL,
+        FOREIGN KEY (tenant, document_id)
+            REFERENCES documents(tenant, document_id) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX check_runs_by_document ON check_runs(tenant, document_id, created_at)",
+    """CREATE TABLE reprocess_reports (
+        report_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        json TEXT NOT NULL
+    )""",
+    "CREATE INDEX reprocess_reports_by_tenant ON reprocess_reports(tenant, created_at)",
+    # Originals, content-addressed, so that every worker and replica reads them.
+    """CREATE TABLE blobs (
+        sha256 TEXT PRIMARY KEY,
+        data BYTEA NOT NULL
+    )""",
+    # Lexical partitions: one per tenant and exact reader-group set, with the row and
+    # token counts BM25 needs (kept in the transactions that add or remove rows).
+    """CREATE TABLE lexical_partitions (
+        partition_id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        groups TEXT NOT NULL,
+        rows BIGINT NOT NULL DEFAULT 0,
+        tokens BIGINT NOT NULL DEFAULT 0,
+        UNIQUE (tenant, groups)
+    )""",
+    """CREATE TABLE lexical_partition_groups (
+        tenant TEXT NOT NULL,
+        group_name TEXT NOT NULL,
+        partition_id BIGINT NOT NULL REFERENCES lexical_partitions(partition_id)
+            ON DELETE CASCADE,
+        PRIMARY KEY (tenant, group_name, partition_id)
+    )""",
+    # One row per chunk of a current revision: its partition and length in terms.
+    """CREATE TABLE lexical_rows (
+        rowid BIGINT PRIMARY KEY,
+        manifest_id TEXT NOT NULL,
+        partition_id BIGINT NOT NULL REFERENCES lexical_partitions(partition_id),
+        length INTEGER NOT NULL
+    )""",
+    "CREATE INDEX lexical_rows_by_manifest ON lexical_rows(manifest_id, partition_id)",
+    "CREATE INDEX lexical_rows_by_partition ON lexical_rows(partition_id)",
+    # Postings: (partition, term) → rows with the term's frequency; the key is the
+    # lookup path of a query (a few terms in the reader's partitions).
+    """CREATE TABLE lexical_postings (
+        partition_id BIGINT NOT NULL,
+        term TEXT NOT NULL,
+        rowid BIGINT NOT NULL,
+        tf INTEGER NOT NULL,
+        PRIMARY KEY (partition_id, term, rowid)
+    )""",
+    "CREATE INDEX lexical_postings_by_row ON lexical_postings(rowid)",
+)
+
+#: ``(version, statements)`` in order; never edit a released entry, append one.
+# Version 2: what SQLite's schemas 20, 22 and 23 added: the job queue (worker,
+# lease, attempts), OCR blocks and table cells.
+_V2: Final = (
+    "ALTER TABLE jobs ADD COLUMN worker TEXT",
+    "ALTER TABLE jobs ADD COLUMN lease_seconds DOUBLE PRECISION",
+    "ALTER TABLE jobs ADD COLUMN lease_until TEXT",
+    "ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX jobs_by_state ON jobs(state, created_at)",
+    "ALTER TABLE blocks ADD COLUMN ocr BOOLEAN NOT NULL DEFAULT FALSE",
+    "ALTER TABLE blocks ADD COLUMN cell TEXT",
+)
+
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2))
+
+SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

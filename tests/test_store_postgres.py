@@ -1,0 +1,275 @@
+"""The PostgreSQL store itself: schema versions, shared originals, the ``--store``
+setting, and BM25 equal to the SQLite store's on the same corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from conftest import PostgresServer, run_ragox
+from ragox.access import Principal
+from ragox.search import SearchMode, scope_of
+from ragox.service import Ragox
+from ragox.store import StoreError
+from ragox.store.postgres import SCHEMA_VERSION, PostgresStore
+
+OPERATOR = Principal.local_operator()
+STAFF = Principal("sam", groups=frozenset({"staff"}))
+MANY = Principal("mo", groups=frozenset({"staff", "eng"}))
+
+PARAGRAPHS = [
+    ("pump", "The pump impeller is inspected every month; the impeller wears fast.", {"staff"}),
+    ("seal", "Check the seal of the pump weekly. A worn seal leaks oil.", {"eng"}),
+    ("valve", "The valve opens at three bar; the valve seal is replaced yearly.", {"staff", "eng"}),
+    ("board", "Board minutes: the pump budget and the valve budget were approved.", {"board"}),
+]
+
+
+@pytest.fixture
+def url(postgres_server: PostgresServer) -> str:
+    fresh = postgres_server.fresh()
+    yield fresh  # type: ignore[misc]
+    postgres_server.drop(fresh)
+
+
+def _fill(app: Ragox) -> None:
+    for doc, text, groups in PARAGRAPHS:
+        outcome = app.ingestor.ingest_bytes(
+            text.encode(),
+            f"{doc}.txt",
+            doc,
+            groups=frozenset(groups),
+            tenant="default",
+            language="en",
+        )
+        assert outcome.state.value == "READY"
+
+
+def test_schema_is_versioned_and_a_newer_one_refused(url: str, tmp_path: Path) -> None:
+    """A new database is migrated to this version; one a newer ragox wrote is refused."""
+    store = PostgresStore(url, tmp_path / "home")
+    assert store.schema_version() == SCHEMA_VERSION
+    store.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE ragox_schema SET value='999' WHERE key='schema_version'")
+    with pytest.raises(StoreError, match="newer"):
+        PostgresStore(url, tmp_path / "home")
+
+
+def test_originals_are_in_the_database_for_every_process(url: str, tmp_path: Path) -> None:
+    """An ingested original is read back by a store with another home (another machine),
+    and no blob folder is written."""
+    first = Ragox(tmp_path / "a", store=url)
+    try:
+        _fill(first)
+        record = first.store.get_revision("default", "pump", "r1")
+        assert record is not None
+    finally:
+        first.close()
+    assert not (tmp_path / "a" / "blobs").exists()
+    second = Ragox(tmp_path / "b", store=url)
+    try:
+        assert second.store.blobs.get(record.source_sha256) == PARAGRAPHS[0][1].encode()
+        assert second.store.blobs.digest(record.source_sha256) == record.source_sha256
+        assert (
+            second.store.blobs.path(record.source_sha256).read_bytes() == PARAGRAPHS[0][1].encode()
+        )
+        assert [hit.document_id for hit in second.search("impeller", STAFF)] == ["pump"]
+    finally:
+        second.close()
+
+
+def test_store_option_selects_the_database(url: str, tmp_path: Path) -> None:
+    """``--store URL`` puts a home's data in PostgreSQL; the same home without it is
+    the SQLite one, and sees nothing of it."""
+    source = tmp_path / "note.txt"
+    source.write_text("The boiler pressure stays below three bar.\n", encoding="utf-8")
+    home = tmp_path / "home"
+    assert run_ragox(home, "--store", url, "ingest", str(source)).code == 0
+    found = run_ragox(home, "--store", url, "search", "boiler", "--json")
+    assert found.code == 0 and json.loads(found.stdout)["hits"]
+    alone = run_ragox(home, "search", "boiler", "--json")
+    assert alone.code == 0 and json.loads(alone.stdout)["hits"] == []
+    assert not (home / "ragox.db").exists() or run_ragox(home, "status", "--json").code == 0
+
+
+def test_bm25_equals_the_sqlite_store_on_the_same_corpus(url: str, tmp_path: Path) -> None:
+    """The same documents in both backends: the same hits, in the same order, with the
+    same BM25 scores and term statistics, for one- and several-partition scopes."""
+    sqlite_app = Ragox(tmp_path / "sqlite", store="")
+    postgres_app = Ragox(tmp_path / "postgres", store=url)
+    try:
+        _fill(sqlite_app)
+        _fill(postgres_app)
+        for principal in (STAFF, MANY, OPERATOR):
+            for query in ("pump seal", "valve budget", "impeller wears", "oil leaks weekly"):
+                ours = postgres_app.search(query, principal, SearchMode.LEXICAL)
+                theirs = sqlite_app.search(query, principal, SearchMode.LEXICAL)
+                assert [h.document_id for h in ours] == [h.document_id for h in theirs]
+                assert [h.score for h in ours] == pytest.approx([h.score for h in theirs])
+            terms = ["pump", "seal", "budget"]
+            scope = scope_of(principal)
+            assert postgres_app.store.index.term_statistics(
+                scope, terms
+            ) == sqlite_app.store.index.term_statistics(scope, terms)
+    finally:
+        sqlite_app.close()
+        postgres_app.close()
+
+
+def _anchor_statuses(app: Ragox) -> dict[str, str]:
+    statuses: dict[str, str] = {}
+    for manifest_id in app.store.manifest_ids():
+        for stored in app.store.anchors_on("default", manifest_id):
+            anchor_id = stored.anchor.anchor_id
+            statuses[anchor_id] = app.resolve_id(anchor_id, OPERATOR).status.value
+    return statuses
+
+
+def _indexed(app: Ragox) -> dict[str, object]:
+    """Per representation: its search text, chunks, blocks and extraction notes."""
+    seen: dict[str, object] = {}
+    for manifest_id in app.store.manifest_ids():
+        found = app.store.search_text(manifest_id)
+        seen[manifest_id] = (
+            None if found is None else (found[0], found[1].to_bytes()),
+            app.store.chunks(manifest_id),
+            app.store.blocks(manifest_id),
+            app.store.notes(manifest_id),
+            app.store.index_versions(manifest_id),
+        )
+    return seen
+
+
+def test_migrate_store_keeps_every_anchor_resolving(url: str, tmp_path: Path) -> None:
+    """A populated embedded home (text, HTML and PDF, an old revision, an edited
+    representation, an answer) copied into PostgreSQL: every anchor resolves with the
+    same status, search finds the same, the answer and the originals are there."""
+    examples = Path(__file__).parent.parent / "examples"
+    home = tmp_path / "home"
+    app = Ragox(home, store="")
+    try:
+        for path in (
+            examples / "manual-17.txt",
+            examples / "pump-manual.html",
+            Path(__file__).parent / "data" / "pdf" / "multicolumn.pdf",
+        ):
+            assert app.ingest_path(path, path.parent).outcome is not None
+        for document in app.store.list_documents("default"):
+            for start in (0, 10, 40):
+                app.create_anchor(document.document_id, start, start + 12, OPERATOR)
+        old = tmp_path / "manual-17.txt"
+        old.write_text("A second revision of the manual.\n", encoding="utf-8")
+        app.ingest_path(old, old.parent, document_id="manual-17")
+        answer = app.ask("How often is the impeller inspected?", OPERATOR)
+        before = _anchor_statuses(app)
+        hits = [h.chunk_id for h in app.search("impeller seal", OPERATOR, SearchMode.LEXICAL)]
+        indexed = _indexed(app)
+    finally:
+        app.close()
+    assert len(before) >= 9 and set(before.values()) >= {"RESOLVED"}
+    copied = run_ragox(home, "migrate-store", str(home), url, "--json")
+    assert copied.code == 0, copied.stderr
+    assert json.loads(copied.stdout)["rows"]["anchors"] == len(before)
+    again = run_ragox(home, "migrate-store", str(home), url)
+    assert again.code == 1 and "not empty" in again.stderr
+    moved = Ragox(home, store=url)
+    try:
+        assert type(moved.store).__name__ == "PostgresStore"
+        assert _anchor_statuses(moved) == before
+        after = [h.chunk_id for h in moved.search("impeller seal", OPERATOR, SearchMode.LEXICAL)]
+        assert after == hits
+        assert _indexed(moved) == indexed
+        assert moved.store.get_answer(answer.answer_id) is not None
+        for sha256 in moved.store.source_hashes():
+            assert moved.store.blobs.digest(sha256) == sha256
+    finally:
+        moved.close()
+
+
+def test_workers_share_the_postgres_queue_and_take_over_a_killed_one(
+    url: str, tmp_path: Path
+) -> None:
+    """Documents queued in PostgreSQL, worker processes claiming at once (``FOR
+    UPDATE SKIP LOCKED``): one is killed with -9 while it holds a job; its job is
+    taken over after the lease, and every revision ends READY once, its chunks once,
+    no job held twice at a time, none left waiting."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "RAGOX_STORE": url}
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    count = 24
+    for number in range(count):
+        (folder / f"note{number:02d}.txt").write_text(
+            f"Maintenance note {number}. The valve is inspected every week.\n\n"
+            "Operators record the pressure in the log book.\n"
+            # long enough to be killed inside a run, even on a fast machine
+            + "".join(f"\nStep {step}: gauge {step} is read and logged.\n" for step in range(800)),
+            encoding="utf-8",
+        )
+    home = tmp_path / "home"
+    command = [sys.executable, "-m", "ragox", "--home", str(home), "ingest", str(folder)]
+    queued = subprocess.run(
+        [*command, "--queue", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    assert json.loads(queued.stdout)["summary"]["queued"] == count
+    store = PostgresStore(url, home)
+    options = ["--drain", "--lease", "1", "--poll", "0.05", "--max-attempts", "20"]
+
+    def worker() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "ragox", "--home", str(home), "worker", *options],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+
+    victim = worker()
+    killed = False
+    deadline = time.monotonic() + 120
+    while not killed and time.monotonic() < deadline and victim.poll() is None:
+        for doc in (f"note{n:02d}.txt" for n in range(count)):
+            if any(
+                j.state.value == "RUNNING" and j.pid == victim.pid
+                for j in store.jobs("default", doc, "r1")
+            ):
+                os.kill(victim.pid, signal.SIGKILL)
+                killed = True
+                break
+    victim.wait(timeout=30)
+    assert killed, "the first worker finished before it could be killed mid-job"
+    others = [worker() for _ in range(3)]
+    for process in others:
+        assert process.wait(timeout=300) == 0
+    try:
+        taken_over = 0
+        for number in range(count):
+            doc = f"note{number:02d}.txt"
+            revisions = store.revisions("default", doc)
+            assert [(r.revision, r.state.value) for r in revisions] == [("r1", "READY")], doc
+            record = revisions[0]
+            assert record.manifest_id is not None
+            spans = [(c.start, c.end) for c in store.chunks(record.manifest_id)]
+            assert len(spans) == len(set(spans)) > 0, doc
+            jobs = store.jobs("default", doc, "r1")
+            assert [j.state.value for j in jobs].count("DONE") == 1, doc
+            assert not [j for j in jobs if j.state.value in ("QUEUED", "RUNNING")], doc
+            taken_over += sum(1 for j in jobs if j.error_code == "WORKER_LOST")
+        assert taken_over == 1  # the killed worker's job, run again by another
+        assert store.queue.pending() == 0
+    finally:
+        store.close()
