@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -55,6 +55,41 @@ __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
 
 #: Largest accepted source file, in bytes.
 DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
+
+
+class _Source:
+    """The bytes of one run, held by one reference that is let go after extraction, so
+    that a large file does not stay in memory through indexing (issue 10)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: bytes) -> None:
+        self._data: bytes | None = data
+
+    def take(self) -> bytes:
+        if self._data is None:
+            raise RuntimeError("the source bytes were already released")
+        return self._data
+
+    def release(self) -> None:
+        self._data = None
+
+
+class _AnalyzedBodies:
+    """``(chunk_id, analyzed body)`` of each chunk, analyzed as the store writes them:
+    the bodies of a large document are never all in memory at once (issue 10)."""
+
+    __slots__ = ("_chunks", "_language", "_text")
+
+    def __init__(self, text: str, chunks: Sequence[ChunkRecord], language: str | None) -> None:
+        self._text = text
+        self._chunks = chunks
+        self._language = language
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        text, language = self._text, self._language
+        for c in self._chunks:
+            yield c.chunk_id, index_terms(text[c.search_start : c.search_end], language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +148,8 @@ class Ingestor:
             return self._refuse_oversize(
                 document_id, revision, groups, tenant, digest.hexdigest(), path.name, size
             )
-        return self.ingest_bytes(
-            path.read_bytes(),
+        return self._ingest_source(
+            _Source(path.read_bytes()),
             path.name,
             document_id,
             revision=revision,
@@ -140,8 +175,35 @@ class Ingestor:
         supplied_by: str | None = None,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
+        return self._ingest_source(
+            _Source(data),
+            filename,
+            document_id,
+            revision=revision,
+            groups=groups,
+            tenant=tenant,
+            media_type=media_type,
+            password=password,
+            language=language,
+            supplied_by=supplied_by,
+        )
+
+    def _ingest_source(
+        self,
+        source: _Source,
+        filename: str,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+        tenant: str,
+        media_type: str | None = None,
+        password: str | None = None,
+        language: str | None = None,
+        supplied_by: str | None = None,
+    ) -> IngestOutcome:
         received = self.receive(
-            data,
+            source.take(),
             filename,
             document_id,
             revision=revision,
@@ -154,7 +216,7 @@ class Ingestor:
         if isinstance(received, IngestOutcome):
             return received
         record, created = received
-        return self.process(record, data, created, password)
+        return self._run(record, source, created, ExtractOptions(password=password))
 
     def receive(
         self,
@@ -213,7 +275,7 @@ class Ingestor:
         self, record: RevisionRecord, data: bytes, created: bool, password: str | None = None
     ) -> IngestOutcome:
         """Stages two and on: extract, index, and make current (or FAILED)."""
-        return self._run(record, data, created, ExtractOptions(password=password))
+        return self._run(record, _Source(data), created, ExtractOptions(password=password))
 
     def index(self, record: RevisionRecord, manifest_id: str) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
@@ -264,10 +326,7 @@ class Ingestor:
         document = self.store.get_document(tenant, document_id)
         assert document is not None
         language = document.language or document_language(search.text)
-        rows = tuple(
-            (c.chunk_id, index_terms(search.text[c.search_start : c.search_end], language))
-            for c in chunks
-        )
+        rows = _AnalyzedBodies(search.text, chunks, language)
         return search, list(chunks), LexicalRows(manifest_id, language, rows)
 
     def _embed(self, chunk_ids: list[str]) -> None:
@@ -341,7 +400,7 @@ class Ingestor:
         )
 
     def _run(
-        self, record: RevisionRecord, data: bytes, created: bool, options: ExtractOptions
+        self, record: RevisionRecord, source: _Source, created: bool, options: ExtractOptions
     ) -> IngestOutcome:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         # A job row per run, with a lease its heartbeat renews: one left RUNNING by a
@@ -349,7 +408,7 @@ class Ingestor:
         job = self.store.start_job(tenant, doc, rev)
         with Heartbeat(self.store, job):
             try:
-                return self._stages(record, data, created, options, job)
+                return self._stages(record, source, created, options, job)
             except BaseException:
                 # Interrupted (Ctrl-C, or an error no stage expected): the job ends
                 # here; the revision stays in its stage, never current, for a rerun,
@@ -360,7 +419,7 @@ class Ingestor:
     def _stages(
         self,
         record: RevisionRecord,
-        data: bytes,
+        source: _Source,
         created: bool,
         options: ExtractOptions,
         job: str,
@@ -368,7 +427,7 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         try:
-            manifest_id = self.represent(record, data, options)
+            manifest_id = self._represent(record, source, options)
             self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
             self.store.heartbeat(job, stage)
@@ -390,6 +449,12 @@ class Ingestor:
         """The manifest id of the revision's representation by today's parser and
         profile: the stored one, else extracted now and stored beside the others (a
         READY revision keeps serving its current one until ``index``)."""
+        return self._represent(record, _Source(data), options)
+
+    def _represent(self, record: RevisionRecord, source: _Source, options: ExtractOptions) -> str:
+        """``represent``, letting the bytes go as soon as they are extracted: nothing
+        after extraction needs them, and a large file is not held while its
+        representation is stored and indexed (issue 10)."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         parser = parser_for(record.media_type)
         manifest_record = self.store.find_manifest(
@@ -398,7 +463,8 @@ class Ingestor:
         if manifest_record is not None:
             return manifest_record.manifest_id
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
-        manifest, extraction = self.extract(record, data, options)
+        manifest, extraction = self.extract(record, source.take(), options)
+        source.release()
         return self.store.save_representation(
             tenant,
             manifest,
@@ -423,7 +489,7 @@ class Ingestor:
             document_id=record.document_id,
             revision=record.revision,
             source_sha256=record.source_sha256,
-            text_sha256=sha256_hex(extraction.text.encode("utf-8")),
+            text_sha256=_text_sha256(extraction.text),
             media_type=extraction.media_type,
             parser=extraction.parser.id,
             parser_config_sha256=extraction.parser.config_sha256,
@@ -456,6 +522,19 @@ class Ingestor:
         # A READY revision whose re-parse failed stays READY (set_state leaves it).
         state = RevisionState.FAILED if failed else RevisionState.READY
         return IngestOutcome(doc, rev, state, created, code, message)
+
+
+def _text_sha256(text: str) -> str:
+    """SHA-256 of the text's UTF-8 bytes, encoded a slice at a time (a large text's
+    bytes are never all held beside it)."""
+    digest = hashlib.sha256()
+    for start in range(0, len(text), _HASH_SLICE):
+        digest.update(text[start : start + _HASH_SLICE].encode("utf-8"))
+    return digest.hexdigest()
+
+
+#: Code points encoded at a time by :func:`_text_sha256`.
+_HASH_SLICE: Final = 1 << 20
 
 
 def _outcome(record: RevisionRecord, *, created: bool) -> IngestOutcome:
