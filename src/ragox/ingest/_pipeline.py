@@ -291,9 +291,12 @@ class Ingestor:
         search, chunks, lexical = self._index(tenant, document_id, manifest_id)
         served = record.state is RevisionState.READY and record.manifest_id == manifest_id
         before = {c.chunk_id for c in self.store.chunks(manifest_id)} if served else set()
-        if not served:
+        embedder = self.embedder_source() if self.embedder_source else self.embedder
+        if not served and embedder is not None:
+            # The vectors need the chunk rows first; without an embedder, commit_index
+            # writes them once, in its transaction.
             self.store.save_index(manifest_id, search.text, search.alignment, chunks)
-            self._embed([c.chunk_id for c in chunks])
+            self._embed(embedder, [c.chunk_id for c in chunks])
         current = self.store.commit_index(
             tenant,
             document_id,
@@ -305,7 +308,7 @@ class Ingestor:
             lexical,
         )
         if served:
-            self._embed([c.chunk_id for c in chunks if c.chunk_id not in before])
+            self._embed(embedder, [c.chunk_id for c in chunks if c.chunk_id not in before])
         return current
 
     def _index(
@@ -329,8 +332,7 @@ class Ingestor:
         rows = _AnalyzedBodies(search.text, chunks, language)
         return search, list(chunks), LexicalRows(manifest_id, language, rows)
 
-    def _embed(self, chunk_ids: list[str]) -> None:
-        embedder = self.embedder_source() if self.embedder_source else self.embedder
+    def _embed(self, embedder: Embedder | None, chunk_ids: list[str]) -> None:
         if embedder is not None and chunk_ids:
             # Lexical search works without them: on an embedder failure the chunks stay
             # without vectors, `ragox status` counts them and `ragox reindex` fills them.
