@@ -426,6 +426,9 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
 
 def tokens(text: str) -> list[str]:
     """Case-folded word tokens (``\\w+``)."""
+    if text.isascii():
+        # ASCII folds to lower case without changing any word boundary: one pass.
+        return _WORD.findall(text.lower())
     return [match.group().casefold() for match in _WORD.finditer(text)]
 
 
