@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import DATA
 from ragox.extract import ExtractOptions, extractor_for
@@ -96,3 +98,21 @@ def test_stored_rows_are_what_the_stages_compute(
     ).fetchone()[0]
     assert rows == len(chunks)
     assert app.store.index_complete("default", record.document_id, record.revision)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", " ", "\n", "\r", "\r\n", "\x0c", "\u2028", "é"])).map(
+        "".join
+    ),
+    st.integers(1, 8),
+)
+def test_lines_by_slices_are_splitlines(text: str, size: int) -> None:
+    """The paragraph finder's sliced line split is ``splitlines(keepends=True)``."""
+    from ragox.extract import plain
+
+    original = plain._LINES_SLICE
+    try:
+        plain._LINES_SLICE = size  # type: ignore[misc]
+        assert list(plain._lines(text)) == text.splitlines(keepends=True)
+    finally:
+        plain._LINES_SLICE = original  # type: ignore[misc]

@@ -316,9 +316,12 @@ class Ingestor:
     ) -> tuple[SearchText, list[ChunkRecord], LexicalRows]:
         """Build (without writing) a representation's search text, chunks and lexical
         rows."""
-        text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
-        search = build_search_text(text, blocks)
+        # The cleaner gets the only reference to the text (read again below; a cache hit
+        # unless the text is too large to cache): a large text is not held beside the
+        # copies the cleaning makes (issue 10).
+        search = build_search_text(self.store.text(manifest_id), blocks)
+        text = self.store.text(manifest_id)
         chunks = chunk_representation(
             manifest_id,
             text,
