@@ -1,6 +1,6 @@
 """One measured ingestion run in a fresh process; prints JSON with time and peak RSS.
 
-Usage: python _ingest_child.py KIND PATH...   (KIND: floor | ragox | peer)
+Usage: python _ingest_child.py KIND PATH...   (KIND: floor | ragox | peer | peer-text)
 """
 
 from __future__ import annotations
@@ -57,10 +57,23 @@ def peer(paths: list[Path]) -> int:
     return pages
 
 
+def peer_text(paths: list[Path]) -> int:
+    """LlamaIndex's folder reading of plain files and its sentence splitter; units:
+    files."""
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.node_parser import SentenceSplitter
+
+    documents = SimpleDirectoryReader(input_files=[str(p) for p in paths]).load_data()
+    splitter = SentenceSplitter(chunk_size=512, chunk_overlap=64, tokenizer=str.split)
+    splitter.get_nodes_from_documents(documents)
+    return len(paths)
+
+
 if __name__ == "__main__":
     kind, files = sys.argv[1], [Path(p) for p in sys.argv[2:]]
     started = time.perf_counter()
-    units = {"floor": floor, "ragox": ragox, "peer": peer}[kind](files)
+    kinds = {"floor": floor, "ragox": ragox, "peer": peer, "peer-text": peer_text}
+    units = kinds[kind](files)
     seconds = time.perf_counter() - started
     # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent
     # across exec, so a child would report the benchmark driver's peak.
@@ -70,4 +83,5 @@ if __name__ == "__main__":
         if line.startswith("VmHWM:")
     )
     peak_mb = int(hwm.split()[1]) / 1024
-    print(json.dumps({"units": units, "seconds": seconds, "peak_rss_mb": peak_mb}))
+    cpu = time.process_time()
+    print(json.dumps({"units": units, "seconds": seconds, "cpu": cpu, "peak_rss_mb": peak_mb}))

@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_answers
 import bench_api
+import bench_folder
 import bench_ingest
 import bench_memory
 import bench_ocr
@@ -24,6 +25,7 @@ from _table import print_table
 BENCHES = {
     "resolve": bench_resolve,
     "ingest": bench_ingest,
+    "folder": bench_folder,
     "search": bench_search,
     "store": bench_store,
     "api": bench_api,

@@ -183,3 +183,47 @@ def test_composable_seconds_table_matches_a_full_scan() -> None:
             if unicodedata.combining(second) == 0:
                 full.add(second)
     assert full <= _composable_seconds()
+
+
+_OPS = st.lists(st.tuples(st.booleans(), st.integers(0, 4), st.integers(0, 4)), max_size=10)
+
+
+def _split_identity(length: int) -> Alignment:
+    """The identity as two copy segments: composing with it takes the full walk (a
+    builder's identity, one segment, takes the shortcut). Lengths under 2: the
+    builder's identity."""
+    from array import array
+
+    if length < 2:
+        return Alignment.identity(length)
+
+    copy = Alignment.identity(1).to_bytes()[-1]
+    half = length // 2
+    return Alignment(
+        array("q", [0, half, length]), array("q", [0, half, length]), bytes([copy] * 2)
+    )
+
+
+@given(_OPS)
+def test_composing_with_an_unchanged_step_keeps_the_alignment_exactly(
+    ops: list[tuple[bool, int, int]],
+) -> None:
+    """An identity on either side of ``compose`` gives back the other alignment, the
+    same as the segment walk builds it (ingestion takes this shortcut for steps that
+    changed nothing; stored alignments must not change)."""
+    builder = AlignmentBuilder()
+    for is_copy, out_length, in_length in ops:
+        if is_copy:
+            builder.copy(out_length)
+        else:
+            builder.replace(out_length, in_length)
+    changed = builder.build()
+    after = Alignment.identity(changed.output_length)
+    before = Alignment.identity(changed.input_length)
+    assert after.compose(changed) == changed
+    assert changed.compose(before) == changed
+    if changed.segment_count > 1 or not changed.is_identity():
+        # the full walk (no shortcut on either side) builds the same segments
+        assert _split_identity(changed.output_length).compose(changed) == changed
+        assert changed.compose(_split_identity(changed.input_length)) == changed
+    assert after.compose(changed).to_bytes() == changed.to_bytes()

@@ -5,6 +5,8 @@ match."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import OPERATOR
 from ragox.search import (
@@ -144,3 +146,11 @@ def test_query_analysis_by_scope() -> None:
     only_unknown = analyze_search_query("Pumpe", {None})
     assert only_unknown.languages == ("de", "en", "ru") and only_unknown.unstemmed
     assert set(only_unknown.terms) == {"pumpe", "pump"}
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_ascii_tokens_are_the_case_folded_words(text: str) -> None:
+    """The ASCII fast path of ``tokens`` gives exactly the general path's tokens."""
+    from ragox.search._analyze import _WORD, tokens
+
+    assert tokens(text) == [m.group().casefold() for m in _WORD.finditer(text)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Final
 
 from ragox.extract._model import (
@@ -39,6 +40,21 @@ def reject_binary(text: str) -> None:
         raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains control characters")
 
 
+def _lines(text: str) -> Iterator[str]:
+    """``text.splitlines(keepends=True)``, a slice at a time (cut after a LF, where
+    splitting the parts gives the same lines): no list of every line of a large text."""
+    start, total = 0, len(text)
+    while start < total:
+        cut = text.find("\n", start + _LINES_SLICE)
+        end = total if cut < 0 else cut + 1
+        yield from text[start:end].splitlines(keepends=True)
+        start = end
+
+
+#: Code points split into lines at a time by :func:`_lines`.
+_LINES_SLICE: Final = 1 << 20
+
+
 def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
     """Runs of non-blank lines: ``(start, end, first_line, last_line)``, 1-based lines."""
     found: list[tuple[int, int, int, int]] = []
@@ -48,7 +64,7 @@ def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
     run_line = 0
     run_end = 0
     last_line = 0
-    for line in text.splitlines(keepends=True):
+    for line in _lines(text):
         stripped = line.rstrip("\n")
         if stripped.strip():
             if run_start is None:
@@ -78,7 +94,8 @@ def normalize_text_file(data: bytes, profile: Profile) -> Normalized:
             ErrorCode.INVALID_UTF8, f"invalid UTF-8 at byte {error.byte_offset}"
         ) from None
     reject_binary(normalized.text)
-    if not normalized.text.strip():
+    # (not ``strip()``: that would copy a large text just to test it)
+    if not normalized.text or normalized.text.isspace():
         raise ExtractionError(ErrorCode.EMPTY_FILE, "file contains only white space")
     return normalized
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -59,6 +59,51 @@ __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
 
 #: Largest accepted source file, in bytes.
 DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
+
+
+class _Source:
+    """The bytes of one run, held by one reference that is let go after extraction, so
+    that a large file does not stay in memory through indexing (issue 10)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: bytes) -> None:
+        self._data: bytes | None = data
+
+    def take(self) -> bytes:
+        if self._data is None:
+            raise RuntimeError("the source bytes were already released")
+        return self._data
+
+    def release(self) -> None:
+        self._data = None
+
+
+class _AnalyzedBodies:
+    """``(chunk_id, analyzed body)`` of each chunk, analyzed as the store writes them:
+    the bodies of a large document are never all in memory at once (issue 10)."""
+
+    __slots__ = ("_chunks", "_context", "_language", "_text", "_vocabulary")
+
+    def __init__(
+        self,
+        text: str,
+        chunks: Sequence[ChunkRecord],
+        context: Sequence[str],
+        language: str | None,
+        vocabulary: frozenset[str],
+    ) -> None:
+        self._text = text
+        self._chunks = chunks
+        self._context = context  # the headings above each chunk
+        self._language = language
+        self._vocabulary = vocabulary
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        text, language, vocabulary = self._text, self._language, self._vocabulary
+        for c, above in zip(self._chunks, self._context, strict=True):
+            body = f"{above} {text[c.search_start : c.search_end]}"
+            yield c.chunk_id, index_terms(body, language, vocabulary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +163,8 @@ class Ingestor:
             return self._refuse_oversize(
                 document_id, revision, groups, tenant, digest.hexdigest(), path.name, size
             )
-        return self.ingest_bytes(
-            path.read_bytes(),
+        return self._ingest_source(
+            _Source(path.read_bytes()),
             path.name,
             document_id,
             revision=revision,
@@ -147,8 +192,37 @@ class Ingestor:
         ocr: OcrMode = OcrMode.AUTO,
     ) -> IngestOutcome:
         """Store the bytes as a revision and run it to READY or FAILED."""
+        return self._ingest_source(
+            _Source(data),
+            filename,
+            document_id,
+            revision=revision,
+            groups=groups,
+            tenant=tenant,
+            media_type=media_type,
+            password=password,
+            language=language,
+            supplied_by=supplied_by,
+            ocr=ocr,
+        )
+
+    def _ingest_source(
+        self,
+        source: _Source,
+        filename: str,
+        document_id: str,
+        *,
+        revision: str | None = None,
+        groups: frozenset[str] = frozenset(),
+        tenant: str,
+        media_type: str | None = None,
+        password: str | None = None,
+        language: str | None = None,
+        supplied_by: str | None = None,
+        ocr: OcrMode = OcrMode.AUTO,
+    ) -> IngestOutcome:
         received = self.receive(
-            data,
+            source.take(),
             filename,
             document_id,
             revision=revision,
@@ -162,7 +236,7 @@ class Ingestor:
         if isinstance(received, IngestOutcome):
             return received
         record, created = received
-        return self.process(record, data, created, password, ocr=ocr)
+        return self._run(record, source, created, ExtractOptions(password=password, ocr=ocr))
 
     def receive(
         self,
@@ -237,7 +311,8 @@ class Ingestor:
 
         ``job``: a job a worker claimed from the queue, whose lease the worker renews
         (else the run records a job of its own, with a heartbeat)."""
-        return self._run(record, data, created, ExtractOptions(password=password, ocr=ocr), job)
+        options = ExtractOptions(password=password, ocr=ocr)
+        return self._run(record, _Source(data), created, options, job)
 
     def index(self, record: RevisionRecord, manifest_id: str) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
@@ -253,9 +328,12 @@ class Ingestor:
         search, chunks, lexical = self._index(tenant, document_id, manifest_id)
         served = record.state is RevisionState.READY and record.manifest_id == manifest_id
         before = {c.chunk_id for c in self.store.chunks(manifest_id)} if served else set()
-        if not served:
+        embedder = self.embedder_source() if self.embedder_source else self.embedder
+        if not served and embedder is not None:
+            # The vectors need the chunk rows first; without an embedder, commit_index
+            # writes them once, in its transaction.
             self.store.save_index(manifest_id, search.text, search.alignment, chunks)
-            self._embed([c.chunk_id for c in chunks])
+            self._embed(embedder, [c.chunk_id for c in chunks])
         current = self.store.commit_index(
             tenant,
             document_id,
@@ -267,7 +345,7 @@ class Ingestor:
             lexical,
         )
         if served:
-            self._embed([c.chunk_id for c in chunks if c.chunk_id not in before])
+            self._embed(embedder, [c.chunk_id for c in chunks if c.chunk_id not in before])
         return current
 
     def _index(
@@ -275,8 +353,8 @@ class Ingestor:
     ) -> tuple[SearchText, list[ChunkRecord], LexicalRows]:
         """Build (without writing) a representation's search text, chunks and lexical
         rows."""
-        text = self.store.text(manifest_id)
         blocks = self.store.blocks(manifest_id)
+        text = self.store.text(manifest_id)
         search, chunks = search_text_and_chunks(manifest_id, text, blocks)
         document = self.store.get_document(tenant, document_id)
         assert document is not None
@@ -285,19 +363,10 @@ class Ingestor:
         context = heading_context(text, blocks, chunks)
         # German compounds are split against the document's own words
         vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
-        rows = tuple(
-            (
-                c.chunk_id,
-                index_terms(
-                    f"{above} {search.text[c.search_start : c.search_end]}", language, vocabulary
-                ),
-            )
-            for c, above in zip(chunks, context, strict=True)
-        )
+        rows = _AnalyzedBodies(search.text, chunks, context, language, vocabulary)
         return search, list(chunks), LexicalRows(manifest_id, language, rows)
 
-    def _embed(self, chunk_ids: list[str]) -> None:
-        embedder = self.embedder_source() if self.embedder_source else self.embedder
+    def _embed(self, embedder: Embedder | None, chunk_ids: list[str]) -> None:
         if embedder is not None and chunk_ids:
             # Lexical search works without them: on an embedder failure the chunks stay
             # without vectors, `ragox status` counts them and `ragox reindex` fills them.
@@ -369,7 +438,7 @@ class Ingestor:
     def _run(
         self,
         record: RevisionRecord,
-        data: bytes,
+        source: _Source,
         created: bool,
         options: ExtractOptions,
         claimed: str | None = None,
@@ -381,7 +450,7 @@ class Ingestor:
         beating = contextlib.nullcontext() if claimed else Heartbeat(self.store, job)
         with beating:
             try:
-                return self._stages(record, data, created, options, job)
+                return self._stages(record, source, created, options, job)
             except BaseException:
                 # Interrupted (Ctrl-C, or an error no stage expected): the job ends
                 # here; the revision stays in its stage, never current, for a rerun,
@@ -392,7 +461,7 @@ class Ingestor:
     def _stages(
         self,
         record: RevisionRecord,
-        data: bytes,
+        source: _Source,
         created: bool,
         options: ExtractOptions,
         job: str,
@@ -400,7 +469,7 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         try:
-            manifest_id = self.represent(record, data, options)
+            manifest_id = self._represent(record, source, options)
             self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
             self.store.heartbeat(job, stage)
@@ -422,6 +491,12 @@ class Ingestor:
         """The manifest id of the revision's representation by today's parser and
         profile: the stored one, else extracted now and stored beside the others (a
         READY revision keeps serving its current one until ``index``)."""
+        return self._represent(record, _Source(data), options)
+
+    def _represent(self, record: RevisionRecord, source: _Source, options: ExtractOptions) -> str:
+        """``represent``, letting the bytes go as soon as they are extracted: nothing
+        after extraction needs them, and a large file is not held while its
+        representation is stored and indexed (issue 10)."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         for parser in parsers_for(record.media_type, options.ocr):
             manifest_record = self.store.find_manifest(
@@ -430,7 +505,8 @@ class Ingestor:
             if manifest_record is not None:
                 return manifest_record.manifest_id
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
-        manifest, extraction = self.extract(record, data, options)
+        manifest, extraction = self.extract(record, source.take(), options)
+        source.release()
         return self.store.save_representation(
             tenant,
             manifest,
@@ -455,7 +531,7 @@ class Ingestor:
             document_id=record.document_id,
             revision=record.revision,
             source_sha256=record.source_sha256,
-            text_sha256=sha256_hex(extraction.text.encode("utf-8")),
+            text_sha256=_text_sha256(extraction.text),
             media_type=extraction.media_type,
             parser=extraction.parser.id,
             parser_config_sha256=extraction.parser.config_sha256,
@@ -488,6 +564,19 @@ class Ingestor:
         # A READY revision whose re-parse failed stays READY (set_state leaves it).
         state = RevisionState.FAILED if failed else RevisionState.READY
         return IngestOutcome(doc, rev, state, created, code, message)
+
+
+def _text_sha256(text: str) -> str:
+    """SHA-256 of the text's UTF-8 bytes, encoded a slice at a time (a large text's
+    bytes are never all held beside it)."""
+    digest = hashlib.sha256()
+    for start in range(0, len(text), _HASH_SLICE):
+        digest.update(text[start : start + _HASH_SLICE].encode("utf-8"))
+    return digest.hexdigest()
+
+
+#: Code points encoded at a time by :func:`_text_sha256`.
+_HASH_SLICE: Final = 1 << 20
 
 
 def _outcome(record: RevisionRecord, *, created: bool) -> IngestOutcome:

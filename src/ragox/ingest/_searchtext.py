@@ -160,6 +160,9 @@ def build_search_text(
     pieces.append(text[position:])
     current = "".join(pieces)
     alignment = builder.build()
+    # The representation is not needed below: a caller that passes its only reference
+    # lets a large one go here instead of holding it beside the cleaned copies.
+    del text, pieces
 
     # 2. Join words hyphenated at line ends; drop remaining soft hyphens.
     # (The alignment is built from the matches; the text by one substitution, so no

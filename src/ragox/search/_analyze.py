@@ -55,8 +55,9 @@ LEXICAL_ANALYZER_VERSION: Final = "3"
 ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
 
 _WORD: Final = regex.compile(r"\w+")
-_CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
-_LETTER: Final = regex.compile(r"\p{L}")
+#: letter runs, counted by their lengths (a list of runs, not of every letter)
+_CYRILLIC_RUN: Final = regex.compile(r"\p{Cyrillic}+")
+_LETTER_RUN: Final = regex.compile(r"\p{L}+")
 
 _STOPWORDS: Final = {
     "en": frozenset(
@@ -429,6 +430,9 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
 
 def tokens(text: str) -> list[str]:
     """Case-folded word tokens (``\\w+``)."""
+    if text.isascii():
+        # ASCII folds to lower case without changing any word boundary: one pass.
+        return _WORD.findall(text.lower())
     return [match.group().casefold() for match in _WORD.finditer(text)]
 
 
@@ -439,10 +443,10 @@ def detect_language(text: str, sample: int = 20_000) -> str | None:
     plenty of evidence; any other language is indexed unstemmed.
     """
     head = text[:sample]
-    letters = len(_LETTER.findall(head))
+    letters = sum(map(len, _LETTER_RUN.findall(head)))
     if letters == 0:
         return None
-    if len(_CYRILLIC.findall(head)) > 0.3 * letters:
+    if sum(map(len, _CYRILLIC_RUN.findall(head))) > 0.3 * letters:
         return "ru"
     words = tokens(head)
     if not words:

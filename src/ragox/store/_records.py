@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -109,8 +109,9 @@ class LexicalRows:
     manifest_id: str
     #: ISO 639-1 code the bodies were analyzed for (None: no stemming)
     language: str | None
-    #: ``(chunk_id, analyzed body)`` in chunk order
-    rows: tuple[tuple[str, str], ...]
+    #: ``(chunk_id, analyzed body)`` in chunk order; may be lazy (bodies analyzed as
+    #: the store reads them), so read it once, in batches, without keeping it whole
+    rows: Iterable[tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)

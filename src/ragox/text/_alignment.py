@@ -117,6 +117,10 @@ class Alignment:
     def is_identity(self) -> bool:
         return all(k == _COPY for k in self._kind) and self.output_length == self.input_length
 
+    def _single_copy(self) -> bool:
+        """No segment, or one copy segment: the identity as a builder makes it."""
+        return len(self._kind) == 0 or (len(self._kind) == 1 and self._kind[0] == _COPY)
+
     def segments(self) -> list[tuple[int, int, int, int, bool]]:
         """``(out_start, out_end, in_start, in_end, is_copy)`` per segment."""
         return [
@@ -159,6 +163,12 @@ class Alignment:
         """``self`` maps C → B and ``inner`` maps B → A; the result maps C → A."""
         if self.input_length != inner.output_length:
             raise ValueError("alignments do not meet: lengths differ")
+        # A side that is one copy segment (an unchanged step) leaves the other as it is,
+        # exactly as the walk below would build it; ingestion composes many of these.
+        if inner._single_copy():
+            return self
+        if self._single_copy():
+            return inner
         outer_c = _Cursor(self._in, self._out, self._kind)
         inner_c = _Cursor(inner._out, inner._in, inner._kind)
         builder = AlignmentBuilder()

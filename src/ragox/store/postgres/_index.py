@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol
 
@@ -273,9 +273,10 @@ class PostgresIndex:
         tenant: str,
         manifest_id: str,
         language: str | None,
-        rows: Sequence[tuple[str, str]],
+        rows: Iterable[tuple[str, str]],
     ) -> None:
-        """Index ``(chunk_id, analyzed body)`` rows inside the caller's open transaction:
+        """Index ``(chunk_id, analyzed body)`` rows (read once) inside the caller's open
+        transaction:
         they replace the representation's earlier ones, in the partition of its
         revision's reader groups."""
         self._evict(conn, "manifest_id = %s", (manifest_id,))

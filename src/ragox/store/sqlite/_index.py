@@ -17,11 +17,12 @@ is still part of every query, never a filter applied after the top k.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
@@ -182,6 +183,10 @@ def _idf(rows: int, hits: int) -> float:
     """FTS5's BM25 IDF, floored at a tiny positive weight."""
     idf = math.log((rows - hits + 0.5) / (hits + 0.5))
     return idf if idf > 0.0 else _MIN_IDF
+
+
+#: Lexical rows written per statement batch (bounds the analyzed bodies held at once).
+_WRITE_BATCH: Final = 2048
 
 
 def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[str]) -> _Partition:
@@ -375,12 +380,13 @@ class SqliteIndex:
         tenant: str,
         manifest_id: str,
         language: str | None,
-        rows: Sequence[tuple[str, str]],
+        rows: Iterable[tuple[str, str]],
     ) -> None:
         """Index ``(chunk_id, analyzed body)`` rows inside the caller's open transaction.
 
         The rows replace the representation's earlier ones and go to the partition of
-        its revision's reader groups.
+        its revision's reader groups. They are read once, in batches (they may be
+        analyzed as they are read): a large document's bodies are never all held.
         """
         _evict(conn, "manifest_id = ?", (manifest_id,))
         rowids = dict(
@@ -388,15 +394,19 @@ class SqliteIndex:
                 "SELECT chunk_id, rowid FROM chunks WHERE manifest_id=?", (manifest_id,)
             ).fetchall()
         )
-        numbered = [(int(rowids[chunk_id]), body) for chunk_id, body in rows]
-        # A chunk rowid SQLite handed out again must not keep a stale row of another
-        # representation alive.
-        _evict(
-            conn,
-            "rowid IN (SELECT value FROM json_each(?))",
-            (json.dumps([rowid for rowid, _ in numbered]),),
-        )
-        _insert(conn, tenant, manifest_id, numbered)
+        source = iter(rows)
+        while numbered := [
+            (int(rowids[chunk_id]), body)
+            for chunk_id, body in itertools.islice(source, _WRITE_BATCH)
+        ]:
+            # A chunk rowid SQLite handed out again must not keep a stale row of another
+            # representation alive.
+            _evict(
+                conn,
+                "rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps([rowid for rowid, _ in numbered]),),
+            )
+            _insert(conn, tenant, manifest_id, numbered)
         _prune(conn)
         conn.execute(
             "UPDATE representations SET language=? WHERE manifest_id=?",

@@ -942,10 +942,11 @@ class SqliteStore:
             )
             conn.execute(
                 "INSERT INTO representations(manifest_id, text, alignment, char_boxes, "
-                "page_count, pages_without_text, warnings) VALUES(?,?,?,?,?,?,?)",
+                "page_count, pages_without_text, warnings) "
+                "VALUES(?,CAST(? AS TEXT),?,?,?,?,?)",
                 (
                     manifest_id,
-                    text,
+                    _utf8(text),
                     None if alignment is None else alignment.to_bytes(),
                     char_boxes,
                     notes.page_count,
@@ -1102,8 +1103,11 @@ class SqliteStore:
 
     def _remember_text(self, manifest_id: str, text: str) -> None:
         """Keep ``text`` in the cache, bounded in entries and in code points (a few
-        huge texts must not pin gigabytes in a long-running server); the newest
-        entry is always kept."""
+        huge texts must not pin gigabytes in a long-running server); a text over the
+        bound is not kept at all (it would stay in memory through the indexing of a
+        large file, issue 10)."""
+        if len(text) > _TEXT_CACHE_CODE_POINTS:
+            return
         with self._texts_lock:
             self._texts[manifest_id] = text
             self._texts.move_to_end(manifest_id)
@@ -1168,10 +1172,11 @@ class SqliteStore:
                 )
             ]
             conn.execute(
-                "INSERT INTO search_texts(manifest_id, text, alignment) VALUES(?,?,?) "
+                "INSERT INTO search_texts(manifest_id, text, alignment) "
+                "VALUES(?,CAST(? AS TEXT),?) "
                 "ON CONFLICT(manifest_id) DO UPDATE SET text=excluded.text, "
                 "alignment=excluded.alignment",
-                (manifest_id, search_text, search_alignment.to_bytes()),
+                (manifest_id, _utf8(search_text), search_alignment.to_bytes()),
             )
             if stored == [c.chunk_id for c in chunks]:
                 return
@@ -1184,7 +1189,7 @@ class SqliteStore:
             conn.executemany(
                 "INSERT INTO chunks(chunk_id, manifest_id, ordinal, start, end, search_start, "
                 "search_end, tokens, blocks) VALUES(?,?,?,?,?,?,?,?,?)",
-                [
+                (
                     (
                         c.chunk_id,
                         c.manifest_id,
@@ -1197,7 +1202,7 @@ class SqliteStore:
                         json.dumps([[b.block_index, b.start, b.end] for b in c.blocks]),
                     )
                     for c in chunks
-                ],
+                ),
             )
 
     def commit_index(
@@ -1790,6 +1795,13 @@ def _manifest_from_json(text: str) -> Manifest:
 @functools.lru_cache(maxsize=1024)
 def _manifest_from_small_json(text: str) -> Manifest:
     return Manifest.from_json(json.loads(text))
+
+
+def _utf8(text: str) -> bytes:
+    """A large text's UTF-8 bytes, bound as a BLOB and stored ``CAST(? AS TEXT)``: the
+    same stored text, but sqlite3 binding the ``str`` itself would cache a UTF-8 copy
+    inside it for as long as the text lives (the whole of an ingestion, issue 10)."""
+    return text.encode("utf-8")
 
 
 def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:

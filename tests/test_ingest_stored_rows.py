@@ -1,0 +1,118 @@
+"""What ingestion stores is exactly what its stages compute, whatever path the bytes
+take to the store (issue 10's memory work streams lexical rows in batches, binds the
+texts as UTF-8 and lets large texts and the source bytes go early): the representation
+and search texts (as SQLite TEXT), the manifest's text hash, the chunks and one
+lexical row per chunk with the analyzed body of its search-text range."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import DATA
+from ragox.extract import ExtractOptions, extractor_for
+from ragox.ingest._chunker import chunk_representation
+from ragox.ingest._searchtext import build_search_text
+from ragox.search import index_terms
+from ragox.service import Ragox
+from ragox.store import RevisionState
+
+#: paragraphs enough for more chunks than one lexical write batch (store._index._WRITE_BATCH)
+_PARAGRAPHS = 2600
+
+
+def _mixed_text(path: Path) -> bytes:
+    """Real paragraphs in English, German and Russian (XQuAD), one chunk each."""
+    paragraphs: list[str] = []
+    for lang in ("en", "de", "ru"):
+        data = json.loads((DATA / "xquad" / f"xquad.{lang}.json").read_text(encoding="utf-8"))
+        paragraphs += [p["context"] for a in data["data"] for p in a["paragraphs"]]
+    sentences = [s.strip() + "." for p in paragraphs for s in p.split(". ") if len(s) > 60]
+    body = "\n\n".join(f"{i}: {sentences[i % len(sentences)]}" for i in range(_PARAGRAPHS))
+    path.write_text(body + "\n", encoding="utf-8")
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["text-cached", "text-not-cached"])
+def test_stored_rows_are_what_the_stages_compute(
+    app: Ragox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool
+) -> None:
+    if not cache:
+        # A text over the cache bound is read back from the store for indexing.
+        monkeypatch.setattr("ragox.store._sqlite._TEXT_CACHE_CODE_POINTS", 1000)
+    path = tmp_path / "mixed.txt"
+    data = _mixed_text(path)
+    item = app.ingest_path(path, tmp_path)
+    assert item.outcome is not None and item.outcome.state is RevisionState.READY
+    record = app.store.get_revision("default", item.outcome.document_id, item.outcome.revision)
+    assert record is not None and record.manifest_id is not None
+    manifest_id = record.manifest_id
+    conn = app.store._connection()  # type: ignore[attr-defined]
+
+    extraction = extractor_for("text/plain")(data, app.ingestor.profile, ExtractOptions())
+    stored_type, stored_text = conn.execute(
+        "SELECT typeof(text), text FROM representations WHERE manifest_id=?", (manifest_id,)
+    ).fetchone()
+    assert (stored_type, stored_text) == ("text", extraction.text)
+    manifest = app.store.get_manifest(manifest_id)
+    assert manifest is not None
+    expected_hash = hashlib.sha256(extraction.text.encode("utf-8")).hexdigest()
+    assert manifest.manifest.text_sha256 == expected_hash
+
+    search = build_search_text(extraction.text, extraction.blocks)
+    search_type, search_text = conn.execute(
+        "SELECT typeof(text), text FROM search_texts WHERE manifest_id=?", (manifest_id,)
+    ).fetchone()
+    assert (search_type, search_text) == ("text", search.text)
+
+    chunks = chunk_representation(
+        manifest_id,
+        extraction.text,
+        extraction.blocks,
+        search.alignment,
+        skip_blocks=frozenset(search.dropped_blocks),
+    )
+    assert len(chunks) > 2048  # more than one write batch
+    assert app.store.chunks(manifest_id) == chunks
+
+    language = conn.execute(
+        "SELECT language FROM representations WHERE manifest_id=?", (manifest_id,)
+    ).fetchone()[0]
+    (partition,) = conn.execute("SELECT name FROM lexical_partitions").fetchall()
+    bodies = dict(
+        conn.execute(
+            f"SELECT c.chunk_id, t.body FROM {partition[0]} t JOIN chunks c ON c.rowid = t.rowid"
+        ).fetchall()
+    )
+    assert bodies == {
+        c.chunk_id: index_terms(search.text[c.search_start : c.search_end], language)
+        for c in chunks
+    }
+    rows = conn.execute(
+        "SELECT COUNT(*) FROM lexical_rows WHERE manifest_id=?", (manifest_id,)
+    ).fetchone()[0]
+    assert rows == len(chunks)
+    assert app.store.index_complete("default", record.document_id, record.revision)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", " ", "\n", "\r", "\r\n", "\x0c", "\u2028", "é"])).map(
+        "".join
+    ),
+    st.integers(1, 8),
+)
+def test_lines_by_slices_are_splitlines(text: str, size: int) -> None:
+    """The paragraph finder's sliced line split is ``splitlines(keepends=True)``."""
+    from ragox.extract import plain
+
+    original = plain._LINES_SLICE
+    try:
+        plain._LINES_SLICE = size  # type: ignore[misc]
+        assert list(plain._lines(text)) == text.splitlines(keepends=True)
+    finally:
+        plain._LINES_SLICE = original  # type: ignore[misc]
