@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from conftest import DATA
 from ragox.extract import ExtractOptions, extractor_for
-from ragox.ingest._chunker import chunk_representation
-from ragox.ingest._searchtext import build_search_text
-from ragox.search import index_terms
+from ragox.ingest._chunker import search_text_and_chunks
+from ragox.ingest._headings import heading_context
+from ragox.search import compound_vocabulary, index_terms
 from ragox.service import Ragox
 from ragox.store import RevisionState
 
@@ -44,7 +44,7 @@ def test_stored_rows_are_what_the_stages_compute(
 ) -> None:
     if not cache:
         # A text over the cache bound is read back from the store for indexing.
-        monkeypatch.setattr("ragox.store._sqlite._TEXT_CACHE_CODE_POINTS", 1000)
+        monkeypatch.setattr("ragox.store.sqlite._sqlite._TEXT_CACHE_CODE_POINTS", 1000)
     path = tmp_path / "mixed.txt"
     data = _mixed_text(path)
     item = app.ingest_path(path, tmp_path)
@@ -64,19 +64,12 @@ def test_stored_rows_are_what_the_stages_compute(
     expected_hash = hashlib.sha256(extraction.text.encode("utf-8")).hexdigest()
     assert manifest.manifest.text_sha256 == expected_hash
 
-    search = build_search_text(extraction.text, extraction.blocks)
+    search, chunks = search_text_and_chunks(manifest_id, extraction.text, extraction.blocks)
     search_type, search_text = conn.execute(
         "SELECT typeof(text), text FROM search_texts WHERE manifest_id=?", (manifest_id,)
     ).fetchone()
     assert (search_type, search_text) == ("text", search.text)
 
-    chunks = chunk_representation(
-        manifest_id,
-        extraction.text,
-        extraction.blocks,
-        search.alignment,
-        skip_blocks=frozenset(search.dropped_blocks),
-    )
     assert len(chunks) > 2048  # more than one write batch
     assert app.store.chunks(manifest_id) == chunks
 
@@ -89,9 +82,13 @@ def test_stored_rows_are_what_the_stages_compute(
             f"SELECT c.chunk_id, t.body FROM {partition[0]} t JOIN chunks c ON c.rowid = t.rowid"
         ).fetchall()
     )
+    context = heading_context(extraction.text, extraction.blocks, chunks)
+    vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
     assert bodies == {
-        c.chunk_id: index_terms(search.text[c.search_start : c.search_end], language)
-        for c in chunks
+        c.chunk_id: index_terms(
+            f"{above} {search.text[c.search_start : c.search_end]}", language, vocabulary
+        )
+        for c, above in zip(chunks, context, strict=True)
     }
     rows = conn.execute(
         "SELECT COUNT(*) FROM lexical_rows WHERE manifest_id=?", (manifest_id,)
