@@ -253,9 +253,9 @@ def test_workers_share_the_postgres_queue_and_take_over_a_killed_one(
     victim.wait(timeout=30)
     assert killed, "the first worker finished before it could be killed mid-job"
     others = [worker() for _ in range(3)]
-    for process in others:
-        assert process.wait(timeout=300) == 0
     try:
+        for process in others:
+            assert process.wait(timeout=300) == 0
         taken_over = 0
         for number in range(count):
             doc = f"note{number:02d}.txt"
@@ -272,4 +272,7 @@ def test_workers_share_the_postgres_queue_and_take_over_a_killed_one(
         assert taken_over == 1  # the killed worker's job, run again by another
         assert store.queue.pending() == 0
     finally:
+        for process in others:
+            if process.poll() is None:
+                process.kill()
         store.close()
