@@ -4,6 +4,7 @@ bad queries get clear errors."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import bm25s
@@ -201,3 +202,29 @@ def test_cross_lingual_hybrid_ignores_same_language_word_matches(app: Ragox) -> 
     assert {h.document_id for h in lexical} == {"reader", "poem"}
     assert app.search(question, staff, SearchMode.VECTOR, limit=1)[0].document_id == "seal"
     assert app.search(question, staff, SearchMode.HYBRID, limit=1)[0].document_id == "seal"
+
+
+def test_snippet_window_is_the_same_in_every_process() -> None:
+    """Two query words of equal length: the window lies around the alphabetically
+    first one, whatever the process's string hash seed (it once followed set order)."""
+    import subprocess
+    import sys
+
+    program = (
+        "from ragox.search._search import snippet\n"
+        "body = 'omega ' + 'filler words here ' * 40 + 'alpha ' + 'more filler text ' * 40\n"
+        "print(snippet(body, 'omega alpha'))\n"
+    )
+    windows = {
+        subprocess.run(
+            [sys.executable, "-c", program],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(windows) == 1
+    (window,) = windows
+    assert "alpha" in window and "omega" not in window

@@ -317,10 +317,11 @@ def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query:
 
 def snippet(body: str, query: str) -> str:
     """A window of a chunk's representation text (never the search text) around the
-    first query word found in it."""
+    longest query word found in it (ties in alphabetical order, so that every process
+    shows the same window)."""
     lowered = body.casefold()
     position = -1
-    for word in sorted(set(tokens(query)), key=len, reverse=True):
+    for word in sorted(set(tokens(query)), key=lambda w: (-len(w), w)):
         if len(word) > 2:
             position = lowered.find(word)
             if position >= 0:
