@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from ragox.access import Principal
 from ragox.search import SearchMode
 from ragox.service import Ragox
+
+pytestmark = pytest.mark.both_backends
 
 READER = Principal("reader", groups=frozenset({"staff"}))
 

@@ -1301,19 +1301,27 @@ class PostgresStore:
         return [_chunk_from_row(row) for row in rows]
 
     def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
-        """The chunks of ``chunk_ids`` that exist, with their span of text and pages."""
+        """The chunks of ``chunk_ids`` that exist, in one read: each with its own span of
+        the representation (``substr`` counts code points, as the offsets do) and the
+        PDF pages of its blocks (a chunk deleted meanwhile is absent)."""
+        rows = self._fetchall(
+            'SELECT c.chunk_id, c.manifest_id, c.ordinal, c.start, c."end", c.search_start, '
+            "c.search_end, c.tokens, c.blocks, m.document_id, m.revision, "
+            'substr(rep.text, c.start + 1, c."end" - c.start), '
+            "(SELECT array_agg(DISTINCT b.page ORDER BY b.page) FROM blocks b "
+            " WHERE b.manifest_id = c.manifest_id AND b.page IS NOT NULL "
+            "   AND b.block_index IN (SELECT (r.value ->> 0)::int "
+            "                         FROM json_array_elements(c.blocks::json) r)) "
+            "FROM chunks c JOIN manifests m ON m.manifest_id = c.manifest_id "
+            "JOIN representations rep ON rep.manifest_id = c.manifest_id "
+            "WHERE c.chunk_id = ANY(%s)",
+            (list(chunk_ids),),
+        )
         found: dict[str, HitSource] = {}
-        for chunk_id in chunk_ids:
-            chunk = self.get_chunk(chunk_id)
-            manifest = None if chunk is None else self.get_manifest(chunk.manifest_id)
-            if chunk is None or manifest is None:
-                continue  # deleted meanwhile
-            text = self.text(chunk.manifest_id)[chunk.start : chunk.end]
-            blocks = self.blocks(chunk.manifest_id, chunk.start, chunk.end)
-            pages = tuple(sorted({b.page for b in blocks if b.page is not None}))
-            found[chunk_id] = HitSource(
-                chunk, manifest.manifest.document_id, manifest.manifest.revision, text, pages
-            )
+        for row in rows:
+            chunk = _chunk_from_row(row[:9])
+            pages = tuple(int(page) for page in row[12] or ())
+            found[chunk.chunk_id] = HitSource(chunk, str(row[9]), str(row[10]), str(row[11]), pages)
         return found
 
     def get_chunk(self, chunk_id: str) -> ChunkRecord | None:
