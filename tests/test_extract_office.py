@@ -13,7 +13,7 @@ import docx
 import openpyxl
 import pptx
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from openpyxl.comments import Comment
 from pptx.util import Inches
@@ -569,6 +569,8 @@ def _fuzz_source(kind: str) -> tuple[bytes, object]:
     flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)), max_size=6),
     cut=st.one_of(st.none(), st.floats(0, 1)),
 )
+# a flipped "version needed to extract" byte: zipfile raised NotImplementedError
+@example(kind="xlsx", flips=[(0.9891780457230731, 64)], cut=None)
 def test_damaged_packages_give_a_code_never_another_exception(
     kind: str, flips: list[tuple[float, int]], cut: float | None
 ) -> None:

@@ -104,7 +104,14 @@ def open_package(data: bytes, kind: str, main_part: str) -> Package:
         raise _refuse_cfb(data, kind)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        ValueError,
+        EOFError,
+        NotImplementedError,  # a damaged "version needed to extract" or method field
+    ):
         raise ExtractionError(ErrorCode.CORRUPT_OFFICE, f"not a readable {kind} (ZIP)") from None
     with archive:
         members = archive.infolist()
