@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from ragox.store._frequencies import plain_term, term_rows
-from ragox.store.sqlite._index import _first_varint
+from ragox.store.sqlite._across import first_varint
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_occurrences_and_lengths_are_fts5s_own() -> None:
     bodies = {1: "pump valve pump", 2: "valve", 3: "pump pump pump seal", 7: "pump_house"}
     conn.executemany("INSERT INTO t(rowid, body) VALUES(?, ?)", list(bodies.items()))
     rows = [
-        (rowid, count, _first_varint(size)) for rowid, count, size in term_rows(conn, "t", "pump")
+        (rowid, count, first_varint(size)) for rowid, count, size in term_rows(conn, "t", "pump")
     ]
     assert rows == [(1, 2, 3), (3, 3, 4), (7, 1, 2)]
     matched = [r[0] for r in conn.execute("SELECT rowid FROM t WHERE t MATCH '\"pump\"'")]

@@ -19,53 +19,19 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import math
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol
-
-from ragox._lazy import lazy_module
-from ragox.store._frequencies import plain_term, term_rows
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-else:
-    np = lazy_module("numpy")
-
+from typing import Final, Protocol
 
 from ragox.store._scope import Scope
+from ragox.store.sqlite._across import BM25_B, BM25_K1, AcrossRanking, Partition, Totals, varints
 
 __all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
 
-#: BM25 parameters: FTS5's built-in ``bm25()`` defaults, used for the cross-partition
-#: score as well so that both paths rank alike.
-BM25_K1: Final = 1.2
-BM25_B: Final = 0.75
-
-#: FTS5's smallest IDF (a term in more than half of the rows still counts a little).
-_MIN_IDF: Final = 1e-6
 _PHRASE: Final = r'"(?:[^"]|"")*"\*?'
 _MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
-
-
-@dataclass(frozen=True, slots=True)
-class _Partition:
-    """One FTS5 table: the lexical rows of one tenant and one exact reader-group set."""
-
-    partition_id: int
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Totals:
-    """What FTS5's ``bm25()`` knows of a table: rows and tokens in them."""
-
-    rows: int
-    tokens: int
 
 
 class _Store(Protocol):
@@ -138,34 +104,6 @@ def _params(scope: Scope) -> dict[str, object]:
     }
 
 
-def _varints(blob: bytes) -> list[int]:
-    """SQLite's big-endian varints (FTS5's record format), as used by its shadow tables."""
-    values: list[int] = []
-    position = 0
-    while position < len(blob):
-        value = 0
-        for count in range(9):
-            byte = blob[position]
-            position += 1
-            if count == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        values.append(value)
-    return values
-
-
-def _first_varint(blob: bytes) -> int:
-    """The first varint of a record; one or two bytes for any realistic row length."""
-    if blob[0] < 0x80:
-        return blob[0]
-    if blob[1] < 0x80:
-        return ((blob[0] & 0x7F) << 7) | blob[1]
-    return _varints(blob)[0]
-
-
 def _phrases(match: str) -> list[str]:
     """The phrases of an ``"a" OR "b c" OR "d"*`` expression, in order (the only
     form the cross-partition score accepts: OR of phrases, prefixes allowed)."""
@@ -179,17 +117,11 @@ def _window(limit: int) -> int:
     return max(4 * limit, 200)
 
 
-def _idf(rows: int, hits: int) -> float:
-    """FTS5's BM25 IDF, floored at a tiny positive weight."""
-    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
-    return idf if idf > 0.0 else _MIN_IDF
-
-
 #: Lexical rows written per statement batch (bounds the analyzed bodies held at once).
 _WRITE_BATCH: Final = 2048
 
 
-def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[str]) -> _Partition:
+def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[str]) -> Partition:
     """The partition of ``(tenant, groups)``, created when it does not exist yet."""
     key = json.dumps(sorted(groups))
     row = conn.execute(
@@ -197,7 +129,7 @@ def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[s
         (tenant, key),
     ).fetchone()
     if row is not None:
-        return _Partition(int(row[0]), str(row[1]))
+        return Partition(int(row[0]), str(row[1]))
     digest = hashlib.sha256(json.dumps([tenant, sorted(groups)]).encode()).hexdigest()[:24]
     name = "lexp_" + digest
     conn.execute(
@@ -212,7 +144,7 @@ def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[s
         "INSERT INTO lexical_partition_groups(tenant, group_name, partition_id) VALUES(?, ?, ?)",
         [(tenant, group, cursor.lastrowid) for group in sorted(groups)],
     )
-    return _Partition(int(cursor.lastrowid), name)
+    return Partition(int(cursor.lastrowid), name)
 
 
 def _manifest_groups(conn: sqlite3.Connection, manifest_id: str) -> frozenset[str]:
@@ -226,11 +158,11 @@ def _manifest_groups(conn: sqlite3.Connection, manifest_id: str) -> frozenset[st
     return frozenset(str(row[0]) for row in rows)
 
 
-def _partition_of(conn: sqlite3.Connection, partition_id: int) -> _Partition:
+def _partition_of(conn: sqlite3.Connection, partition_id: int) -> Partition:
     row = conn.execute(
         "SELECT name FROM lexical_partitions WHERE partition_id=?", (partition_id,)
     ).fetchone()
-    return _Partition(partition_id, str(row[0]))
+    return Partition(partition_id, str(row[0]))
 
 
 def _evict(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
@@ -356,10 +288,10 @@ class SqliteIndex:
             conn.execute("COMMIT")
 
     @staticmethod
-    def _partitions(conn: sqlite3.Connection, scope: Scope) -> list[_Partition]:
+    def _partitions(conn: sqlite3.Connection, scope: Scope) -> list[Partition]:
         """The partitions the scope may read; no other partition is ever opened for it."""
         return [
-            _Partition(int(row[0]), str(row[1]))
+            Partition(int(row[0]), str(row[1]))
             for row in conn.execute(
                 _TENANT_PARTITIONS if scope.operator else _READABLE_PARTITIONS, _params(scope)
             ).fetchall()
@@ -555,12 +487,12 @@ class SqliteIndex:
             if len(partitions) == 1:
                 ranked = self._ranked_by_fts5(conn, partitions[0], match, _window(limit))
             else:
-                ranked = self._ranked_across(conn, partitions, _phrases(match))
+                ranked = self._ranked_across(conn, partitions, _phrases(match), limit)
             return self._permitted_top(conn, ranked, params, limit)
 
     @staticmethod
     def _ranked_by_fts5(
-        conn: sqlite3.Connection, partition: _Partition, match: str, first: int
+        conn: sqlite3.Connection, partition: Partition, match: str, first: int
     ) -> Iterator[tuple[int, float]]:
         """``(rowid, score)`` best first, ranked by FTS5 in C: the top ``first``, then
         deeper windows (x4) only when the caller asks for more."""
@@ -586,9 +518,10 @@ class SqliteIndex:
         params: dict[str, object],
         limit: int,
     ) -> list[tuple[str, float]]:
-        """The first ``limit`` ranked rows the scope may read, as ``(chunk_id, score)``."""
+        """The first ``limit`` ranked rows the scope may read, as ``(chunk_id, score)``
+        (ranked rows are asked for ``limit`` at first, then in windows growing x4)."""
         found: list[tuple[str, float]] = []
-        batch = _window(limit)
+        batch = limit
         while len(found) < limit:
             window = [item for _, item in zip(range(batch), ranked, strict=False)]
             if not window:
@@ -608,15 +541,15 @@ class SqliteIndex:
         return found[:limit]
 
     @staticmethod
-    def _totals(conn: sqlite3.Connection, partition: _Partition) -> _Totals:
+    def _totals(conn: sqlite3.Connection, partition: Partition) -> Totals:
         """Row and token counts from FTS5's own averages record (what ``bm25()`` reads)."""
         row = conn.execute(f"SELECT block FROM {partition.name}_data WHERE id = 1").fetchone()
-        values = _varints(bytes(row[0])) if row is not None and row[0] else []
-        return _Totals(values[0] if values else 0, values[1] if len(values) > 1 else 0)
+        values = varints(bytes(row[0])) if row is not None and row[0] else []
+        return Totals(values[0] if values else 0, values[1] if len(values) > 1 else 0)
 
     @staticmethod
     def _phrase_rows(
-        conn: sqlite3.Connection, partition: _Partition, phrase: str
+        conn: sqlite3.Connection, partition: Partition, phrase: str
     ) -> list[tuple[int, float, bytes]]:
         """Rowid, FTS5 bm25 of the phrase alone, and FTS5's ``docsize`` record (the
         length in tokens) of every row of the partition holding the phrase."""
@@ -630,78 +563,25 @@ class SqliteIndex:
     def _ranked_across(
         self,
         conn: sqlite3.Connection,
-        partitions: Sequence[_Partition],
+        partitions: Sequence[Partition],
         phrases: Sequence[str],
+        first: int,
     ) -> Iterator[tuple[int, float]]:
-        """Every match in the partitions scored as FTS5's ``bm25()`` would score it in
-        one table holding exactly these partitions' rows.
-
-        FTS5 itself finds each phrase's rows in each partition: a plain term's
-        occurrences per row come from FTS5's vocabulary (``_frequencies``); any other
-        phrase's rows are scored with that partition's statistics, and the phrase
-        frequency of a row follows exactly from that score (bm25 is strictly
-        increasing in it). A row's length comes from FTS5's ``docsize``. The sums of
-        rows, tokens and matching rows over the partitions then give the scope's
-        BM25, with FTS5's formula and parameters, term by term in FTS5's order (so the
-        sums round alike).
-        """
-        rows = tokens = 0
-        distinct = list(dict.fromkeys(phrases))
-        # Per phrase, over all partitions: rowids, phrase frequencies, row lengths.
-        found_ids: dict[str, list[int]] = {p: [] for p in distinct}
-        found_freqs: dict[str, list[float]] = {p: [] for p in distinct}
-        found_sizes: dict[str, list[float]] = {p: [] for p in distinct}
-        for partition in partitions:
-            totals = self._totals(conn, partition)
-            rows += totals.rows
-            tokens += totals.tokens
-            if totals.rows == 0:
-                continue
-            average = float(totals.tokens) / float(totals.rows)
-            for phrase in distinct:
-                term = plain_term(phrase)
-                if term is not None:  # frequencies straight from FTS5's vocabulary
-                    counted = term_rows(conn, partition.name, term)
-                    found_ids[phrase] += [row[0] for row in counted]
-                    found_freqs[phrase] += [float(row[1]) for row in counted]
-                    found_sizes[phrase] += [float(_first_varint(row[2])) for row in counted]
-                    continue
-                found = self._phrase_rows(conn, partition, phrase)
-                scores = np.array([hit[1] for hit in found], dtype=np.float64)
-                size = np.array([_first_varint(hit[2]) for hit in found], dtype=np.float64)
-                # f (k1 + 1) / (f + K) with the partition's IDF, K from the row's length
-                ratio = scores / _idf(totals.rows, len(found))
-                k = BM25_K1 * (1 - BM25_B + BM25_B * size / average)
-                freq = np.rint(ratio * k / np.maximum(BM25_K1 + 1.0 - ratio, _MIN_IDF))
-                found_ids[phrase] += [hit[0] for hit in found]
-                found_freqs[phrase] += freq.tolist()
-                found_sizes[phrase] += size.tolist()
-        ids: dict[str, npt.NDArray[np.int64]] = {}
-        freqs: dict[str, npt.NDArray[np.float64]] = {}
-        sizes: dict[str, npt.NDArray[np.float64]] = {}
-        for phrase in distinct:
-            ids[phrase] = np.array(found_ids[phrase], dtype=np.int64)
-            freqs[phrase] = np.array(found_freqs[phrase], dtype=np.float64)
-            sizes[phrase] = np.array(found_sizes[phrase], dtype=np.float64)
-        every = np.unique(np.concatenate(list(ids.values())))
-        if not len(every) or rows == 0:
-            return iter(())
-        average = float(tokens) / float(rows)
-        length = np.zeros(len(every), dtype=np.float64)
-        counts: dict[str, npt.NDArray[np.float64]] = {}
-        for phrase in distinct:
-            counts[phrase] = np.zeros(len(every), dtype=np.float64)
-            at = np.searchsorted(every, ids[phrase])
-            counts[phrase][at] = freqs[phrase]
-            length[at] = sizes[phrase]
-        score = np.zeros(len(every), dtype=np.float64)
-        for phrase in phrases:
-            f = counts[phrase]
-            score = score + _idf(rows, len(ids[phrase])) * (
-                (f * (BM25_K1 + 1.0)) / (f + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
-            )
-        order = np.lexsort((every, -score))
-        return zip(every[order].tolist(), score[order].tolist(), strict=True)
+        """Matches in the partitions, best first, scored as FTS5's ``bm25()`` would
+        score them in one table holding exactly these partitions' rows: the exact top
+        ``first`` (found by :class:`_AcrossRanking`, which stops reading posting lists
+        early), then deeper windows (x4) only when the caller asks for more."""
+        totals = [self._totals(conn, partition) for partition in partitions]
+        ranking = AcrossRanking(conn, partitions, phrases, totals, self._phrase_rows)
+        seen = 0
+        depth = first
+        while True:
+            top, complete = ranking.top(depth)
+            yield from top[seen:]
+            if complete:
+                return
+            seen = len(top)
+            depth *= 4
 
     def term_statistics(self, scope: Scope, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """Row count and document frequency of each term over the scope's partitions.
