@@ -1,6 +1,7 @@
 """Commands load only what they use (issue 15): ``status``, ``search``, ``ask`` and
-``resolve`` on a home of text documents never import PyMuPDF, numpy, httpx, the web
-stack or torch. Behaviour, not timing: the timing is in ``bench/bench_scale.py``."""
+``resolve`` on a home of text documents never import PyMuPDF (nor the PDF adapter),
+numpy, httpx, the web stack or torch. Behaviour, not timing: the timing is in
+``bench/bench_scale.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,19 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("fitz", "pymupdf", "numpy", "httpx", "fastapi", "uvicorn", "starlette", "torch")
+HEAVY = (
+    "fitz",
+    "pymupdf",
+    "numpy",
+    "httpx",
+    "fastapi",
+    "uvicorn",
+    "starlette",
+    "torch",
+    # the PDF adapter reads PyMuPDF's package metadata when imported (tens of ms)
+    "ragox.extract.pdf",
+    "importlib.metadata",
+)
 
 # Runs one command through the console entry point, then prints which heavy modules
 # the interpreter holds (the command's own output goes to a file).

@@ -40,7 +40,6 @@ from ragox.anchor import (
     migrate_anchor,
 )
 from ragox.extract import ExtractionError, ExtractOptions, OcrMode
-from ragox.extract.pdf import ocr_forced
 from ragox.ingest._jobs import Heartbeat, Liveness, job_health
 from ragox.ingest._pipeline import Ingestor
 from ragox.ingest._versions import StaleStage, stale_stages
@@ -187,6 +186,8 @@ class Reprocessor:
         """A rebuild reads the bytes as the old representation did: a PDF that was
         recognized page by page under ``--ocr force`` is again (never silently less)."""
         found = self.store.get_manifest(manifest_id)
+        from ragox.extract.pdf import ocr_forced  # noqa: PLC0415 - PDF module on demand
+
         forced = found is not None and ocr_forced(found.manifest.parser)
         return ExtractOptions(ocr=OcrMode.FORCE if forced else OcrMode.AUTO)
 
