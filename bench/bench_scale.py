@@ -189,7 +189,7 @@ def timed(call: Callable[[str], object], items: Sequence[str]) -> list[float]:
 
 
 def _cpu() -> str:
-    return f"ms; CPU median {statistics.median(LAST_CPU):.2f}"
+    return f"ms; CPU median {statistics.median(LAST_CPU):.2f} p95 {p95(LAST_CPU):.2f}"
 
 
 def p95(values: list[float]) -> float:
