@@ -146,8 +146,11 @@ def build(size: int, corpus: list[tuple[str, str]], rebuild: bool, vectors: bool
             tenant="default",
             media_type="text/plain",
         )
-        assert outcome.error_code is None, outcome
-        chars += len(text)
+        # A corpus document the ingestor refuses for control characters (one of the
+        # collected docstrings) is left out: 10k and 100k never reach it, 1M did and
+        # stopped there.
+        assert outcome.error_code in (None, "BINARY_CONTENT"), outcome
+        chars += len(text) if outcome.error_code is None else 0
         n += 1
     ingest_s = time.perf_counter() - started
     vectors_s = -1.0
