@@ -70,7 +70,11 @@ class SqlJobQueue:
     """Queued ingestion jobs, rows of a store's ``jobs`` table.
 
     ``transaction`` opens the store's write transaction; ``read`` a connection for a
-    count (either store's own).
+    count (either store's own). A store whose writes do not all serialize (PostgreSQL)
+    also gives ``document_transaction`` (a write holding one document's lock: a
+    revision is queued once) and ``row_transaction`` (a write that row locks order:
+    claims skip each other's rows, a renewal updates its own); by default both are
+    ``transaction``.
     """
 
     def __init__(
@@ -78,10 +82,15 @@ class SqlJobQueue:
         transaction: Callable[[], AbstractContextManager[_Connection]],
         read: Callable[[], AbstractContextManager[_Connection]],
         dialect: Dialect,
+        document_transaction: Callable[[str, str], AbstractContextManager[_Connection]]
+        | None = None,
+        row_transaction: Callable[[], AbstractContextManager[_Connection]] | None = None,
     ) -> None:
         self._transaction = transaction
         self._read = read
         self._dialect = dialect
+        self._document_transaction = document_transaction or (lambda _t, _d: transaction())
+        self._row_transaction = row_transaction or transaction
 
     def _execute(self, conn: _Connection, statement: str, params: tuple[object, ...]) -> Any:
         return conn.execute(statement.replace("?", self._dialect.mark), params)
@@ -95,7 +104,7 @@ class SqlJobQueue:
         = (%s, %s, %s) FOR UPDATE`` first.
         """
         now = _stamp(datetime.now(UTC))
-        with self._transaction() as conn:
+        with self._document_transaction(tenant, document_id) as conn:
             row = self._execute(
                 conn,
                 "SELECT job_id FROM jobs WHERE tenant=? AND document_id=? AND revision=? "
@@ -152,7 +161,9 @@ class SqlJobQueue:
         moment = datetime.now(UTC)
         now = _stamp(moment)
         until = _stamp(moment + timedelta(seconds=lease_seconds))
-        with self._transaction() as conn:
+        # Giving a revision up is one conditional UPDATE of its row (row locks order
+        # it after a concurrent make_current): no document lock is needed.
+        with self._row_transaction() as conn:
             while True:
                 row = self._execute(
                     conn,
@@ -261,7 +272,7 @@ class SqlJobQueue:
         'RUNNING'`` (a row count of 0 means the lease is lost).
         """
         moment = datetime.now(UTC)
-        with self._transaction() as conn:
+        with self._row_transaction() as conn:
             cursor = self._execute(
                 conn,
                 "UPDATE jobs SET heartbeat_at=?, lease_until=? "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -42,6 +43,8 @@ class _Store(Protocol):
     def read(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
 
     def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
+
+    def shared_transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
 
 
 # Current, READY revisions of the scope's tenant that the scope may read (the
@@ -160,6 +163,8 @@ class PostgresIndex:
 
     def __init__(self, store: _Store) -> None:
         self._store = store
+        #: per thread: whether its open write transaction changed what scopes find
+        self._bumps = threading.local()
 
     # -- bookkeeping ---------------------------------------------------------------
 
@@ -168,10 +173,24 @@ class PostgresIndex:
             return int(_one(conn, "SELECT value FROM settings WHERE key='index_generation'")[0])
 
     def bump(self, conn: psycopg.Connection[Any]) -> None:
-        """Every change to what a scope may find bumps the generation (cache key)."""
-        conn.execute(
-            "UPDATE settings SET value = (value::bigint + 1)::text WHERE key='index_generation'"
-        )
+        """Every change to what a scope may find bumps the generation (cache key):
+        once, as the last statement of the write transaction (:meth:`flush_bump`),
+        so that the one row every indexing transaction updates is locked for the
+        shortest time, and after every other row (no two transactions wait for each
+        other's rows in opposite orders)."""
+        self._bumps.pending = True
+
+    def flush_bump(self, conn: psycopg.Connection[Any]) -> None:
+        """The bump the ending transaction asked for (called by the store)."""
+        if getattr(self._bumps, "pending", False):
+            self._bumps.pending = False
+            conn.execute(
+                "UPDATE settings SET value = (value::bigint + 1)::text WHERE key='index_generation'"
+            )
+
+    def discard_bump(self) -> None:
+        """The transaction ended without committing: nothing changed."""
+        self._bumps.pending = False
 
     def setting(self, key: str) -> str | None:
         with self._store.read() as conn:
@@ -397,7 +416,8 @@ class PostgresIndex:
         self.bump(conn)
 
     def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
-        with self._store.transaction() as conn:
+        # upserts keyed by chunk: beside other writes (a swap of embedders is exclusive)
+        with self._store.shared_transaction() as conn:
             with conn.cursor() as cursor:
                 cursor.executemany(
                     "INSERT INTO embeddings(chunk_id, embedder_key, vector) VALUES(%s,%s,%s) "
