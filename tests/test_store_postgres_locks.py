@@ -115,6 +115,7 @@ def test_writes_of_one_document_serialize(url: str, tmp_path: Path, store: Postg
     """While one writer holds document a's transaction, another revision of a waits
     for it; then it gets the next number (r2: none twice, no gap), and the same bytes
     again make no new revision."""
+    store.ensure_document(TENANT, "a.txt")  # committed: no row of it to wait for
     holder = _Holder(url, tmp_path / "holder", "a.txt")
     try:
         thread, done = _timed(lambda: _revision(store, "a.txt", "second"))

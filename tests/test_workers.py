@@ -98,9 +98,23 @@ def _queue(home: Path, folder: Path, count: int) -> None:
     assert summary == {"ready": 0, "skipped": 0, "failed": 0, "queued": count}
 
 
-def _reference_spans(folder: Path, docs: dict[str, int], home: Path) -> dict[str, list[tuple]]:
+#: reference spans by (document count, filler), computed once for both backends
+_REFERENCES: dict[tuple[int, int], dict[str, list[tuple]]] = {}
+
+
+def _reference_spans(
+    folder: Path, docs: dict[str, int], home: Path, filler: int = 0
+) -> dict[str, list[tuple]]:
     """The chunk spans of each document as a synchronous `ingest` makes them (in a
-    SQLite home of its own, whatever the backend under test: chunking is the same)."""
+    SQLite home of its own, whatever the backend under test: chunking is the same;
+    the documents are a function of count and filler, so once per module run)."""
+    known = _REFERENCES.get((len(docs), filler))
+    if known is None:
+        known = _REFERENCES[(len(docs), filler)] = _ingest_reference(folder, docs, home)
+    return known
+
+
+def _ingest_reference(folder: Path, docs: dict[str, int], home: Path) -> dict[str, list[tuple]]:
     app = Ragox(home, store="sqlite")
     try:
         spans = {}
@@ -157,7 +171,7 @@ def _results(process: subprocess.Popen[str]) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def test_four_workers_ingest_200_documents_once(tmp_path: Path) -> None:
+def test_four_workers_ingest_200_documents_once(tmp_path: Path, backend: str) -> None:
     """200 queued documents, 4 worker processes claiming at once: every job is held
     by exactly one worker once, every revision ends READY once, chunks exactly once."""
     docs = _write_docs(tmp_path / "docs", 200)
@@ -177,7 +191,7 @@ def test_four_workers_ingest_200_documents_once(tmp_path: Path) -> None:
     assert sum(1 for n in per_worker if n) >= 2, per_worker  # they did share the queue
     jobs = _assert_whole(home, docs, reference)
     assert jobs == Counter({(JobState.DONE, None): 200})
-    print(f"\n4 workers, 200 documents: {elapsed:.1f} s, jobs per worker {per_worker}")
+    print(f"\n{backend}: 4 workers, 200 documents: {elapsed:.1f} s, jobs per worker {per_worker}")
 
 
 def _running_jobs(store: Store, docs: dict[str, int]) -> list[tuple[str, int]]:
@@ -198,7 +212,7 @@ def _job_state(store: Store, docs: dict[str, int], job_id: str) -> JobState | No
     return None
 
 
-def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
+def test_workers_killed_mid_job_are_taken_over(tmp_path: Path, backend: str) -> None:
     """kill -9 of workers at random moments while they hold jobs (at least 20 kills
     mid-job): each job is reclaimed after its 1 s lease and finished by another
     worker; no revision is half visible, no chunk is written twice."""
@@ -206,7 +220,7 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
     rng = random.Random(11)
     # runs long enough (a few hundred ms even on a fast machine) to be killed inside
     docs = _write_docs(tmp_path / "docs", count, filler=1500)
-    reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference")
+    reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference", 1500)
     home = tmp_path / "home"
     _queue(home, tmp_path / "docs", count)
     options = ("--drain", "--lease", "1", "--poll", "0.05", "--max-attempts", "100")
@@ -233,7 +247,8 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
             workers.remove(alive[pid])
             workers.append(_worker(home, *options))
         for worker in workers:
-            worker.communicate(timeout=300)
+            # a drained queue takes seconds; jobs never reclaimed keep workers waiting
+            worker.communicate(timeout=180)
             assert worker.returncode == 0
     finally:
         for worker in workers:
@@ -247,7 +262,7 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
     assert lost >= mid_job  # every job killed mid-run was reclaimed (taken over)
     assert jobs[(JobState.DONE, None)] >= count
     print(
-        f"\n{kills} kills ({mid_job} mid-job), {lost} runs reclaimed, "
+        f"\n{backend}: {kills} kills ({mid_job} mid-job), {lost} runs reclaimed, "
         f"{count} documents whole, {elapsed:.1f} s"
     )
 

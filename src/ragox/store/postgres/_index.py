@@ -210,8 +210,21 @@ class PostgresIndex:
 
     @staticmethod
     def _partition(conn: psycopg.Connection[Any], tenant: str, groups: frozenset[str]) -> int:
-        """The partition of ``(tenant, groups)``, created when it does not exist yet."""
+        """The partition of ``(tenant, groups)``, created when it does not exist yet.
+
+        Looked up first: an INSERT … ON CONFLICT would wait for any transaction that
+        updated the partition's counters to end, and so make every indexing of the
+        same groups wait for the one before it to commit. The row found is locked
+        ``FOR KEY SHARE`` (it does not wait for counter updates): a concurrent prune
+        of a partition left empty cannot delete it under this transaction's rows."""
         key = _groups_key(groups)
+        existing = conn.execute(
+            "SELECT partition_id FROM lexical_partitions WHERE tenant=%s AND groups=%s "
+            "FOR KEY SHARE",
+            (tenant, key),
+        ).fetchone()
+        if existing is not None:
+            return int(existing[0])
         row = conn.execute(
             "INSERT INTO lexical_partitions(tenant, groups) VALUES(%s, %s) "
             "ON CONFLICT(tenant, groups) DO NOTHING RETURNING partition_id",
