@@ -17,7 +17,8 @@ Then, per backend and size:
   milliseconds; vectors from a deterministic hashing embedder, whose query vectors
   are made before the clock starts, so that the figures are retrieval, not a
   model; PostgreSQL's vector search goes through its HNSW index from
-  ``ANN_MIN_ROWS`` permitted rows on);
+  ``ANN_MIN_ROWS`` permitted rows on), and the share of SQLite's exact vector top 10
+  that each backend found;
 - queued ingestion: a batch of real documents queued with ``ragox ingest --queue``
   into a copy of the store, drained by 1, 2 and 4 ``ragox worker --drain``
   processes (``--workers=N,N``); documents and chunks per second, wall from the
@@ -336,6 +337,8 @@ class Backend:
     built: Built
     pg: Postgres
     copies: list[str] = field(default_factory=list)
+    #: the chunk ids of each query's vector hits (for the recall row)
+    vector_hits: list[list[str]] = field(default_factory=list)
 
     @property
     def postgres(self) -> bool:
@@ -409,9 +412,11 @@ def search_figures(
         server = backend.server_cpu()
         for q in queries:
             started, cpu = time.perf_counter(), time.thread_time()
-            searcher.search(q, READER, mode, limit=10)
+            hits = searcher.search(q, READER, mode, limit=10)
             walls.append((time.perf_counter() - started) * 1000)
             cpus.append((time.thread_time() - cpu) * 1000)
+            if mode is SearchMode.VECTOR:
+                backend.vector_hits.append([hit.chunk_id for hit in hits])
         server_ms = (backend.server_cpu() - server) * 1000 / len(queries)
         out[f"search {mode.value}"] = Figure(
             statistics.median(walls), p95(walls), statistics.median(cpus) + server_ms
@@ -599,13 +604,23 @@ def main(argv: Sequence[str] = ()) -> list[tuple[str, ...]]:
         for size in options.sizes:
             built = build(size, texts, pg, options.rebuild, kind)
             figures: dict[str, dict[str, Figure]] = {}
-            for name in ("SQLite", "PostgreSQL"):
-                backend = Backend(name, built, pg)
+            backends = {name: Backend(name, built, pg) for name in ("SQLite", "PostgreSQL")}
+            for name, backend in backends.items():
                 found = search_figures(backend, queries, embedder)
                 if size < MILLION:
                     found.update(ingest_figures(backend, batch, options.workers))
                     found.update(resolve_figures(backend, options.replicas, options.resolves))
                 figures[name] = found
+            exact = backends["SQLite"].vector_hits  # SQLite's vector search is exact
+            if exact:
+                for name, backend in backends.items():
+                    shared = [
+                        len(set(a) & set(b)) / max(len(a), 1)
+                        for a, b in zip(exact, backend.vector_hits, strict=True)
+                    ]
+                    figures[name]["vector recall@10 vs exact"] = Figure(
+                        statistics.mean(shared), None, None
+                    )
             for what in figures["SQLite"]:
                 lite, post = figures["SQLite"][what], figures["PostgreSQL"].get(what)
                 ratio = f"×{post.value / lite.value:.2f}" if post and lite.value else "-"
