@@ -15,7 +15,7 @@ import numpy.typing as npt
 import psycopg
 import pytest
 
-from conftest import DATA, PostgresServer
+from conftest import DATA, PostgresServer, run_ragox
 from ragox.access import Principal
 from ragox.search import EmbedderIdentity, SearchMode, reindex, scope_of
 from ragox.service import Ragox
@@ -190,3 +190,30 @@ def test_migration_4_indexes_the_vectors_of_an_older_database(home: tuple[Path, 
     hits = app.searcher(SteeredEmbedder()).search("query", STAFF, SearchMode.VECTOR, limit=10)
     assert [hit.chunk_id for hit in hits] == _exact(app, STAFF, 10)
     app.close()
+
+
+def test_migrate_store_indexes_the_copied_vectors(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    """A SQLite home with vectors copied by ``migrate-store`` has its vector index."""
+    home = tmp_path / "home"
+    app = Ragox(home)
+    for n, text in enumerate(_paragraphs("en")[:6]):
+        outcome = app.ingestor.ingest_bytes(
+            text.encode(), f"p{n}.txt", f"p{n}", groups=frozenset({"eng"}), tenant="default"
+        )
+        assert outcome.error_code is None
+    reindex(app.store, SteeredEmbedder(), "test-steered")
+    app.close()
+    url = postgres_server.fresh()
+    try:
+        done = run_ragox(home, "migrate-store", str(home), url, "--json")
+        assert done.code == 0, done.stderr
+        with psycopg.connect(url) as conn:
+            found = conn.execute(
+                "SELECT 1 FROM pg_indexes WHERE indexname = %s",
+                (ann_index_name(SteeredEmbedder.identity.key),),
+            ).fetchone()
+        assert found is not None
+    finally:
+        postgres_server.drop(url)
