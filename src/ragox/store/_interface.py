@@ -87,6 +87,16 @@ class SearchIndex(Protocol):
         """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
         ...
 
+    def nearest(
+        self, embedder_key: str, scope: Scope, vector: bytes, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """``(chunk_id, inner product)`` of the ``limit`` chunks the scope may read that
+        are nearest to ``vector`` (little-endian float32), best first, from an
+        approximate-nearest-neighbour index that filters by the scope inside its scan
+        (never a top k filtered afterwards); None when the backend leaves this scope
+        to the caller's exact scan of :meth:`permitted_vectors`."""
+        ...
+
     def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
         """How many chunks of one representation lack this embedder's vector."""
         ...
