@@ -413,3 +413,36 @@ def test_an_instruction_that_shares_few_words_still_answers_how_to() -> None:
     assert without.generate(
         "Wie gebe ich einem Benutzer Zugriff auf das CD-Laufwerk?", _evidence(text)
     ).abstained
+
+
+def test_a_section_titled_with_the_question_answers_it() -> None:
+    """An FAQ's section heading that asks the question ("How can I find out what package
+    produced a particular file?", its number split off by the sentence splitter) makes
+    the instruction under it the answer, over a sentence elsewhere that shares a word
+    ("belongs to") in a passage ranked higher."""
+    devices = (
+        "Many device files in the /dev directory belong to some predefined groups. "
+        "For example, /dev/sr0 belongs to the cdrom group."
+    )
+    faq = (
+        "8.4. How do I display the files of an installed package?\n\n"
+        "To list all the files provided by the installed package foo execute the command\n\n"
+        "dpkg --listfiles foo\n\n"
+        "8.5. How can I find out what package produced a particular file?\n\n"
+        "To identify the package that produced the file named foo execute either:\n\n"
+        "dpkg --search foo\n\n"
+        "This searches for foo in installed packages."
+    )
+    evidence = [
+        Evidence("S1", "devices", "r1", "m1", ("c1",), 0, len(devices), devices),
+        Evidence("S2", "faq", "r1", "m2", ("c2",), 0, len(faq), faq),
+    ]
+    question = "How do I find out which package a given file belongs to?"
+    generator = ExtractiveGenerator()
+    draft = generator.generate(question, evidence)
+    assert not draft.abstained
+    assert draft.claims[0].source_id == "S2" and "dpkg --search foo" in draft.claims[0].text
+    # without the heading's weight the same evidence gives no such answer
+    untitled = ExtractiveGenerator(replace(generator.config, heading=0.0))
+    claims = untitled.generate(question, evidence).claims
+    assert not any("dpkg --search foo" in claim.text for claim in claims)

@@ -103,6 +103,11 @@ class ExtractiveConfig:
     #: unanswerable ones 2 and more), never on the held-out set; XQuAD asks almost no
     #: how-to questions
     instruction_evidence: float = 1.0
+    #: per share of the question found only in the heading of the sentence's section: a
+    #: manual's section titled with the question (an FAQ's "How can I find out what
+    #: package produced a particular file?") answers it in the sentences under it. Set
+    #: on the real-document development set; XQuAD's paragraphs have no headings
+    heading: float = 4.0
     #: per language of the evidence: the least score (without the answer-kind
     #: bonus) of the best sentence for the question to count as answerable
     thresholds: tuple[tuple[str, float], ...] = (("en", 5.6), ("de", 4.9), ("ru", 5.9))
@@ -139,6 +144,7 @@ class ExtractiveConfig:
             + self.previous * features.previous
             + self.following * features.following
             + self.source_rank * features.source_rank
+            + self.heading * features.heading
         )
 
 
@@ -244,8 +250,14 @@ def score_sentences(
         # files of an installed package?"): what the heading shares with the question
         # counts for every sentence under it as if said in the sentence before
         heading = sentences[0][3] if sentences and not sentences[0][2] else None
+        section: dict[str, float] | None = None  # the heading of the current section
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
+                numbered = position > 0 and _is_number(
+                    item.text[slice(*sentences[position - 1][:2])]
+                )
+                if numbered or _is_heading(item.text[start:end]):
+                    section = credits
                 continue  # headings, labels and questions are not statements to quote
             before = sentences[position - 1][3] if position > 0 else None
             if heading and position > 1:
@@ -264,6 +276,7 @@ def score_sentences(
                 weights,
                 index,
                 holds_answer_kind(kind, item.text[start:end]),
+                section,
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
             scored.append(
@@ -293,6 +306,24 @@ def units(text: str) -> list[tuple[int, int, bool]]:
         out.append((start, end, False))
         index += 1
     return out
+
+
+_NUMBERED_HEADING = regex.compile(r"^\s*(?:\d+\.)+\d*\s+\S")
+_SECTION_NUMBER = regex.compile(r"^\s*(?:\d+\.)+\d*\s*$")
+
+
+def _is_heading(sentence: str) -> bool:
+    """A section heading: numbered ("8.5. How can I find out …?", "1.4.7. Setting a
+    default text editor") or a question (an FAQ's): it says what the sentences under it
+    are about."""
+    if len(sentence.split()) > 20:
+        return False
+    return bool(_NUMBERED_HEADING.match(sentence)) or _is_question(sentence)
+
+
+def _is_number(sentence: str) -> bool:
+    """A section number the sentence splitter cut from its heading ("11.3.")."""
+    return bool(_SECTION_NUMBER.match(sentence))
 
 
 def _is_question(sentence: str) -> bool:

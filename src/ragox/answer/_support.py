@@ -125,6 +125,9 @@ class Support:
     #: the largest share of one question term that neither the sentence nor its
     #: neighbours contain (the subject of a question about another article)
     uncovered: float = 0.0
+    #: terms found only in the heading of the section the sentence is in ("8.5. How can
+    #: I find out what package produced a particular file?" above its answer)
+    heading: float = 0.0
 
 
 #: shortest term matched inside a longer stem, or with a changed ending
@@ -191,6 +194,7 @@ def support(
     weights: Mapping[str, float],
     source_index: int,
     kind_held: bool,
+    heading: Mapping[str, float] | None = None,
 ) -> Support:
     total = sum(weights.values()) or 1.0
 
@@ -208,4 +212,5 @@ def support(
         source_rank=1.0 / (1 + source_index),
         answer_kind=kind_held,
         uncovered=max((w for t, w in weights.items() if t not in near), default=0.0) / total,
+        heading=only_in(heading),
     )
