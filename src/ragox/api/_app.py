@@ -415,7 +415,7 @@ def create_app(
         if isinstance(received, tuple):
             record, created = received
             if queue:
-                ragox.enqueue(record)
+                ragox.enqueue(record, ocr)
             else:
                 background.add_task(ragox.ingestor.process, record, data, created, ocr=ocr)
             state, label = record.state.value, record.revision

@@ -713,7 +713,9 @@ class Ragox:
             try:
                 return IngestItem(
                     shown,
-                    self._queue_file(path, doc_id, revision, groups, tenant, language, supplied_by),
+                    self._queue_file(
+                        path, doc_id, revision, groups, tenant, language, supplied_by, ocr
+                    ),
                     queued=True,
                 )
             except RevisionConflict:
@@ -794,9 +796,10 @@ class Ragox:
         tenant: str,
         language: str | None,
         supplied_by: str,
+        ocr: OcrMode,
     ) -> IngestOutcome:
-        """Stage one for a file, and its job queued (the outcome of a file refused or
-        already READY when nothing is left to do)."""
+        """Stage one for a file, and its job queued with OCR mode ``ocr`` (the outcome
+        of a file refused or already READY when nothing is left to do)."""
         received = self.ingestor.receive(
             path.read_bytes(),
             path.name,
@@ -806,17 +809,19 @@ class Ragox:
             tenant=tenant,
             language=language,
             supplied_by=supplied_by,
+            ocr=ocr,
         )
         if not isinstance(received, tuple):
             return received
         record, created = received
-        self.enqueue(record)
+        self.enqueue(record, ocr)
         return IngestOutcome(record.document_id, record.revision, record.state, created)
 
-    def enqueue(self, record: RevisionRecord) -> str:
-        """Queue a received revision's run for a worker (``ragox worker``) instead of
-        running it here; returns the job id (the one already queued, if any)."""
-        return self.store.queue.enqueue(record.tenant, record.document_id, record.revision)
+    def enqueue(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> str:
+        """Queue a received revision's run for a worker (``ragox worker``), with OCR
+        mode ``ocr``, instead of running it here; returns the job id (the one already
+        queued, if any)."""
+        return self.store.queue.enqueue(record.tenant, record.document_id, record.revision, ocr)
 
     def worker(self, config: WorkerConfig) -> Worker:
         """A worker that claims this store's queued jobs and runs them."""
@@ -871,7 +876,9 @@ class Ragox:
         if found.manifest.media_type == PDF:
             # Pages read by OCR are read again by the same engine (deterministic).
             ocr_pages = {b.page for b in self.store.blocks(record.manifest_id) if b.ocr and b.page}
-            reader = PageTextReader(data, password, frozenset(ocr_pages))
+            document = self.store.get_document(record.tenant, document_id)
+            language = None if document is None else document.language
+            reader = PageTextReader(data, password, frozenset(ocr_pages), language)
         try:
             report = check_representation(
                 self.store,

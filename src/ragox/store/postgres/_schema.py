@@ -280,6 +280,9 @@ _V2: Final = (
     "ALTER TABLE blocks ADD COLUMN cell TEXT",
 )
 
-MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2))
+# Version 5: what SQLite's schema 26 added: a queued job's OCR mode (NULL: auto).
+_V5: Final = ("ALTER TABLE jobs ADD COLUMN ocr TEXT",)
+
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2), (5, _V5))
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
