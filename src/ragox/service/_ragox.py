@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import math
 import os
@@ -100,6 +101,7 @@ from ragox.store import (
 from ragox.text import BASE_PROFILE, MappedRange, Profile
 
 if TYPE_CHECKING:
+    from ragox.answer._cells import EvidenceCell, TableCells
     from ragox.search import Embedder
 
 __all__ = [
@@ -390,7 +392,10 @@ class Ragox:
             hits,
             self.store,
             self.lookup(principal),
-            generator or ExtractiveGenerator(term_weights=self.term_weights(principal)),
+            generator
+            or ExtractiveGenerator(
+                term_weights=self.term_weights(principal), table_cells=self.table_cells()
+            ),
             answer_language=answer_language,
         )
         payload = record.to_json()
@@ -417,6 +422,27 @@ class Ragox:
                     continue  # deleted meanwhile: the record was stored redacted
         self.apply_retention()
         return record
+
+    def table_cells(self) -> TableCells:
+        """The table cells inside a range of a representation, with their headers'
+        texts, for one answer (the evidence's representations were permitted when they
+        were searched). Only a range that holds cells reads the whole representation's
+        blocks (its headers may lie pages away)."""
+        from ragox.answer._cells import cells_from_blocks  # noqa: PLC0415 - loaded on use
+
+        store = self.store
+
+        @functools.cache
+        def whole(manifest_id: str) -> tuple[EvidenceCell, ...]:
+            blocks = store.blocks(manifest_id)
+            return tuple(cells_from_blocks(store.text(manifest_id), blocks))
+
+        def cells(manifest_id: str, start: int, end: int) -> tuple[EvidenceCell, ...]:
+            if not any(b.cell is not None for b in store.blocks(manifest_id, start, end)):
+                return ()
+            return tuple(c for c in whole(manifest_id) if c.start < end and start < c.end)
+
+        return cells
 
     def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
         """BM25-style IDF of terms within what the principal's tenant has indexed."""
