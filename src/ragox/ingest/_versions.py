@@ -84,6 +84,9 @@ def stale_stages(store: Store, record: RevisionRecord, profile_id: str) -> tuple
 def given_language(store: Store, record: RevisionRecord) -> str | None:
     """The language given for the revision's document (``--language``), which chooses
     the OCR models of a scan; None when none was given (detected ones do not count:
-    they are read from the recognized text)."""
+    they are read from the recognized text). Only a PDF's is looked up: no other
+    format's parser depends on it."""
+    if record.media_type != "application/pdf":
+        return None
     document = store.get_document(record.tenant, record.document_id)
     return None if document is None else document.language
