@@ -126,12 +126,16 @@ def answer_from_cells(
             if not named and not headers:
                 continue
             key = named[0].text if named else headers[0]
+            candidates = [
+                (cell, set(analyze_query(" ".join(cell.col_headers), languages)))
+                for cell in row
+                if not cell.header and cell not in named and cell.text.strip()
+            ]
+            # a header over every column (a row group's "Surface pumps") tells none apart
+            common = set.intersection(*(t for _, t in candidates)) if len(candidates) > 1 else set()
             scored: list[tuple[int, EvidenceCell]] = []
-            for cell in row:
-                if cell.header or cell in named or not cell.text.strip():
-                    continue
-                header_terms = set(analyze_query(" ".join(cell.col_headers), languages))
-                shared = len(asked & header_terms)
+            for cell, header_terms in candidates:
+                shared = len(asked & (header_terms - common))
                 if shared:
                     scored.append((shared, cell))
             if not scored:
