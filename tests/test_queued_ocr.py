@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 import ragox.extract._ocr as ocr_module
-from conftest import DATA, older_database, run_ragox
+from conftest import DATA, older_database, run_ragox, serving
+from ragox.access import ANY_ID, Principal
 from ragox.extract import OcrMode
 from ragox.ingest import WorkerConfig
 from ragox.service import Ragox
@@ -138,3 +140,31 @@ def test_migrate_store_copies_a_jobs_ocr_mode(postgres_server: Any, tmp_path: Pa
             moved.close()
     finally:
         postgres_server.drop(url)
+
+
+def test_a_queued_api_upload_keeps_its_ocr_mode(tmp_path: Path) -> None:
+    """`serve --queue`: an upload with ``ocr=off`` is queued with it; the worker then
+    fails the scan NO_TEXT_LAYER instead of recognizing it."""
+    home = tmp_path / "home"
+    app = Ragox(home)
+    key = app.create_key(Principal("olga", operator=True, write=frozenset({ANY_ID})))
+    app.close()
+    data = (SCANS / "ru-seed003.pdf").read_bytes()
+    with serving(home, "--queue") as url:
+        reply = httpx.post(
+            f"{url}/v1/documents",
+            headers={"Authorization": f"Bearer {key}"},
+            data={"document_id": "scan.pdf", "ocr": "off"},
+            files={"file": ("scan.pdf", data, "application/pdf")},
+            timeout=30,
+        )
+        assert reply.status_code == 202, reply.text
+        assert reply.json()["queued"] is True
+    app = Ragox(home)
+    try:
+        app.worker(WorkerConfig(poll_seconds=0.05)).run(drain=True)
+        (record,) = app.store.revisions("default", "scan.pdf")
+        assert record.state is RevisionState.FAILED
+        assert record.error_code == "NO_TEXT_LAYER"
+    finally:
+        app.close()
