@@ -22,9 +22,10 @@ normalization produced from several characters gets the union of their boxes;
 newlines and block separators get ``(0, 0, 0, 0)``.
 
 Scanned pages (:class:`OcrMode`): under ``auto`` a page whose text layer has no
-visible character and which shows an image is recognized by OCR (``_ocr``), its
-blocks built the same way from the engine's text page and marked ``ocr=True``
-(character boxes are Tesseract's estimates inside each word); under ``force``
+visible character and which shows an image is recognized by OCR (``_ocr``: the
+``tesseract`` command's paragraphs in its reading order, as MuPDF-like blocks), its
+blocks built the same way as a text layer's and marked ``ocr=True`` (character
+boxes are estimates inside each word Tesseract boxed); under ``force``
 every page is, its text layer ignored. An extraction in which OCR ran names the
 engine in its parser identity (:func:`ocr_parser`); one without keeps
 :data:`PDF_PARSER`, so text PDFs are not affected by the OCR engine.
