@@ -418,3 +418,37 @@ def test_ocr_reads_with_the_given_language(tmp_path: Path) -> None:
     result = run_ragox(home, "check", "ru.pdf", "--json")
     assert result.code == 0, result.stdout
     assert json.loads(result.stdout)["mismatches"] == []
+
+
+def test_ocr_blocks_keep_tesseracts_order_and_share_word_boxes() -> None:
+    """Tesseract's TSV becomes one block per paragraph in the engine's order (the left
+    column's paragraph first although the right one starts higher), a line's words
+    joined by one space, each word's box shared evenly by its characters; rows that
+    are no words (or malformed) are skipped."""
+    header = "\t".join(
+        "level page_num block_num par_num line_num word_num left top width height conf text".split()
+    )
+    rows = [
+        "5\t1\t1\t1\t1\t1\t100\t500\t40\t20\t95\tLeft",
+        "5\t1\t1\t1\t1\t2\t150\t500\t40\t20\t95\tcol",
+        "5\t1\t1\t1\t2\t1\t100\t530\t40\t20\t95\tnext",
+        "4\t1\t2\t1\t1\t0\t600\t100\t40\t20\t-1\t",
+        "5\t1\t2\t1\t1\t1\t600\t100\t40\t20\t95\tRight",
+        "5\t1\t2\t1\t1\t2\tx\t100\t40\t20\t95\tbroken",
+        "5\t1\t2\t1\t1\t3\t700\t100\t40\t20\t95\t   ",
+    ]
+    blocks = ocr_module.ocr_blocks("\n".join([header, *rows]), 0.5, 0.5, (1, 0, 0, 1, 0, 0))
+    texts = [
+        "\n".join("".join(c["c"] for c in line["spans"][0]["chars"]) for line in b["lines"])
+        for b in blocks
+    ]
+    assert texts == ["Left col\nnext", "Right"]
+    first = blocks[0]["lines"][0]["spans"][0]["chars"]
+    assert [c["bbox"] for c in first[:4]] == [
+        (50.0, 250.0, 55.0, 260.0),
+        (55.0, 250.0, 60.0, 260.0),
+        (60.0, 250.0, 65.0, 260.0),
+        (65.0, 250.0, 70.0, 260.0),
+    ]
+    assert first[4] == {"c": " ", "bbox": (70.0, 250.0, 75.0, 260.0)}
+    assert blocks[0]["bbox"] == (50.0, 250.0, 95.0, 275.0)
