@@ -426,7 +426,20 @@ def test_ocr_blocks_keep_tesseracts_order_and_share_word_boxes() -> None:
     joined by one space, each word's box shared evenly by its characters; rows that
     are no words (or malformed) are skipped."""
     header = "\t".join(
-        "level page_num block_num par_num line_num word_num left top width height conf text".split()
+        [
+            "level",
+            "page_num",
+            "block_num",
+            "par_num",
+            "line_num",
+            "word_num",
+            "left",
+            "top",
+            "width",
+            "height",
+            "conf",
+            "text",
+        ]
     )
     rows = [
         "5\t1\t1\t1\t1\t1\t100\t500\t40\t20\t95\tLeft",
