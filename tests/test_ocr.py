@@ -390,13 +390,14 @@ def test_older_home_gets_the_ocr_column(scanned: Scanned, tmp_path: Path) -> Non
 
 
 def test_ocr_reads_with_the_given_language(tmp_path: Path) -> None:
-    """A document ingested with ``--language ru`` is read with the Russian model alone
-    (its parser id says so, and differs from the default eng+deu+rus one); it is up
+    """A document ingested with ``--language ru`` is read with the Russian model, then
+    English (its parser id says so, and differs from the default eng+deu+rus one); it is up
     to date, its check round trips; a language without data falls back to all."""
     folder = ocr_module.tessdata_folder()
     assert folder is not None
-    assert ocr_module.ocr_languages("ru", folder) == ("rus",)
-    assert ocr_module.ocr_languages("de-AT", folder) == ("deu",)
+    assert ocr_module.ocr_languages("ru", folder) == ("rus", "eng")
+    assert ocr_module.ocr_languages("de-AT", folder) == ("deu", "eng")
+    assert ocr_module.ocr_languages("en", folder) == ("eng",)
     assert ocr_module.ocr_languages("xx", folder) == ocr_module.LANGUAGES
     assert ocr_module.ocr_languages(None, folder) == ocr_module.LANGUAGES
     home = tmp_path / "home"
@@ -407,7 +408,8 @@ def test_ocr_reads_with_the_given_language(tmp_path: Path) -> None:
         record = app.store.revisions("default", "ru.pdf")[-1]
         found = app.store.get_manifest(_current(app, "ru.pdf"))
         assert found is not None
-        assert "-rus-" in found.manifest.parser and "eng+deu+rus" not in found.manifest.parser
+        assert "-rus+eng-" in found.manifest.parser
+        assert "eng+deu+rus" not in found.manifest.parser
         assert {p.id for p in pdf_parsers(OcrMode.AUTO, "ru")} != {
             p.id for p in pdf_parsers(OcrMode.AUTO)
         }
