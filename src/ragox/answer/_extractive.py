@@ -45,6 +45,7 @@ from ragox.answer._blocks import (
     runs_into_block,
     same_passage_key,
 )
+from ragox.answer._cells import TableCells, answer_from_cells
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
@@ -342,16 +343,26 @@ class ExtractiveGenerator:
     """Quotes the evidence sentences that best answer the question; abstains otherwise."""
 
     def __init__(
-        self, config: ExtractiveConfig | None = None, term_weights: TermWeights | None = None
+        self,
+        config: ExtractiveConfig | None = None,
+        term_weights: TermWeights | None = None,
+        table_cells: TableCells | None = None,
     ) -> None:
         self.config = config or ExtractiveConfig()
         self.term_weights = term_weights
+        #: the table cells of a representation, for questions on a table row (_cells)
+        self.table_cells = table_cells
 
     @property
     def name(self) -> str:
         return "extractive@2"
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Draft:
+        if self.table_cells is not None:
+            # a question naming a table row and column: that cell, quoted alone
+            cells = answer_from_cells(question, evidence, self.table_cells)
+            if cells:
+                return Draft(claims=cells, abstained=False)
         config = self.config
         scoring = score_sentences(question, evidence, self.term_weights, config)
         scored = scoring.sentences

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ragox.anchor import Anchor, Manifest
-from ragox.extract import Block
+from ragox.extract import Block, OcrMode
 from ragox.store._blobs import Blobs
 from ragox.store._hits import HitSource
 from ragox.store._records import (
@@ -114,8 +114,11 @@ class JobQueue(Protocol):
     (``Store.finish_job``). A run whose lease ran out is taken over by the next claim.
     """
 
-    def enqueue(self, tenant: str, document_id: str, revision: str) -> str:
-        """A QUEUED job for the revision (or the one already waiting or running)."""
+    def enqueue(
+        self, tenant: str, document_id: str, revision: str, ocr: OcrMode = OcrMode.AUTO
+    ) -> str:
+        """A QUEUED job for the revision (or the one already waiting or running), to
+        be run with OCR mode ``ocr``."""
         ...
 
     def claim(self, worker: str, lease_seconds: float, max_attempts: int) -> JobClaim | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from ragox.extract import OcrMode
 from ragox.store._records import JobClaim, JobState, RevisionState
 
 __all__ = ["POSTGRES", "SQLITE", "WORKER_LOST", "Dialect", "SqlJobQueue"]
@@ -95,9 +96,12 @@ class SqlJobQueue:
     def _execute(self, conn: _Connection, statement: str, params: tuple[object, ...]) -> Any:
         return conn.execute(statement.replace("?", self._dialect.mark), params)
 
-    def enqueue(self, tenant: str, document_id: str, revision: str) -> str:
-        """A QUEUED job for the revision; the job already waiting for it, or running
-        under a lease, when there is one (a revision is never queued twice).
+    def enqueue(
+        self, tenant: str, document_id: str, revision: str, ocr: OcrMode = OcrMode.AUTO
+    ) -> str:
+        """A QUEUED job for the revision, which the worker runs with OCR mode ``ocr``;
+        the job already waiting for it, or running under a lease, when there is one (a
+        revision is never queued twice; that job keeps its own mode).
 
         PostgreSQL: the same check and insert in one transaction, serialized per
         revision with ``SELECT … FROM revisions WHERE (tenant, document_id, revision)
@@ -117,9 +121,9 @@ class SqlJobQueue:
             job_id = _new_job_id()
             self._execute(
                 conn,
-                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at) "
-                "VALUES(?,?,?,?,?,?)",
-                (job_id, tenant, document_id, revision, JobState.QUEUED.value, now),
+                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at, ocr) "
+                "VALUES(?,?,?,?,?,?,?)",
+                (job_id, tenant, document_id, revision, JobState.QUEUED.value, now, ocr.value),
             )
         return job_id
 
@@ -167,7 +171,7 @@ class SqlJobQueue:
             while True:
                 row = self._execute(
                     conn,
-                    "SELECT job_id, tenant, document_id, revision, attempts FROM jobs "
+                    "SELECT job_id, tenant, document_id, revision, attempts, ocr FROM jobs "
                     "WHERE state=? AND lease_until IS NOT NULL AND lease_until < ? "
                     "ORDER BY lease_until LIMIT 1" + self._dialect.claim_lock,
                     (JobState.RUNNING.value, now),
@@ -176,6 +180,7 @@ class SqlJobQueue:
                     break
                 old, tenant, document_id, revision = (str(v) for v in row[:4])
                 attempts = int(row[4])
+                ocr = _ocr_mode(row[5])
                 self._execute(
                     conn,
                     "UPDATE jobs SET state=?, error_code=?, finished_at=? WHERE job_id=?",
@@ -189,7 +194,7 @@ class SqlJobQueue:
                     conn,
                     "INSERT INTO jobs(job_id, tenant, document_id, revision, state, stage, "
                     "created_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, "
-                    "attempts) VALUES(?,?,?,?,?,NULL,?,?,?,?,?,?,?,?)",
+                    "attempts, ocr) VALUES(?,?,?,?,?,NULL,?,?,?,?,?,?,?,?,?)",
                     (
                         job_id,
                         tenant,
@@ -204,12 +209,15 @@ class SqlJobQueue:
                         lease_seconds,
                         until,
                         attempts + 1,
+                        ocr.value,
                     ),
                 )
-                return JobClaim(job_id, tenant, document_id, revision, attempts + 1, until, old)
+                return JobClaim(
+                    job_id, tenant, document_id, revision, attempts + 1, until, old, ocr
+                )
             row = self._execute(
                 conn,
-                "SELECT job_id, tenant, document_id, revision, attempts FROM jobs "
+                "SELECT job_id, tenant, document_id, revision, attempts, ocr FROM jobs "
                 "WHERE state=? ORDER BY created_at LIMIT 1" + self._dialect.claim_lock,
                 (JobState.QUEUED.value,),
             ).fetchone()
@@ -231,7 +239,9 @@ class SqlJobQueue:
                     job_id,
                 ),
             )
-            return JobClaim(job_id, tenant, document_id, revision, int(row[4]) + 1, until)
+            return JobClaim(
+                job_id, tenant, document_id, revision, int(row[4]) + 1, until, ocr=_ocr_mode(row[5])
+            )
 
     def _give_up(
         self,
@@ -297,6 +307,15 @@ class SqlJobQueue:
                 (JobState.QUEUED.value, JobState.RUNNING.value),
             ).fetchone()
         return int(row[0])
+
+
+def _ocr_mode(value: object) -> OcrMode:
+    """A job's stored OCR mode; NULL (a job queued before the column) or a value this
+    version does not know runs ``auto``."""
+    try:
+        return OcrMode(value)
+    except ValueError:
+        return OcrMode.AUTO
 
 
 def _marks(values: tuple[str, ...]) -> str:

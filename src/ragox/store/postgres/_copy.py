@@ -59,7 +59,7 @@ _TABLES: Final = (
     (
         "jobs",
         "job_id, tenant, document_id, revision, state, stage, error_code, created_at, "
-        "finished_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, attempts",
+        "finished_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, attempts, ocr",
     ),
     (
         "api_keys",

@@ -314,6 +314,14 @@ $ann$
 # gets it here; later embedders get theirs when they are swapped in).
 _V4: Final = (ANN_SQL,)
 
-MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2), (4, _V4))
+# Version 5: what SQLite's schema 26 added: a queued job's OCR mode (NULL: auto).
+_V5: Final = ("ALTER TABLE jobs ADD COLUMN ocr TEXT",)
+
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
+    (1, _V1),
+    (2, _V2),
+    (4, _V4),
+    (5, _V5),
+)
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
