@@ -17,8 +17,8 @@ Then, per backend and size:
   milliseconds; vectors from a deterministic hashing embedder, whose query vectors
   are made before the clock starts, so that the figures are retrieval, not a
   model; PostgreSQL's vector search goes through its HNSW index from
-  ``ANN_MIN_ROWS`` permitted rows on), and the share of SQLite's exact vector top 10
-  that each backend found;
+  ``ANN_MIN_ROWS`` permitted rows on, and once more through it for every scope),
+  and the share of SQLite's exact vector top 10 that each backend found;
 - queued ingestion: a batch of real documents queued with ``ragox ingest --queue``
   into a copy of the store, drained by 1, 2 and 4 ``ragox worker --drain``
   processes (``--workers=N,N``); documents and chunks per second, wall from the
@@ -31,7 +31,8 @@ Then, per backend and size:
 This machine is shared: each row gives CPU milliseconds beside wall time (this
 process's thread, plus the PostgreSQL server's processes and the workers' or
 servers' processes where they do the work), which other load disturbs far less.
-``--quick`` is a smoke run (300 chunks of XQuAD, few queries and documents).
+``--quick`` is a smoke run (300 chunks of XQuAD, few queries and documents);
+``--search-only`` measures the search rows alone.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ class Options:
     rebuild: bool = False
     #: XQuAD's paragraphs only (collected in a second), for a smoke run
     xquad_only: bool = False
+    #: the search rows only (no ingestion, no API)
+    search_only: bool = False
 
     @staticmethod
     def parse(argv: Sequence[str]) -> Options:
@@ -112,6 +115,7 @@ class Options:
             base.batch,
             "rebuild" in values,
             base.xquad_only,
+            "search-only" in values,
         )
 
 
@@ -337,8 +341,10 @@ class Backend:
     built: Built
     pg: Postgres
     copies: list[str] = field(default_factory=list)
-    #: the chunk ids of each query's vector hits (for the recall row)
+    #: the chunk ids of each query's vector hits (for the recall rows)
     vector_hits: list[list[str]] = field(default_factory=list)
+    #: the same through PostgreSQL's HNSW index for every scope
+    ann_hits: list[list[str]] = field(default_factory=list)
 
     @property
     def postgres(self) -> bool:
@@ -419,6 +425,22 @@ def search_figures(
                 backend.vector_hits.append([hit.chunk_id for hit in hits])
         server_ms = (backend.server_cpu() - server) * 1000 / len(queries)
         out[f"search {mode.value}"] = Figure(
+            statistics.median(walls), p95(walls), statistics.median(cpus) + server_ms
+        )
+    if backend.postgres and backend.built.vectors:
+        # The HNSW index for every scope, however small (see ANN_MIN_ROWS).
+        app.store.index.ann_min_rows = 0  # type: ignore[attr-defined]
+        searcher.search(queries[0], READER, SearchMode.VECTOR)
+        walls, cpus = [], []
+        server = backend.server_cpu()
+        for q in queries:
+            started, cpu = time.perf_counter(), time.thread_time()
+            hits = searcher.search(q, READER, SearchMode.VECTOR, limit=10)
+            walls.append((time.perf_counter() - started) * 1000)
+            cpus.append((time.thread_time() - cpu) * 1000)
+            backend.ann_hits.append([hit.chunk_id for hit in hits])
+        server_ms = (backend.server_cpu() - server) * 1000 / len(queries)
+        out["search vector, HNSW index for every scope"] = Figure(
             statistics.median(walls), p95(walls), statistics.median(cpus) + server_ms
         )
     app.close()
@@ -607,23 +629,25 @@ def main(argv: Sequence[str] = ()) -> list[tuple[str, ...]]:
             backends = {name: Backend(name, built, pg) for name in ("SQLite", "PostgreSQL")}
             for name, backend in backends.items():
                 found = search_figures(backend, queries, embedder)
-                if size < MILLION:
+                if size < MILLION and not options.search_only:
                     found.update(ingest_figures(backend, batch, options.workers))
                     found.update(resolve_figures(backend, options.replicas, options.resolves))
                 figures[name] = found
             exact = backends["SQLite"].vector_hits  # SQLite's vector search is exact
-            if exact:
-                for name, backend in backends.items():
-                    shared = [
-                        len(set(a) & set(b)) / max(len(a), 1)
-                        for a, b in zip(exact, backend.vector_hits, strict=True)
-                    ]
-                    figures[name]["vector recall@10 vs exact"] = Figure(
-                        statistics.mean(shared), None, None
-                    )
-            for what in figures["SQLite"]:
-                lite, post = figures["SQLite"][what], figures["PostgreSQL"].get(what)
-                ratio = f"×{post.value / lite.value:.2f}" if post and lite.value else "-"
+            for name, backend in backends.items():
+                for what, found_hits in (
+                    ("vector recall@10 vs exact", backend.vector_hits),
+                    ("vector recall@10 vs exact, HNSW index for every scope", backend.ann_hits),
+                ):
+                    if exact and found_hits:
+                        shared = [
+                            len(set(a) & set(b)) / max(len(a), 1)
+                            for a, b in zip(exact, found_hits, strict=True)
+                        ]
+                        figures[name][what] = Figure(statistics.mean(shared), None, None)
+            for what in dict.fromkeys([*figures["SQLite"], *figures["PostgreSQL"]]):
+                lite, post = figures["SQLite"].get(what), figures["PostgreSQL"].get(what)
+                ratio = f"×{post.value / lite.value:.2f}" if post and lite and lite.value else "-"
                 rows.append(
                     (
                         f"{built.chunks:,}",

@@ -55,8 +55,10 @@ _MIN_IDF: Final = 1e-6
 _PHRASE: Final = r'"(?:[^"]|"")*"\*?'
 _MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
 #: A scope with fewer permitted rows than this is searched exactly by the caller (a
-#: scan of its permitted vectors); from this many on, through the HNSW index.
-ANN_MIN_ROWS: Final = 20_000
+#: scan of its permitted vectors, 150 MB at 384 dimensions); from this many on,
+#: through the HNSW index. Below it the exact scan is about as fast as the index
+#: (bench/bench_store.py at 100k chunks), and exact where HNSW is approximate.
+ANN_MIN_ROWS: Final = 100_000
 #: Candidates an HNSW scan keeps (pgvector's ``ef_search``; at least the k asked).
 _ANN_EF_SEARCH: Final = 100
 #: Rows an iterative scan may visit before it gives up (then: the exact query).
