@@ -1,13 +1,14 @@
-"""OCR of scanned PDF pages: ragox (Tesseract inside MuPDF) beside the Tesseract CLI.
+"""OCR of scanned PDF pages: ragox (the tesseract command, its layout) beside the bare CLI.
 
 The scans are ``tests/data/ocr`` (pages of public PDFs and of seed 003 rendered at
 150 dpi to grayscale JPEG, rebuilt as image-only PDFs; one crooked, blurred and
 speckled). Per scan, in the same run:
 
-- ragox: ``extract_pdf`` (OCR mode ``auto``, languages eng+deu+rus, 300 dpi);
+- ragox: ``extract_pdf`` (OCR mode ``auto``, languages eng+deu+rus, 300 dpi: MuPDF
+  renders, ``tesseract`` writes TSV, ragox builds blocks and character boxes);
 - peer: the page rendered by MuPDF at the same 300 dpi to PNG, then Debian's
   ``tesseract`` command (same language data, same languages), one thread each
-  (``OMP_THREAD_LIMIT=1``: MuPDF's built-in Tesseract runs on one).
+  (``OMP_THREAD_LIMIT=1``, as ragox runs it).
 
 Character accuracy is 1 − normalized edit distance against the page's original
 text layer (``<scan>.txt``), white space collapsed, in reading order and with the

@@ -1,5 +1,6 @@
 """Run every benchmark and print its tables: ``python bench/run.py [NAME ...] [--OPTION]``
-(``scale`` takes ``--rebuild`` and ``--million``)."""
+(``scale`` takes ``--rebuild`` and ``--million``; ``store`` those and ``--sizes=N,N``,
+``--workers=N,N``, ``--replicas=N,N``, ``--quick``)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ if __name__ == "__main__":
     chosen = [arg for arg in sys.argv[1:] if not arg.startswith("--")] or list(BENCHES)
     for name in chosen:
         module = BENCHES[name]
-        made = module.tables(options) if module is bench_scale else module.tables()
+        takes = module in (bench_scale, bench_store)
+        made = module.tables(options) if takes else module.tables()
         for title, header, rows in made:
             print_table(title, header, rows)

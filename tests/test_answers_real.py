@@ -6,6 +6,8 @@ the question's language."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pymupdf  # type: ignore[import-untyped]
 import pytest
 
@@ -341,3 +343,106 @@ def test_generator_keeps_precision_over_recall() -> None:
     draft = ExtractiveGenerator().generate("How often is the seal of pump P-200 checked?", evidence)
     assert not draft.abstained
     assert [c.text for c in draft.claims] == [text.split(" The crew", maxsplit=1)[0]]
+
+
+def _evidence(text: str) -> list[Evidence]:
+    return [Evidence("S1", "m", "r1", "m1", ("c",), 0, len(text), text)]
+
+
+def test_where_question_quotes_the_neighbour_with_the_path() -> None:
+    """ "Where …" asks for a file: the sentence next to the best one that names the path
+    is quoted with it, though it repeats no word of the question and does not open
+    with "this" (a translation: "Настройка будет сохранена …")."""
+    text = (
+        "Установите пакет libpaper1, и вас попросят указать формат бумаги по умолчанию "
+        "для всей системы. Настройка будет сохранена в файле /etc/papersize. "
+        "Пользователи могут переопределить её переменной окружения."
+    )
+    draft = ExtractiveGenerator().generate(
+        "Где хранится формат бумаги по умолчанию?", _evidence(text)
+    )
+    assert not draft.abstained
+    assert any("/etc/papersize" in claim.text for claim in draft.claims)
+    assert not any("переменной" in claim.text for claim in draft.claims)
+    # a neighbour without a path is not taken along for a "where" question
+    plain = text.replace("в файле /etc/papersize", "навсегда")
+    draft = ExtractiveGenerator().generate(
+        "Где хранится формат бумаги по умолчанию?", _evidence(plain)
+    )
+    assert not any("навсегда" in claim.text for claim in draft.claims)
+
+
+def test_answer_kinds_of_where_and_imperatives_inside_sentences() -> None:
+    """A path answers "where"/"wo"/"где"; a polite imperative after a clause is an
+    instruction, a modal or a pronoun before the verb is not."""
+    from ragox.answer._blocks import has_instruction
+    from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
+
+    for question in (
+        "Where is the paper size stored?",
+        "In welcher Datei steht die Papiergröße?",
+        "Куда Debian кладёт настройки?",
+    ):
+        assert answer_kind(question) is AnswerKind.LOCATION
+    assert holds_answer_kind(AnswerKind.LOCATION, "It is kept in /etc/papersize.")
+    assert holds_answer_kind(AnswerKind.LOCATION, "See https://www.debian.org/doc/.")
+    assert not holds_answer_kind(AnswerKind.LOCATION, "It is kept in Paris and/or Lyon.")
+    assert has_instruction("Для этого есть пакет kbd, отредактируйте файл /etc/kbd/config.")
+    assert has_instruction("Um das zu tun, fügen Sie den Benutzer der Gruppe hinzu.")
+    assert not has_instruction("Um das herauszufinden, können Sie im Archiv suchen.")
+    assert not has_instruction("Если вы хотите, вы можете это сделать.")
+
+
+def test_an_instruction_that_shares_few_words_still_answers_how_to() -> None:
+    """A how-to question whose evidence holds an instruction on its subject is answered
+    though the manual words it differently; the same evidence does not answer a
+    question that is not how-to and shares as little."""
+    text = (
+        "Viele Gerätedateien gehören zu einer vordefinierten Gruppe. Um einem bestimmten "
+        "Benutzer Zugriff auf eines dieser Geräte einzuräumen, fügen Sie ihn zu der Gruppe "
+        "hinzu, der das Gerät gehört, also z.B.:\n\nadduser user group\n\n"
+        "Auf diese Art müssen Sie die Dateiberechtigungen des Gerätes nicht ändern."
+    )
+    generator = ExtractiveGenerator()
+    draft = generator.generate(
+        "Wie gebe ich einem Benutzer Zugriff auf das CD-Laufwerk?", _evidence(text)
+    )
+    assert not draft.abstained
+    assert "adduser user group" in draft.claims[0].text
+    without = ExtractiveGenerator(replace(generator.config, instruction_evidence=0.0))
+    assert without.generate(
+        "Wie gebe ich einem Benutzer Zugriff auf das CD-Laufwerk?", _evidence(text)
+    ).abstained
+
+
+def test_a_section_titled_with_the_question_answers_it() -> None:
+    """An FAQ's section heading that asks the question ("How can I find out what package
+    produced a particular file?", its number split off by the sentence splitter) makes
+    the instruction under it the answer, over a sentence elsewhere that shares a word
+    ("belongs to") in a passage ranked higher."""
+    devices = (
+        "Many device files in the /dev directory belong to some predefined groups. "
+        "For example, /dev/sr0 belongs to the cdrom group."
+    )
+    faq = (
+        "8.4. How do I display the files of an installed package?\n\n"
+        "To list all the files provided by the installed package foo execute the command\n\n"
+        "dpkg --listfiles foo\n\n"
+        "8.5. How can I find out what package produced a particular file?\n\n"
+        "To identify the package that produced the file named foo execute either:\n\n"
+        "dpkg --search foo\n\n"
+        "This searches for foo in installed packages."
+    )
+    evidence = [
+        Evidence("S1", "devices", "r1", "m1", ("c1",), 0, len(devices), devices),
+        Evidence("S2", "faq", "r1", "m2", ("c2",), 0, len(faq), faq),
+    ]
+    question = "How do I find out which package a given file belongs to?"
+    generator = ExtractiveGenerator()
+    draft = generator.generate(question, evidence)
+    assert not draft.abstained
+    assert draft.claims[0].source_id == "S2" and "dpkg --search foo" in draft.claims[0].text
+    # without the heading's weight the same evidence gives no such answer
+    untitled = ExtractiveGenerator(replace(generator.config, heading=0.0))
+    claims = untitled.generate(question, evidence).claims
+    assert not any("dpkg --search foo" in claim.text for claim in claims)

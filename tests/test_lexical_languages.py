@@ -114,6 +114,36 @@ def test_stop_words_of_the_query_language_do_not_match(mixed: Ragox) -> None:
     assert "garden" in _found(mixed, "when they")
 
 
+def test_a_question_prefers_documents_in_its_own_language(app: Ragox) -> None:
+    """A Russian manual with an untranslated English section (the Debian FAQ's) does not
+    outrank the English manual for an English question: the question is stemmed as
+    English only, so the section's Russian-stemmed words ("files", "installed") do not
+    count as rare extra terms of the question."""
+    texts = {
+        "faq-en": "How do I display the files of an installed package? To list all "
+        "the files provided by the installed package foo execute dpkg --listfiles foo. "
+        "The status of a package is shown by dpkg --status.",
+        "faq-ru": "Как узнать, какие пакеты установлены в системе? Чтобы получить "
+        "список всех установленных пакетов, выполните команду dpkg --list. Эта команда "
+        "выведет для каждого пакета однострочную сводку, включающую состояние пакета "
+        "и краткое описание. Installed files are listed there in their packages, "
+        "with each of the files the installed package put on the disk.",
+        # the English manual's other sections: its common words are not rare
+        "faq-en-2": "A package is installed with its files by dpkg or apt.",
+        "faq-en-3": "Each installed package keeps its configuration files on upgrades.",
+        "faq-en-4": "Files of a package that was removed stay until it is purged.",
+        "faq-en-5": "The package archive holds the files that get installed.",
+    }
+    for document_id, text in texts.items():
+        outcome = app.ingestor.ingest_bytes(
+            text.encode(), f"{document_id}.txt", document_id, tenant="default"
+        )
+        assert outcome.error_code is None
+    assert detect_language(texts["faq-ru"]) == "ru"
+    found = _found(app, "Which files does an installed package list?")
+    assert found[0] == "faq-en"
+
+
 def test_unknown_language_documents_carry_every_stem() -> None:
     """Index terms of an unknown-language text hold each word and its en/de/ru stems once;
     a known language gets only its stems."""
@@ -134,8 +164,14 @@ def test_query_analysis_by_scope() -> None:
     language dropped; words as written join only when unknown-language documents are in
     scope."""
     german = analyze_search_query("Wie ändere ich die Zeitzone?", {"de", "en", None})
-    assert german.languages == ("de", "en") and german.stop_language == "de"
+    # recognisably German, and German documents are in scope: German stems only (the
+    # words as written for the unknown-language documents)
+    assert german.languages == ("de",) and german.stop_language == "de"
     assert set(german.terms) == {"and", "zeitzon", "ändere", "zeitzone"}
+    assert set(analyze_search_query("Which files did it put there?", {"en", "ru"}).terms) == {
+        "file",
+        "put",
+    }
     english = analyze_search_query("How do I upgrade?", {"en"})
     assert english.languages == ("en",) and english.terms == ("upgrad",)
     cross = analyze_search_query("Wie ändere ich die Zeitzone?", {"en"})

@@ -239,3 +239,23 @@ def test_http_transport_needs_a_key_and_applies_its_scope(mcp_home: Path) -> Non
 
         before, refused = _run(revoked_mid_session())
         assert before == "RESOLVED" and refused
+
+
+def test_ask_takes_the_answer_language(mcp_home: Path) -> None:
+    """`ask` with ``answer_language``: the extractive generator quotes the English source
+    and says, in German, that it cannot translate (structured and in the text); a code
+    that is no language code is refused by the tool's schema."""
+
+    async def session() -> tuple[Any, Any]:
+        async with _stdio(mcp_home, "--principal", "sam", "--groups", "staff") as client:
+            asked = await client.call_tool("ask", {"question": QUESTION, "answer_language": "DE"})
+            bad = await client.call_tool("ask", {"question": QUESTION, "answer_language": "de!"})
+            return asked, bad
+
+    asked, bad = _run(session())
+    answer = asked.structured_content
+    assert answer["answer_language"] == "de"
+    assert answer["notices"] and answer["notices"][0].startswith("Nicht übersetzt")
+    assert answer["citations"][0]["exact"] == "Replace the shaft seal after 2,000 operating hours."
+    assert answer["notices"][0] in asked.content[0].text
+    assert bad.is_error

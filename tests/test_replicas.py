@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 
 from conftest import serving
 from ragox.access import Principal
 from ragox.service import Ragox
+
+pytestmark = pytest.mark.both_backends
 
 READERS = 20
 STAFF = frozenset({"staff"})
@@ -64,7 +67,9 @@ def _auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-def test_two_replicas_refuse_a_revoked_key_and_forget_a_deleted_document(tmp_path: Path) -> None:
+def test_two_replicas_refuse_a_revoked_key_and_forget_a_deleted_document(
+    tmp_path: Path, backend: str
+) -> None:
     """20 concurrent readers over 2 API processes; a key revoked and a document deleted
     by a third process mid-run: no request started after either commit sees the key
     accepted or the document (search, text, anchor resolution, in either process)."""
@@ -134,7 +139,7 @@ def test_two_replicas_refuse_a_revoked_key_and_forget_a_deleted_document(tmp_pat
     assert after_delete and not any(c.saw_gone for c in after_delete)
     assert all(c.status in (200, 404) for c in after_delete)
     print(
-        f"\n{len(calls)} requests by {READERS} readers over 2 replicas; "
+        f"\n{backend}: {len(calls)} requests by {READERS} readers over 2 replicas; "
         f"{len(after_revoke)} with the revoked key after the revoke, all 401; "
         f"{len(after_delete)} after the delete, none saw the document"
     )

@@ -465,7 +465,7 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
     conn.execute("DROP INDEX anchors_by_manifest")
     # and what later schemas added (20: the job queue)
     conn.execute("DROP INDEX jobs_by_state")
-    for column in ("worker", "lease_seconds", "lease_until", "attempts"):
+    for column in ("worker", "lease_seconds", "lease_until", "attempts", "ocr"):  # 20, 26
         conn.execute(f"ALTER TABLE jobs DROP COLUMN {column}")
     conn.execute("ALTER TABLE blocks DROP COLUMN ocr")  # schema 22, after 17
     conn.execute("ALTER TABLE blocks DROP COLUMN cell")  # schema 23

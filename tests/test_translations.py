@@ -278,3 +278,55 @@ def test_a_failed_translation_leaves_the_quotes_untranslated(
     assert citation.anchor.quote.exact == SENTENCE and citation.translation is None
     trace = manual.store.get_answer_trace(record.answer_id)
     assert trace is not None and trace["translation_error"] == "BAD_RESPONSE"
+
+
+def test_chat_completions_answer_language(
+    home: Path, manual: Ragox, translator: ScriptedServer
+) -> None:
+    """POST /v1/chat/completions with ragox's ``answer_language`` field: the server's
+    generator answers in German, the annotation carries the English anchor with its
+    labelled translation beside it; the extractive model appends its notice; a bad code
+    is 422."""
+    key = manual.create_key(STAFF)
+    manual.close()
+    spec = f"openai:{translator.url}#translator-model"
+    auth = {"Authorization": f"Bearer {key}"}
+    with serving(home, "--generator", spec) as url:
+        body = {
+            "model": "ragox",
+            "messages": [{"role": "user", "content": QUESTION}],
+            "answer_language": "de",
+        }
+        reply = httpx.post(f"{url}/v1/chat/completions", json=body, headers=auth, timeout=30)
+        assert reply.status_code == 200, reply.text
+        data = reply.json()
+        message = data["choices"][0]["message"]
+        assert "Die Dichtung wird alle 500 Betriebsstunden ersetzt." in message["content"]
+        (annotation,) = message["annotations"]
+        assert annotation["ragox"]["anchor"]["quote"]["exact"] == SENTENCE
+        assert annotation["ragox"]["translation"]["text"] == GERMAN
+        assert data["ragox"]["answer_language"] == "de" and data["ragox"]["notices"] == []
+        extractive = httpx.post(
+            f"{url}/v1/chat/completions",
+            json={**body, "model": "ragox-extractive"},
+            headers=auth,
+            timeout=30,
+        ).json()
+        content = extractive["choices"][0]["message"]["content"]
+        assert SENTENCE in content and "Nicht übersetzt" in content
+        assert extractive["ragox"]["notices"][0].startswith("Nicht übersetzt")
+        plain = httpx.post(
+            f"{url}/v1/chat/completions",
+            json={"model": "ragox-extractive", "messages": body["messages"]},
+            headers=auth,
+            timeout=30,
+        ).json()
+        assert "answer_language" not in plain["ragox"]
+        assert "Nicht übersetzt" not in plain["choices"][0]["message"]["content"]
+        bad = httpx.post(
+            f"{url}/v1/chat/completions",
+            json={**body, "answer_language": "de-DE!"},
+            headers=auth,
+            timeout=30,
+        )
+        assert bad.status_code == 422

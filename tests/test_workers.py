@@ -1,6 +1,8 @@
 """Ingestion workers (`ragox worker`) as real processes sharing one store's queue:
 every queued revision ends READY once with its chunks exactly once, also when
-workers are killed (kill -9) mid-job or stall past their lease."""
+workers are killed (kill -9) mid-job or stall past their lease. Each test runs on
+both backends: the workers and the CLI inherit ``RAGOX_STORE`` (the ``backend``
+fixture), and the reference spans come from a separate SQLite home."""
 
 from __future__ import annotations
 
@@ -16,13 +18,24 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import pytest
 
 from conftest import older_database, serving
 from ragox.access import Principal
 from ragox.ingest import WorkerConfig, WorkNote, WorkResult
 from ragox.service import ActionRefused, Ragox
-from ragox.store import SCHEMA_VERSION, WORKER_LOST, JobState, RevisionState, SqliteStore
+from ragox.store import (
+    SCHEMA_VERSION,
+    WORKER_LOST,
+    JobState,
+    RevisionState,
+    SqliteStore,
+    Store,
+    open_store,
+)
 from ragox.store.sqlite._schema import MIGRATIONS
+
+pytestmark = pytest.mark.both_backends
 
 TENANT = "default"
 OPERATOR = Principal.local_operator(TENANT)
@@ -79,14 +92,30 @@ def _worker(home: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def _queue(home: Path, folder: Path, count: int) -> None:
-    done = _ragox(home, "ingest", str(folder), "--queue", "--json")
+    done = _ragox(home, "ingest", str(folder), "--queue", "--json", check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads(done.stdout)["summary"]
     assert summary == {"ready": 0, "skipped": 0, "failed": 0, "queued": count}
 
 
-def _reference_spans(folder: Path, docs: dict[str, int], home: Path) -> dict[str, list[tuple]]:
-    """The chunk spans of each document as a synchronous `ingest` makes them."""
-    app = Ragox(home)
+#: reference spans by (document count, filler), computed once for both backends
+_REFERENCES: dict[tuple[int, int], dict[str, list[tuple]]] = {}
+
+
+def _reference_spans(
+    folder: Path, docs: dict[str, int], home: Path, filler: int = 0
+) -> dict[str, list[tuple]]:
+    """The chunk spans of each document as a synchronous `ingest` makes them (in a
+    SQLite home of its own, whatever the backend under test: chunking is the same;
+    the documents are a function of count and filler, so once per module run)."""
+    known = _REFERENCES.get((len(docs), filler))
+    if known is None:
+        known = _REFERENCES[(len(docs), filler)] = _ingest_reference(folder, docs, home)
+    return known
+
+
+def _ingest_reference(folder: Path, docs: dict[str, int], home: Path) -> dict[str, list[tuple]]:
+    app = Ragox(home, store="sqlite")
     try:
         spans = {}
         for doc_id in docs:
@@ -105,7 +134,7 @@ def _assert_whole(home: Path, docs: dict[str, int], reference: dict[str, list[tu
     exactly the reference's (none twice, none missing), its index whole, found by its
     own word first and once; no job left waiting or running. Returns the count
     of job rows by (state, error)."""
-    store = SqliteStore(home)
+    store = open_store(home)
     app = Ragox(home)
     jobs: Counter = Counter()
     try:
@@ -142,7 +171,7 @@ def _results(process: subprocess.Popen[str]) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def test_four_workers_ingest_200_documents_once(tmp_path: Path) -> None:
+def test_four_workers_ingest_200_documents_once(tmp_path: Path, backend: str) -> None:
     """200 queued documents, 4 worker processes claiming at once: every job is held
     by exactly one worker once, every revision ends READY once, chunks exactly once."""
     docs = _write_docs(tmp_path / "docs", 200)
@@ -162,10 +191,10 @@ def test_four_workers_ingest_200_documents_once(tmp_path: Path) -> None:
     assert sum(1 for n in per_worker if n) >= 2, per_worker  # they did share the queue
     jobs = _assert_whole(home, docs, reference)
     assert jobs == Counter({(JobState.DONE, None): 200})
-    print(f"\n4 workers, 200 documents: {elapsed:.1f} s, jobs per worker {per_worker}")
+    print(f"\n{backend}: 4 workers, 200 documents: {elapsed:.1f} s, jobs per worker {per_worker}")
 
 
-def _running_jobs(store: SqliteStore, docs: dict[str, int]) -> list[tuple[str, int]]:
+def _running_jobs(store: Store, docs: dict[str, int]) -> list[tuple[str, int]]:
     """``(job_id, pid)`` of the jobs workers hold now."""
     found = []
     for doc_id in docs:
@@ -175,7 +204,7 @@ def _running_jobs(store: SqliteStore, docs: dict[str, int]) -> list[tuple[str, i
     return found
 
 
-def _job_state(store: SqliteStore, docs: dict[str, int], job_id: str) -> JobState | None:
+def _job_state(store: Store, docs: dict[str, int], job_id: str) -> JobState | None:
     for doc_id in docs:
         for job in store.jobs(TENANT, doc_id, "r1"):
             if job.job_id == job_id:
@@ -183,7 +212,7 @@ def _job_state(store: SqliteStore, docs: dict[str, int], job_id: str) -> JobStat
     return None
 
 
-def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
+def test_workers_killed_mid_job_are_taken_over(tmp_path: Path, backend: str) -> None:
     """kill -9 of workers at random moments while they hold jobs (at least 20 kills
     mid-job): each job is reclaimed after its 1 s lease and finished by another
     worker; no revision is half visible, no chunk is written twice."""
@@ -191,12 +220,12 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
     rng = random.Random(11)
     # runs long enough (a few hundred ms even on a fast machine) to be killed inside
     docs = _write_docs(tmp_path / "docs", count, filler=1500)
-    reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference")
+    reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference", 1500)
     home = tmp_path / "home"
     _queue(home, tmp_path / "docs", count)
     options = ("--drain", "--lease", "1", "--poll", "0.05", "--max-attempts", "100")
     workers = [_worker(home, *options) for _ in range(4)]
-    store = SqliteStore(home)
+    store = open_store(home)
     kills = mid_job = 0
     started = time.monotonic()
     try:
@@ -218,7 +247,8 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
             workers.remove(alive[pid])
             workers.append(_worker(home, *options))
         for worker in workers:
-            worker.communicate(timeout=300)
+            # a drained queue takes seconds; jobs never reclaimed keep workers waiting
+            worker.communicate(timeout=180)
             assert worker.returncode == 0
     finally:
         for worker in workers:
@@ -232,14 +262,24 @@ def test_workers_killed_mid_job_are_taken_over(tmp_path: Path) -> None:
     assert lost >= mid_job  # every job killed mid-run was reclaimed (taken over)
     assert jobs[(JobState.DONE, None)] >= count
     print(
-        f"\n{kills} kills ({mid_job} mid-job), {lost} runs reclaimed, "
+        f"\n{backend}: {kills} kills ({mid_job} mid-job), {lost} runs reclaimed, "
         f"{count} documents whole, {elapsed:.1f} s"
     )
 
 
-def _writable(home: Path) -> bool:
-    """No process holds SQLite's write lock (one stopped inside a write transaction
-    would stall every writer; test instrumentation, SQLite only)."""
+def _writable(home: Path, store: Store) -> bool:
+    """No process is inside a write transaction (one stopped there would hold SQLite's
+    write lock, or PostgreSQL's locks of that document, and stall the writers that
+    need them; test instrumentation)."""
+    if not isinstance(store, SqliteStore):
+        # another session that is not idle: a worker stopped inside a statement or
+        # a transaction (the test's own store reads in autocommit)
+        busy = store._fetchone(  # type: ignore[attr-defined]
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
+            "AND state <> 'idle'"
+        )
+        return int(busy[0]) == 0
     conn = sqlite3.connect(home / "ragox.db", timeout=0.5, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -261,7 +301,7 @@ def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> Non
     _queue(home, tmp_path / "docs", 8)
     options = ("--drain", "--lease", "1", "--poll", "0.05")
     first = _worker(home, *options)
-    store = SqliteStore(home)
+    store = open_store(home)
     try:
         deadline = time.monotonic() + 120
         while True:  # stop it while it holds a job (checked once it is stopped)
@@ -269,7 +309,7 @@ def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> Non
             held = [job for job, pid in _running_jobs(store, docs) if pid == first.pid]
             if held:
                 first.send_signal(signal.SIGSTOP)
-                if _job_state(store, docs, held[0]) is JobState.RUNNING and _writable(home):
+                if _job_state(store, docs, held[0]) is JobState.RUNNING and _writable(home, store):
                     break
                 first.send_signal(signal.SIGCONT)
             time.sleep(0.005)
@@ -333,7 +373,7 @@ def test_worker_fails_a_job_that_keeps_killing_workers(tmp_path: Path) -> None:
     _write_docs(tmp_path / "docs", 3)
     home = tmp_path / "home"
     _queue(home, tmp_path / "docs", 3)
-    store = SqliteStore(home)
+    store = open_store(home)
     app = Ragox(home)
     try:
         queue = store.queue
@@ -374,6 +414,7 @@ def test_worker_fails_a_job_that_keeps_killing_workers(tmp_path: Path) -> None:
         store.close()
 
 
+@pytest.mark.sqlite_only
 def test_home_from_before_the_queue_upgrades(tmp_path: Path) -> None:
     """A home written before schema 20 opens with its jobs intact (no worker, lease end
     or claims); a run `ragox ingest` left RUNNING there is never taken by a worker; its

@@ -47,7 +47,13 @@ _IMPERATIVE: Final = regex.compile(
     r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
     r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
     r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
-    r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b",
+    r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
+    # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
+    # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
+    # können Sie … suchen" is a modal, no instruction)
+    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте)\b"
+    r"|[,;:]\s*(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
+    r"\p{Ll}+(?:en|ern|eln) Sie\b",
     regex.IGNORECASE | regex.MULTILINE,
 )
 

@@ -40,6 +40,9 @@ class AnswerKind(Enum):
     NUMBER = "number"
     #: "how do I …", "wie ändere ich …", "как изменить …": a command or steps
     INSTRUCTION = "instruction"
+    #: "where is … stored", "in welcher Datei …", "где хранится …": a file, folder or
+    #: web address (a place name does not count: it has no path to check for)
+    LOCATION = "location"
 
 
 _KINDS: Final = (
@@ -68,7 +71,18 @@ _KINDS: Final = (
             regex.IGNORECASE,
         ),
     ),
+    (
+        AnswerKind.LOCATION,
+        regex.compile(
+            r"^\W*(?:where\b|in which (?:file|director|folder)|wo\b|wohin\b"
+            r"|in welche[mr]? (?:datei|verzeichnis|ordner)|где\b|куда\b"
+            r"|в како[мй] (?:файле|каталоге|папке))",
+            regex.IGNORECASE,
+        ),
+    ),
 )
+#: a file or folder path ("/etc/papersize", "~/.bashrc") or a web address
+_PATH: Final = regex.compile(r"(?:^|(?<=[\s(«\"'„“]))~?/[\w.+-]+|\bhttps?://\S+")
 _YEAR: Final = regex.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 _MONTH: Final = regex.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
@@ -93,6 +107,8 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_DIGIT.search(sentence))
     if kind is AnswerKind.INSTRUCTION:
         return has_instruction(sentence)
+    if kind is AnswerKind.LOCATION:
+        return bool(_PATH.search(sentence))
     return False
 
 
@@ -109,6 +125,9 @@ class Support:
     #: the largest share of one question term that neither the sentence nor its
     #: neighbours contain (the subject of a question about another article)
     uncovered: float = 0.0
+    #: terms found only in the heading of the section the sentence is in ("8.5. How can
+    #: I find out what package produced a particular file?" above its answer)
+    heading: float = 0.0
 
 
 #: shortest term matched inside a longer stem, or with a changed ending
@@ -175,6 +194,7 @@ def support(
     weights: Mapping[str, float],
     source_index: int,
     kind_held: bool,
+    heading: Mapping[str, float] | None = None,
 ) -> Support:
     total = sum(weights.values()) or 1.0
 
@@ -192,4 +212,5 @@ def support(
         source_rank=1.0 / (1 + source_index),
         answer_kind=kind_held,
         uncovered=max((w for t, w in weights.items() if t not in near), default=0.0) / total,
+        heading=only_in(heading),
     )

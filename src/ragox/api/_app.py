@@ -415,7 +415,7 @@ def create_app(
         if isinstance(received, tuple):
             record, created = received
             if queue:
-                ragox.enqueue(record)
+                ragox.enqueue(record, ocr)
             else:
                 background.add_task(ragox.ingestor.process, record, data, created, ocr=ocr)
             state, label = record.state.value, record.revision
@@ -671,7 +671,11 @@ def create_app(
     # -- OpenAI-compatible chat (ragox as a "model" for chat front ends) ----------------------
 
     def chat_ask(
-        question: str, who: Principal, model: str, earlier: list[tuple[str, str]]
+        question: str,
+        who: Principal,
+        model: str,
+        earlier: list[tuple[str, str]],
+        answer_language: str | None,
     ) -> AnswerRecord:
         generator = configured if model == "ragox" else None
         if isinstance(generator, OpenAIGenerator) and earlier:
@@ -679,8 +683,8 @@ def create_app(
         try:
             if generator is None:
                 with cpu_slot:
-                    return ragox.ask(question, who, None)
-            return ragox.ask(question, who, generator)
+                    return ragox.ask(question, who, None, answer_language=answer_language)
+            return ragox.ask(question, who, generator, answer_language=answer_language)
         except (SearchError, EmbedderError) as error:
             raise Problem(400, "Bad Request", error.code) from None
         except GeneratorError as error:

@@ -52,6 +52,10 @@ class ChatRequest(BaseModel):
     model: str = Field(default="ragox", max_length=200)
     messages: list[ChatMessage] = Field(min_length=1, max_length=200)
     stream: bool = False
+    #: ragox's extension (send it as an extra body field): the reader's language
+    #: (ISO 639-1); the answer is written in it where the generator can, quotes stay
+    #: in their source's language
+    answer_language: str | None = Field(default=None, pattern="^[A-Za-z]{2,3}$")
 
 
 def _text(message: ChatMessage) -> str:
@@ -67,11 +71,12 @@ def _text(message: ChatMessage) -> str:
 
 
 def chat_router(
-    ask: Callable[[str, Principal, str, list[tuple[str, str]]], AnswerRecord],
+    ask: Callable[[str, Principal, str, list[tuple[str, str]], str | None], AnswerRecord],
     caller: Callable[..., Any],
     problem: Callable[[int, str, str | None], Exception],
 ) -> APIRouter:
-    """The routes; ``ask(question, principal, model, earlier_turns)`` answers with the
+    """The routes; ``ask(question, principal, model, earlier_turns, answer_language)``
+    answers with the
     generator the model name stands for (``ragox``: the operator's, ``ragox-extractive``);
     earlier turns are context for a generator that reads them, never for retrieval."""
     router = APIRouter()
@@ -106,9 +111,12 @@ def chat_router(
             raise problem(422, "Unprocessable Content", "the last user message has no text")
         if len(question) > 4000:
             raise problem(422, "Unprocessable Content", "the question is longer than 4000")
-        record = ask(question, who, body.model, earlier)
+        language = body.answer_language.lower() if body.answer_language else None
+        record = ask(question, who, body.model, earlier, language)
         viewer = str(request.base_url).rstrip("/") + "/view/anchors/"
         content, annotations = _cited(record, viewer)
+        if record.notices:  # after the answer, so that the annotations' offsets hold
+            content = "\n\n".join((content, *record.notices))
         completion_id = f"chatcmpl-{secrets.token_hex(12)}"
         created = int(time.time())
         if body.stream:
@@ -126,7 +134,15 @@ def chat_router(
                 "model": body.model,
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                "ragox": {"answer_id": record.answer_id, "abstained": record.abstained},
+                "ragox": {
+                    "answer_id": record.answer_id,
+                    "abstained": record.abstained,
+                    **(
+                        {"answer_language": record.answer_language, "notices": list(record.notices)}
+                        if record.answer_language is not None
+                        else {}
+                    ),
+                },
             }
         )
 
@@ -169,6 +185,12 @@ def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]
                     "anchor": anchor.to_json(),
                     "selectors": web_selectors(anchor),
                     "status": citation.status.value,
+                    # beside the anchor, labelled (its exact stays the source's)
+                    **(
+                        {"translation": citation.translation.to_json()}
+                        if citation.translation is not None
+                        else {}
+                    ),
                 },
             }
         )

@@ -137,12 +137,15 @@ def parser_for(media_type: str) -> ParserInfo:
     return _registered(media_type)[0]
 
 
-def parsers_for(media_type: str, ocr: OcrMode = OcrMode.AUTO) -> tuple[ParserInfo, ...]:
+def parsers_for(
+    media_type: str, ocr: OcrMode = OcrMode.AUTO, language: str | None = None
+) -> tuple[ParserInfo, ...]:
     """Every identity today's extractor for ``media_type`` may give its output with
-    OCR mode ``ocr`` (PDF: the text layer's, or one naming the OCR engine); a stored
-    representation by one of them needs no new extraction."""
+    OCR mode ``ocr`` (PDF: the text layer's, or one naming the OCR engine and the
+    models the document's given ``language`` chose); a stored representation by one
+    of them needs no new extraction."""
     if media_type == "application/pdf":
         from ragox.extract.pdf import pdf_parsers  # noqa: PLC0415 - loads MuPDF
 
-        return pdf_parsers(ocr)
+        return pdf_parsers(ocr, language)
     return (parser_for(media_type),)

@@ -186,8 +186,9 @@ class OcrMode(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ExtractOptions:
-    """Per-call inputs. Only ``ocr`` can change the output text, and an extraction
-    that used OCR names it in its parser identity (``Extraction.parser``)."""
+    """Per-call inputs. Only ``ocr`` and (through OCR) ``language`` can change the
+    output text, and an extraction that used OCR names the engine and its languages
+    in its parser identity (``Extraction.parser``)."""
 
     #: password for an encrypted PDF
     password: str | None = field(default=None, repr=False)
@@ -195,6 +196,8 @@ class ExtractOptions:
     max_depth: int = 512
     #: when a PDF's pages are recognized with OCR
     ocr: OcrMode = OcrMode.AUTO
+    #: the document's language when given (ISO 639-1): OCR reads with its model
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

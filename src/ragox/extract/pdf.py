@@ -22,9 +22,10 @@ normalization produced from several characters gets the union of their boxes;
 newlines and block separators get ``(0, 0, 0, 0)``.
 
 Scanned pages (:class:`OcrMode`): under ``auto`` a page whose text layer has no
-visible character and which shows an image is recognized by OCR (``_ocr``), its
-blocks built the same way from the engine's text page and marked ``ocr=True``
-(character boxes are Tesseract's estimates inside each word); under ``force``
+visible character and which shows an image is recognized by OCR (``_ocr``: the
+``tesseract`` command's paragraphs in its reading order, as MuPDF-like blocks), its
+blocks built the same way as a text layer's and marked ``ocr=True`` (character
+boxes are estimates inside each word Tesseract boxed); under ``force``
 every page is, its text layer ignored. An extraction in which OCR ran names the
 engine in its parser identity (:func:`ocr_parser`); one without keeps
 :data:`PDF_PARSER`, so text PDFs are not affected by the OCR engine.
@@ -174,7 +175,9 @@ def extract_pdf(data: bytes, profile: Profile, options: ExtractOptions | None = 
     password = options.password if options is not None else None
     document = _open(data, password)
     try:
-        return _extract(document, profile, options.ocr if options else OcrMode.AUTO)
+        if options is None:
+            return _extract(document, profile, OcrMode.AUTO, None)
+        return _extract(document, profile, options.ocr, options.language)
     finally:
         document.close()
 
@@ -284,9 +287,9 @@ class _RtlCounter:
                 previous_pos = pos
 
 
-def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
+def _extract(document: Any, profile: Profile, mode: OcrMode, language: str | None) -> Extraction:
     page_count: int = document.page_count
-    engine = ocr_engine() if mode is not OcrMode.OFF else None
+    engine = ocr_engine(language) if mode is not OcrMode.OFF else None
     parts: list[str] = []
     boxes = array("f")
     blocks: list[Block] = []
@@ -320,11 +323,7 @@ def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
             needs_ocr, unrecognized = False, True
         if needs_ocr:
             assert engine is not None
-            textpage = engine.recognize(page, _FLAGS)
-            try:
-                raw = page.get_text("rawdict", flags=_FLAGS, sort=False, textpage=textpage)
-            except Exception:
-                raise ExtractionError(ErrorCode.OCR_FAILED, f"page {page_no}") from None
+            raw = {"blocks": engine.recognize(page)}
             recognized.append(page_no)
         assert raw is not None
         rotated = rotated or rotation != 0
@@ -420,7 +419,7 @@ def _extract(document: Any, profile: Profile, mode: OcrMode) -> Extraction:
 def _unavailable() -> ExtractionError:
     return ExtractionError(
         ErrorCode.OCR_UNAVAILABLE,
-        f"pages need OCR; no Tesseract language data ({'+'.join(LANGUAGES)}) is installed",
+        f"pages need OCR; no tesseract command with language data ({'+'.join(LANGUAGES)})",
     )
 
 
@@ -465,10 +464,13 @@ def ocr_forced(parser_id: str) -> bool:
     )
 
 
-def pdf_parsers(mode: OcrMode = OcrMode.AUTO) -> tuple[ParserInfo, ...]:
-    """Every identity today's PDF extractor may give a PDF in ``mode``: a stored
-    representation by one of these is up to date (``auto`` accepts what ``force`` made)."""
-    engine = ocr_engine() if mode is not OcrMode.OFF else None
+def pdf_parsers(
+    mode: OcrMode = OcrMode.AUTO, language: str | None = None
+) -> tuple[ParserInfo, ...]:
+    """Every identity today's PDF extractor may give a PDF in ``mode`` (and, for OCR,
+    the document's ``language``): a stored representation by one of these is up to
+    date (``auto`` accepts what ``force`` made)."""
+    engine = ocr_engine(language) if mode is not OcrMode.OFF else None
     if mode is OcrMode.OFF:
         return (PDF_PARSER,)
     if engine is None:
@@ -557,26 +559,32 @@ class PageTextReader:
     """
 
     def __init__(
-        self, data: bytes, password: str | None = None, ocr_pages: frozenset[int] = frozenset()
+        self,
+        data: bytes,
+        password: str | None = None,
+        ocr_pages: frozenset[int] = frozenset(),
+        language: str | None = None,
     ) -> None:
         self._document = _open(data, password)
         self._pages: dict[int, tuple[Any, list[tuple[float, float, str]]]] = {}
         #: pages whose text the representation took from OCR: read by OCR again
         self._ocr_pages = ocr_pages
+        #: the document's given language, which chose the OCR models
+        self._language = language
 
     def _chars(self, page_number: int) -> tuple[Any, list[tuple[float, float, str]]]:
         """The page's characters as (centre x, centre y, char), unrotated, in MuPDF order."""
         if page_number not in self._pages:
             page = self._document[page_number - 1]
             chars = []
-            textpage = None
             if page_number in self._ocr_pages:
-                engine = ocr_engine()
+                engine = ocr_engine(self._language)
                 if engine is None:
                     raise _unavailable()
-                textpage = engine.recognize(page, _FLAGS)
-            raw = page.get_text("rawdict", flags=_FLAGS, sort=False, textpage=textpage)
-            for block in raw["blocks"]:
+                blocks = engine.recognize(page)
+            else:
+                blocks = page.get_text("rawdict", flags=_FLAGS, sort=False)["blocks"]
+            for block in blocks:
                 for line in block.get("lines", ()):
                     for span in line["spans"]:
                         for ch in span["chars"]:

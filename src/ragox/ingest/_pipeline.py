@@ -11,6 +11,7 @@ before leaves no rows behind.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from ragox.ingest._headings import heading_context
 from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
-from ragox.ingest._versions import current_versions, stale_stages
+from ragox.ingest._versions import current_versions, given_language, stale_stages
 from ragox.search import (
     compound_vocabulary,
     embed_chunks,
@@ -381,7 +382,7 @@ class Ingestor:
         if record.manifest_id is None:
             return False
         try:
-            parsers = parsers_for(record.media_type, ocr)
+            parsers = parsers_for(record.media_type, ocr, given_language(self.store, record))
         except ExtractionError:
             return True  # nothing newer could extract it
         found = self.store.get_manifest(record.manifest_id)
@@ -498,7 +499,8 @@ class Ingestor:
         after extraction needs them, and a large file is not held while its
         representation is stored and indexed (issue 10)."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
-        for parser in parsers_for(record.media_type, options.ocr):
+        language = given_language(self.store, record)
+        for parser in parsers_for(record.media_type, options.ocr, language):
             manifest_record = self.store.find_manifest(
                 tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
             )
@@ -525,7 +527,10 @@ class Ingestor:
     def extract(
         self, record: RevisionRecord, data: bytes, options: ExtractOptions
     ) -> tuple[Manifest, Extraction]:
-        """Extract the revision's bytes with today's parser and profile (nothing stored)."""
+        """Extract the revision's bytes with today's parser and profile (nothing stored);
+        OCR reads with the models of the document's given language."""
+        if options.language is None:
+            options = dataclasses.replace(options, language=given_language(self.store, record))
         extraction = extractor_for(record.media_type)(data, self.profile, options)
         manifest = Manifest(
             document_id=record.document_id,

@@ -16,7 +16,7 @@ from ragox.extract import ExtractionError, parsers_for
 from ragox.ingest import _chunker, _searchtext, _sentences
 from ragox.store import ProcessingVersions, RevisionRecord, RevisionState, Store
 
-__all__ = ["StaleStage", "current_versions", "stale_stages"]
+__all__ = ["StaleStage", "current_versions", "given_language", "stale_stages"]
 
 
 class StaleStage(enum.Enum):
@@ -58,7 +58,7 @@ def stale_stages(store: Store, record: RevisionRecord, profile_id: str) -> tuple
         return ()
     stale: list[StaleStage] = []
     try:
-        parsers = parsers_for(record.media_type)
+        parsers = parsers_for(record.media_type, language=given_language(store, record))
     except ExtractionError:
         parsers = None  # nothing today could extract it again
     manifest = found.manifest
@@ -79,3 +79,14 @@ def stale_stages(store: Store, record: RevisionRecord, profile_id: str) -> tuple
         if mine != theirs:
             stale.append(stage)
     return tuple(stale)
+
+
+def given_language(store: Store, record: RevisionRecord) -> str | None:
+    """The language given for the revision's document (``--language``), which chooses
+    the OCR models of a scan; None when none was given (detected ones do not count:
+    they are read from the recognized text). Only a PDF's is looked up: no other
+    format's parser depends on it."""
+    if record.media_type != "application/pdf":
+        return None
+    document = store.get_document(record.tenant, record.document_id)
+    return None if document is None else document.language

@@ -145,7 +145,7 @@ class Worker:
         record = store.get_revision(claim.tenant, claim.document_id, claim.revision)
         if record is None:
             return WorkNote.GONE, None, None
-        if self.ingestor.finished(record):
+        if self.ingestor.finished(record, claim.ocr):
             store.finish_job(claim.job_id, JobState.DONE, None)
             return WorkNote.ALREADY_READY, None, None
         if not store.blobs.exists(record.source_sha256):
@@ -162,7 +162,9 @@ class Worker:
             return WorkNote.BYTES_MISSING, None, None
         try:
             data = store.blobs.get(record.source_sha256)
-            outcome = self.ingestor.process(record, data, created=True, job=claim.job_id)
+            outcome = self.ingestor.process(
+                record, data, created=True, job=claim.job_id, ocr=claim.ocr
+            )
         except Exception as error:  # the pipeline marked the job FAILED (INTERRUPTED)
             return WorkNote.CRASHED, None, type(error).__name__
         return WorkNote.RAN, outcome, None

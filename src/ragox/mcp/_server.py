@@ -83,6 +83,10 @@ class Answer(BaseModel):
     abstained: bool
     missing: str | None
     citations: list[Citation]
+    #: the reader's language when asked for one (ISO 639-1); quotes stay the source's
+    answer_language: str | None = None
+    #: what the answer says about itself (e.g. that its generator cannot translate)
+    notices: list[str] = []
 
 
 class Hit(BaseModel):
@@ -195,11 +199,21 @@ def build_server(app: Ragox, principal_of: PrincipalOf, viewer_url: str | None) 
         "verified citations (or an abstention naming what is missing)."
     )
     def ask(
-        question: Annotated[str, Field(min_length=1, max_length=4000)], ctx: Context
+        question: Annotated[str, Field(min_length=1, max_length=4000)],
+        ctx: Context,
+        answer_language: Annotated[
+            str | None,
+            Field(
+                description="the reader's language (ISO 639-1, e.g. de): the answer is "
+                "written in it where the generator can; quotes stay in their source's",
+                pattern="^[A-Za-z]{2,3}$",
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, Answer]:
         principal = who(ctx)
+        language = answer_language.lower() if answer_language else None
         try:
-            record = app.ask(question, principal)
+            record = app.ask(question, principal, answer_language=language)
         except (SearchError, EmbedderError) as error:
             return _error(error.code)
         citations = [
@@ -212,8 +226,11 @@ def build_server(app: Ragox, principal_of: PrincipalOf, viewer_url: str | None) 
             abstained=record.abstained,
             missing=record.missing,
             citations=citations,
+            answer_language=record.answer_language,
+            notices=list(record.notices),
         )
-        lines = [record.answer, ""] if citations else [record.answer]
+        lines = [record.answer, *record.notices]
+        lines += [""] if citations else []
         for citation in citations:
             where = (
                 f"{citation.revision.document_id}@{citation.revision.revision}"

@@ -595,9 +595,17 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
     present = {lang for lang in scope_languages if lang in SUPPORTED_LANGUAGES}
     unknown = any(lang not in SUPPORTED_LANGUAGES for lang in scope_languages)
     spoken = detect_language(text)
-    chosen = present or set(SUPPORTED_LANGUAGES)
-    if spoken is not None:
-        chosen.add(spoken)
+    if spoken is not None and spoken in present:
+        # a question whose language is clear and which documents of the scope share is
+        # stemmed in that language only: its other stemmings add forms ("files" as
+        # Russian) that only stray text of other documents carries (an untranslated
+        # English section of a Russian manual), and those rare forms outweighed the
+        # documents in its own language
+        chosen = {spoken}
+    else:
+        chosen = present or set(SUPPORTED_LANGUAGES)
+        if spoken is not None:
+            chosen.add(spoken)
     languages = sorted(chosen)
     likely = spoken or likely_language(text)
     stop_languages = [likely] if likely is not None else languages

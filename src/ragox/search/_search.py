@@ -65,6 +65,9 @@ SAME_LANGUAGE_BONUS: Final[dict[str, dict[str, float]]] = {
     "multilingual-e5-small-q4": {"de": 0.04, "ru": 0.04},
 }
 _SNIPPET_CHARS: Final = 240
+#: Candidates per wanted hit that an index's nearest-neighbour list brings when a
+#: same-language bonus re-ranks them (a bonus lowers some; others move up).
+ANN_BONUS_CANDIDATES: Final = 4
 
 
 class SearchMode(enum.Enum):
@@ -218,14 +221,28 @@ class Searcher:
     def vector(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         key = self._vector_key()
         assert self.embedder is not None
+        query_vector = self.embedder.embed([query], "query")[0]
+        spoken = detect_language(query)
+        bonus = SAME_LANGUAGE_BONUS.get(self.embedder.identity.model, {}).get(spoken or "", 0.0)
+        # A backend with a vector index filters by scope inside its scan; with a
+        # language bonus, more candidates than asked are ranked again here.
+        wanted = limit * ANN_BONUS_CANDIDATES if spoken is not None and bonus else limit
+        near = self.store.index.nearest(
+            key, scope, np.asarray(query_vector, dtype="<f4").tobytes(), wanted
+        )
+        if near is not None:
+            if spoken is not None and bonus:
+                languages = self.store.index.chunk_languages([i for i, _ in near])
+                near = sorted(
+                    ((i, s - bonus * (languages.get(i) == spoken)) for i, s in near),
+                    key=lambda item: -item[1],
+                )
+            return near[:limit]
         matrix = self._matrix(key, scope)
         if not matrix.chunk_ids:
             return []
-        query_vector = self.embedder.embed([query], "query")[0]
         with one_blas_thread():
             scores = matrix.vectors @ query_vector
-        spoken = detect_language(query)
-        bonus = SAME_LANGUAGE_BONUS.get(self.embedder.identity.model, {}).get(spoken or "", 0.0)
         if spoken is not None and bonus:
             scores = scores - np.float32(bonus) * matrix.languages[spoken]
         count = min(limit, len(scores))

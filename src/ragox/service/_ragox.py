@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import math
 import os
@@ -100,6 +101,7 @@ from ragox.store import (
 from ragox.text import BASE_PROFILE, MappedRange, Profile
 
 if TYPE_CHECKING:
+    from ragox.answer._cells import EvidenceCell, TableCells
     from ragox.search import Embedder
 
 __all__ = [
@@ -390,7 +392,10 @@ class Ragox:
             hits,
             self.store,
             self.lookup(principal),
-            generator or ExtractiveGenerator(term_weights=self.term_weights(principal)),
+            generator
+            or ExtractiveGenerator(
+                term_weights=self.term_weights(principal), table_cells=self.table_cells()
+            ),
             answer_language=answer_language,
         )
         payload = record.to_json()
@@ -417,6 +422,27 @@ class Ragox:
                     continue  # deleted meanwhile: the record was stored redacted
         self.apply_retention()
         return record
+
+    def table_cells(self) -> TableCells:
+        """The table cells inside a range of a representation, with their headers'
+        texts, for one answer (the evidence's representations were permitted when they
+        were searched). Only a range that holds cells reads the whole representation's
+        blocks (its headers may lie pages away)."""
+        from ragox.answer._cells import cells_from_blocks  # noqa: PLC0415 - loaded on use
+
+        store = self.store
+
+        @functools.cache
+        def whole(manifest_id: str) -> tuple[EvidenceCell, ...]:
+            blocks = store.blocks(manifest_id)
+            return tuple(cells_from_blocks(store.text(manifest_id), blocks))
+
+        def cells(manifest_id: str, start: int, end: int) -> tuple[EvidenceCell, ...]:
+            if not any(b.cell is not None for b in store.blocks(manifest_id, start, end)):
+                return ()
+            return tuple(c for c in whole(manifest_id) if c.start < end and start < c.end)
+
+        return cells
 
     def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
         """BM25-style IDF of terms within what the principal's tenant has indexed."""
@@ -713,7 +739,9 @@ class Ragox:
             try:
                 return IngestItem(
                     shown,
-                    self._queue_file(path, doc_id, revision, groups, tenant, language, supplied_by),
+                    self._queue_file(
+                        path, doc_id, revision, groups, tenant, language, supplied_by, ocr
+                    ),
                     queued=True,
                 )
             except RevisionConflict:
@@ -794,9 +822,10 @@ class Ragox:
         tenant: str,
         language: str | None,
         supplied_by: str,
+        ocr: OcrMode,
     ) -> IngestOutcome:
-        """Stage one for a file, and its job queued (the outcome of a file refused or
-        already READY when nothing is left to do)."""
+        """Stage one for a file, and its job queued with OCR mode ``ocr`` (the outcome
+        of a file refused or already READY when nothing is left to do)."""
         received = self.ingestor.receive(
             path.read_bytes(),
             path.name,
@@ -806,17 +835,19 @@ class Ragox:
             tenant=tenant,
             language=language,
             supplied_by=supplied_by,
+            ocr=ocr,
         )
         if not isinstance(received, tuple):
             return received
         record, created = received
-        self.enqueue(record)
+        self.enqueue(record, ocr)
         return IngestOutcome(record.document_id, record.revision, record.state, created)
 
-    def enqueue(self, record: RevisionRecord) -> str:
-        """Queue a received revision's run for a worker (``ragox worker``) instead of
-        running it here; returns the job id (the one already queued, if any)."""
-        return self.store.queue.enqueue(record.tenant, record.document_id, record.revision)
+    def enqueue(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> str:
+        """Queue a received revision's run for a worker (``ragox worker``), with OCR
+        mode ``ocr``, instead of running it here; returns the job id (the one already
+        queued, if any)."""
+        return self.store.queue.enqueue(record.tenant, record.document_id, record.revision, ocr)
 
     def worker(self, config: WorkerConfig) -> Worker:
         """A worker that claims this store's queued jobs and runs them."""
@@ -871,7 +902,9 @@ class Ragox:
         if found.manifest.media_type == PDF:
             # Pages read by OCR are read again by the same engine (deterministic).
             ocr_pages = {b.page for b in self.store.blocks(record.manifest_id) if b.ocr and b.page}
-            reader = PageTextReader(data, password, frozenset(ocr_pages))
+            document = self.store.get_document(record.tenant, document_id)
+            language = None if document is None else document.language
+            reader = PageTextReader(data, password, frozenset(ocr_pages), language)
         try:
             report = check_representation(
                 self.store,

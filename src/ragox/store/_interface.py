@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ragox.anchor import Anchor, Manifest
-from ragox.extract import Block
+from ragox.extract import Block, OcrMode
 from ragox.store._blobs import Blobs
 from ragox.store._hits import HitSource
 from ragox.store._records import (
@@ -87,6 +87,16 @@ class SearchIndex(Protocol):
         """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
         ...
 
+    def nearest(
+        self, embedder_key: str, scope: Scope, vector: bytes, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """``(chunk_id, inner product)`` of the ``limit`` chunks the scope may read that
+        are nearest to ``vector`` (little-endian float32), best first, from an
+        approximate-nearest-neighbour index that filters by the scope inside its scan
+        (never a top k filtered afterwards); None when the backend leaves this scope
+        to the caller's exact scan of :meth:`permitted_vectors`."""
+        ...
+
     def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
         """How many chunks of one representation lack this embedder's vector."""
         ...
@@ -104,8 +114,11 @@ class JobQueue(Protocol):
     (``Store.finish_job``). A run whose lease ran out is taken over by the next claim.
     """
 
-    def enqueue(self, tenant: str, document_id: str, revision: str) -> str:
-        """A QUEUED job for the revision (or the one already waiting or running)."""
+    def enqueue(
+        self, tenant: str, document_id: str, revision: str, ocr: OcrMode = OcrMode.AUTO
+    ) -> str:
+        """A QUEUED job for the revision (or the one already waiting or running), to
+        be run with OCR mode ``ocr``."""
         ...
 
     def claim(self, worker: str, lease_seconds: float, max_attempts: int) -> JobClaim | None:

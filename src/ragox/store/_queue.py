@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from ragox.extract import OcrMode
 from ragox.store._records import JobClaim, JobState, RevisionState
 
 __all__ = ["POSTGRES", "SQLITE", "WORKER_LOST", "Dialect", "SqlJobQueue"]
@@ -70,7 +71,11 @@ class SqlJobQueue:
     """Queued ingestion jobs, rows of a store's ``jobs`` table.
 
     ``transaction`` opens the store's write transaction; ``read`` a connection for a
-    count (either store's own).
+    count (either store's own). A store whose writes do not all serialize (PostgreSQL)
+    also gives ``document_transaction`` (a write holding one document's lock: a
+    revision is queued once) and ``row_transaction`` (a write that row locks order:
+    claims skip each other's rows, a renewal updates its own); by default both are
+    ``transaction``.
     """
 
     def __init__(
@@ -78,24 +83,32 @@ class SqlJobQueue:
         transaction: Callable[[], AbstractContextManager[_Connection]],
         read: Callable[[], AbstractContextManager[_Connection]],
         dialect: Dialect,
+        document_transaction: Callable[[str, str], AbstractContextManager[_Connection]]
+        | None = None,
+        row_transaction: Callable[[], AbstractContextManager[_Connection]] | None = None,
     ) -> None:
         self._transaction = transaction
         self._read = read
         self._dialect = dialect
+        self._document_transaction = document_transaction or (lambda _t, _d: transaction())
+        self._row_transaction = row_transaction or transaction
 
     def _execute(self, conn: _Connection, statement: str, params: tuple[object, ...]) -> Any:
         return conn.execute(statement.replace("?", self._dialect.mark), params)
 
-    def enqueue(self, tenant: str, document_id: str, revision: str) -> str:
-        """A QUEUED job for the revision; the job already waiting for it, or running
-        under a lease, when there is one (a revision is never queued twice).
+    def enqueue(
+        self, tenant: str, document_id: str, revision: str, ocr: OcrMode = OcrMode.AUTO
+    ) -> str:
+        """A QUEUED job for the revision, which the worker runs with OCR mode ``ocr``;
+        the job already waiting for it, or running under a lease, when there is one (a
+        revision is never queued twice; that job keeps its own mode).
 
         PostgreSQL: the same check and insert in one transaction, serialized per
         revision with ``SELECT … FROM revisions WHERE (tenant, document_id, revision)
         = (%s, %s, %s) FOR UPDATE`` first.
         """
         now = _stamp(datetime.now(UTC))
-        with self._transaction() as conn:
+        with self._document_transaction(tenant, document_id) as conn:
             row = self._execute(
                 conn,
                 "SELECT job_id FROM jobs WHERE tenant=? AND document_id=? AND revision=? "
@@ -108,9 +121,9 @@ class SqlJobQueue:
             job_id = _new_job_id()
             self._execute(
                 conn,
-                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at) "
-                "VALUES(?,?,?,?,?,?)",
-                (job_id, tenant, document_id, revision, JobState.QUEUED.value, now),
+                "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at, ocr) "
+                "VALUES(?,?,?,?,?,?,?)",
+                (job_id, tenant, document_id, revision, JobState.QUEUED.value, now, ocr.value),
             )
         return job_id
 
@@ -152,11 +165,13 @@ class SqlJobQueue:
         moment = datetime.now(UTC)
         now = _stamp(moment)
         until = _stamp(moment + timedelta(seconds=lease_seconds))
-        with self._transaction() as conn:
+        # Giving a revision up is one conditional UPDATE of its row (row locks order
+        # it after a concurrent make_current): no document lock is needed.
+        with self._row_transaction() as conn:
             while True:
                 row = self._execute(
                     conn,
-                    "SELECT job_id, tenant, document_id, revision, attempts FROM jobs "
+                    "SELECT job_id, tenant, document_id, revision, attempts, ocr FROM jobs "
                     "WHERE state=? AND lease_until IS NOT NULL AND lease_until < ? "
                     "ORDER BY lease_until LIMIT 1" + self._dialect.claim_lock,
                     (JobState.RUNNING.value, now),
@@ -165,6 +180,7 @@ class SqlJobQueue:
                     break
                 old, tenant, document_id, revision = (str(v) for v in row[:4])
                 attempts = int(row[4])
+                ocr = _ocr_mode(row[5])
                 self._execute(
                     conn,
                     "UPDATE jobs SET state=?, error_code=?, finished_at=? WHERE job_id=?",
@@ -178,7 +194,7 @@ class SqlJobQueue:
                     conn,
                     "INSERT INTO jobs(job_id, tenant, document_id, revision, state, stage, "
                     "created_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, "
-                    "attempts) VALUES(?,?,?,?,?,NULL,?,?,?,?,?,?,?,?)",
+                    "attempts, ocr) VALUES(?,?,?,?,?,NULL,?,?,?,?,?,?,?,?,?)",
                     (
                         job_id,
                         tenant,
@@ -193,12 +209,15 @@ class SqlJobQueue:
                         lease_seconds,
                         until,
                         attempts + 1,
+                        ocr.value,
                     ),
                 )
-                return JobClaim(job_id, tenant, document_id, revision, attempts + 1, until, old)
+                return JobClaim(
+                    job_id, tenant, document_id, revision, attempts + 1, until, old, ocr
+                )
             row = self._execute(
                 conn,
-                "SELECT job_id, tenant, document_id, revision, attempts FROM jobs "
+                "SELECT job_id, tenant, document_id, revision, attempts, ocr FROM jobs "
                 "WHERE state=? ORDER BY created_at LIMIT 1" + self._dialect.claim_lock,
                 (JobState.QUEUED.value,),
             ).fetchone()
@@ -220,7 +239,9 @@ class SqlJobQueue:
                     job_id,
                 ),
             )
-            return JobClaim(job_id, tenant, document_id, revision, int(row[4]) + 1, until)
+            return JobClaim(
+                job_id, tenant, document_id, revision, int(row[4]) + 1, until, ocr=_ocr_mode(row[5])
+            )
 
     def _give_up(
         self,
@@ -261,7 +282,7 @@ class SqlJobQueue:
         'RUNNING'`` (a row count of 0 means the lease is lost).
         """
         moment = datetime.now(UTC)
-        with self._transaction() as conn:
+        with self._row_transaction() as conn:
             cursor = self._execute(
                 conn,
                 "UPDATE jobs SET heartbeat_at=?, lease_until=? "
@@ -286,6 +307,15 @@ class SqlJobQueue:
                 (JobState.QUEUED.value, JobState.RUNNING.value),
             ).fetchone()
         return int(row[0])
+
+
+def _ocr_mode(value: object) -> OcrMode:
+    """A job's stored OCR mode; NULL (a job queued before the column) or a value this
+    version does not know runs ``auto``."""
+    try:
+        return OcrMode(value)
+    except ValueError:
+        return OcrMode.AUTO
 
 
 def _marks(values: tuple[str, ...]) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ragox.anchor import Anchor, Manifest
+from ragox.extract import OcrMode
 
 __all__ = [
     "AnswerRedactor",
@@ -99,6 +100,8 @@ class JobClaim:
     lease_until: str
     #: the run this one takes over (its worker died, or its lease ran out)
     reclaimed_from: str | None = None
+    #: the OCR mode the job was queued with (jobs queued before it was kept: auto)
+    ocr: OcrMode = OcrMode.AUTO
 
 
 @dataclass(frozen=True, slots=True)

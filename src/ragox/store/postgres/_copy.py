@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 
 from ragox.store._errors import StoreError
+from ragox.store.postgres._schema import ANN_SQL
 from ragox.store.postgres._store import PostgresStore
 from ragox.store.sqlite import SqliteStore
 
@@ -58,7 +59,7 @@ _TABLES: Final = (
     (
         "jobs",
         "job_id, tenant, document_id, revision, state, stage, error_code, created_at, "
-        "finished_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, attempts",
+        "finished_at, pid, host, heartbeat_at, worker, lease_seconds, lease_until, attempts, ocr",
     ),
     (
         "api_keys",
@@ -161,6 +162,7 @@ def _copy(
             for manifest_id, (language, rows) in by_manifest.items():
                 target.index.write_lexical_rows(conn, str(tenant), manifest_id, language, rows)
                 lexical += len(rows)
+        conn.execute(ANN_SQL)  # the recorded embedder's vector index
         blobs = 0
         for (sha256,) in reader.execute("SELECT DISTINCT source_sha256 FROM revisions"):
             if source.blobs.exists(str(sha256)):

@@ -11,12 +11,22 @@ backends rank alike: the statistics of one scope are the same numbers in both.
 
 Scope filtering (current READY revisions whose reader groups meet the reader's) is
 part of the ranking query itself, never a filter applied after a top k.
+
+Vectors of the recorded embedder have an HNSW index (pgvector), a partial index on
+that embedder's rows, cast to its dimension. A nearest-neighbour query filters by
+the reader's scope inside an iterative index scan (pgvector >= 0.8, strict order):
+the scan goes on past the first candidates until ``limit`` permitted rows are found,
+so a reader who may read a small share of the vectors still gets all of its top k;
+when the scan stops short (its tuple budget spent), the same query runs exactly. A
+scope with few rows is left to the caller's exact scan of its permitted vectors.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -25,10 +35,18 @@ from typing import Any, Final, Protocol
 import numpy as np
 import psycopg
 import regex
+from psycopg import sql
 
 from ragox.store._scope import Scope
+from ragox.store.postgres._schema import ANN_SQL
 
-__all__ = ["BM25_B", "BM25_K1", "PostgresIndex"]
+__all__ = [
+    "ANN_MIN_ROWS",
+    "BM25_B",
+    "BM25_K1",
+    "PostgresIndex",
+    "ann_index_name",
+]
 
 #: FTS5's ``bm25()`` defaults, as the SQLite backend ranks with them.
 BM25_K1: Final = 1.2
@@ -36,12 +54,25 @@ BM25_B: Final = 0.75
 _MIN_IDF: Final = 1e-6
 _PHRASE: Final = r'"(?:[^"]|"")*"\*?'
 _MATCH: Final = re.compile(rf"\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*")
+#: A scope with fewer permitted rows than this is searched exactly by the caller (a
+#: scan of its permitted vectors, 150 MB at 384 dimensions); from this many on,
+#: through the HNSW index. Below it the exact scan is about as fast as the index
+#: (bench/bench_store.py at 100k chunks), and exact where HNSW is approximate.
+ANN_MIN_ROWS: Final = 100_000
+#: Candidates an HNSW scan keeps (pgvector's ``ef_search``; at least the k asked).
+_ANN_EF_SEARCH: Final = 100
+#: Rows an iterative scan may visit before it gives up (then: the exact query).
+_ANN_MAX_SCAN_TUPLES: Final = 50_000
+#: Memory for building the index (pgvector builds fastest when the graph fits).
+_ANN_BUILD_MEMORY: Final = "256MB"
 
 
 class _Store(Protocol):
     def read(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
 
     def transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
+
+    def shared_transaction(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
 
 
 # Current, READY revisions of the scope's tenant that the scope may read (the
@@ -112,6 +143,11 @@ _RANKED = f"""
 """
 
 
+def ann_index_name(embedder_key: str) -> str:
+    """The name of the HNSW index of one embedder's vectors (as migration 4 names it)."""
+    return "embeddings_hnsw_" + hashlib.md5(embedder_key.encode()).hexdigest()[:16]  # noqa: S324
+
+
 def _one(conn: psycopg.Connection[Any], query: str, params: Any = None) -> Any:
     """The one row a query returns (an aggregate, or a row known to exist)."""
     row = conn.execute(query, params).fetchone()
@@ -160,6 +196,10 @@ class PostgresIndex:
 
     def __init__(self, store: _Store) -> None:
         self._store = store
+        #: per thread: whether its open write transaction changed what scopes find
+        self._bumps = threading.local()
+        #: see :data:`ANN_MIN_ROWS` (per index, so that a test can lower it)
+        self.ann_min_rows = ANN_MIN_ROWS
 
     # -- bookkeeping ---------------------------------------------------------------
 
@@ -168,10 +208,24 @@ class PostgresIndex:
             return int(_one(conn, "SELECT value FROM settings WHERE key='index_generation'")[0])
 
     def bump(self, conn: psycopg.Connection[Any]) -> None:
-        """Every change to what a scope may find bumps the generation (cache key)."""
-        conn.execute(
-            "UPDATE settings SET value = (value::bigint + 1)::text WHERE key='index_generation'"
-        )
+        """Every change to what a scope may find bumps the generation (cache key):
+        once, as the last statement of the write transaction (:meth:`flush_bump`),
+        so that the one row every indexing transaction updates is locked for the
+        shortest time, and after every other row (no two transactions wait for each
+        other's rows in opposite orders)."""
+        self._bumps.pending = True
+
+    def flush_bump(self, conn: psycopg.Connection[Any]) -> None:
+        """The bump the ending transaction asked for (called by the store)."""
+        if getattr(self._bumps, "pending", False):
+            self._bumps.pending = False
+            conn.execute(
+                "UPDATE settings SET value = (value::bigint + 1)::text WHERE key='index_generation'"
+            )
+
+    def discard_bump(self) -> None:
+        """The transaction ended without committing: nothing changed."""
+        self._bumps.pending = False
 
     def setting(self, key: str) -> str | None:
         with self._store.read() as conn:
@@ -191,8 +245,21 @@ class PostgresIndex:
 
     @staticmethod
     def _partition(conn: psycopg.Connection[Any], tenant: str, groups: frozenset[str]) -> int:
-        """The partition of ``(tenant, groups)``, created when it does not exist yet."""
+        """The partition of ``(tenant, groups)``, created when it does not exist yet.
+
+        Looked up first: an INSERT … ON CONFLICT would wait for any transaction that
+        updated the partition's counters to end, and so make every indexing of the
+        same groups wait for the one before it to commit. The row found is locked
+        ``FOR KEY SHARE`` (it does not wait for counter updates): a concurrent prune
+        of a partition left empty cannot delete it under this transaction's rows."""
         key = _groups_key(groups)
+        existing = conn.execute(
+            "SELECT partition_id FROM lexical_partitions WHERE tenant=%s AND groups=%s "
+            "FOR KEY SHARE",
+            (tenant, key),
+        ).fetchone()
+        if existing is not None:
+            return int(existing[0])
         row = conn.execute(
             "INSERT INTO lexical_partitions(tenant, groups) VALUES(%s, %s) "
             "ON CONFLICT(tenant, groups) DO NOTHING RETURNING partition_id",
@@ -397,7 +464,8 @@ class PostgresIndex:
         self.bump(conn)
 
     def write_vectors(self, embedder_key: str, rows: Sequence[tuple[str, bytes]]) -> None:
-        with self._store.transaction() as conn:
+        # upserts keyed by chunk: beside other writes (a swap of embedders is exclusive)
+        with self._store.shared_transaction() as conn:
             with conn.cursor() as cursor:
                 cursor.executemany(
                     "INSERT INTO embeddings(chunk_id, embedder_key, vector) VALUES(%s,%s,%s) "
@@ -419,6 +487,18 @@ class PostgresIndex:
                     (key, value),
                 )
             conn.execute("DELETE FROM embeddings WHERE embedder_key <> %s", (embedder_key,))
+            for (name,) in conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' "
+                "AND indexname LIKE 'embeddings\\_hnsw\\_%%' AND indexname <> %s",
+                (ann_index_name(embedder_key),),
+            ).fetchall():
+                conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(name)))
+            # Built here, after the vectors are in (faster than row by row), in the
+            # transaction of the swap: readers see the new embedder with its index.
+            conn.execute(
+                "SELECT set_config('maintenance_work_mem', %s, true)", (_ANN_BUILD_MEMORY,)
+            )
+            conn.execute(ANN_SQL)
             self.bump(conn)
 
     # -- reading -------------------------------------------------------------------
@@ -483,6 +563,103 @@ class PostgresIndex:
         for chunk_id, vector in rows:
             values = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
             yield str(chunk_id), np.asarray(values, dtype="<f4").tobytes()
+
+    def nearest(
+        self, embedder_key: str, scope: Scope, vector: bytes, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """``(chunk_id, inner product)`` of the ``limit`` permitted chunks nearest to
+        ``vector`` (little-endian float32), best first, through the HNSW index; None
+        when the scope has fewer than :data:`ANN_MIN_ROWS` rows or the embedder no
+        index (the caller then scans the permitted vectors exactly)."""
+        query = np.frombuffer(vector, dtype="<f4")
+        with self._store.read() as conn, conn.transaction():
+            permitted = _one(
+                conn,
+                f"SELECT COALESCE(SUM(rows), 0) FROM lexical_partitions "
+                f"WHERE partition_id IN ({_PARTITIONS})",
+                _params(scope),
+            )
+            if int(permitted[0]) < self.ann_min_rows or not self._has_ann(conn, embedder_key):
+                return None
+            found = self._ann(conn, embedder_key, scope, query, limit)
+            if len(found) < min(limit, int(permitted[0])):
+                # The iterative scan spent its budget before it found ``limit``
+                # permitted rows (a scope that reads a small share): exactly, then.
+                found = self._exact(conn, embedder_key, scope, query, limit)
+        return found
+
+    @staticmethod
+    def _has_ann(conn: psycopg.Connection[Any], embedder_key: str) -> bool:
+        row = conn.execute(
+            "SELECT 1 FROM pg_indexes WHERE tablename = 'embeddings' AND indexname = %s",
+            (ann_index_name(embedder_key),),
+        ).fetchone()
+        return row is not None
+
+    @staticmethod
+    def ann_statement(embedder_key: str, dimension: int, exact: bool = False) -> sql.Composed:
+        """The nearest-neighbour query: the HNSW index's expression (a cast to the
+        embedder's dimension) or, ``exact``, one the index does not serve. The key is
+        a literal: the partial index's predicate must be provable at planning, and
+        the store's statements have generic plans."""
+        cast = sql.SQL("vector({})").format(sql.Literal(dimension))
+        distance = (
+            sql.SQL("e.vector <#> %(query)s::vector")
+            if exact
+            else sql.SQL("(e.vector::{cast}) <#> %(query)s::{cast}").format(cast=cast)
+        )
+        return sql.SQL(
+            "SELECT c.chunk_id, {distance} FROM embeddings e "
+            "JOIN chunks c ON c.chunk_id = e.chunk_id {permitted} "
+            "AND e.embedder_key = {key} ORDER BY {distance} LIMIT %(limit)s"
+        ).format(
+            distance=distance,
+            permitted=sql.SQL(_PERMITTED),
+            key=sql.Literal(embedder_key),
+        )
+
+    def _ann(
+        self,
+        conn: psycopg.Connection[Any],
+        embedder_key: str,
+        scope: Scope,
+        query: np.ndarray[Any, Any],
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        """Through the HNSW index where the planner takes it, the scope inside an
+        iterative scan (strict order), or the scope's rows sorted where it has few."""
+        for name, value in (
+            ("hnsw.iterative_scan", "strict_order"),
+            ("hnsw.ef_search", str(min(1000, max(_ANN_EF_SEARCH, limit)))),
+            ("hnsw.max_scan_tuples", str(_ANN_MAX_SCAN_TUPLES)),
+        ):
+            conn.execute("SELECT set_config(%s, %s, true)", (name, value))
+        return self._ranked(conn, embedder_key, scope, query, limit, exact=False)
+
+    def _exact(
+        self,
+        conn: psycopg.Connection[Any],
+        embedder_key: str,
+        scope: Scope,
+        query: np.ndarray[Any, Any],
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        return self._ranked(conn, embedder_key, scope, query, limit, exact=True)
+
+    def _ranked(
+        self,
+        conn: psycopg.Connection[Any],
+        embedder_key: str,
+        scope: Scope,
+        query: np.ndarray[Any, Any],
+        limit: int,
+        exact: bool,
+    ) -> list[tuple[str, float]]:
+        rows = conn.execute(
+            self.ann_statement(embedder_key, len(query), exact),
+            {**_params(scope), "query": query, "limit": limit},
+        ).fetchall()
+        return [(str(chunk_id), -float(negative)) for chunk_id, negative in rows]
 
     def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
         with self._store.read() as conn:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
+__all__ = ["ANN_MAX_DIMENSIONS", "ANN_SQL", "MIGRATIONS", "SCHEMA_VERSION"]
+
+#: pgvector's HNSW index holds vectors of at most this many dimensions.
+ANN_MAX_DIMENSIONS: Final = 2000
+
 
 _V1: Final = (
     "CREATE EXTENSION IF NOT EXISTS vector",
@@ -280,6 +284,44 @@ _V2: Final = (
     "ALTER TABLE blocks ADD COLUMN cell TEXT",
 )
 
-MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = ((1, _V1), (2, _V2))
+#: The HNSW index of the recorded embedder's vectors, created when it is missing
+#: (schema migration 4 and every embedder swap run it): partial on that embedder's
+#: rows, over their vectors cast to its dimension, for inner-product order.
+ANN_SQL: Final = f"""
+DO $ann$
+DECLARE
+    recorded TEXT;
+    dims INTEGER;
+BEGIN
+    SELECT s.value INTO recorded FROM settings s WHERE s.key = 'embedder_key';
+    IF recorded IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT vector_dims(e.vector) INTO dims FROM embeddings e
+        WHERE e.embedder_key = recorded LIMIT 1;
+    IF dims IS NULL OR dims > {ANN_MAX_DIMENSIONS} THEN
+        RETURN;
+    END IF;
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON embeddings USING hnsw '
+        '((vector::vector(%s)) vector_ip_ops) WHERE embedder_key = %L',
+        'embeddings_hnsw_' || left(md5(recorded), 16), dims, recorded);
+END
+$ann$
+"""
+
+# Version 4: the HNSW index of the recorded embedder's vectors (a home with vectors
+# gets it here; later embedders get theirs when they are swapped in).
+_V4: Final = (ANN_SQL,)
+
+# Version 5: what SQLite's schema 26 added: a queued job's OCR mode (NULL: auto).
+_V5: Final = ("ALTER TABLE jobs ADD COLUMN ocr TEXT",)
+
+MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
+    (1, _V1),
+    (2, _V2),
+    (4, _V4),
+    (5, _V5),
+)
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

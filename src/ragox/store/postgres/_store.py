@@ -1,12 +1,20 @@
 """The scale-out store: PostgreSQL (with pgvector) for rows, vectors and originals.
 
 Connections come from a psycopg 3 pool; a thread's write transaction holds one
-connection, and reads outside it borrow one per statement. Write transactions are
-serialized by one advisory lock, taken first, as SQLite's ``BEGIN IMMEDIATE``
-serializes them in the embedded store: every check-then-write of the store
-interface (one revision per bytes, revision order, partition counters) keeps the
-meaning it has there, and reads never wait (MVCC). A revision becomes visible whole
-or not at all because its rows are committed in one transaction.
+connection, and reads outside it borrow one per statement. Reads never wait (MVCC).
+A revision becomes visible whole or not at all because its rows are committed in
+one transaction.
+
+Write transactions take advisory locks first (transaction-scoped, see
+:class:`_Lock`): a write of one document takes that document's lock, so writes of
+one document serialize as SQLite's ``BEGIN IMMEDIATE`` serializes every write (one
+revision per bytes, revision numbers without gaps or repeats, revision order), while
+writes of different documents run at once (workers gain from ``SKIP LOCKED``). Rows
+several documents share (partition counters, the index generation) are updated in
+place, so row locks order them. What spans documents (deleting a document and
+sweeping the index, purges, retention, keys, settings, the embedder) takes the
+global lock exclusively, and every other write takes it shared: such a transaction
+runs alone, as every write did before.
 
 Nothing correctness-relevant is cached in the process: access, keys, revisions and
 currency are read at each request; only immutable texts and parsed rows are kept,
@@ -15,6 +23,7 @@ and dropped when any process deletes (the erasure counter, as in SQLite).
 
 from __future__ import annotations
 
+import enum
 import functools
 import json
 import os
@@ -70,8 +79,12 @@ _TEXT_CACHE_SIZE: Final = 16
 _TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
 _MEMO_JSON_LIMIT: Final = 8192
-#: the advisory lock every write transaction takes first (an arbitrary constant)
+#: the advisory lock every write transaction takes first, shared or exclusive (an
+#: arbitrary constant in the one-bigint key space)
 _WRITE_LOCK: Final = 0x7261676F78
+#: the first key of a document's advisory lock (the two-int4 key space, which never
+#: meets the bigint one); the second is a hash of tenant and document id
+_DOCUMENT_LOCKS: Final = 0x72676F78
 #: the advisory lock of schema migrations (another constant)
 _MIGRATE_LOCK: Final = 0x7261676F79
 _IN_PROGRESS: Final = frozenset(
@@ -84,6 +97,24 @@ _IN_PROGRESS: Final = frozenset(
 )
 
 Connection = psycopg.Connection[Any]
+
+
+class _Lock(enum.IntEnum):
+    """How much of the store a write transaction holds (ordered: more is larger)."""
+
+    #: the global lock shared: writes of rows no check-then-write depends on across
+    #: statements (job leases, heartbeats, answers, anchors, vectors)
+    SHARED = 1
+    #: shared, and the lock of each document the transaction writes
+    DOCUMENT = 2
+    #: the global lock alone: nothing else writes meanwhile
+    EXCLUSIVE = 3
+
+
+def _document_key(tenant: str, document_id: str) -> str:
+    """The text whose hash names a document's lock (the tenant's length first: no two
+    pairs give one text)."""
+    return f"{len(tenant)}:{tenant}/{document_id}"
 
 
 def _configure(conn: Connection) -> None:
@@ -125,6 +156,8 @@ class PostgresStore:
         self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
         self._pool_lock = threading.Lock()
+        #: the thread that opened the store: only its close() closes the pool
+        self._owner = threading.get_ident()
         self._opened: ConnectionPool[Any] | None = None
         try:
             self._migrate()
@@ -137,7 +170,13 @@ class PostgresStore:
             if os.environ.get(BLOBS_VARIABLE, "").strip()
             else PostgresBlobs(self, home / "blob-cache")
         )
-        self.queue = SqlJobQueue(self.transaction, self.read, POSTGRES)
+        self.queue = SqlJobQueue(
+            self.transaction,
+            self.read,
+            POSTGRES,
+            document_transaction=self.document_transaction,
+            row_transaction=self.shared_transaction,
+        )
         self.index = PostgresIndex(self)
         self._erasures_seen = self._erasures()
 
@@ -160,6 +199,13 @@ class PostgresStore:
             return self._opened
 
     def close(self) -> None:
+        """Close the pool, when called by the thread that opened the store. Another
+        thread (a job's heartbeat or lease keeper, which closes "its connection" as
+        it ends, as the SQLite store wants) holds no connection of its own here: its
+        statements borrowed and returned pooled ones, so nothing is closed for it,
+        and the owner's work goes on."""
+        if threading.get_ident() != self._owner:
+            return
         with self._pool_lock:
             pool, self._opened = self._opened, None
         if pool is not None:
@@ -167,18 +213,82 @@ class PostgresStore:
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
-        """One write transaction; nested use joins the outer one."""
+        """One write transaction that runs alone (the global lock, exclusive); nested
+        use joins the outer one, which must hold as much."""
+        with self._write(_Lock.EXCLUSIVE) as conn:
+            yield conn
+
+    @contextmanager
+    def shared_transaction(self) -> Iterator[Connection]:
+        """One write transaction beside others (the global lock, shared): for writes
+        that row locks order (no check in one statement and write in another)."""
+        with self._write(_Lock.SHARED) as conn:
+            yield conn
+
+    @contextmanager
+    def document_transaction(self, tenant: str, document_id: str) -> Iterator[Connection]:
+        """One write transaction holding the document's lock until it ends: another
+        write of that document waits, writes of other documents do not. Nested use
+        joins the outer one and adds this document's lock."""
+        with self._write(_Lock.DOCUMENT, (tenant, document_id)) as conn:
+            yield conn
+
+    @contextmanager
+    def _manifest_transaction(self, manifest_id: str) -> Iterator[Connection]:
+        """:meth:`document_transaction` of the document a manifest belongs to (a
+        manifest row never changes its document), or an exclusive one for an unknown
+        manifest."""
+        row = self._fetchone(
+            "SELECT tenant, document_id FROM manifests WHERE manifest_id=%s", (manifest_id,)
+        )
+        if row is None:
+            with self.transaction() as conn:
+                yield conn
+            return
+        with self.document_transaction(str(row[0]), str(row[1])) as conn:
+            yield conn
+
+    @contextmanager
+    def _write(self, lock: _Lock, document: tuple[str, str] | None = None) -> Iterator[Connection]:
         current: Connection | None = getattr(self._local, "conn", None)
         if current is not None:
+            held: _Lock = self._local.lock
+            if lock is _Lock.EXCLUSIVE and held is not _Lock.EXCLUSIVE:
+                # a shared lock never becomes exclusive inside a transaction: two such
+                # upgrades at once would wait for each other
+                raise StoreError("an exclusive write nested in a shared transaction")
+            if document is not None and held is not _Lock.EXCLUSIVE:
+                self._lock_document(current, document)
+                self._local.lock = max(held, _Lock.DOCUMENT)
             yield current
             return
-        with self._pool.connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_WRITE_LOCK,))
-            self._local.conn = conn
+        index: PostgresIndex | None = getattr(self, "index", None)
+        with self._pool.connection() as conn:
             try:
-                yield conn
+                with conn.transaction():
+                    if lock is _Lock.EXCLUSIVE:
+                        conn.execute("SELECT pg_advisory_xact_lock(%s::bigint)", (_WRITE_LOCK,))
+                    else:
+                        conn.execute(
+                            "SELECT pg_advisory_xact_lock_shared(%s::bigint)", (_WRITE_LOCK,)
+                        )
+                    if document is not None:
+                        self._lock_document(conn, document)
+                    self._local.conn, self._local.lock = conn, lock
+                    yield conn
+                    if index is not None:
+                        index.flush_bump(conn)
             finally:
                 self._local.conn = None
+                if index is not None:
+                    index.discard_bump()
+
+    @staticmethod
+    def _lock_document(conn: Connection, document: tuple[str, str]) -> None:
+        conn.execute(
+            "SELECT pg_advisory_xact_lock(%s::int4, hashtext(%s))",
+            (_DOCUMENT_LOCKS, _document_key(*document)),
+        )
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -297,7 +407,7 @@ class PostgresStore:
         return [str(row[0]) for row in rows]
 
     def save_check_run(self, run: CheckRun) -> None:
-        with self.transaction() as conn:
+        with self.document_transaction(run.tenant, run.document_id) as conn:
             conn.execute(
                 "INSERT INTO check_runs(run_id, tenant, document_id, revision, manifest_id, "
                 "parser, created_at, chunks, fragments, mismatches) "
@@ -340,7 +450,7 @@ class PostgresStore:
         self, tenant: str, document_id: str, language: str | None = None
     ) -> DocumentRecord:
         """The document, created if new; ``language`` (ISO 639-1) is recorded when given."""
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             conn.execute(
                 "INSERT INTO documents(tenant, document_id, created_at) VALUES(%s, %s, %s) "
                 "ON CONFLICT(tenant, document_id) DO NOTHING",
@@ -487,7 +597,7 @@ class PostgresStore:
         write transaction, so two ingests at once cannot both create one.
         """
         now = utc_now()
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             row = conn.execute(
                 f"SELECT {self._REVISION_COLUMNS} FROM revisions "
                 "WHERE tenant=%s AND document_id=%s AND source_sha256=%s ORDER BY seq DESC LIMIT 1",
@@ -570,7 +680,7 @@ class PostgresStore:
         when the re-parse fails (its stored representation is still valid). Only
         ``make_current`` sets READY.
         """
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             cursor = conn.execute(
                 "UPDATE revisions SET state=%s, failed_stage=%s, error_code=%s, error_message=%s, "
                 "updated_at=%s WHERE tenant=%s AND document_id=%s AND revision=%s AND state<>%s",
@@ -602,7 +712,7 @@ class PostgresStore:
         a revision that is not current. Returns whether the revision is current.
         """
         key = (tenant, document_id)
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             mine = conn.execute(
                 "SELECT seq FROM revisions WHERE tenant=%s AND document_id=%s AND revision=%s",
                 (*key, revision),
@@ -675,7 +785,7 @@ class PostgresStore:
     def start_job(self, tenant: str, document_id: str, revision: str) -> str:
         job_id = "job_" + secrets.token_hex(12)
         now = utc_now()
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             conn.execute(
                 "INSERT INTO jobs(job_id, tenant, document_id, revision, state, created_at, "
                 "pid, host, heartbeat_at) VALUES(%s,%s,%s,%s,%s,%s,%s,%s,%s)",
@@ -695,7 +805,7 @@ class PostgresStore:
 
     def heartbeat(self, job_id: str, stage: str | None = None) -> None:
         """Renew a running job's lease (and record the stage it is in)."""
-        with self.transaction() as conn:
+        with self.shared_transaction() as conn:
             conn.execute(
                 "UPDATE jobs SET heartbeat_at=%s, stage=COALESCE(%s, stage) "
                 "WHERE job_id=%s AND state=%s",
@@ -709,7 +819,7 @@ class PostgresStore:
         stage: str | None = None,
         error_code: str | None = None,
     ) -> None:
-        with self.transaction() as conn:
+        with self.shared_transaction() as conn:
             conn.execute(
                 "UPDATE jobs SET state=%s, stage=%s, error_code=%s, finished_at=%s WHERE job_id=%s",
                 (state.value, stage, error_code, utc_now(), job_id),
@@ -722,7 +832,7 @@ class PostgresStore:
         operator ends runs that died); returns how many changed."""
         if not job_ids:
             return 0
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             cursor = conn.execute(
                 "UPDATE jobs SET state=%s, error_code=%s, finished_at=%s "
                 "WHERE tenant=%s AND document_id=%s AND revision=%s AND state=%s "
@@ -746,7 +856,7 @@ class PostgresStore:
         """Mark a revision that is not READY as FAILED at the stage it stopped in, and
         its running jobs with it, in one transaction (a READY one is left as it is)."""
         key = (tenant, document_id, revision)
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             row = conn.execute(
                 "SELECT state, failed_stage FROM revisions "
                 "WHERE tenant=%s AND document_id=%s AND revision=%s",
@@ -830,7 +940,7 @@ class PostgresStore:
     ) -> int:
         """Replace reader groups of one revision, or of all when ``revision`` is None."""
         key = (tenant, document_id)
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             if revision is None:
                 targets = [
                     str(row[0])
@@ -886,7 +996,7 @@ class PostgresStore:
         """
         notes = notes or ExtractionNotes(None, (), ())
         manifest_id = manifest.manifest_id
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, manifest.document_id) as conn:
             for row in conn.execute(
                 "SELECT m.manifest_id, m.json FROM manifests m "
                 "JOIN representations p ON p.manifest_id = m.manifest_id "
@@ -1085,7 +1195,7 @@ class PostgresStore:
 
     def drop_representation(self, manifest_id: str) -> None:
         """Stop retaining an old representation: its anchors no longer resolve."""
-        with self.transaction() as conn:
+        with self._manifest_transaction(manifest_id) as conn:
             conn.execute("DELETE FROM blocks WHERE manifest_id=%s", (manifest_id,))
             conn.execute("DELETE FROM representations WHERE manifest_id=%s", (manifest_id,))
         with self._texts_lock:
@@ -1163,7 +1273,7 @@ class PostgresStore:
         current (rows no drop would find again, and a READY revision that no search
         finds). Only chunks that differ are replaced, their lexical rows with them.
         """
-        with self.transaction() as conn:
+        with self._manifest_transaction(manifest_id) as conn:
             stored = [
                 str(row[0])
                 for row in conn.execute(
@@ -1220,7 +1330,7 @@ class PostgresStore:
         transaction: rebuilding the chunks of the representation a READY revision
         serves never shows readers a representation without its lexical rows."""
         manifest_id = lexical.manifest_id
-        with self.transaction() as conn:
+        with self.document_transaction(tenant, document_id) as conn:
             self.save_index(manifest_id, search_text, search_alignment, chunks)
             conn.execute(
                 "UPDATE search_texts SET cleaner=%s, splitter=%s, chunker=%s, analyzer=%s "
@@ -1265,7 +1375,7 @@ class PostgresStore:
     def save_reprocess_report(
         self, tenant: str, report_id: str, created_at: str, payload: dict[str, object]
     ) -> None:
-        with self.transaction() as conn:
+        with self.shared_transaction() as conn:
             conn.execute(
                 "INSERT INTO reprocess_reports(report_id, tenant, created_at, json) "
                 "VALUES(%s,%s,%s,%s)",
@@ -1390,7 +1500,7 @@ class PostgresStore:
     def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:
         """Store an anchor under the tenant of the manifest it was made on."""
         now = utc_now()
-        with self.transaction() as conn:
+        with self.shared_transaction() as conn:
             row = conn.execute(
                 "SELECT tenant FROM manifests WHERE manifest_id=%s", (manifest_id,)
             ).fetchone()
@@ -1445,7 +1555,7 @@ class PostgresStore:
     def link_anchors(
         self, tenant: str, old_id: str, new_id: str, method: str, authorized_by: str
     ) -> None:
-        with self.transaction() as conn:
+        with self.shared_transaction() as conn:
             conn.execute(
                 "INSERT INTO anchor_links(tenant, old_anchor_id, new_anchor_id, method, "
                 "authorized_by, created_at) VALUES(%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
@@ -1567,7 +1677,7 @@ class PostgresStore:
         the same transaction as the insert: the record is then stored redacted and
         without its trace, exactly as if the deletion had come just after.
         """
-        with self.transaction() as conn:
+        with self.shared_transaction() as conn:
             wanted = sorted(documents)
             present = (
                 {

@@ -612,6 +612,12 @@ class SqliteIndex:
         for row in cursor:
             yield str(row[0]), bytes(row[1])
 
+    def nearest(
+        self, embedder_key: str, scope: Scope, vector: bytes, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """None: SQLite has no vector index; the caller scans the permitted vectors."""
+        return None
+
     def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
         """The detected language of each of these representations that has one."""
         found: dict[str, str] = {}

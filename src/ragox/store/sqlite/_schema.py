@@ -482,6 +482,9 @@ _V22: Final = ("ALTER TABLE blocks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0",)
 #: spans, header flag, the block ids of its header cells) as JSON; other blocks and
 #: blocks written before stay NULL.
 _V23: Final = ("ALTER TABLE blocks ADD COLUMN cell TEXT",)
+#: Schema 26: a queued job carries the upload's OCR mode (``auto``/``off``/``force``),
+#: which the worker that claims it runs with; jobs written before (NULL) run ``auto``.
+_V26: Final = ("ALTER TABLE jobs ADD COLUMN ocr TEXT",)
 
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
@@ -501,6 +504,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (20, _V20),
     (22, _V22),
     (23, _V23),
+    (26, _V26),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
