@@ -33,6 +33,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableMapping
 from functools import cache
+from itertools import accumulate
 from typing import Any, Final
 
 import markdown_it
@@ -133,16 +134,28 @@ def _parser() -> MarkdownIt:
 class _Lines:
     """Line starts and ends in the normalized text, and in markdown-it's copy of it."""
 
+    starts: list[int]
+    ends: list[int]
+    md_starts: list[int]
+
     def __init__(self, text: str, parsed_from: int) -> None:
-        self.starts: list[int] = [parsed_from]
-        self.ends: list[int] = []
+        if "\r" not in text:
+            # Every break is one LF, as markdown-it sees it: the offsets differ by
+            # ``parsed_from`` only (the same lists as the general walk below).
+            lengths = [len(line) for line in text[parsed_from:].split("\n")]
+            self.starts = list(accumulate((n + 1 for n in lengths[:-1]), initial=parsed_from))
+            self.ends = [start + n for start, n in zip(self.starts, lengths, strict=True)]
+            self.md_starts = [start - parsed_from for start in self.starts]
+            return
+        self.starts = [parsed_from]
+        self.ends = []
         for found in _LINE_BREAK.finditer(text):
             self.ends.append(found.start())
             self.starts.append(found.end())
         self.ends.append(len(text))
         # markdown-it sees the text after ``parsed_from`` with every line break
         # as one "\n"; its offsets differ from ours by a per-line shift.
-        self.md_starts: list[int] = []
+        self.md_starts = []
         position = 0
         for start, end in zip(self.starts, self.ends, strict=True):
             self.md_starts.append(position)
@@ -168,7 +181,10 @@ def extract_markdown(
     lines = _Lines(text, parsed_from)
     env: MutableMapping[str, Any] = {}
     try:
-        tokens = _parser().parse(_LINE_BREAK.sub("\n", text[parsed_from:]), env)
+        source = text[parsed_from:]
+        if "\r" in source:
+            source = _LINE_BREAK.sub("\n", source)
+        tokens = _parser().parse(source, env)
     except RecursionError:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, "Markdown nesting too deep") from None
     cells: dict[int, TableCell] = {}
