@@ -12,12 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragox.extract import ExtractOptions
-from ragox.extract.markdown import _Lines
+from ragox.extract.markdown import _Lines, extract_markdown
 from ragox.extract.plain import _CONTROL_RUN, _CONTROLS
+from ragox.extract.rst import extract_rst
 from ragox.ingest._pipeline import _FRESH, _Fresh
 from ragox.ingest._sentences import _FINDALL_SPAN, token_count
 from ragox.service import Ragox
-from ragox.text import AlignmentBuilder
+from ragox.text import BASE_PROFILE, AlignmentBuilder
 
 DATA = Path(__file__).parent / "data"
 
@@ -143,3 +144,44 @@ def test_indexing_from_memory_equals_indexing_from_the_store(app: Ragox, tmp_pat
         assert [c.chunk_id for c in app.store.chunks(manifest_id)] == [
             c.chunk_id for c in from_store[1]
         ]
+
+
+RST = b"""Title
+=====
+
+A paragraph with *emphasis*, spread
+over two lines.
+
+* an item
+* another item
+
+.. code-block:: text
+
+   kept verbatim
+
+Section
+-------
+
+Last words.
+"""
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_verbatim_slices_source_ranges_are_the_alignments_map_back(crlf: bool) -> None:
+    """Markdown and reStructuredText blocks of a text that normalization leaves as it
+    is take their source range without an alignment lookup: the range the alignment
+    gives (with CR LF line ends, the lookup itself)."""
+    inputs = [
+        (extract_markdown, (DATA / "md" / "manual.md").read_bytes()),
+        (extract_markdown, (DATA / "tables" / "parts.md").read_bytes()),
+        (extract_rst, RST),
+    ]
+    for extract, original in inputs:
+        data = original.replace(b"\n", b"\r\n") if crlf else original
+        extraction = extract(data, BASE_PROFILE, None)
+        alignment = extraction.source_alignment
+        assert alignment is not None and len(extraction.blocks) > 3
+        for block in extraction.blocks:
+            assert block.source is not None
+            mapped = alignment.map_back(block.span.start, block.span.end)
+            assert (block.source.start, block.source.end) == (mapped.start, mapped.end)
