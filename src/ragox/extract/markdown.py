@@ -37,7 +37,7 @@ from itertools import accumulate
 from typing import Any, Final
 
 import markdown_it
-from markdown_it import MarkdownIt, rules_block
+from markdown_it import MarkdownIt
 from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
@@ -76,7 +76,7 @@ MARKDOWN_PARSER: Final = ParserInfo(
     },
 )
 
-_RuleFunc = Callable[[StateBlock, int, int, bool], bool]
+_Tokenize = Callable[[StateBlock, int, int], None]
 #: per line: where the line begins inside its containers, where its text begins
 #: (indentation skipped) and where it ends, in markdown-it's offsets
 _Marks = dict[int, tuple[int, int, int]]
@@ -85,31 +85,44 @@ _LINE_BREAK: Final = re.compile(r"\r\n?|\n")
 _MARKS: Final = "ragox_marks"
 
 
-def _recording(rule: _RuleFunc) -> _RuleFunc:
-    """Wrap a leaf block rule so its tokens carry the line offsets the rule worked with.
+#: The tokens whose line marks ``_blocks`` reads (and the inline token of a table cell).
+_MARKED: Final = frozenset(
+    {"paragraph_open", "heading_open", "fence", "code_block", "html_block", "tr_open"}
+)
+_CELL_OPEN: Final = frozenset({"th_open", "td_open"})
+
+
+def _recording(tokenize: _Tokenize) -> _Tokenize:
+    """Wrap markdown-it's block tokenizer so the leaf tokens of each call carry the line
+    offsets their rules worked with.
 
     Inside block quotes and list items markdown-it moves each line's begin mark
-    past the container markers while the nested rule runs, then restores it;
-    recording the marks at that moment gives the content's exact position.
+    past the container markers while the nested call runs, then restores it; the
+    marks as that call returns are the ones its rules saw (a container nested deeper
+    has restored its own by then), which gives the content's exact position. A token
+    keeps the marks of the innermost call that made it.
     """
 
-    def wrapped(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    def recorded(state: StateBlock, start_line: int, end_line: int) -> None:
         first_token = len(state.tokens)
-        matched = rule(state, start_line, end_line, silent)
-        if matched and not silent:
-            marks = {
-                line: (
-                    state.bMarks[line],
-                    state.bMarks[line] + state.tShift[line],
-                    state.eMarks[line],
-                )
-                for line in range(start_line, state.line)
+        tokenize(state, start_line, end_line)
+        tokens = state.tokens
+        b_marks, t_shift, e_marks = state.bMarks, state.tShift, state.eMarks
+        for position in range(first_token, len(tokens)):
+            token = tokens[position]
+            if token.map is None or _MARKS in token.meta:
+                continue
+            if token.type not in _MARKED and not (
+                token.type == "inline" and tokens[position - 1].type in _CELL_OPEN
+            ):
+                continue
+            first, after = token.map
+            token.meta[_MARKS] = {
+                line: (b_marks[line], b_marks[line] + t_shift[line], e_marks[line])
+                for line in range(first, after)
             }
-            for token in state.tokens[first_token:]:
-                token.meta[_MARKS] = marks
-        return matched
 
-    return wrapped
+    return recorded
 
 
 @cache
@@ -117,17 +130,9 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table")
     # Block structure only: inline markup stays verbatim in the representation.
     md.disable(["inline", "text_join"])
-    leaves: dict[str, tuple[_RuleFunc, list[str]]] = {
-        "table": (rules_block.table, ["paragraph", "reference"]),
-        "code": (rules_block.code, []),
-        "fence": (rules_block.fence, ["paragraph", "reference", "blockquote", "list"]),
-        "html_block": (rules_block.html_block, ["paragraph", "reference", "blockquote"]),
-        "heading": (rules_block.heading, ["paragraph", "reference", "blockquote"]),
-        "lheading": (rules_block.lheading, []),
-        "paragraph": (rules_block.paragraph, []),
-    }
-    for name, (rule, alt) in leaves.items():
-        md.block.ruler.at(name, _recording(rule), {"alt": alt})
+    # This parser's own block tokenizer (an instance attribute; markdown-it's nested
+    # calls go through ``state.md.block.tokenize``, so through it too).
+    md.block.tokenize = _recording(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
 
 
