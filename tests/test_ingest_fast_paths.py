@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import regex
 from hypothesis import given
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt, rules_block
 
 from ragox.extract import ExtractOptions
-from ragox.extract.markdown import _Lines, extract_markdown
+from ragox.extract.markdown import _MARKS, _blocks, _Lines, _parser, extract_markdown
 from ragox.extract.plain import _CONTROL_RUN, _CONTROLS
 from ragox.extract.rst import extract_rst
 from ragox.ingest._pipeline import _FRESH, _Fresh
@@ -185,3 +187,100 @@ def test_verbatim_slices_source_ranges_are_the_alignments_map_back(crlf: bool) -
             assert block.source is not None
             mapped = alignment.map_back(block.span.start, block.span.end)
             assert (block.source.start, block.source.end) == (mapped.start, mapped.end)
+
+
+def _rule_recording_parser() -> MarkdownIt:
+    """The parser as it was: every leaf rule wrapped, recording the line marks of the
+    rule's lines into each token it made (the reference for the tokenizer wrapper)."""
+
+    def recording(rule: Any) -> Any:
+        def wrapped(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
+            first_token = len(state.tokens)
+            matched = bool(rule(state, start_line, end_line, silent))
+            if matched and not silent:
+                marks = {
+                    line: (
+                        state.bMarks[line],
+                        state.bMarks[line] + state.tShift[line],
+                        state.eMarks[line],
+                    )
+                    for line in range(start_line, state.line)
+                }
+                for token in state.tokens[first_token:]:
+                    token.meta[_MARKS] = marks
+            return matched
+
+        return wrapped
+
+    md = MarkdownIt("commonmark", {"maxNesting": 100}).enable("table")
+    md.disable(["inline", "text_join"])
+    leaves = {
+        "table": (rules_block.table, ["paragraph", "reference"]),
+        "code": (rules_block.code, []),
+        "fence": (rules_block.fence, ["paragraph", "reference", "blockquote", "list"]),
+        "html_block": (rules_block.html_block, ["paragraph", "reference", "blockquote"]),
+        "heading": (rules_block.heading, ["paragraph", "reference", "blockquote"]),
+        "lheading": (rules_block.lheading, []),
+        "paragraph": (rules_block.paragraph, []),
+    }
+    for name, (rule, alt) in leaves.items():
+        md.block.ruler.at(name, recording(rule), {"alt": alt})
+    return md
+
+
+NESTED = """# Title
+
+> quoted *text*
+> over two lines
+lazily continued
+>
+> > nested quote
+> > - item in a quote
+> >   continued
+>
+> ```
+> code in a quote
+> ```
+
+1. first
+   - inner item
+
+     inner paragraph
+         indented code in a list
+   - | a | b |
+     |---|---|
+     | c | d \\| e |
+2. second
+   > quote in a list
+   > ## heading in a quote
+
+Setext heading
+--------------
+
+<div>
+html block
+</div>
+
+    indented code
+"""
+
+
+def test_markdown_marks_per_tokenizer_call_equal_marks_per_rule_call() -> None:
+    """Recording line marks when each block-tokenizer call returns (one wrapper call
+    per container) gives the blocks and cells that recording them around every leaf
+    rule call gave, on nested quotes, lists, tables and code."""
+    reference = _rule_recording_parser()
+    documents = [
+        NESTED,
+        (DATA / "md" / "manual.md").read_text(encoding="utf-8"),
+        (DATA / "tables" / "parts.md").read_text(encoding="utf-8"),
+    ]
+    for text in documents:
+        lines = _Lines(text, 0)
+        found = []
+        for parser in (_parser(), reference):
+            cells: dict[int, Any] = {}
+            blocks = _blocks(parser.parse(text, {}), text, lines, 100, cells)
+            found.append((blocks, cells))
+        assert found[0] == found[1]
+        assert len(found[0][0]) > 5
