@@ -86,7 +86,7 @@ def main(folder: Path | None) -> list[tuple[str, ...]]:
             ("ragox extract_html", extract),
             ("ragox ingest, whole process (no embeddings)", ingest["cpu"]),
         ):
-            rows.append((name, f"{label}, {size:.1f} MB", f"{cpu:.2f}", f"{cpu / peer:.1f}x"))
+            rows.append((name, f"{label}, {size:.1f} MB", f"{cpu:.3f}", f"{cpu / peer:.1f}x"))
     return rows
 
 
