@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_answers
 import bench_api
 import bench_folder
+import bench_html
 import bench_ingest
 import bench_memory
 import bench_ocr
@@ -27,6 +28,7 @@ BENCHES = {
     "resolve": bench_resolve,
     "ingest": bench_ingest,
     "folder": bench_folder,
+    "html": bench_html,
     "search": bench_search,
     "store": bench_store,
     "api": bench_api,

@@ -51,24 +51,28 @@ def verbatim_slices(
     builder.replace(0, len(text) - previous_end)
     to_normalized = builder.build()
     # representation → normalized text, then normalized text → decoded source
-    if normalized.alignment.is_identity():
-        to_source = to_normalized
-    else:
-        to_source = to_normalized.compose(normalized.alignment)
+    identity = normalized.alignment.is_identity()
+    to_source = to_normalized if identity else to_normalized.compose(normalized.alignment)
     blocks: list[Block] = []
     position = 0
     for index, (kind, start, end) in enumerate(found):
         if index:
             position += len(BLOCK_SEPARATOR)
         span = Span(Coordinates.CODEPOINT, position, position + end - start)
-        mapped = to_source.map_back(span.start, span.end)
+        if identity:
+            # A block is one copy segment of ``to_normalized``, which maps it back to
+            # exactly ``start, end``: the source range itself, without the lookup.
+            source = Span(Coordinates.SOURCE_CODEPOINT, start, end)
+        else:
+            mapped = to_source.map_back(span.start, span.end)
+            source = Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end)
         blocks.append(
             Block(
                 index=index,
                 kind=kind,
                 span=span,
                 locator=f"lines={line_of(start)}-{line_of(end - 1)}",
-                source=Span(Coordinates.SOURCE_CODEPOINT, mapped.start, mapped.end),
+                source=source,
                 cell=cells.get(index),
             )
         )

@@ -123,6 +123,9 @@ _INLINE_DISPLAYS: Final = frozenset(
 _ASCII_WS: Final = " \t\n\f\r"
 _WS_RUN: Final = re.compile(r"[ \t\n\f\r]+")
 _SAFE_TAG: Final = re.compile(r"[a-z][a-z0-9._-]*")
+#: A tag's locator segment name (itself, or ``*``), remembered for the first tags seen.
+_SEGMENT_NAMES: Final[dict[str, str]] = {}
+_SEGMENT_NAMES_KEPT: Final = 1024
 _CSS_COMMENT: Final = re.compile(r"/\*.*?\*/", re.S)
 
 # A piece of a text run: text in normal or preserved white-space mode, or a <br>.
@@ -536,7 +539,11 @@ def _children(node: LexborNode, frame: _Frame) -> list[tuple[LexborNode, _Frame,
     while child is not None:
         if child.is_element_node:
             tag = child.tag or ""
-            name = tag if _SAFE_TAG.fullmatch(tag) else "*"
+            name = _SEGMENT_NAMES.get(tag)
+            if name is None:
+                name = tag if _SAFE_TAG.fullmatch(tag) else "*"
+                if len(_SEGMENT_NAMES) < _SEGMENT_NAMES_KEPT:
+                    _SEGMENT_NAMES[tag] = name
             name_counts[name] = name_counts.get(name, 0) + 1
             children.append((child, name))
         elif child.is_text_node:

@@ -33,10 +33,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, MutableMapping
 from functools import cache
+from itertools import accumulate
 from typing import Any, Final
 
 import markdown_it
-from markdown_it import MarkdownIt, rules_block
+from markdown_it import MarkdownIt
 from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
@@ -75,7 +76,7 @@ MARKDOWN_PARSER: Final = ParserInfo(
     },
 )
 
-_RuleFunc = Callable[[StateBlock, int, int, bool], bool]
+_Tokenize = Callable[[StateBlock, int, int], None]
 #: per line: where the line begins inside its containers, where its text begins
 #: (indentation skipped) and where it ends, in markdown-it's offsets
 _Marks = dict[int, tuple[int, int, int]]
@@ -84,31 +85,44 @@ _LINE_BREAK: Final = re.compile(r"\r\n?|\n")
 _MARKS: Final = "ragox_marks"
 
 
-def _recording(rule: _RuleFunc) -> _RuleFunc:
-    """Wrap a leaf block rule so its tokens carry the line offsets the rule worked with.
+#: The tokens whose line marks ``_blocks`` reads (and the inline token of a table cell).
+_MARKED: Final = frozenset(
+    {"paragraph_open", "heading_open", "fence", "code_block", "html_block", "tr_open"}
+)
+_CELL_OPEN: Final = frozenset({"th_open", "td_open"})
+
+
+def _recording(tokenize: _Tokenize) -> _Tokenize:
+    """Wrap markdown-it's block tokenizer so the leaf tokens of each call carry the line
+    offsets their rules worked with.
 
     Inside block quotes and list items markdown-it moves each line's begin mark
-    past the container markers while the nested rule runs, then restores it;
-    recording the marks at that moment gives the content's exact position.
+    past the container markers while the nested call runs, then restores it; the
+    marks as that call returns are the ones its rules saw (a container nested deeper
+    has restored its own by then), which gives the content's exact position. A token
+    keeps the marks of the innermost call that made it.
     """
 
-    def wrapped(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    def recorded(state: StateBlock, start_line: int, end_line: int) -> None:
         first_token = len(state.tokens)
-        matched = rule(state, start_line, end_line, silent)
-        if matched and not silent:
-            marks = {
-                line: (
-                    state.bMarks[line],
-                    state.bMarks[line] + state.tShift[line],
-                    state.eMarks[line],
-                )
-                for line in range(start_line, state.line)
+        tokenize(state, start_line, end_line)
+        tokens = state.tokens
+        b_marks, t_shift, e_marks = state.bMarks, state.tShift, state.eMarks
+        for position in range(first_token, len(tokens)):
+            token = tokens[position]
+            if token.map is None or _MARKS in token.meta:
+                continue
+            if token.type not in _MARKED and not (
+                token.type == "inline" and tokens[position - 1].type in _CELL_OPEN
+            ):
+                continue
+            first, after = token.map
+            token.meta[_MARKS] = {
+                line: (b_marks[line], b_marks[line] + t_shift[line], e_marks[line])
+                for line in range(first, after)
             }
-            for token in state.tokens[first_token:]:
-                token.meta[_MARKS] = marks
-        return matched
 
-    return wrapped
+    return recorded
 
 
 @cache
@@ -116,33 +130,37 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table")
     # Block structure only: inline markup stays verbatim in the representation.
     md.disable(["inline", "text_join"])
-    leaves: dict[str, tuple[_RuleFunc, list[str]]] = {
-        "table": (rules_block.table, ["paragraph", "reference"]),
-        "code": (rules_block.code, []),
-        "fence": (rules_block.fence, ["paragraph", "reference", "blockquote", "list"]),
-        "html_block": (rules_block.html_block, ["paragraph", "reference", "blockquote"]),
-        "heading": (rules_block.heading, ["paragraph", "reference", "blockquote"]),
-        "lheading": (rules_block.lheading, []),
-        "paragraph": (rules_block.paragraph, []),
-    }
-    for name, (rule, alt) in leaves.items():
-        md.block.ruler.at(name, _recording(rule), {"alt": alt})
+    # This parser's own block tokenizer (an instance attribute; markdown-it's nested
+    # calls go through ``state.md.block.tokenize``, so through it too).
+    md.block.tokenize = _recording(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
 
 
 class _Lines:
     """Line starts and ends in the normalized text, and in markdown-it's copy of it."""
 
+    starts: list[int]
+    ends: list[int]
+    md_starts: list[int]
+
     def __init__(self, text: str, parsed_from: int) -> None:
-        self.starts: list[int] = [parsed_from]
-        self.ends: list[int] = []
+        if "\r" not in text:
+            # Every break is one LF, as markdown-it sees it: the offsets differ by
+            # ``parsed_from`` only (the same lists as the general walk below).
+            lengths = [len(line) for line in text[parsed_from:].split("\n")]
+            self.starts = list(accumulate((n + 1 for n in lengths[:-1]), initial=parsed_from))
+            self.ends = [start + n for start, n in zip(self.starts, lengths, strict=True)]
+            self.md_starts = [start - parsed_from for start in self.starts]
+            return
+        self.starts = [parsed_from]
+        self.ends = []
         for found in _LINE_BREAK.finditer(text):
             self.ends.append(found.start())
             self.starts.append(found.end())
         self.ends.append(len(text))
         # markdown-it sees the text after ``parsed_from`` with every line break
         # as one "\n"; its offsets differ from ours by a per-line shift.
-        self.md_starts: list[int] = []
+        self.md_starts = []
         position = 0
         for start, end in zip(self.starts, self.ends, strict=True):
             self.md_starts.append(position)
@@ -168,7 +186,10 @@ def extract_markdown(
     lines = _Lines(text, parsed_from)
     env: MutableMapping[str, Any] = {}
     try:
-        tokens = _parser().parse(_LINE_BREAK.sub("\n", text[parsed_from:]), env)
+        source = text[parsed_from:]
+        if "\r" in source:
+            source = _LINE_BREAK.sub("\n", source)
+        tokens = _parser().parse(source, env)
     except RecursionError:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, "Markdown nesting too deep") from None
     cells: dict[int, TableCell] = {}

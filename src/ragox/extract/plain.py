@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Final
 
@@ -28,6 +29,8 @@ PLAIN_TEXT: Final = ParserInfo("plain-text", "1", {"blocks": "blank-line-paragra
 
 # Control characters other than TAB, LF, CR, FF: a text file has none of them.
 _CONTROLS: Final = frozenset(chr(c) for c in range(32) if chr(c) not in "\t\n\r\f")
+#: The same characters as one class: counted by the regex engine, not a Python loop.
+_CONTROL_RUN: Final = re.compile("[" + re.escape("".join(sorted(_CONTROLS))) + "]+")
 
 
 def reject_binary(text: str) -> None:
@@ -35,7 +38,7 @@ def reject_binary(text: str) -> None:
     sample = text[:65536]
     if "\x00" in sample:
         raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains NUL bytes")
-    controls = sum(1 for ch in sample if ch in _CONTROLS)
+    controls = sum(len(run) for run in _CONTROL_RUN.findall(sample))
     if controls > max(8, len(sample) // 100):
         raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains control characters")
 

@@ -14,12 +14,14 @@ import contextlib
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ragox.anchor import Manifest, ManifestSigner, sha256_hex
 from ragox.extract import (
+    Block,
     ErrorCode,
     Extraction,
     ExtractionError,
@@ -78,6 +80,22 @@ class _Source:
 
     def release(self) -> None:
         self._data = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Fresh:
+    """A representation this run extracted and stored: its text and blocks, indexed
+    from memory instead of read back from the store (the same values)."""
+
+    store: Store
+    manifest_id: str
+    text: str
+    blocks: tuple[Block, ...]
+
+
+#: The representation the current run (thread, task) has just stored, while it indexes
+#: it (a context variable: ``Ingestor._index`` keeps its signature).
+_FRESH: ContextVar[_Fresh | None] = ContextVar("ragox_fresh_representation", default=None)
 
 
 class _AnalyzedBodies:
@@ -353,9 +371,15 @@ class Ingestor:
         self, tenant: str, document_id: str, manifest_id: str
     ) -> tuple[SearchText, list[ChunkRecord], LexicalRows]:
         """Build (without writing) a representation's search text, chunks and lexical
-        rows."""
-        blocks = self.store.blocks(manifest_id)
-        text = self.store.text(manifest_id)
+        rows; its text and blocks as this run has just stored them (``_FRESH``), else
+        read from the store."""
+        blocks: Sequence[Block]
+        fresh = _FRESH.get()
+        if fresh is not None and fresh.store is self.store and fresh.manifest_id == manifest_id:
+            text, blocks = fresh.text, fresh.blocks
+        else:
+            blocks = self.store.blocks(manifest_id)
+            text = self.store.text(manifest_id)
         search, chunks = search_text_and_chunks(manifest_id, text, blocks)
         document = self.store.get_document(tenant, document_id)
         assert document is not None
@@ -470,12 +494,17 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         try:
-            manifest_id = self._represent(record, source, options)
+            manifest_id, fresh = self._represent(record, source, options)
             self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
             self.store.heartbeat(job, stage)
             self.store.set_state(tenant, doc, rev, RevisionState.INDEXING)
-            self.index(record, manifest_id)
+            bound = _FRESH.set(fresh)
+            try:
+                self.index(record, manifest_id)
+            finally:
+                _FRESH.reset(bound)
+                del fresh
         except ExtractionError as error:
             return self._failed(record, created, job, stage, error.code.value, error.message)
         except (StoreError, MemoryError, RecursionError) as error:
@@ -492,12 +521,15 @@ class Ingestor:
         """The manifest id of the revision's representation by today's parser and
         profile: the stored one, else extracted now and stored beside the others (a
         READY revision keeps serving its current one until ``index``)."""
-        return self._represent(record, _Source(data), options)
+        return self._represent(record, _Source(data), options)[0]
 
-    def _represent(self, record: RevisionRecord, source: _Source, options: ExtractOptions) -> str:
+    def _represent(
+        self, record: RevisionRecord, source: _Source, options: ExtractOptions
+    ) -> tuple[str, _Fresh | None]:
         """``represent``, letting the bytes go as soon as they are extracted: nothing
         after extraction needs them, and a large file is not held while its
-        representation is stored and indexed (issue 10)."""
+        representation is stored and indexed (issue 10). With the manifest id, the
+        text and blocks of a representation extracted now (None: one stored before)."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         language = given_language(self.store, record)
         for parser in parsers_for(record.media_type, options.ocr, language):
@@ -505,11 +537,11 @@ class Ingestor:
                 tenant, doc, rev, parser.id, parser.config_sha256, self.profile.id
             )
             if manifest_record is not None:
-                return manifest_record.manifest_id
+                return manifest_record.manifest_id, None
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
         manifest, extraction = self.extract(record, source.take(), options)
         source.release()
-        return self.store.save_representation(
+        manifest_id = self.store.save_representation(
             tenant,
             manifest,
             self.signer.sign(manifest),
@@ -523,6 +555,7 @@ class Ingestor:
                 extraction.warnings,
             ),
         )
+        return manifest_id, _Fresh(self.store, manifest_id, extraction.text, extraction.blocks)
 
     def extract(
         self, record: RevisionRecord, data: bytes, options: ExtractOptions

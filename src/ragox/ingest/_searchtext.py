@@ -199,12 +199,8 @@ def build_search_text(
 
     # 4. Collapse white space runs to one space.
     builder = AlignmentBuilder()
-    position = 0
-    for space in _OTHER_SPACES.finditer(current):
-        builder.copy(space.start() - position)
-        builder.replace(1, space.end() - space.start())
-        position = space.end()
-    builder.copy(len(current) - position)
-    current = _OTHER_SPACES.sub(" ", current) if position else current
+    spaces = (space.span() for space in _OTHER_SPACES.finditer(current))
+    if builder.replace_runs(spaces, 1, len(current)):
+        current = _OTHER_SPACES.sub(" ", current)
     alignment = builder.build().compose(alignment)
     return SearchText(current, alignment, tuple(sorted(dropped)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import struct
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -68,6 +69,40 @@ class AlignmentBuilder:
         self._out.append(self._out[-1] + out_length)
         self._in.append(self._in[-1] + in_length)
         self._kind.append(kind)
+
+    def replace_runs(self, runs: Iterable[tuple[int, int]], width: int, length: int) -> int:
+        """Append a text of ``length`` input code points in which each run ``(start,
+        end)`` (in order, not overlapping, offsets from where this text begins) becomes
+        ``width`` output code points and the rest is copied: the segments that
+        ``copy(start - position); replace(width, end - start)`` per run and a final
+        ``copy`` would append, in one local loop. Returns the number of runs."""
+        out, inp, kinds = self._out, self._in, self._kind
+        out_at, in_at = out[-1], inp[-1]
+        base = in_at
+        count = 0
+        for run_start, run_end in runs:
+            count += 1
+            start, end = base + run_start, base + run_end
+            if start > in_at:
+                out_at += start - in_at
+                if kinds and kinds[-1] == _COPY:
+                    out[-1] = out_at
+                    inp[-1] = start
+                else:
+                    out.append(out_at)
+                    inp.append(start)
+                    kinds.append(_COPY)
+                in_at = start
+            if start < in_at or end < start:
+                raise ValueError("runs must be in order and must not overlap")
+            if width or end > start:
+                out_at += width
+                in_at = end
+                out.append(out_at)
+                inp.append(in_at)
+                kinds.append(_REPLACE)
+        self.copy(base + length - in_at)
+        return count
 
     def build(self) -> Alignment:
         return Alignment(self._out, self._in, bytes(self._kind))
