@@ -164,6 +164,25 @@ def table_rows(store: object, table: str) -> int:
     return int(store._connection().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])  # type: ignore[attr-defined]
 
 
+def store_sql(home: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+    """Run one statement (``?`` placeholders) in its own transaction on the store of
+    ``home``: its SQLite file, or the PostgreSQL database of ``RAGOX_STORE`` (a test's
+    backend); the rows it returns. For tests that tamper with stored rows on purpose."""
+    url = os.environ.get("RAGOX_STORE")
+    if url:
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            cursor = conn.execute(query.replace("?", "%s"), params)  # type: ignore[arg-type]
+            return list(cursor.fetchall()) if cursor.description else []
+    conn = sqlite3.connect(home / "ragox.db")
+    try:
+        with conn:
+            return list(conn.execute(query, params).fetchall())
+    finally:
+        conn.close()
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
