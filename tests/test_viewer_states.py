@@ -19,7 +19,10 @@ from ragox.anchor import Anchor, Refusal, ResolutionStatus
 from ragox.service import Ragox
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 GROUPS = frozenset({"staff"})
@@ -80,7 +83,7 @@ def _import(app: Ragox, data: dict[str, Any], document_id: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("viewer-states") / "home"
     app = Ragox(home)
 
