@@ -393,6 +393,7 @@ LIBRARY_START = [
 ]
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_library(open_page: Any, site: Site) -> None:
     """Library: the section links, forgetting the key, the upload (keys that may write),
     then the filters, in that order; an operate key also reaches each document's
@@ -424,6 +425,7 @@ def test_keyboard_library(open_page: Any, site: Site) -> None:
     _assert_ring(focused, "readers field")
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_viewer_pdf_and_login(open_page: Any, site: Site) -> None:
     """Viewer: page buttons, the original file, then the text; without a key the form."""
     page = _view(open_page, site, site.pdf, "desktop")
@@ -448,6 +450,7 @@ def test_keyboard_viewer_pdf_and_login(open_page: Any, site: Site) -> None:
     page.wait_for_selector("#ragox-viewer[data-ragox-status='RESOLVED']")
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_viewer_refusal(open_page: Any, site: Site) -> None:
     """A refusal: the unverified link is the one control, and Enter opens the text."""
     page = _view(open_page, site, site.source_changed, "desktop")
@@ -463,6 +466,7 @@ def test_keyboard_viewer_refusal(open_page: Any, site: Site) -> None:
     _assert_ring(focused, "document after Enter")
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_ask(open_page: Any, site: Site) -> None:
     """Ask with the keyboard only: links, question, button, each citation, the passage."""
     page = open_page(f"{site.url}/view/ask#key={site.key}")
@@ -595,6 +599,7 @@ def _audit_contrast(page: Any, must_cover: list[str]) -> list[str]:
     return failures
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_contrast_of_every_page_and_state(open_page: Any, site: Site) -> None:
     """WCAG 2.x contrast, from computed styles, for every text of the ask and library
     pages and of the viewer: the highlight, the states, the notice, the unverified link."""
@@ -661,6 +666,7 @@ STRUCTURE_JS = """() => {
 }"""
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_pages_have_language_title_labels_and_landmarks(open_page: Any, site: Site) -> None:
     """Each page names its language and title, has one main landmark and one h1, and
     every input, button, link, frame and image has a name."""
@@ -689,6 +695,7 @@ TARGETS_JS = """() => [...document.querySelectorAll('a, button, input, select')]
             height: r.height}; })"""
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_touch_targets_on_a_phone(open_page: Any, site: Site) -> None:
     """On a phone every visible link, button, input and select is at least 44 px high
     (WCAG 2.5.5): the section bar, the sign-in form, the filters, an operator's row
@@ -715,6 +722,7 @@ def test_touch_targets_on_a_phone(open_page: Any, site: Site) -> None:
         assert small == [], (path, small)
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_key_prompt_is_not_shown_as_an_error(open_page: Any, site: Site) -> None:
     """Without a key the viewer asks for one in ordinary text, not in the error colour."""
     page = open_page(f"{site.url}/view/anchors/{site.pdf}")
