@@ -77,8 +77,21 @@ class PostgresServer:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE ragox_template")
         return str(self._server.get_uri(name))
 
+    def _name(self, url: str) -> str:
+        """The database named by ``url`` (its path; the socket folder is a parameter)."""
+        return str(self._psycopg.conninfo.conninfo_to_dict(url)["dbname"])
+
+    def copy(self, url: str) -> str:
+        """The URL of a new database that copies the one at ``url`` (no one connected)."""
+        self._count += 1
+        name = f"ragox_test_{os.getpid()}_{self._count}"
+        source = self._name(url)
+        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {source}")
+        return str(self._server.get_uri(name))
+
     def drop(self, url: str) -> None:
-        name = url.rsplit("/", 1)[1].split("?", 1)[0]
+        name = self._name(url)
         with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
