@@ -196,6 +196,39 @@ def store_sql(home: Path, query: str, params: tuple[object, ...] = ()) -> list[t
         conn.close()
 
 
+def store_class() -> type[Any]:
+    """The store class of this test's backend (for tests that patch or break a step)."""
+    if os.environ.get("RAGOX_STORE"):
+        from ragox.store.postgres import PostgresStore
+
+        return PostgresStore
+    from ragox.store import SqliteStore
+
+    return SqliteStore
+
+
+def index_class() -> type[Any]:
+    """The search index class of this test's backend."""
+    if os.environ.get("RAGOX_STORE"):
+        from ragox.store.postgres._index import PostgresIndex
+
+        return PostgresIndex
+    from ragox.store import SqliteIndex
+
+    return SqliteIndex
+
+
+def blob_class() -> type[Any]:
+    """The class that keeps originals on this test's backend."""
+    if os.environ.get("RAGOX_STORE"):
+        from ragox.store.postgres._blobs import PostgresBlobs
+
+        return PostgresBlobs
+    from ragox.store import BlobStore
+
+    return BlobStore
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"

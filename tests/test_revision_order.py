@@ -26,19 +26,20 @@ import pytest
 
 from conftest import (
     OPERATOR,
+    blob_class,
+    index_class,
     legacy_lexical_tables,
     older_database,
     run_ragox,
     serving,
+    store_class,
     store_sql,
 )
 from ragox.ingest import Heartbeat
 from ragox.service import Ragox
 from ragox.store import (
     SCHEMA_VERSION,
-    BlobStore,
     RevisionState,
-    SqliteIndex,
     SqliteStore,
     StoreError,
 )
@@ -148,31 +149,6 @@ def matching_rows(home: Path, word: str) -> int:
     )
 
 
-def _store_class() -> type[Any]:
-    """The store class of this test's backend (to patch its steps)."""
-    if _postgres():
-        from ragox.store.postgres import PostgresStore
-
-        return PostgresStore
-    return SqliteStore
-
-
-def _blob_class() -> type[Any]:
-    if _postgres():
-        from ragox.store.postgres._blobs import PostgresBlobs
-
-        return PostgresBlobs
-    return BlobStore
-
-
-def _index_class() -> type[Any]:
-    if _postgres():
-        from ragox.store.postgres._index import PostgresIndex
-
-        return PostgresIndex
-    return SqliteIndex
-
-
 def check_invariants(app: Ragox, doc: str, words: dict[str, str]) -> str | None:
     """The rules of revision order for ``doc``, whose contents' rare words are
     ``words`` (source SHA-256 → word). Returns the current revision.
@@ -237,7 +213,7 @@ def _interrupt_make_current(patch: pytest.MonkeyPatch) -> None:
     def crash(self: SqliteStore, *args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    patch.setattr(_store_class(), "make_current", crash)
+    patch.setattr(store_class(), "make_current", crash)
 
 
 def test_a_crash_recovered_older_revision_never_replaces_a_ready_newer_one(
@@ -263,7 +239,7 @@ def test_same_bytes_racing_make_one_revision(home: Path, monkeypatch: pytest.Mon
     duplicate check and its insert: the first joins the winner's revision."""
     data = _content(1)
     first, second = Ragox(home), Ragox(home)
-    blobs = _blob_class()
+    blobs = blob_class()
     original = blobs.put
     raced: list[object] = []
 
@@ -292,7 +268,7 @@ def test_two_runs_of_one_revision_make_one_manifest(
     received = first.ingestor.receive(data, "m.txt", DOC, tenant=TENANT)
     assert isinstance(received, tuple)
     record = received[0]
-    store = _store_class()
+    store = store_class()
     original = store.save_representation
     raced: list[object] = []
 
@@ -341,7 +317,7 @@ def test_a_failed_rerun_of_a_ready_revision_keeps_it_ready_and_searchable(
         raise StoreError("disk full")
 
     with monkeypatch.context() as patch:
-        patch.setattr(_store_class(), "make_current", broken)
+        patch.setattr(store_class(), "make_current", broken)
         outcome = app.retry(DOC, "r1")
     assert getattr(outcome, "error_code", None) == "INTERNAL"
     assert getattr(outcome, "state", None) is RevisionState.READY
@@ -455,28 +431,28 @@ def _state_is(state: RevisionState) -> Callable[..., bool]:
 def _lexical_write() -> tuple[type, str]:
     # In this version the rows are written inside make_current's transaction (a crash
     # right after the write leaves them uncommitted); older versions had write_lexical.
-    index = _index_class()
+    index = index_class()
     name = "write_lexical_rows" if hasattr(index, "write_lexical_rows") else "write_lexical"
     return index, name
 
 
 #: Where the child process dies, in pipeline order.
 BOUNDARIES: dict[str, Callable[[], None]] = {
-    "blob-stored": lambda: _after(_blob_class(), "put"),
-    "RECEIVED": lambda: _after(_store_class(), "create_revision"),
-    "job-started": lambda: _after(_store_class(), "start_job"),
-    "EXTRACTING": lambda: _after(_store_class(), "set_state", _state_is(RevisionState.EXTRACTING)),
-    "manifest-saved": lambda: _after(_store_class(), "save_representation"),
-    "EXTRACTED": lambda: _after(_store_class(), "set_state", _state_is(RevisionState.EXTRACTED)),
-    "INDEXING": lambda: _after(_store_class(), "set_state", _state_is(RevisionState.INDEXING)),
-    "chunks-saved": lambda: _after(_store_class(), "save_index"),
-    "before-make-current": lambda: _before(_store_class(), "make_current"),
+    "blob-stored": lambda: _after(blob_class(), "put"),
+    "RECEIVED": lambda: _after(store_class(), "create_revision"),
+    "job-started": lambda: _after(store_class(), "start_job"),
+    "EXTRACTING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTING)),
+    "manifest-saved": lambda: _after(store_class(), "save_representation"),
+    "EXTRACTED": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTED)),
+    "INDEXING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.INDEXING)),
+    "chunks-saved": lambda: _after(store_class(), "save_index"),
+    "before-make-current": lambda: _before(store_class(), "make_current"),
     "lexical-rows-written": lambda: _after(*_lexical_write()),
     # From schema 17 on the pipeline calls make_current inside commit_index's
     # transaction (chunks, versions and rows at once): committed means after that.
     "made-current": lambda: _after(
-        _store_class(),
-        "commit_index" if hasattr(_store_class(), "commit_index") else "make_current",
+        store_class(),
+        "commit_index" if hasattr(store_class(), "commit_index") else "make_current",
     ),
 }
 
