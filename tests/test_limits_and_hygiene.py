@@ -27,6 +27,8 @@ from ragox.extract import ErrorCode, ExtractionError
 from ragox.extract._isolated import render_page_png_isolated
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 TEXT = b"Pump manual.\n\nThe seal is checked every 500 operating hours.\n"
 LIMIT = 200_000
 
@@ -50,7 +52,7 @@ def _page_pdf(width: float, height: float) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("limits")
     home, spool = root / "home", root / "spool"
     spool.mkdir()
@@ -449,6 +451,7 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.sqlite_only  # the SQLite file's own mode
 def test_home_files_are_owner_only(tmp_path: Path) -> None:
     """The database (and its WAL), key files and blobs are 0600, their folders 0700."""
     home = tmp_path / "home"
@@ -470,6 +473,7 @@ def test_home_files_are_owner_only(tmp_path: Path) -> None:
         os.umask(saved)
 
 
+@pytest.mark.sqlite_only  # the SQLite file's own mode
 def test_an_older_home_is_tightened_on_open(tmp_path: Path) -> None:
     """A home left world-readable (as older versions made it) is 0600/0700 once opened."""
     home = tmp_path / "home"
