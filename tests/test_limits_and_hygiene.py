@@ -21,11 +21,11 @@ import httpx
 import pymupdf
 import pytest
 
-from conftest import SEED_BYTES, run_ragox, serving
+from conftest import OPERATOR, SEED_BYTES, run_ragox, serving
 from ragox.access import Principal
 from ragox.extract import ErrorCode, ExtractionError
 from ragox.extract._isolated import render_page_png_isolated
-from ragox.service import Ragox
+from ragox.service import NotFound, Ragox
 
 pytestmark = pytest.mark.both_backends
 
@@ -292,6 +292,21 @@ def test_a_valid_unusual_id_round_trips(server: Server) -> None:
 
 
 # -- the CLI ------------------------------------------------------------------------------
+
+
+def test_an_id_with_nul_names_no_document(app: Ragox) -> None:
+    """A document id or revision with NUL (which PostgreSQL text cannot hold) is a
+    document that does not exist, on either backend: not found, nothing deleted."""
+    app.ingestor.ingest_bytes(SEED_BYTES, "seed.txt", "seed.txt", tenant="default")
+    for call in (
+        lambda: app.status("seed\x00.txt", OPERATOR),
+        lambda: app.text("seed\x00.txt", OPERATOR),
+        lambda: app.retry("seed.txt", "r1\x00"),
+    ):
+        with pytest.raises(NotFound):
+            call()
+    assert app.delete("seed\x00.txt") is False
+    assert app.status("seed.txt", OPERATOR).document.current_revision == "r1"
 
 
 def test_cli_rejects_lone_surrogates_and_huge_numbers(tmp_path: Path) -> None:
