@@ -77,8 +77,21 @@ class PostgresServer:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE ragox_template")
         return str(self._server.get_uri(name))
 
+    def _name(self, url: str) -> str:
+        """The database named by ``url`` (its path; the socket folder is a parameter)."""
+        return str(self._psycopg.conninfo.conninfo_to_dict(url)["dbname"])
+
+    def copy(self, url: str) -> str:
+        """The URL of a new database that copies the one at ``url`` (no one connected)."""
+        self._count += 1
+        name = f"ragox_test_{os.getpid()}_{self._count}"
+        source = self._name(url)
+        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {source}")
+        return str(self._server.get_uri(name))
+
     def drop(self, url: str) -> None:
-        name = url.rsplit("/", 1)[1].split("?", 1)[0]
+        name = self._name(url)
         with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
@@ -162,6 +175,58 @@ def table_rows(store: object, table: str) -> int:
     if hasattr(store, "_fetchone"):  # PostgreSQL
         return int(store._fetchone(f"SELECT COUNT(*) FROM {table}")[0])
     return int(store._connection().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])  # type: ignore[attr-defined]
+
+
+def store_sql(home: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+    """Run one statement (``?`` placeholders) in its own transaction on the store of
+    ``home``: its SQLite file, or the PostgreSQL database of ``RAGOX_STORE`` (a test's
+    backend); the rows it returns. For tests that tamper with stored rows on purpose."""
+    url = os.environ.get("RAGOX_STORE")
+    if url:
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            cursor = conn.execute(query.replace("?", "%s"), params)  # type: ignore[arg-type]
+            return list(cursor.fetchall()) if cursor.description else []
+    conn = sqlite3.connect(home / "ragox.db")
+    try:
+        with conn:
+            return list(conn.execute(query, params).fetchall())
+    finally:
+        conn.close()
+
+
+def store_class() -> type[Any]:
+    """The store class of this test's backend (for tests that patch or break a step)."""
+    if os.environ.get("RAGOX_STORE"):
+        from ragox.store.postgres import PostgresStore
+
+        return PostgresStore
+    from ragox.store import SqliteStore
+
+    return SqliteStore
+
+
+def index_class() -> type[Any]:
+    """The search index class of this test's backend."""
+    if os.environ.get("RAGOX_STORE"):
+        from ragox.store.postgres._index import PostgresIndex
+
+        return PostgresIndex
+    from ragox.store import SqliteIndex
+
+    return SqliteIndex
+
+
+def blob_class() -> type[Any]:
+    """The class that keeps originals on this test's backend."""
+    if os.environ.get("RAGOX_STORE"):
+        from ragox.store.postgres._blobs import PostgresBlobs
+
+        return PostgresBlobs
+    from ragox.store import BlobStore
+
+    return BlobStore
 
 
 @pytest.fixture

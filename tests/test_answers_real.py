@@ -123,6 +123,7 @@ def _resolves(app: Ragox, record_citations: tuple[object, ...]) -> None:
         assert resolve(citation.anchor, lookup).status is ResolutionStatus.RESOLVED  # type: ignore[attr-defined]
 
 
+@pytest.mark.both_backends
 def test_how_to_quotes_the_command_the_following_announces(app: Ragox) -> None:
     """ "You can change it by the following." is quoted with `sudo update-alternatives
     --config editor`, in one verified citation."""
@@ -137,6 +138,7 @@ def test_how_to_quotes_the_command_the_following_announces(app: Ragox) -> None:
     _resolves(app, record.citations)
 
 
+@pytest.mark.both_backends
 def test_german_how_to_quotes_the_command_after_the_colon(app: Ragox) -> None:
     """ "Wie ändere ich die Zeitzone?" quotes the colon sentence with `dpkg-reconfigure
     tzdata`, and no loosely related sentence from another document."""
@@ -151,6 +153,7 @@ def test_german_how_to_quotes_the_command_after_the_colon(app: Ragox) -> None:
     _resolves(app, record.citations)
 
 
+@pytest.mark.both_backends
 def test_folgende_schritte_come_with_their_steps(app: Ragox) -> None:
     """ "…dies erfordert folgende Schritte:" is quoted with its four numbered steps."""
     _doc(app, "root", ROOT_DE)
@@ -165,6 +168,7 @@ def test_folgende_schritte_come_with_their_steps(app: Ragox) -> None:
     _resolves(app, record.citations)
 
 
+@pytest.mark.both_backends
 def test_how_question_prefers_the_passage_with_the_instruction(app: Ragox) -> None:
     """Of two passages naming the same things, a how-to answer quotes the one with the
     command first."""
@@ -186,6 +190,7 @@ def test_how_question_prefers_the_passage_with_the_instruction(app: Ragox) -> No
     assert "update-alternatives" in record.claims[0].text
 
 
+@pytest.mark.both_backends
 def test_one_shared_word_is_no_answer(app: Ragox) -> None:
     """ "What is the capital of Australia?" is not answered from "capitalized" in an
     `ls -l` explanation."""
@@ -221,6 +226,7 @@ SCHRITTE_HTML = (
 )
 
 
+@pytest.mark.both_backends
 def test_the_same_passage_in_html_and_pdf_is_cited_once(app: Ragox) -> None:
     """The sentence found in the HTML and the PDF of one manual is one citation; the
     other is listed under also_in, verified, and the shown text has no line-end hyphen."""
@@ -248,6 +254,7 @@ def test_the_same_passage_in_html_and_pdf_is_cited_once(app: Ragox) -> None:
     assert stored is not None and len(stored["citations"][0]["also_in"]) == 1
 
 
+@pytest.mark.both_backends
 def test_cli_ask_json_lists_also_in(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
     """`ask --json` keeps its fields and adds also_in with the other document's anchor."""
     _doc(app, "upgrade-html", SCHRITTE_HTML, "upgrade.html")
@@ -281,6 +288,7 @@ def test_display_text_joins_line_end_hyphens() -> None:
         ("Какой урожай пино нуар победил?", "Доступные вам документы"),
     ],
 )
+@pytest.mark.both_backends
 def test_abstentions_speak_the_questions_language(
     app: Ragox, question: str, language_words: str
 ) -> None:
@@ -295,6 +303,7 @@ def test_abstentions_speak_the_questions_language(
     assert "mentions" not in missing
 
 
+@pytest.mark.both_backends
 def test_a_block_cut_by_the_chunk_end_is_brought_into_the_evidence(app: Ragox) -> None:
     """A hit that ends with "…folgende Schritte:" gets the steps after it as evidence."""
     _doc(app, "root", ROOT_DE)

@@ -22,6 +22,8 @@ from conftest import chat_reply, serving
 from ragox.access import Principal
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 MANUAL = (
     "Pump P-200 service manual.\n\n"
     "Replace the shaft seal after 2,000 operating hours.\n\n"
@@ -39,7 +41,7 @@ class Chat:
 
 
 @pytest.fixture(scope="module")
-def chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chat]:
+def chat(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Chat]:
     home = tmp_path_factory.mktemp("chat") / "home"
     app = Ragox(home)
     app.ingestor.ingest_bytes(

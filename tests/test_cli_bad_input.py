@@ -10,6 +10,8 @@ import pytest
 
 from conftest import SEED_BYTES
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def anchor_json(ragox_cli, seed_file: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -8,10 +8,13 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 
 from conftest import CliResult, run_ragox, serving
 from ragox.access import Principal
 from ragox.service import Ragox
+
+pytestmark = pytest.mark.both_backends
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import DATA
+
+pytestmark = pytest.mark.both_backends
 
 KEYS = {"mode", "recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "queries", "latency_ms"}
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import DATA
+
+pytestmark = pytest.mark.both_backends
 
 PUMP = (
     "Pump care\n\n"

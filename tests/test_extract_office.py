@@ -413,6 +413,7 @@ def _bad_files(tmp_path: Path) -> list[tuple[str, bytes, str]]:
     ]
 
 
+@pytest.mark.both_backends
 def test_bad_office_files_fail_with_a_code_and_stored_documents_stay(
     app: Ragox, tmp_path: Path
 ) -> None:
@@ -468,6 +469,7 @@ def _office_files(tmp_path: Path) -> list[Path]:
     ]
 
 
+@pytest.mark.both_backends
 def test_every_office_file_passes_check_and_anchors_resolve_to_their_block(
     app: Ragox, tmp_path: Path
 ) -> None:
@@ -501,6 +503,7 @@ def test_every_office_file_passes_check_and_anchors_resolve_to_their_block(
         assert [b.locator for b in result.target.blocks] == [locator]
 
 
+@pytest.mark.both_backends
 def test_check_sees_a_source_that_differs_from_the_representation(
     app: Ragox, tmp_path: Path
 ) -> None:
@@ -530,6 +533,7 @@ def test_check_sees_a_source_that_differs_from_the_representation(
     assert {m.reason for m in report.mismatches} == {"locator_text_differs"}
 
 
+@pytest.mark.both_backends
 def test_cli_check_round_trip_on_the_libreoffice_docx(ragox_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """`ragox ingest` and `ragox check --json` on the LibreOffice DOCX: READY, 0 mismatches;
     `ragox status` names what the extractor dropped on purpose."""
@@ -674,6 +678,7 @@ def test_pptx_comments_part_flagged(tmp_path: Path) -> None:
     assert extraction.warnings == ("COMMENTS_DROPPED", "HIDDEN_SLIDES_DROPPED")
 
 
+@pytest.mark.both_backends
 def test_folder_ingest_skips_office_owner_files(ragox_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The owner file Word keeps beside an open document (~$name.docx) is not a document:
     a folder ingest leaves it out instead of failing on it."""

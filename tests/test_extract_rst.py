@@ -140,6 +140,7 @@ def test_deep_nesting_is_refused_or_parsed_never_a_crash() -> None:
         assert "level" in extraction.text
 
 
+@pytest.mark.both_backends
 def test_rst_files_are_ingested_and_round_trip(ragox_cli, tmp_path: Path) -> None:
     """`.rst` is a supported type: READY, `check` finds no mismatch, a cited command
     resolves strictly."""

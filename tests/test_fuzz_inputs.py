@@ -19,6 +19,8 @@ from ragox.access import Principal
 from ragox.anchor import Anchor, AnchorFormatError, Refusal
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 #: Strings that broke or could break a parser: lone surrogates, control characters,
 #: route-like text, very long text, and what a number turns into.
 #: Lone surrogates: what JSON's "\ud800" parses to (Hypothesis never makes them itself).
@@ -106,7 +108,7 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("fuzz")
     home = root / "home"
     app = Ragox(home)
@@ -201,7 +203,7 @@ def test_no_route_answers_500(server: Server, case: tuple[str, object]) -> None:
 
 
 @pytest.fixture(scope="module")
-def resolver_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def resolver_home(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Path:
     home = tmp_path_factory.mktemp("resolver") / "home"
     app = Ragox(home)
     app.ingestor.ingest_bytes(SEED_BYTES, "seed.txt", "seed.txt", tenant="default")

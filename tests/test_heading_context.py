@@ -4,6 +4,8 @@ question is answered from passages in its own language when the home has them.""
 
 from __future__ import annotations
 
+import pytest
+
 from ragox.access import Principal
 from ragox.answer import Evidence
 from ragox.answer._blocks import runs_into_block
@@ -66,6 +68,7 @@ def test_a_heading_opens_a_chunk_and_its_path_goes_into_the_index_row_only() -> 
     assert context[0] == ""
 
 
+@pytest.mark.both_backends
 def test_a_query_on_the_section_heading_finds_the_chunks_under_it(app: Ragox) -> None:
     html = (
         "<html><body><h1>Handbuch</h1><h2>Zeitzone einstellen</h2>"
@@ -146,6 +149,7 @@ def test_a_sentence_that_runs_on_into_a_command_is_quoted_with_it() -> None:
     assert not runs_into_block("Then run the command.")
 
 
+@pytest.mark.both_backends
 def test_german_compounds_are_found_by_their_parts(app: Ragox) -> None:
     """A German document's compounds carry the parts it also uses as words: a question
     about the "Papiergröße" finds the sentence on the "Standardpapiergröße"."""

@@ -9,10 +9,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from conftest import DATA, OPERATOR
+from conftest import DATA, OPERATOR, store_sql
 from ragox.anchor import Refusal, ResolutionStatus
 from ragox.service import Ragox
 from ragox.store import RevisionState
+
+pytestmark = pytest.mark.both_backends
 
 FIXTURES = [
     DATA / "pdf" / "multicolumn.pdf",
@@ -219,7 +221,6 @@ def test_encrypted_pdf_with_password_and_entity_heavy_html(app: Ragox, tmp_path:
 
 def test_check_detects_a_broken_mapping(app: Ragox, tmp_path: Path) -> None:
     """If stored page boxes point elsewhere, `check` reports mismatches (it can fail)."""
-    import sqlite3
     from array import array
 
     doc = _ingest(app, _manual_pdf(tmp_path))
@@ -229,10 +230,10 @@ def test_check_detects_a_broken_mapping(app: Ragox, tmp_path: Path) -> None:
     for i in range(1, len(boxes), 4):  # move every box 40 points down
         boxes[i] += 40
         boxes[i + 2] += 40
-    with sqlite3.connect(app.store.path) as conn:
-        conn.execute(
-            "UPDATE representations SET char_boxes=? WHERE manifest_id=?",
-            (boxes.tobytes(), record.manifest_id),
-        )
+    store_sql(
+        app.home,
+        "UPDATE representations SET char_boxes=? WHERE manifest_id=?",
+        (boxes.tobytes(), record.manifest_id),
+    )
     report = app.check(doc, OPERATOR)
     assert report.mismatches and not report.ok

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import DATA
+from conftest import DATA, store_class, store_sql
 from ragox.extract import ExtractOptions, extractor_for
 from ragox.ingest._chunker import search_text_and_chunks
 from ragox.ingest._headings import heading_context
@@ -38,13 +41,14 @@ def _mixed_text(path: Path) -> bytes:
     return path.read_bytes()
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("cache", [True, False], ids=["text-cached", "text-not-cached"])
 def test_stored_rows_are_what_the_stages_compute(
     app: Ragox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool
 ) -> None:
     if not cache:
         # A text over the cache bound is read back from the store for indexing.
-        monkeypatch.setattr("ragox.store.sqlite._sqlite._TEXT_CACHE_CODE_POINTS", 1000)
+        monkeypatch.setattr(f"{store_class().__module__}._TEXT_CACHE_CODE_POINTS", 1000)
     path = tmp_path / "mixed.txt"
     data = _mixed_text(path)
     item = app.ingest_path(path, tmp_path)
@@ -52,12 +56,17 @@ def test_stored_rows_are_what_the_stages_compute(
     record = app.store.get_revision("default", item.outcome.document_id, item.outcome.revision)
     assert record is not None and record.manifest_id is not None
     manifest_id = record.manifest_id
-    conn = app.store._connection()  # type: ignore[attr-defined]
+    postgres = bool(os.environ.get("RAGOX_STORE"))
+    typeof = "pg_typeof(text)::text" if postgres else "typeof(text)"
+
+    def one(query: str) -> tuple[Any, ...]:
+        [row] = store_sql(app.home, query, (manifest_id,))
+        return row
 
     extraction = extractor_for("text/plain")(data, app.ingestor.profile, ExtractOptions())
-    stored_type, stored_text = conn.execute(
-        "SELECT typeof(text), text FROM representations WHERE manifest_id=?", (manifest_id,)
-    ).fetchone()
+    stored_type, stored_text = one(
+        f"SELECT {typeof}, text FROM representations WHERE manifest_id=?"
+    )
     assert (stored_type, stored_text) == ("text", extraction.text)
     manifest = app.store.get_manifest(manifest_id)
     assert manifest is not None
@@ -65,34 +74,42 @@ def test_stored_rows_are_what_the_stages_compute(
     assert manifest.manifest.text_sha256 == expected_hash
 
     search, chunks = search_text_and_chunks(manifest_id, extraction.text, extraction.blocks)
-    search_type, search_text = conn.execute(
-        "SELECT typeof(text), text FROM search_texts WHERE manifest_id=?", (manifest_id,)
-    ).fetchone()
+    search_type, search_text = one(f"SELECT {typeof}, text FROM search_texts WHERE manifest_id=?")
     assert (search_type, search_text) == ("text", search.text)
 
     assert len(chunks) > 2048  # more than one write batch
     assert app.store.chunks(manifest_id) == chunks
 
-    language = conn.execute(
-        "SELECT language FROM representations WHERE manifest_id=?", (manifest_id,)
-    ).fetchone()[0]
-    (partition,) = conn.execute("SELECT name FROM lexical_partitions").fetchall()
-    bodies = dict(
-        conn.execute(
-            f"SELECT c.chunk_id, t.body FROM {partition[0]} t JOIN chunks c ON c.rowid = t.rowid"
-        ).fetchall()
-    )
+    (language,) = one("SELECT language FROM representations WHERE manifest_id=?")
     context = heading_context(extraction.text, extraction.blocks, chunks)
     vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
-    assert bodies == {
+    expected = {
         c.chunk_id: index_terms(
             f"{above} {search.text[c.search_start : c.search_end]}", language, vocabulary
         )
         for c, above in zip(chunks, context, strict=True)
     }
-    rows = conn.execute(
-        "SELECT COUNT(*) FROM lexical_rows WHERE manifest_id=?", (manifest_id,)
-    ).fetchone()[0]
+    if postgres:  # postings: (term, frequency) per chunk row
+        from ragox.store.postgres._index import _body_terms
+
+        postings: dict[str, Counter[str]] = {}
+        for chunk_id, term, tf in store_sql(
+            app.home,
+            "SELECT c.chunk_id, p.term, p.tf FROM lexical_postings p "
+            "JOIN chunks c ON c.rowid = p.rowid",
+        ):
+            postings.setdefault(chunk_id, Counter())[term] = tf
+        assert postings == {chunk_id: _body_terms(body) for chunk_id, body in expected.items()}
+    else:
+        [(partition,)] = store_sql(app.home, "SELECT name FROM lexical_partitions")
+        bodies = dict(
+            store_sql(
+                app.home,
+                f"SELECT c.chunk_id, t.body FROM {partition} t JOIN chunks c ON c.rowid = t.rowid",
+            )
+        )
+        assert bodies == expected
+    (rows,) = one("SELECT COUNT(*) FROM lexical_rows WHERE manifest_id=?")
     assert rows == len(chunks)
     assert app.store.index_complete("default", record.document_id, record.revision)
 

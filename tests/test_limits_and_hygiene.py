@@ -21,11 +21,13 @@ import httpx
 import pymupdf
 import pytest
 
-from conftest import SEED_BYTES, run_ragox, serving
+from conftest import OPERATOR, SEED_BYTES, run_ragox, serving
 from ragox.access import Principal
 from ragox.extract import ErrorCode, ExtractionError
 from ragox.extract._isolated import render_page_png_isolated
-from ragox.service import Ragox
+from ragox.service import NotFound, Ragox
+
+pytestmark = pytest.mark.both_backends
 
 TEXT = b"Pump manual.\n\nThe seal is checked every 500 operating hours.\n"
 LIMIT = 200_000
@@ -50,7 +52,7 @@ def _page_pdf(width: float, height: float) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("limits")
     home, spool = root / "home", root / "spool"
     spool.mkdir()
@@ -292,6 +294,21 @@ def test_a_valid_unusual_id_round_trips(server: Server) -> None:
 # -- the CLI ------------------------------------------------------------------------------
 
 
+def test_an_id_with_nul_names_no_document(app: Ragox) -> None:
+    """A document id or revision with NUL (which PostgreSQL text cannot hold) is a
+    document that does not exist, on either backend: not found, nothing deleted."""
+    app.ingestor.ingest_bytes(SEED_BYTES, "seed.txt", "seed.txt", tenant="default")
+    for call in (
+        lambda: app.status("seed\x00.txt", OPERATOR),
+        lambda: app.text("seed\x00.txt", OPERATOR),
+        lambda: app.retry("seed.txt", "r1\x00"),
+    ):
+        with pytest.raises(NotFound):
+            call()
+    assert app.delete("seed\x00.txt") is False
+    assert app.status("seed.txt", OPERATOR).document.current_revision == "r1"
+
+
 def test_cli_rejects_lone_surrogates_and_huge_numbers(tmp_path: Path) -> None:
     """`resolve -` with a lone surrogate or a 5000-digit position is exit 2, one line."""
     home = tmp_path / "home"
@@ -449,6 +466,7 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.sqlite_only  # the SQLite file's own mode
 def test_home_files_are_owner_only(tmp_path: Path) -> None:
     """The database (and its WAL), key files and blobs are 0600, their folders 0700."""
     home = tmp_path / "home"
@@ -470,6 +488,7 @@ def test_home_files_are_owner_only(tmp_path: Path) -> None:
         os.umask(saved)
 
 
+@pytest.mark.sqlite_only  # the SQLite file's own mode
 def test_an_older_home_is_tightened_on_open(tmp_path: Path) -> None:
     """A home left world-readable (as older versions made it) is 0600/0700 once opened."""
     home = tmp_path / "home"

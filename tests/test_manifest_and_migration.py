@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from conftest import OPERATOR, SEED_BYTES
+import pytest
+
+from conftest import OPERATOR, SEED_BYTES, store_sql
 from ragox.access import Principal
 from ragox.anchor import Anchor, Migration, Refusal, ResolutionStatus
 from ragox.service import Ragox
 from ragox.text import Profile, step_by_name
+
+pytestmark = pytest.mark.both_backends
 
 
 def _seed(app: Ragox, tmp_path: Path) -> Anchor:
@@ -37,14 +40,11 @@ def test_tampered_manifest_is_detected(app: Ragox, tmp_path: Path) -> None:
     process that verified (and remembered) the untouched row just before."""
     anchor = _seed(app, tmp_path)
     assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.RESOLVED
-    with sqlite3.connect(app.store.path) as conn:
-        conn.execute("UPDATE manifests SET json = replace(json, 'text/plain', 'text/html')")
+    store_sql(app.home, "UPDATE manifests SET json = replace(json, 'text/plain', 'text/html')")
     assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.MANIFEST_INVALID
-    with sqlite3.connect(app.store.path) as conn:
-        conn.execute("UPDATE manifests SET json = replace(json, 'text/html', 'text/plain')")
+    store_sql(app.home, "UPDATE manifests SET json = replace(json, 'text/html', 'text/plain')")
     assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.RESOLVED
-    with sqlite3.connect(app.store.path) as conn:
-        conn.execute("UPDATE manifests SET mac = replace(mac, substr(mac, 1, 1), 'x')")
+    store_sql(app.home, "UPDATE manifests SET mac = replace(mac, substr(mac, 1, 1), 'x')")
     assert app.resolve(anchor, OPERATOR).status is ResolutionStatus.MANIFEST_INVALID
 
 

@@ -25,6 +25,8 @@ from conftest import _free_port
 from ragox.access import Principal
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 MANUAL = (
     "Pump P-200 service manual.\n\n"
     "Replace the shaft seal after 2,000 operating hours.\n\n"
@@ -35,7 +37,7 @@ TOOLS = {"search", "ask", "resolve_citation", "get_passage"}
 
 
 @pytest.fixture(scope="module")
-def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def mcp_home(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Path:
     home = tmp_path_factory.mktemp("mcp") / "home"
     app = Ragox(home)
     app.ingestor.ingest_bytes(
@@ -46,7 +48,7 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _stdio(home: Path, *options: str) -> Client:
-    env = {key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ}
+    env = {key: os.environ[key] for key in ("PYTHONPATH", "RAGOX_STORE") if key in os.environ}
     return Client(
         StdioServerParameters(
             command=sys.executable,

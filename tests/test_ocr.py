@@ -36,9 +36,12 @@ from ragox.service import Ragox
 from ragox.store import SCHEMA_VERSION
 from ragox.text import BASE_PROFILE
 
-pytestmark = pytest.mark.skipif(
-    ocr_module.tessdata_folder() is None, reason="needs tesseract-ocr-{eng,deu,rus}"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        ocr_module.tessdata_folder() is None, reason="needs tesseract-ocr-{eng,deu,rus}"
+    ),
+    pytest.mark.both_backends,
+]
 
 SCANS = DATA / "ocr"
 #: name → (language, least character accuracy in reading order, least ignoring order)
@@ -75,7 +78,9 @@ class Scanned:
 
 
 @pytest.fixture(scope="module")
-def scanned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scanned]:
+def scanned(
+    tmp_path_factory: pytest.TempPathFactory, module_store: str | None
+) -> Iterator[Scanned]:
     home = tmp_path_factory.mktemp("ocr") / "home"
     app = Ragox(home)
     for name in EXPECTED:
@@ -94,6 +99,7 @@ def _current(app: Ragox, document_id: str) -> str:
     return record.manifest_id
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_scan_is_recognized_into_ocr_blocks(scanned: Scanned, name: str) -> None:
     """Every block of a scan is marked OCR, lies on page 1, and each character box
@@ -121,6 +127,7 @@ def test_scan_is_recognized_into_ocr_blocks(scanned: Scanned, name: str) -> None
                 assert block.bbox.y0 - 1 <= y0 and y1 <= block.bbox.y1 + 1
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_character_accuracy_against_the_original_text_layer(scanned: Scanned, name: str) -> None:
     """The recognized text is close to the page's original text layer."""
@@ -131,6 +138,7 @@ def test_character_accuracy_against_the_original_text_layer(scanned: Scanned, na
     assert accuracy_any_order(reference, text) >= least_any_order
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_languages_are_read_in_their_script(scanned: Scanned) -> None:
     """Whole German and Russian sentences are read in their own script."""
     german = scanned.app.store.text(_current(scanned.app, "de-geotopo-p6.pdf"))
@@ -229,6 +237,7 @@ def test_another_ocr_engine_is_a_parser_mismatch(
     assert result.status is ResolutionStatus.PARSER_MISMATCH
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_a_huge_scanned_page_is_read_within_the_pixel_budget() -> None:
     """A 200-inch page is rendered for the engine at a resolution whose image stays
     within the budget; A4 and A3 keep the full 300 dpi."""
@@ -238,6 +247,7 @@ def test_a_huge_scanned_page_is_read_within_the_pixel_budget() -> None:
     assert dpi >= 20
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_ocr_off_keeps_no_text_layer() -> None:
     """``off``: a scan fails NO_TEXT_LAYER as before, without running the engine."""
     data = (SCANS / "ru-seed003.pdf").read_bytes()
@@ -246,6 +256,7 @@ def test_ocr_off_keeps_no_text_layer() -> None:
     assert caught.value.code is ErrorCode.NO_TEXT_LAYER
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_a_poor_ocr_layer_is_kept_unless_forced() -> None:
     """A scan that carries its own (poor) OCR layer keeps it under ``auto`` (the text
     layer parser, no OCR blocks); ``force`` recognizes the page and finds Cyrillic."""
@@ -264,6 +275,7 @@ def test_a_poor_ocr_layer_is_kept_unless_forced() -> None:
     assert cyrillic > 200
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_an_invisible_ocr_layer_under_a_scan_is_kept_and_flagged() -> None:
     """A scan with an invisible text layer (render mode 3, as OCR tools write it) keeps
     that layer under ``auto``, without running the engine, and says so."""
@@ -282,6 +294,7 @@ def test_an_invisible_ocr_layer_under_a_scan_is_kept_and_flagged() -> None:
     assert "OCR_PAGES" not in extraction.warnings
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_without_language_data_scans_fail_ocr_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     """No Tesseract data: a scan fails OCR_UNAVAILABLE; a text PDF extracts as before."""
     import ragox.extract.pdf as pdf_module
@@ -367,6 +380,7 @@ def test_api_upload_ocr_field_and_query(tmp_path: Path) -> None:
             assert states[-1]["error"] == "NO_TEXT_LAYER"
 
 
+@pytest.mark.sqlite_only  # an older SQLite home
 def test_older_home_gets_the_ocr_column(scanned: Scanned, tmp_path: Path) -> None:
     """A home written before migration 22 opens; its blocks read as not OCR."""
     old_db = tmp_path / "old.db"
@@ -422,6 +436,7 @@ def test_ocr_reads_with_the_given_language(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["mismatches"] == []
 
 
+@pytest.mark.sqlite_only  # OCR recognition itself, not the store
 def test_ocr_blocks_keep_tesseracts_order_and_share_word_boxes() -> None:
     """Tesseract's TSV becomes one block per paragraph in the engine's order (the left
     column's paragraph first although the right one starts higher), a line's words

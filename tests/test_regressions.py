@@ -33,6 +33,8 @@ from ragox.search import (
 )
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 OUTSIDER = Principal("oz", groups=frozenset({"sales"}))
 PDF = DATA / "pdf" / "multicolumn.pdf"
@@ -48,7 +50,7 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Site]:
     """A served home with one staff-only PDF and one staff-only text."""
     home = tmp_path_factory.mktemp("regressions") / "home"
     app = Ragox(home)

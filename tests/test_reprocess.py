@@ -22,16 +22,18 @@ import pytest
 import ragox.extract
 import ragox.search
 from browser import CHROMIUM, VIEWPORTS, chromium
-from conftest import OPERATOR, run_ragox, serving
+from conftest import OPERATOR, index_class, run_ragox, serving, store_class, store_sql
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.extract import Extraction, ExtractOptions, ParserInfo
 from ragox.extract.plain import extract_plain_text
 from ragox.ingest import ChunkingConfig, SearchText, _pipeline, _searchtext
 from ragox.service import Ragox
-from ragox.store import ChunkRecord, SqliteIndex, SqliteStore, StoredAnchor
+from ragox.store import ChunkRecord, StoredAnchor
 from ragox.store.sqlite._schema import MIGRATIONS
 from ragox.text import Profile
+
+pytestmark = pytest.mark.both_backends
 
 TENANT = "default"
 DOC = "manual.txt"
@@ -105,24 +107,11 @@ def _anchors(app: Ragox) -> dict[str, StoredAnchor]:
     }
 
 
-def _table(app: Ragox) -> str:
-    conn = sqlite3.connect(app.home / "ragox.db")
-    try:
-        row = conn.execute("SELECT name FROM lexical_tables WHERE tenant=?", (TENANT,)).fetchone()
-        return str(row[0])
-    finally:
-        conn.close()
-
-
 def _counts(home: Path) -> dict[str, int]:
-    conn = sqlite3.connect(home / "ragox.db")
-    try:
-        return {
-            table: int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-            for table in ("manifests", "anchors", "anchor_links", "chunks", "search_texts")
-        }
-    finally:
-        conn.close()
+    return {
+        table: int(store_sql(home, f"SELECT COUNT(*) FROM {table}")[0][0])
+        for table in ("manifests", "anchors", "anchor_links", "chunks", "search_texts")
+    }
 
 
 def test_fresh_ingest_records_versions_and_is_not_stale(app: Ragox, tmp_path: Path) -> None:
@@ -135,9 +124,7 @@ def test_fresh_ingest_records_versions_and_is_not_stale(app: Ragox, tmp_path: Pa
     assert versions.cleaner == _searchtext.CLEANER_VERSION
     assert versions.analyzer == ragox.search.ANALYZER_VERSION
     assert versions.chunker and versions.splitter
-    conn = sqlite3.connect(app.home / "ragox.db")
-    chunk_versions = set(conn.execute("SELECT chunker, splitter FROM chunks").fetchall())
-    conn.close()
+    chunk_versions = set(store_sql(app.home, "SELECT chunker, splitter FROM chunks"))
     assert chunk_versions == {(versions.chunker, versions.splitter)}
     assert [r.stale for r in app.status(DOC, OPERATOR).revisions] == [()]
 
@@ -217,9 +204,10 @@ def test_parser_upgrade_dry_run_then_reprocess_migrates_exactly_the_unique_quote
 
     # A reader during the switching transaction sees the old index, whole.
     seen: list[set[str]] = []
-    original = SqliteIndex.write_lexical_rows
+    index = index_class()
+    original = index.write_lexical_rows
 
-    def write_while_reading(self: SqliteIndex, *args: object, **kwargs: object) -> None:
+    def write_while_reading(self: Any, *args: object, **kwargs: object) -> None:
         def read() -> None:  # its own connection (they are per thread)
             seen.append({h.chunk_id for h in app.search("calibration gamma", OPERATOR)})
             app.store.close()
@@ -229,9 +217,9 @@ def test_parser_upgrade_dry_run_then_reprocess_migrates_exactly_the_unique_quote
         thread.join()
         original(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(SqliteIndex, "write_lexical_rows", write_while_reading)
+    monkeypatch.setattr(index, "write_lexical_rows", write_while_reading)
     done = run_ragox(home, "reprocess", "--json")
-    monkeypatch.setattr(SqliteIndex, "write_lexical_rows", original)
+    monkeypatch.setattr(index, "write_lexical_rows", original)
     assert done.code == 0, done.stderr
     rebuilt = json.loads(done.stdout)
     assert rebuilt["documents"] == {DOC: expected}
@@ -363,9 +351,10 @@ def test_a_changed_chunker_switches_the_served_chunks_in_one_transaction(
     monkeypatch.setattr(_pipeline, "search_text_and_chunks", chunk_small)
     monkeypatch.setattr("ragox.ingest._chunker.CHUNKER_VERSION", "chunker@small")
     seen: list[set[str]] = []
-    original = SqliteIndex.write_lexical_rows
+    index = index_class()
+    original = index.write_lexical_rows
 
-    def write_while_reading(self: SqliteIndex, *args: Any, **kwargs: Any) -> None:
+    def write_while_reading(self: Any, *args: Any, **kwargs: Any) -> None:
         def read() -> None:
             seen.append({h.chunk_id for h in app.search("paragraph", OPERATOR)})
             app.store.close()
@@ -375,9 +364,9 @@ def test_a_changed_chunker_switches_the_served_chunks_in_one_transaction(
         thread.join()
         original(self, *args, **kwargs)
 
-    monkeypatch.setattr(SqliteIndex, "write_lexical_rows", write_while_reading)
+    monkeypatch.setattr(index, "write_lexical_rows", write_while_reading)
     [rebuilt] = app.reprocess().rebuilds
-    monkeypatch.setattr(SqliteIndex, "write_lexical_rows", original)
+    monkeypatch.setattr(index, "write_lexical_rows", original)
     assert rebuilt.state.value == "REBUILT"
     assert rebuilt.new_manifest_id == record.manifest_id
     new_chunks = {c.chunk_id for c in app.store.chunks(record.manifest_id)}
@@ -395,7 +384,7 @@ def _crashing_reprocess(home: str) -> None:
     def die(*args: object, **kwargs: object) -> None:
         os._exit(17)
 
-    SqliteStore.commit_index = die  # type: ignore[method-assign,assignment]
+    store_class().commit_index = die
     Ragox(Path(home)).reprocess()
     os._exit(0)
 
@@ -443,6 +432,7 @@ def test_a_reprocess_that_died_resumes_without_duplicates(
     app.close()
 
 
+@pytest.mark.sqlite_only  # an older SQLite home
 def test_an_older_home_migrates_and_shows_its_index_stages_stale(
     home: Path, tmp_path: Path
 ) -> None:

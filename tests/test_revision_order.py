@@ -24,17 +24,27 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import OPERATOR, legacy_lexical_tables, older_database, run_ragox, serving
+from conftest import (
+    OPERATOR,
+    blob_class,
+    index_class,
+    legacy_lexical_tables,
+    older_database,
+    run_ragox,
+    serving,
+    store_class,
+    store_sql,
+)
 from ragox.ingest import Heartbeat
 from ragox.service import Ragox
 from ragox.store import (
     SCHEMA_VERSION,
-    BlobStore,
     RevisionState,
-    SqliteIndex,
     SqliteStore,
     StoreError,
 )
+
+pytestmark = pytest.mark.both_backends
 
 TENANT = "default"
 DOC = "manual"
@@ -60,9 +70,9 @@ def _content(n: int, paragraphs: int = 1) -> bytes:
 
 # -- what must hold after anything ------------------------------------------------------
 #
-# The two helpers below read the lexical tables with raw SQL (the index's own layout:
-# one FTS5 table per reader-group partition named in `lexical_partitions`, rows keyed
-# by chunk rowid); if
+# The helpers below read the lexical index with raw SQL (each backend's own layout:
+# on SQLite one FTS5 table per reader-group partition named in `lexical_partitions`,
+# on PostgreSQL `lexical_rows` and `lexical_postings`; rows keyed by chunk rowid); if
 # that layout changes, only they need to follow.
 
 _CURRENT_ROWIDS = """
@@ -74,49 +84,69 @@ _CURRENT_ROWIDS = """
 """
 
 
+def _postgres() -> bool:
+    return bool(os.environ.get("RAGOX_STORE"))
+
+
 def orphan_rows(home: Path) -> int:
     """Lexical rows that belong to no chunk of a current, READY revision."""
-    with closing(sqlite3.connect(home / "ragox.db")) as conn:
-        tables = conn.execute("SELECT tenant, name FROM lexical_partitions").fetchall()
-        return sum(
-            int(
-                conn.execute(
-                    f"SELECT COUNT(*) FROM {table} WHERE rowid NOT IN ({_CURRENT_ROWIDS})",
-                    (tenant,),
-                ).fetchone()[0]
-            )
-            for tenant, table in tables
+    if _postgres():
+        [(rows,)] = store_sql(
+            home,
+            "SELECT COUNT(*) FROM lexical_rows l JOIN lexical_partitions p "
+            "ON p.partition_id = l.partition_id "
+            f"WHERE l.rowid NOT IN ({_CURRENT_ROWIDS.replace('?', 'p.tenant')})",
         )
+        [(postings,)] = store_sql(
+            home,
+            "SELECT COUNT(DISTINCT rowid) FROM lexical_postings "
+            "WHERE rowid NOT IN (SELECT rowid FROM lexical_rows)",
+        )
+        return int(rows) + int(postings)
+    tables = store_sql(home, "SELECT tenant, name FROM lexical_partitions")
+    return sum(
+        int(
+            store_sql(
+                home,
+                f"SELECT COUNT(*) FROM {table} WHERE rowid NOT IN ({_CURRENT_ROWIDS})",
+                (tenant,),
+            )[0][0]
+        )
+        for tenant, table in tables
+    )
 
 
 def lexical_rows(home: Path, manifest_id: str) -> int:
     """Lexical rows of one representation's chunks."""
-    with closing(sqlite3.connect(home / "ragox.db")) as conn:
-        tables = conn.execute("SELECT name FROM lexical_partitions").fetchall()
-        return sum(
-            int(
-                conn.execute(
-                    f"SELECT COUNT(*) FROM {table} WHERE rowid IN "
-                    "(SELECT rowid FROM chunks WHERE manifest_id=?)",
-                    (manifest_id,),
-                ).fetchone()[0]
-            )
-            for (table,) in tables
+    chunk_rows = "(SELECT rowid FROM chunks WHERE manifest_id=?)"
+    if _postgres():
+        query = f"SELECT COUNT(*) FROM lexical_rows WHERE rowid IN {chunk_rows}"
+        return int(store_sql(home, query, (manifest_id,))[0][0])
+    tables = store_sql(home, "SELECT name FROM lexical_partitions")
+    return sum(
+        int(
+            store_sql(
+                home, f"SELECT COUNT(*) FROM {table} WHERE rowid IN {chunk_rows}", (manifest_id,)
+            )[0][0]
         )
+        for (table,) in tables
+    )
 
 
 def matching_rows(home: Path, word: str) -> int:
     """Lexical rows (current or not) in which ``word`` matches."""
-    with closing(sqlite3.connect(home / "ragox.db")) as conn:
-        tables = conn.execute("SELECT name FROM lexical_partitions").fetchall()
-        return sum(
-            int(
-                conn.execute(
-                    f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (f'"{word}"',)
-                ).fetchone()[0]
-            )
-            for (table,) in tables
+    if _postgres():  # a word of _word() is its own term
+        query = "SELECT COUNT(DISTINCT rowid) FROM lexical_postings WHERE term=?"
+        return int(store_sql(home, query, (word,))[0][0])
+    tables = store_sql(home, "SELECT name FROM lexical_partitions")
+    return sum(
+        int(
+            store_sql(home, f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (f'"{word}"',))[
+                0
+            ][0]
         )
+        for (table,) in tables
+    )
 
 
 def check_invariants(app: Ragox, doc: str, words: dict[str, str]) -> str | None:
@@ -183,7 +213,7 @@ def _interrupt_make_current(patch: pytest.MonkeyPatch) -> None:
     def crash(self: SqliteStore, *args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    patch.setattr(SqliteStore, "make_current", crash)
+    patch.setattr(store_class(), "make_current", crash)
 
 
 def test_a_crash_recovered_older_revision_never_replaces_a_ready_newer_one(
@@ -209,16 +239,17 @@ def test_same_bytes_racing_make_one_revision(home: Path, monkeypatch: pytest.Mon
     duplicate check and its insert: the first joins the winner's revision."""
     data = _content(1)
     first, second = Ragox(home), Ragox(home)
-    original = BlobStore.put
+    blobs = blob_class()
+    original = blobs.put
     raced: list[object] = []
 
-    def put(self: BlobStore, blob: bytes) -> str:
+    def put(self: Any, blob: bytes) -> str:
         if not raced:
             raced.append(blob)
             _ingest(second, data)  # the other ingest, start to finish
         return original(self, blob)
 
-    monkeypatch.setattr(BlobStore, "put", put)
+    monkeypatch.setattr(blobs, "put", put)
     outcome = _ingest(first, data)
     assert outcome.state is RevisionState.READY and outcome.revision == "r1"
     assert not outcome.created
@@ -237,16 +268,17 @@ def test_two_runs_of_one_revision_make_one_manifest(
     received = first.ingestor.receive(data, "m.txt", DOC, tenant=TENANT)
     assert isinstance(received, tuple)
     record = received[0]
-    original = SqliteStore.save_representation
+    store = store_class()
+    original = store.save_representation
     raced: list[object] = []
 
-    def save(self: SqliteStore, *args: Any, **kwargs: Any) -> str:
+    def save(self: Any, *args: Any, **kwargs: Any) -> str:
         if not raced:
             raced.append(args)
             second.ingestor.process(record, data, False)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(SqliteStore, "save_representation", save)
+    monkeypatch.setattr(store, "save_representation", save)
     assert first.ingestor.process(record, data, True).state is RevisionState.READY
     check_invariants(first, DOC, {_sha(data): _word(1)})
     first.close()
@@ -258,10 +290,14 @@ def test_reingest_repairs_a_ready_revision_whose_index_rows_are_missing(app: Rag
     re-indexed by ingesting its bytes again, instead of answering 'unchanged'."""
     data = _content(1)
     _ingest(app, data)
-    with closing(sqlite3.connect(app.home / "ragox.db")) as conn, conn:
-        for (table,) in conn.execute("SELECT name FROM lexical_partitions").fetchall():
-            conn.execute(f"DELETE FROM {table}")
-        conn.execute("DELETE FROM lexical_rows")
+    if _postgres():
+        store_sql(app.home, "DELETE FROM lexical_postings")
+        store_sql(app.home, "DELETE FROM lexical_rows")
+        store_sql(app.home, "UPDATE lexical_partitions SET rows=0, tokens=0")
+    else:
+        for (table,) in store_sql(app.home, "SELECT name FROM lexical_partitions"):
+            store_sql(app.home, f"DELETE FROM {table}")
+        store_sql(app.home, "DELETE FROM lexical_rows")
     assert app.search(_word(1), OPERATOR) == []
     outcome = _ingest(app, data)
     assert outcome.state is RevisionState.READY and not outcome.created
@@ -281,7 +317,7 @@ def test_a_failed_rerun_of_a_ready_revision_keeps_it_ready_and_searchable(
         raise StoreError("disk full")
 
     with monkeypatch.context() as patch:
-        patch.setattr(SqliteStore, "make_current", broken)
+        patch.setattr(store_class(), "make_current", broken)
         outcome = app.retry(DOC, "r1")
     assert getattr(outcome, "error_code", None) == "INTERNAL"
     assert getattr(outcome, "state", None) is RevisionState.READY
@@ -293,6 +329,7 @@ def test_a_failed_rerun_of_a_ready_revision_keeps_it_ready_and_searchable(
 # -- regressions: crash leftovers ------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # rows an older SQLite version left in its FTS5 tables
 def test_delete_sweeps_rows_an_older_version_left_behind(app: Ragox) -> None:
     """Lexical rows attached to no chunk (a crashed run of an older version) do not
     survive `ragox delete`: the deleted document's words match nothing afterwards."""
@@ -337,6 +374,7 @@ def _copy_as_schema7(new_home: Path, old_home: Path) -> None:
         shutil.copytree(new_home / name, old_home / name)
 
 
+@pytest.mark.sqlite_only  # an older SQLite home
 def test_schema7_home_upgrades_sweeps_orphans_and_shows_old_jobs_stale(tmp_path: Path) -> None:
     """A schema-7 home with the leftovers of a crashed run (orphan lexical rows, a job
     RUNNING since long ago) opens: schema 9+, orphans gone, the job shown stale."""
@@ -393,26 +431,28 @@ def _state_is(state: RevisionState) -> Callable[..., bool]:
 def _lexical_write() -> tuple[type, str]:
     # In this version the rows are written inside make_current's transaction (a crash
     # right after the write leaves them uncommitted); older versions had write_lexical.
-    name = "write_lexical_rows" if hasattr(SqliteIndex, "write_lexical_rows") else "write_lexical"
-    return SqliteIndex, name
+    index = index_class()
+    name = "write_lexical_rows" if hasattr(index, "write_lexical_rows") else "write_lexical"
+    return index, name
 
 
 #: Where the child process dies, in pipeline order.
 BOUNDARIES: dict[str, Callable[[], None]] = {
-    "blob-stored": lambda: _after(BlobStore, "put"),
-    "RECEIVED": lambda: _after(SqliteStore, "create_revision"),
-    "job-started": lambda: _after(SqliteStore, "start_job"),
-    "EXTRACTING": lambda: _after(SqliteStore, "set_state", _state_is(RevisionState.EXTRACTING)),
-    "manifest-saved": lambda: _after(SqliteStore, "save_representation"),
-    "EXTRACTED": lambda: _after(SqliteStore, "set_state", _state_is(RevisionState.EXTRACTED)),
-    "INDEXING": lambda: _after(SqliteStore, "set_state", _state_is(RevisionState.INDEXING)),
-    "chunks-saved": lambda: _after(SqliteStore, "save_index"),
-    "before-make-current": lambda: _before(SqliteStore, "make_current"),
+    "blob-stored": lambda: _after(blob_class(), "put"),
+    "RECEIVED": lambda: _after(store_class(), "create_revision"),
+    "job-started": lambda: _after(store_class(), "start_job"),
+    "EXTRACTING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTING)),
+    "manifest-saved": lambda: _after(store_class(), "save_representation"),
+    "EXTRACTED": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTED)),
+    "INDEXING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.INDEXING)),
+    "chunks-saved": lambda: _after(store_class(), "save_index"),
+    "before-make-current": lambda: _before(store_class(), "make_current"),
     "lexical-rows-written": lambda: _after(*_lexical_write()),
     # From schema 17 on the pipeline calls make_current inside commit_index's
     # transaction (chunks, versions and rows at once): committed means after that.
     "made-current": lambda: _after(
-        SqliteStore, "commit_index" if hasattr(SqliteStore, "commit_index") else "make_current"
+        store_class(),
+        "commit_index" if hasattr(store_class(), "commit_index") else "make_current",
     ),
 }
 
@@ -434,7 +474,9 @@ def _crash_at(home: Path, boundary: str, data: bytes) -> None:
 
 
 @pytest.mark.parametrize("boundary", list(BOUNDARIES))
-def test_a_run_killed_at_each_stage_boundary_recovers(tmp_path: Path, boundary: str) -> None:
+def test_a_run_killed_at_each_stage_boundary_recovers(
+    tmp_path: Path, boundary: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     """r1 is READY; a process ingesting r2 dies at ``boundary``. Then r1 (or, once r2
     committed, r2) is current and whole, no orphan rows exist, the dead run is shown
     stale; re-ingest, retry, reopen, a newer r3, and delete each restore the rules."""
@@ -463,9 +505,14 @@ def test_a_run_killed_at_each_stage_boundary_recovers(tmp_path: Path, boundary: 
         assert crashed.stuck == (in_progress and job is not None)
     app.close()
 
+    original = os.environ.get("RAGOX_STORE")
+
     def copy(name: str) -> Ragox:
         target = tmp_path / name
         shutil.copytree(home, target)
+        if original:  # a copy of the database too, which the copy's checks then read
+            server = request.getfixturevalue("postgres_server")
+            monkeypatch.setenv("RAGOX_STORE", server.copy(original))
         return Ragox(target)
 
     # 1. Ingesting the same bytes again finishes the revision.
@@ -574,8 +621,7 @@ def test_a_live_run_is_neither_failed_nor_retried(app: Ragox) -> None:
     assert app.fail(DOC, "r1").value == "LIVE_JOB"  # type: ignore[union-attr]
     assert app.retry(DOC, "r1").value == "LIVE_JOB"  # type: ignore[union-attr]
     # The same job row from another host, beating last an hour ago: its lease expired.
-    with closing(sqlite3.connect(app.home / "ragox.db")) as conn, conn:
-        conn.execute("UPDATE jobs SET host='elsewhere', heartbeat_at='2020-01-01T00:00:00Z'")
+    store_sql(app.home, "UPDATE jobs SET host='elsewhere', heartbeat_at='2020-01-01T00:00:00Z'")
     row = app.status(DOC, OPERATOR).revisions[0]
     assert row.job is not None and row.job.liveness.value == "STALE" and row.stuck
     outcome = app.retry(DOC, "r1")

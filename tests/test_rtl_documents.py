@@ -17,6 +17,8 @@ from ragox.service import Ragox
 from ragox.store import RevisionState
 from rtl_pdfs import FONT, embedded_pdf, laid_out_pdf, visual_order_pdf
 
+pytestmark = pytest.mark.both_backends
+
 RTL = DATA / "rtl"
 
 

@@ -21,7 +21,7 @@ from moto.server import ThreadedMotoServer
 from conftest import DATA, _free_port, serving
 from ragox.access import Principal
 from ragox.service import Ragox
-from ragox.store import BLOBS_VARIABLE, SqliteStore
+from ragox.store import BLOBS_VARIABLE, open_store
 from ragox.store._s3blobs import BlobCorrupt, S3BlobStore
 
 BUCKET = "ragox-test"
@@ -107,6 +107,7 @@ def _ragox(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.both_backends
 def test_queue_workers_and_api_read_originals_from_s3(
     s3: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,7 +140,7 @@ def test_queue_workers_and_api_read_originals_from_s3(
     _ragox(home, "delete", "paper.pdf")
     pdf_sha = hashlib.sha256(PDF.read_bytes()).hexdigest()
     assert f"tenant-blobs/{pdf_sha[:2]}/{pdf_sha}" not in _objects(s3, "tenant-blobs/")
-    store = SqliteStore(home)
+    store = open_store(home)
     try:
         assert not store.blobs.exists(pdf_sha)
         assert store.blobs.digest(hashlib.sha256(b"The pump is inspected monthly.\n").hexdigest())

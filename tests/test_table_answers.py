@@ -17,11 +17,13 @@ from ragox.anchor import ResolutionStatus
 from ragox.answer._cells import identifiers
 from ragox.service import Ragox
 
+pytestmark = pytest.mark.both_backends
+
 TABLES = DATA / "tables"
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def home(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("tables") / "home"
     app = Ragox(home)
     try:

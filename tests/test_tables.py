@@ -231,6 +231,7 @@ def _manifest(app: Ragox, doc: str) -> str:
 
 
 @pytest.mark.parametrize("path", [PDF, HTML, MARKDOWN], ids=lambda p: p.name)
+@pytest.mark.both_backends
 def test_every_chunk_carries_the_header_text_of_its_cells(app: Ragox, path: Path) -> None:
     """Each chunk's search text holds the text of every header cell of every cell in
     it (once, inserted where the header cell is not in the chunk itself); the
@@ -317,18 +318,22 @@ def _top_chunk_holds_the_cell(home: Path, tmp_path: Path) -> bool:
         app.close()
 
 
+@pytest.mark.both_backends
 def test_question_on_a_cell_finds_its_chunk_by_the_column_header(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str, request: pytest.FixtureRequest
 ) -> None:
     """ "Tightening torque QX-140": both tables hold QX-140 far below their header rows;
     the torque table's chunk with that cell ranks first because its cells carry their
     column header's text, and does not without it (same corpus, headers left out)."""
     assert _top_chunk_holds_the_cell(tmp_path / "with", tmp_path)
+    if backend == "postgres":  # the second home gets a database of its own
+        monkeypatch.setenv("RAGOX_STORE", request.getfixturevalue("postgres_server").fresh())
     monkeypatch.setattr(_searchtext, "header_text", lambda *args, **kwargs: "")
     assert not _top_chunk_holds_the_cell(tmp_path / "without", tmp_path)
 
 
 @pytest.mark.parametrize("path", [PDF, HTML, MARKDOWN], ids=lambda p: p.name)
+@pytest.mark.both_backends
 def test_table_documents_round_trip_in_ragox_check(app: Ragox, path: Path) -> None:
     """`ragox check` maps every sampled fragment of every table document back to its
     source with 0 mismatches."""
@@ -338,6 +343,7 @@ def test_table_documents_round_trip_in_ragox_check(app: Ragox, path: Path) -> No
     assert report.mismatches == ()
 
 
+@pytest.mark.both_backends
 def test_anchor_on_a_cell_is_the_cell_text_only(app: Ragox) -> None:
     """An anchor made on a cell quotes the cell exactly, and resolves to its block, whose
     stored cell names its header blocks."""

@@ -21,6 +21,8 @@ from ragox.answer import OpenAIGenerator
 from ragox.service import Ragox
 from translator_server import ScriptedServer, scripted_server
 
+pytestmark = pytest.mark.both_backends
+
 MANUAL = b"""# XQ-7 pump manual
 
 Unpack the XQ-7 pump and check the delivery for damage.

@@ -8,15 +8,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import stat
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import DATA, SEED_TEXT, CliResult
+import pytest
+
+from conftest import DATA, SEED_TEXT, CliResult, store_sql
 from ragox.anchor import canonical_json
+
+pytestmark = pytest.mark.both_backends
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 NINE = {
@@ -88,15 +91,14 @@ def test_a_tampered_manifest_row_fails_and_is_named(ragox_cli, home: Path) -> No
     """A manifest changed in the database: exit 1 and the HMAC case with its ids; the
     report carries no document text."""
     _populate(ragox_cli)
-    with sqlite3.connect(home / "ragox.db") as conn:
-        row = conn.execute(
-            "SELECT manifest_id, json FROM manifests WHERE document_id='manual-17.txt'"
-        ).fetchone()
-        tampered = json.loads(row[1])
-        tampered["revision"] = "r9"
-        conn.execute(
-            "UPDATE manifests SET json=? WHERE manifest_id=?", (json.dumps(tampered), row[0])
-        )
+    [row] = store_sql(
+        home, "SELECT manifest_id, json FROM manifests WHERE document_id='manual-17.txt'"
+    )
+    tampered = json.loads(row[1])
+    tampered["revision"] = "r9"
+    store_sql(
+        home, "UPDATE manifests SET json=? WHERE manifest_id=?", (json.dumps(tampered), row[0])
+    )
     result = ragox_cli("verify", "--json")
     assert result.code == 1
     report = _report(result)
@@ -110,9 +112,13 @@ def test_a_tampered_manifest_row_fails_and_is_named(ragox_cli, home: Path) -> No
 def test_a_changed_original_fails_and_is_named(ragox_cli, home: Path) -> None:
     """An original's bytes changed on disk: exit 1, the SHA-256 case with the blob's id."""
     _populate(ragox_cli)
-    blob = next(p for p in (home / "blobs").rglob("*") if p.is_file())
-    os.chmod(blob, 0o600)
-    blob.write_bytes(blob.read_bytes() + b"\n")
+    if os.environ.get("RAGOX_STORE"):  # PostgreSQL keeps originals in a table
+        [(sha256, data)] = store_sql(home, "SELECT sha256, data FROM blobs LIMIT 1")
+        store_sql(home, "UPDATE blobs SET data=? WHERE sha256=?", (bytes(data) + b"\n", sha256))
+    else:
+        blob = next(p for p in (home / "blobs").rglob("*") if p.is_file())
+        os.chmod(blob, 0o600)
+        blob.write_bytes(blob.read_bytes() + b"\n")
     report = _report(ragox_cli("verify", "--json"))
     assert not report["ok"]
     names = {(d["name"], d["observed"]) for d in report["deviations"]}

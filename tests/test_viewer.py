@@ -3,7 +3,6 @@ mobile: highlights equal the exact quote; failures render as explicit states."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,13 +10,16 @@ from pathlib import Path
 import pytest
 
 from browser import CHROMIUM, VIEWPORTS, chromium
-from conftest import DATA, serving
+from conftest import DATA, serving, store_sql
 from ragox.access import ANY_ID, Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 PAGE = """<!doctype html><html><body>
 <h1>Wartung 🔧</h1>
@@ -57,7 +59,7 @@ class Viewer:
 
 
 @pytest.fixture(scope="module")
-def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
+def viewer(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Viewer]:
     home = tmp_path_factory.mktemp("viewer") / "home"
     app = Ragox(home)
     outcome = app.ingestor.ingest_bytes(
@@ -90,11 +92,11 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     )
     tampered = app.create_anchor("tampered.txt", 0, 10, staff)
     assert not isinstance(tampered, Refusal)
-    with sqlite3.connect(app.store.path) as conn:  # edit a manifest behind ragox's back
-        conn.execute(
-            "UPDATE manifests SET json = replace(json, 'text/plain', 'text/html') "
-            "WHERE document_id = 'tampered.txt'"
-        )
+    store_sql(  # edit a manifest behind ragox's back
+        app.home,
+        "UPDATE manifests SET json = replace(json, 'text/plain', 'text/html') "
+        "WHERE document_id = 'tampered.txt'",
+    )
     key = app.create_key(Principal("sam", groups=staff.groups, write=frozenset({"staff/"})))
     outsider = app.create_key(Principal("oz", groups=frozenset({"sales"})))
     uploader = app.create_key(Principal("olga", operator=True, write=frozenset({ANY_ID})))

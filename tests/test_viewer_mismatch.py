@@ -20,7 +20,10 @@ from ragox.anchor import Refusal
 from ragox.service import Ragox
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 TEXT = "Wartung.\n\nDie Dichtung wird alle 500 Stunden geprüft. Danach den Deckel schließen.\n"
@@ -35,7 +38,7 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("viewer-mismatch") / "home"
     app = Ragox(home)
     app.ingestor.ingest_bytes(

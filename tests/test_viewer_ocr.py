@@ -23,6 +23,7 @@ pytestmark = [
     pytest.mark.skipif(
         ocr_module.tessdata_folder() is None, reason="needs tesseract-ocr-{eng,deu,rus}"
     ),
+    pytest.mark.both_backends,
 ]
 
 SCAN = DATA / "ocr" / "ru-seed003.pdf"
@@ -40,7 +41,7 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("viewer-ocr") / "home"
     app = Ragox(home)
     app.ingest_path(SCAN, SCAN.parent, groups=frozenset({"staff"}))

@@ -19,7 +19,10 @@ from ragox.service import Ragox
 from test_extract_office import make_pptx, make_xlsx
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 DOCX_QUOTE = "twelve months or after 2,000 hours"
 CELL_QUOTE = "Seal kit"
@@ -36,7 +39,7 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def served(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("office")
     home = folder / "home"
     app = Ragox(home)

@@ -25,6 +25,7 @@ pytest.importorskip("playwright.sync_api")
 pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
     pytest.mark.skipif(not FONT.exists(), reason="needs fonts-dejavu-core"),
+    pytest.mark.both_backends,
 ]
 
 RTL = DATA / "rtl"
@@ -67,7 +68,7 @@ def _utf16(text: str, codepoints: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def served(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Served]:
     from conftest import serving
 
     home = tmp_path_factory.mktemp("rtl") / "home"

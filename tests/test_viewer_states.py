@@ -19,7 +19,10 @@ from ragox.anchor import Anchor, Refusal, ResolutionStatus
 from ragox.service import Ragox
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 GROUPS = frozenset({"staff"})
@@ -80,7 +83,7 @@ def _import(app: Ragox, data: dict[str, Any], document_id: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("viewer-states") / "home"
     app = Ragox(home)
 
@@ -390,6 +393,7 @@ LIBRARY_START = [
 ]
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_library(open_page: Any, site: Site) -> None:
     """Library: the section links, forgetting the key, the upload (keys that may write),
     then the filters, in that order; an operate key also reaches each document's
@@ -421,6 +425,7 @@ def test_keyboard_library(open_page: Any, site: Site) -> None:
     _assert_ring(focused, "readers field")
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_viewer_pdf_and_login(open_page: Any, site: Site) -> None:
     """Viewer: page buttons, the original file, then the text; without a key the form."""
     page = _view(open_page, site, site.pdf, "desktop")
@@ -445,6 +450,7 @@ def test_keyboard_viewer_pdf_and_login(open_page: Any, site: Site) -> None:
     page.wait_for_selector("#ragox-viewer[data-ragox-status='RESOLVED']")
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_viewer_refusal(open_page: Any, site: Site) -> None:
     """A refusal: the unverified link is the one control, and Enter opens the text."""
     page = _view(open_page, site, site.source_changed, "desktop")
@@ -460,6 +466,7 @@ def test_keyboard_viewer_refusal(open_page: Any, site: Site) -> None:
     _assert_ring(focused, "document after Enter")
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_keyboard_ask(open_page: Any, site: Site) -> None:
     """Ask with the keyboard only: links, question, button, each citation, the passage."""
     page = open_page(f"{site.url}/view/ask#key={site.key}")
@@ -592,6 +599,7 @@ def _audit_contrast(page: Any, must_cover: list[str]) -> list[str]:
     return failures
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_contrast_of_every_page_and_state(open_page: Any, site: Site) -> None:
     """WCAG 2.x contrast, from computed styles, for every text of the ask and library
     pages and of the viewer: the highlight, the states, the notice, the unverified link."""
@@ -658,6 +666,7 @@ STRUCTURE_JS = """() => {
 }"""
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_pages_have_language_title_labels_and_landmarks(open_page: Any, site: Site) -> None:
     """Each page names its language and title, has one main landmark and one h1, and
     every input, button, link, frame and image has a name."""
@@ -686,6 +695,7 @@ TARGETS_JS = """() => [...document.querySelectorAll('a, button, input, select')]
             height: r.height}; })"""
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_touch_targets_on_a_phone(open_page: Any, site: Site) -> None:
     """On a phone every visible link, button, input and select is at least 44 px high
     (WCAG 2.5.5): the section bar, the sign-in form, the filters, an operator's row
@@ -712,6 +722,7 @@ def test_touch_targets_on_a_phone(open_page: Any, site: Site) -> None:
         assert small == [], (path, small)
 
 
+@pytest.mark.sqlite_only  # the pages' layout and keyboard paths, not the store
 def test_key_prompt_is_not_shown_as_an_error(open_page: Any, site: Site) -> None:
     """Without a key the viewer asks for one in ordinary text, not in the error colour."""
     page = open_page(f"{site.url}/view/anchors/{site.pdf}")

@@ -18,7 +18,10 @@ from ragox.anchor import Refusal
 from ragox.service import Ragox
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 TABLES = DATA / "tables"
 
@@ -52,7 +55,7 @@ def _cell_range(app: Ragox, doc: str, quote: str, after: str | None) -> tuple[in
 
 
 @pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tables]:
+def tables(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[Tables]:
     home = tmp_path_factory.mktemp("tables") / "home"
     app = Ragox(home)
     staff = Principal("sam", groups=frozenset({"staff"}))

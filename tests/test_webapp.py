@@ -23,7 +23,10 @@ from ragox.anchor import Refusal
 from ragox.service import Ragox
 
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+    pytest.mark.both_backends,
+]
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 OPERATOR = Principal("olga", operator=True, write=frozenset({ANY_ID}))
@@ -104,7 +107,7 @@ def build_home(home: Path) -> tuple[str, str, str, str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> Iterator[App]:
     home = tmp_path_factory.mktemp("webapp") / "home"
     reader, operator, code_anchor, pdf_anchor = build_home(home)
     with serving(home) as url:

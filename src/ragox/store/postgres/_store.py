@@ -99,6 +99,12 @@ _IN_PROGRESS: Final = frozenset(
 Connection = psycopg.Connection[Any]
 
 
+def _storable(*keys: str) -> bool:
+    """Whether PostgreSQL can hold these key values (text holds no NUL): a key with NUL
+    names no stored row, as on SQLite, instead of failing the query."""
+    return not any("\x00" in key for key in keys)
+
+
 class _Lock(enum.IntEnum):
     """How much of the store a write transaction holds (ordered: more is larger)."""
 
@@ -385,6 +391,8 @@ class PostgresStore:
     _DOCUMENT_COLUMNS: Final = "document_id, tenant, current_revision, created_at, language"
 
     def get_document(self, tenant: str, document_id: str) -> DocumentRecord | None:
+        if not _storable(tenant, document_id):
+            return None
         row = self._fetchone(
             f"SELECT {self._DOCUMENT_COLUMNS} FROM documents WHERE tenant=%s AND document_id=%s",
             (tenant, document_id),
@@ -471,6 +479,8 @@ class PostgresStore:
         """Remove a document, its revisions, representations and anchors; answers that
         drew on it are redacted by ``redact`` and lose their traces, in the same
         transaction, and every process drops what it remembers of the text."""
+        if not _storable(tenant, document_id):
+            return False
         key = (tenant, document_id)
         with self.transaction() as conn:
             found = conn.execute(
@@ -550,6 +560,8 @@ class PostgresStore:
         )
 
     def get_revision(self, tenant: str, document_id: str, revision: str) -> RevisionRecord | None:
+        if not _storable(tenant, document_id, revision):
+            return None
         row = self._fetchone(
             f"SELECT {self._REVISION_COLUMNS} FROM revisions "
             "WHERE tenant=%s AND document_id=%s AND revision=%s",
@@ -558,6 +570,8 @@ class PostgresStore:
         return self._revision(row) if row else None
 
     def revisions(self, tenant: str, document_id: str) -> list[RevisionRecord]:
+        if not _storable(tenant, document_id):
+            return []
         rows = self._fetchall(
             f"SELECT {self._REVISION_COLUMNS} FROM revisions "
             "WHERE tenant=%s AND document_id=%s ORDER BY seq",
