@@ -105,6 +105,16 @@ def _storable(*keys: str) -> bool:
     return not any("\x00" in key for key in keys)
 
 
+def _readable(params: Any) -> bool:
+    """Whether a lookup's text parameters can name stored rows: no stored text holds
+    NUL, so a lookup by a key with NUL (an answer or anchor id from a request) finds
+    nothing, as on SQLite, instead of failing the query (every read through
+    ``_fetchone``/``_fetchall`` matches its text parameters by equality or range)."""
+    if not isinstance(params, (tuple, list)):
+        return True
+    return _storable(*(value for value in params if isinstance(value, str)))
+
+
 class _Lock(enum.IntEnum):
     """How much of the store a write transaction holds (ordered: more is larger)."""
 
@@ -307,10 +317,14 @@ class PostgresStore:
             yield conn
 
     def _fetchone(self, query: str, params: Any = None) -> Any:
+        if not _readable(params):
+            return None
         with self.read() as conn:
             return conn.execute(query, params).fetchone()
 
     def _fetchall(self, query: str, params: Any = None) -> list[Any]:
+        if not _readable(params):
+            return []
         with self.read() as conn:
             return conn.execute(query, params).fetchall()
 
