@@ -59,6 +59,29 @@ def test_schema_is_versioned_and_a_newer_one_refused(url: str, tmp_path: Path) -
         PostgresStore(url, tmp_path / "home")
 
 
+def test_a_version_4_database_gains_the_jobs_ocr_mode(url: str, tmp_path: Path) -> None:
+    """Migration 5 (SQLite's 26): a database from before it, with a queued job, gets the
+    job's OCR mode column, NULL for the waiting job (read as ``auto``)."""
+    note = tmp_path / "note.txt"
+    note.write_text("A queued note about the pump.\n")
+    app = Ragox(tmp_path / "home", store=url)
+    try:
+        assert app.ingest_path(note, tmp_path, queue=True).queued
+    finally:
+        app.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE jobs DROP COLUMN ocr")
+        conn.execute("UPDATE ragox_schema SET value='4' WHERE key='schema_version'")
+    store = PostgresStore(url, tmp_path / "home")
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        with store.read() as conn:
+            rows = conn.execute("SELECT state, ocr FROM jobs").fetchall()
+    finally:
+        store.close()
+    assert len(rows) == 1 and rows[0][1] is None
+
+
 def test_originals_are_in_the_database_for_every_process(url: str, tmp_path: Path) -> None:
     """An ingested original is read back by a store with another home (another machine),
     and no blob folder is written."""
