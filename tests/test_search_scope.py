@@ -439,6 +439,12 @@ def _observed(app: Ragox, principal: Principal, questions: list[str]) -> tuple[o
         app.search(question, principal, SearchMode.LEXICAL)
     with _traced(app) as (statements, steps):
         hits = [_view(app, question, principal) for question in questions]
+    # The steps of the fewer of two identical passes: a one-off cost of the moment (seen
+    # once in CI, 1.1% on one pass) is not a property of the data; a cost that depends
+    # on the hidden document is in both passes.
+    with _traced(app) as (again, steps_again):
+        assert [_view(app, question, principal) for question in questions] == hits
+    assert again == statements
     answer = app.ask(questions[0], principal)
     return (
         hits,
@@ -446,7 +452,7 @@ def _observed(app: Ragox, principal: Principal, questions: list[str]) -> tuple[o
         answer.answer,
         [c.anchor.to_json() for c in answer.citations],
         list(statements),
-        steps[0],
+        min(steps[0], steps_again[0]),
     )
 
 
