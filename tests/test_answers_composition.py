@@ -147,3 +147,23 @@ def test_the_askers_pronouns_are_no_question_terms() -> None:
         "sound driver."
     )
     assert ExtractiveGenerator().generate("How do I fix my dishwasher?", _evidence(text)).abstained
+
+
+def test_a_how_many_question_needs_a_number() -> None:
+    """ "Wie viele Tage hat ein Schaltjahr?" is not answered by a sentence that shares
+    "Tage" and holds no number; a number in words answers a "how many" question."""
+    text = (
+        "Testing kann manchmal für Monate kaputt sein. Allerdings werden Probleme in "
+        "vielen Fällen binnen Tagen behoben. Manchmal kann das Tage dauern."
+    )
+    question = "Wie viele Tage hat ein Schaltjahr?"
+    generator = ExtractiveGenerator()
+    assert generator.generate(question, _evidence(text)).abstained
+    lenient = ExtractiveGenerator(replace(generator.config, no_number=0.0))
+    assert not lenient.generate(question, _evidence(text)).abstained
+    servers = "Produktive Server müssen 24 Stunden am Tag und sieben Tage die Woche laufen."
+    draft = generator.generate("Wie viele Tage die Woche müssen Server laufen?", _evidence(servers))
+    assert not draft.abstained
+    words = "Production servers have to work all day, seven days a week."
+    draft = generator.generate("How many days a week must servers work?", _evidence(words))
+    assert not draft.abstained

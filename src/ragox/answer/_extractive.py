@@ -160,6 +160,11 @@ class ExtractiveConfig:
     #: what experiences people had with NVIDIA drivers, search the phrase …". Set on the
     #: real-document development set, never on the held-out set
     description: float = 2.0
+    #: answerability penalty of a sentence without a number (in digits or words) for a
+    #: "how many"/"wie viele"/"сколько" question: "Wie viele Tage hat ein Schaltjahr?" is
+    #: not answered by "Probleme werden binnen Tagen behoben". Set by the same reasoning
+    #: as ``description`` (the sentence lacks the kind of answer asked for), not fitted
+    no_number: float = 2.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -189,6 +194,8 @@ class ExtractiveConfig:
         credit = 0.0
         if kind is AnswerKind.INSTRUCTION:
             credit = self.instruction_evidence if features.answer_kind else -self.description
+        elif kind is AnswerKind.NUMBER and not features.answer_kind:
+            credit = -self.no_number
         return self.evidence_score(features) - self.uncovered * features.uncovered + credit
 
     def evidence_score(self, features: Support) -> float:

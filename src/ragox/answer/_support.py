@@ -91,6 +91,20 @@ _MONTH: Final = regex.compile(
     regex.IGNORECASE,
 )
 _DIGIT: Final = regex.compile(r"\d")
+#: a number in words ("seven days", "sieben Tage", "семь дней"); not "ein"/"one" as an
+#: article or pronoun
+_NUMBER_WORD: Final = regex.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|\w+teen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
+    r"|millions?|billions?|dozens?|twice|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
+    r"|elf|zwölf|\w+zehn|(?:zwan|drei|vier|fünf|sech|sieb|acht|neun)(?:zig|ßig)"
+    r"|hundert|tausend|million(?:en)?|milliarden?|dutzend|doppelt"
+    r"|два|две|двух|двум|двумя|три|трёх|трех|трём|тремя|четыре|четырёх|четырех|пять|пяти"
+    r"|шесть|шести|семь|семи|восемь|восьми|девять|девяти|десять|десяти|\w+надцать"
+    r"|\w+надцати|двадцат\w*|тридцат\w*|сорок|сорока|\w+десят|девяносто|сто|ста|двести"
+    r"|триста|четыреста|\w+сот|тысяч\w*|миллион\w*|миллиард\w*)\b",
+    regex.IGNORECASE,
+)
 
 
 def answer_kind(question: str) -> AnswerKind | None:
@@ -104,7 +118,7 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.DATE:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
-        return bool(_DIGIT.search(sentence))
+        return bool(_DIGIT.search(sentence) or _NUMBER_WORD.search(sentence))
     if kind is AnswerKind.INSTRUCTION:
         return has_instruction(sentence)
     if kind is AnswerKind.LOCATION:
