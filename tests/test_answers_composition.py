@@ -167,3 +167,28 @@ def test_a_how_many_question_needs_a_number() -> None:
     words = "Production servers have to work all day, seven days a week."
     draft = generator.generate("How many days a week must servers work?", _evidence(words))
     assert not draft.abstained
+
+
+def test_a_which_tool_question_is_answered_by_a_name() -> None:
+    """ "Which tool …?" asks for a name written as an identifier ("cron-apt"): the sentence
+    naming one answers it though it words the rest differently; without the credit for
+    the asked kind it would be abstained on."""
+    from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
+
+    text = (
+        "Keeping your system up to date takes little work. You can use cron-apt; this "
+        "tool updates the system at regular intervals using a cron job. By default it just "
+        "updates the package list and downloads new packages."
+    )
+    question = "Which tool can upgrade the machine on a schedule through cron?"
+    assert answer_kind(question) is AnswerKind.NAME
+    assert answer_kind("В каком пакете поставляется руководство по политике?") is AnswerKind.NAME
+    assert answer_kind("Welches Programm aktualisiert Debian zeitgesteuert?") is AnswerKind.NAME
+    assert holds_answer_kind(AnswerKind.NAME, "Оно распространяется в пакете debian-policy.")
+    assert not holds_answer_kind(AnswerKind.NAME, "It is the best tool for the job.")
+    generator = ExtractiveGenerator()
+    draft = generator.generate(question, _evidence(text))
+    assert not draft.abstained
+    assert "cron-apt" in draft.claims[0].text
+    without = ExtractiveGenerator(replace(generator.config, instruction_evidence=0.0))
+    assert without.generate(question, _evidence(text)).abstained

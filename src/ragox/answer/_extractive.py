@@ -184,7 +184,8 @@ class ExtractiveConfig:
         return dict(self.thresholds).get(language, self.default_threshold)
 
     def score(self, features: Support, kind: AnswerKind | None = None) -> float:
-        bonus = self.instruction if kind is AnswerKind.INSTRUCTION else self.answer_kind
+        named = kind in (AnswerKind.INSTRUCTION, AnswerKind.NAME)
+        bonus = self.instruction if named else self.answer_kind
         return self.evidence_score(features) + bonus * features.answer_kind
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:
@@ -194,6 +195,10 @@ class ExtractiveConfig:
         credit = 0.0
         if kind is AnswerKind.INSTRUCTION:
             credit = self.instruction_evidence if features.answer_kind else -self.description
+        elif kind is AnswerKind.NAME and features.answer_kind:
+            # "which tool …?" answered by a sentence naming one ("You can use cron-apt;
+            # this tool updates the system at regular intervals")
+            credit = self.instruction_evidence
         elif kind is AnswerKind.NUMBER and not features.answer_kind:
             credit = -self.no_number
         return self.evidence_score(features) - self.uncovered * features.uncovered + credit

@@ -43,6 +43,9 @@ class AnswerKind(Enum):
     #: "where is … stored", "in welcher Datei …", "где хранится …": a file, folder or
     #: web address (a place name does not count: it has no path to check for)
     LOCATION = "location"
+    #: "which tool …", "in welchem Paket …", "в каком пакете …": the name of a package,
+    #: program or command, written as one ("cron-apt", "debian-policy")
+    NAME = "name"
 
 
 _KINDS: Final = (
@@ -81,6 +84,20 @@ _KINDS: Final = (
         ),
     ),
 )
+_NAME_QUESTION: Final = (
+    AnswerKind.NAME,
+    regex.compile(
+        r"^\W*(?:(?:in|from|with) )?(?:which|what)\s+(?:\w+\s+)?(?:package|tool|program"
+        r"|command|utility|daemon|module|library)s?\b"
+        r"|^\W*(?:(?:in|aus|mit) )?welche[mnrs]?\s+(?:\w+\s+)?(?:paket|werkzeug|programm"
+        r"|befehl|kommando|tool|modul|bibliothek|dienst)"
+        r"|^\W*(?:(?:в|из|с помощью) )?как(?:ой|ая|ое|ом|ую|ого|им|ие|их)\s+(?:\w+\s+)?"
+        r"(?:пакет|программ|команд|утилит|инструмент|модул|библиотек)",
+        regex.IGNORECASE,
+    ),
+)
+#: a name written as one identifier: "cron-apt", "debian-policy", "linux-image-NNN"
+_IDENTIFIER: Final = regex.compile(r"(?<![\w/.-])[a-z][a-z0-9+.]*(?:[-_][a-z0-9+.]+)+")
 #: a file or folder path ("/etc/papersize", "~/.bashrc") or a web address
 _PATH: Final = regex.compile(r"(?:^|(?<=[\s(«\"'„“]))~?/[\w.+-]+|\bhttps?://\S+")
 _YEAR: Final = regex.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
@@ -108,7 +125,7 @@ _NUMBER_WORD: Final = regex.compile(
 
 
 def answer_kind(question: str) -> AnswerKind | None:
-    for kind, pattern in _KINDS:
+    for kind, pattern in (*_KINDS, _NAME_QUESTION):
         if pattern.search(question):
             return kind
     return None
@@ -123,6 +140,8 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return has_instruction(sentence)
     if kind is AnswerKind.LOCATION:
         return bool(_PATH.search(sentence))
+    if kind is AnswerKind.NAME:
+        return bool(_IDENTIFIER.search(sentence) or _PATH.search(sentence))
     return False
 
 
