@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import html_reference
 from ragox.extract import Extraction, ExtractionError, ExtractOptions
-from ragox.extract.html import HTML_PARSER, extract_html
+from ragox.extract.html import HTML_PARSER, _nesting_exceeds, extract_html
 from ragox.text import BASE_PROFILE
 
 DATA = Path(__file__).parent / "data"
@@ -197,3 +197,57 @@ def test_generated_markup_gives_what_the_reference_gives(
 ) -> None:
     """Any markup from odd pieces: the same extraction or the same refusal."""
     assert_same("".join(pieces).encode("utf-8"), options)
+
+
+_TAGS = st.sampled_from(
+    [
+        "<div>",
+        "</div>",
+        "<span>",
+        "</span>",
+        "<b>",
+        "</b>",
+        "<a>",
+        "</a>",
+        "<h2>",
+        "<h3>",
+        "</h2>",
+        "<p>",
+        "</p>",
+        "<br/>",
+        "<table>",
+        "</table>",
+        "<svg>",
+        "</svg>",
+        "<math>",
+        "<path/>",
+        "<x/>",
+        "<object>",
+        "<script>",
+        "</script>",
+        "</SCRIPT >",
+        "<title>",
+        "</title>",
+        "<plaintext>",
+        "<!--",
+        "-->",
+        "<!doctype html>",
+        "<?x?>",
+        "<DIV class='a>b'>",
+        "<div title='<b>'>",
+        "<x<y>",
+        "<",
+        ">",
+        "text",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TAGS, max_size=80))
+def test_the_nesting_estimate_decides_as_the_reference(pieces: list[str]) -> None:
+    """The estimate before parsing refuses exactly what the reference's refuses, at
+    every limit (so its estimated depth is the same)."""
+    text = "".join(pieces)
+    for limit in range(16):
+        assert _nesting_exceeds(text, limit) == html_reference._nesting_exceeds(text, limit)

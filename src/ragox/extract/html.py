@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import fields
 from typing import Final
 
 import selectolax
@@ -229,6 +231,8 @@ def _blocks(
     position = 0
     separator = len(BLOCK_SEPARATOR)
     codepoint = Coordinates.CODEPOINT
+    new_block = _new_block
+    new_span = _new_span
     for index, (text, box) in enumerate(zip(texts, owners, strict=True)):
         if box.block_count == 1:
             element_id = box.element_id
@@ -240,15 +244,8 @@ def _blocks(
             k = ordinals[id(box)] = ordinals.get(id(box), 0) + 1
             locator = f"{_path(box.chain) or '/'}/text()[{k}]"
         end = position + len(text)
-        blocks.append(
-            Block(
-                index,
-                box.kind,
-                Span(codepoint, position, end),
-                locator,
-                cell=None if box.cell is None else _cell(places[box.cell], block_ids),
-            )
-        )
+        cell = None if box.cell is None else _cell(places[box.cell], block_ids)
+        blocks.append(new_block(index, box.kind, new_span(codepoint, position, end), locator, cell))
         position = end + separator
     return tuple(blocks)
 
@@ -256,15 +253,114 @@ def _blocks(
 def _cell(place: CellPlace, block_ids: dict[int, list[str]]) -> TableCell:
     """The block's table cell, its header cells named by their blocks (a header cell
     without visible text has none and drops out, as the standard drops empty cells)."""
-    return TableCell(
-        table=place.table,
-        row=place.row,
-        col=place.col,
-        row_span=place.row_span,
-        col_span=place.col_span,
-        header=place.header,
-        header_ids=tuple(i for key in place.header_keys for i in block_ids.get(key, ())),
+    header_ids = (
+        tuple([i for key in place.header_keys for i in block_ids.get(key, ())])
+        if place.header_keys
+        else ()
     )
+    return _new_cell(*place[:6], header_ids)
+
+
+# -- building the frozen records -------------------------------------------------
+#
+# Tens of thousands of blocks, spans and table cells per large page: a frozen
+# dataclass's __init__ sets each field through object.__setattr__, three times
+# slower than the slots' own descriptors. The records are built through those
+# descriptors, the same objects field for field, when the classes still have
+# exactly the fields this module knows; otherwise through their constructors.
+
+
+def _cell_builder() -> Callable[..., TableCell]:
+    names = ("table", "row", "col", "row_span", "col_span", "header", "header_ids")
+    if tuple(f.name for f in fields(TableCell)) != names or "__post_init__" in vars(TableCell):
+        return TableCell
+    new = object.__new__
+    setters = [vars(TableCell)[name].__set__ for name in names]
+    set_table, set_row, set_col, set_row_span, set_col_span, set_header, set_ids = setters
+
+    def build(
+        table: int,
+        row: int,
+        col: int,
+        row_span: int,
+        col_span: int,
+        header: bool,
+        header_ids: tuple[str, ...],
+    ) -> TableCell:
+        cell: TableCell = new(TableCell)
+        set_table(cell, table)
+        set_row(cell, row)
+        set_col(cell, col)
+        set_row_span(cell, row_span)
+        set_col_span(cell, col_span)
+        set_header(cell, header)
+        set_ids(cell, header_ids)
+        return cell
+
+    return build
+
+
+def _block_builder() -> Callable[[int, BlockKind, Span, str, TableCell | None], Block]:
+    names = ("index", "kind", "span", "locator", "page", "bbox", "source", "ocr", "cell")
+    defaults = (None, None, None, False)  # page, bbox, source, ocr
+    if (
+        tuple(f.name for f in fields(Block)) != names
+        or tuple(f.default for f in fields(Block)[4:8]) != defaults
+        or "__post_init__" in vars(Block)
+    ):
+        return lambda index, kind, span, locator, cell: Block(index, kind, span, locator, cell=cell)
+    new = object.__new__
+    (
+        set_index,
+        set_kind,
+        set_span,
+        set_locator,
+        set_page,
+        set_bbox,
+        set_source,
+        set_ocr,
+        set_cell,
+    ) = (vars(Block)[name].__set__ for name in names)
+
+    def build(
+        index: int, kind: BlockKind, span: Span, locator: str, cell: TableCell | None
+    ) -> Block:
+        block: Block = new(Block)
+        set_index(block, index)
+        set_kind(block, kind)
+        set_span(block, span)
+        set_locator(block, locator)
+        set_page(block, None)
+        set_bbox(block, None)
+        set_source(block, None)
+        set_ocr(block, False)
+        set_cell(block, cell)
+        return block
+
+    return build
+
+
+def _span_builder() -> Callable[[Coordinates, int, int], Span]:
+    """Spans of the walk are never negative nor reversed: Span's check is not needed."""
+    names = ("coordinates", "start", "end")
+    if tuple(f.name for f in fields(Span)) != names:
+        return Span
+    new = object.__new__
+    set_coordinates, set_start, set_end = (vars(Span)[name].__set__ for name in names)
+
+    def build(coordinates: Coordinates, start: int, end: int) -> Span:
+        span: Span = new(Span)
+        set_coordinates(span, coordinates)
+        set_start(span, start)
+        set_end(span, end)
+        return span
+
+    return build
+
+
+_new_block: Final = _block_builder()
+_new_span: Final = _span_builder()
+_new_cell: Final = _cell_builder()
 
 
 def _normalize_blocks(texts: list[str], profile: Profile) -> list[str]:
@@ -343,14 +439,19 @@ _IMPLIED: Final = _names(
 _FORMATTING: Final = _names("a b big code em font i nobr s small strike strong tt u")
 _SCOPE_BARRIERS: Final = frozenset({"applet", "marquee", "object", "table", "template"})
 _HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_NO_PUSH: Final = _VOID | _IMPLIED
 #: how far below the top an end tag looks for its element (keeps the scan linear)
 _END_TAG_REACH: Final = 64
 
 
-# Start tags that may push an element: an upper bound on the nesting, found in C.
-_PUSHING_START: Final = re.compile(
-    r"<(?!(?:{})[\t\n\f\r />])[A-Za-z]".format("|".join(sorted(_VOID | _IMPLIED))), re.I
-)
+_START_NAME: Final = re.compile(r"<([A-Za-z][^\t\n\f\r />]*)")
+
+
+def _pushing_starts(text: str) -> int:
+    """Start tags that may push an element: an upper bound on the nesting (each name
+    counted in C, each distinct name looked up once)."""
+    counts = Counter(_START_NAME.findall(text))
+    return sum(n for name, n in counts.items() if name.lower() not in _NO_PUSH)
 
 
 def _nesting_exceeds(text: str, limit: int) -> bool:
@@ -361,31 +462,37 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
     them open, as the adoption agency algorithm does), raw text is skipped.
     It cannot be exact; the walk after parsing enforces the real limit.
     """
-    if len(_PUSHING_START.findall(text)) <= limit:
+    if text.count("<") <= limit or _pushing_starts(text) <= limit:
         return False
     stack: list[str] = []
-    open_counts: Counter[str] = Counter()
+    open_counts: dict[str, int] = {}
     position = 0
+    search = _TAG_START.search
+    find = text.find
+    no_push = _NO_PUSH
     while True:
-        found = _TAG_START.search(text, position)
+        found = search(text, position)
         if found is None:
             return False
-        if found.group(1):  # a comment
-            end = text.find("-->", found.end())
+        comment, slash, name = found.groups()
+        if comment:
+            end = find("-->", found.end())
             if end < 0:
                 return False
             position = end + 3
             continue
-        tag_end = text.find(">", found.end())
+        tag_end = find(">", found.end())
         if tag_end < 0:
             return False
         position = tag_end + 1
-        name = found.group(3)
         if name is None:  # doctype, bogus comment, processing instruction
             continue
         name = name.lower()
-        if found.group(2):
-            _pop_to(name, stack, open_counts)
+        if slash:
+            if open_counts.get(name):
+                _pop_to(name, stack, open_counts)
+            continue
+        if name in no_push:
             continue
         if name in _RAW_TEXT:
             closing = re.compile(rf"</{re.escape(name)}[\t\n\f\r />]", re.I).search(text, position)
@@ -395,23 +502,20 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
             continue
         if name == "plaintext":
             return False
-        if name in _VOID or name in _IMPLIED:
-            continue
-        in_foreign = open_counts["svg"] > 0 or open_counts["math"] > 0
-        if in_foreign and text[tag_end - 1] == "/":
-            continue
-        if name == "a" and open_counts["a"]:
+        if text[tag_end - 1] == "/" and (open_counts.get("svg") or open_counts.get("math")):
+            continue  # a self-closing element in foreign content
+        if name == "a" and open_counts.get("a"):
             _pop_to("a", stack, open_counts)
         if name in _HEADINGS and stack and stack[-1] in _HEADINGS:
             open_counts[stack.pop()] -= 1
         stack.append(name)
-        open_counts[name] += 1
+        open_counts[name] = open_counts.get(name, 0) + 1
         if len(stack) > limit:
             return True
 
 
-def _pop_to(name: str, stack: list[str], open_counts: Counter[str]) -> None:
-    if not open_counts[name]:
+def _pop_to(name: str, stack: list[str], open_counts: dict[str, int]) -> None:
+    if not open_counts.get(name):
         return
     bottom = max(-1, len(stack) - 1 - _END_TAG_REACH)
     for k in range(len(stack) - 1, bottom, -1):
@@ -604,6 +708,18 @@ def _render(pieces: list[_Piece], mixed: bool) -> str:
         # Only normal text: collapsing each piece and joining them at one space where
         # either side had white space is collapsing the joined text.
         return _WS_RUN.sub(" ", "".join(pieces)).strip(" ")  # type: ignore[arg-type]
+    if all(piece is _LINE_BREAK or isinstance(piece, str) for piece in pieces):
+        # Normal text and <br>: each line collapses on its own.
+        lines: list[str] = []
+        line: list[str] = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                line.append(piece)
+            else:
+                lines.append(_WS_RUN.sub(" ", "".join(line)).strip(" "))
+                line = []
+        lines.append(_WS_RUN.sub(" ", "".join(line)).strip(" "))
+        return "\n".join(lines).strip("\n")
     out: list[str] = []
     pending_space = False
     line_start = True
