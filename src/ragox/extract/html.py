@@ -33,9 +33,11 @@ input with ``TOO_COMPLEX`` up front; the walk of the parsed tree then enforces
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from typing import Final
 
@@ -180,15 +182,41 @@ def extract_html(
         ) from None
     reject_binary(source)
     # The HTML Standard's encoding sniffing consumes a UTF-8 byte order mark.
-    source = source.removeprefix("\ufeff")
+    if source.startswith("\ufeff"):
+        source = source[1:]
+        data = data[3:]
     if _nesting_exceeds(source, 2 * options.max_depth + 64):
         raise ExtractionError(
             ErrorCode.TOO_COMPLEX, f"element nesting deeper than {options.max_depth}"
         )
-    tree = LexborHTMLParser(source)
+    # Lexbor reads bytes as UTF-8: the checked bytes, not the text encoded again.
+    tree = LexborHTMLParser(data)
     root = tree.root
     if root is None or not root.is_element_node:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no visible text")
+    with _collector_paused():
+        return _extract(root, profile, options)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while the records of one page are built.
+
+    The walk and the blocks allocate a few container objects per node, none of
+    them in a reference cycle; each allocation burst would otherwise set off
+    collections that traverse every object of the process.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Extraction:
     places = table_cells(root)
     runs = _walk(root, options.max_depth, places)
 
