@@ -359,19 +359,22 @@ def table_cells(root: LexborNode) -> dict[int, CellPlace]:
             if element_id and element_id not in ids:
                 ids[element_id] = node
     places: dict[int, CellPlace] = {}
+    make_place = CellPlace._make
     for number, node in enumerate(tables):
         table = _Table(node)
         _classify(table)
         _assign(table, ids)
         cells = table.cells
         for cell in cells:
-            places[cell.key] = CellPlace(
-                number,
-                cell.y,
-                cell.x,
-                cell.height,
-                cell.width,
-                cell.header,
-                tuple([cells[h].key for h in cell.headers]),
+            places[cell.key] = make_place(
+                (
+                    number,
+                    cell.y,
+                    cell.x,
+                    cell.height,
+                    cell.width,
+                    cell.header,
+                    tuple([cells[h].key for h in cell.headers]),
+                )
             )
     return places

@@ -222,8 +222,16 @@ def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Ext
 
     owners: list[_Box] = []
     rendered: list[str] = []
+    collapse = _WS_RUN.sub
     for box, pieces, mixed in runs:
-        text = _render(pieces, mixed)
+        if mixed:
+            text = _render(pieces, mixed)
+        else:
+            # Only normal text (see _render): white space alone renders to nothing.
+            text = "".join(pieces)  # type: ignore[arg-type]
+            if text.isspace():
+                continue
+            text = collapse(" ", text).strip(" ")
         if text.strip():
             owners.append(box)
             rendered.append(text)
@@ -581,7 +589,6 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
     invisible = False
     preserve = False
     cell: int | None = None
-    depth = 0
     chain = top_chain
     counts: dict[str, int] | None = None  # name counts of the children walked
     stack: list[
@@ -591,7 +598,6 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             bool,
             bool,
             int | None,
-            int,
             _Chain,
             dict[str, int] | None,
         ]
@@ -605,7 +611,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             if not stack:
                 break
             left = box
-            node, box, invisible, preserve, cell, depth, chain, counts = stack.pop()
+            node, box, invisible, preserve, cell, chain, counts = stack.pop()
             if left is not box:
                 if pieces:
                     runs.append((left, pieces, mixed))
@@ -657,7 +663,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
                     node = node.next
                     continue
             element_id = attributes.get("id")
-        if depth >= max_depth:
+        if len(stack) >= max_depth:  # the stack holds the element's ancestors
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"element nesting deeper than {max_depth}")
         inner_invisible = invisible if visibility is None else visibility != "visible"
         if tag == "br":
@@ -674,7 +680,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             block = False
         else:
             block = tag in _BLOCK_TAGS
-        stack.append((node, box, invisible, preserve, cell, depth, chain, counts))
+        stack.append((node, box, invisible, preserve, cell, chain, counts))
         chain = [chain, name, k, counts, None]
         if tag in _CELL_TAGS:
             key = node.mem_id
@@ -693,7 +699,6 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
         invisible = inner_invisible
         if not preserve and tag in _PRE_TAGS:
             preserve = True
-        depth += 1
         counts = {}
         node = node.first_child
     if pieces:
@@ -813,10 +818,6 @@ def _path(chain: _Chain) -> str:
 
 
 def _id_counts(root: LexborNode) -> Counter[str]:
-    """How often each id occurs among all elements, rendered or not."""
-    counts: Counter[str] = Counter()
-    for node in root.traverse():
-        element_id = node.id
-        if element_id:
-            counts[element_id] += 1
-    return counts
+    """How often each id occurs among all elements, rendered or not (the elements
+    with an ``id`` attribute found by Lexbor's selector engine, not by a walk)."""
+    return Counter(element_id for node in root.css("[id]") if (element_id := node.id))
