@@ -459,7 +459,9 @@ def _declared_charset(data: bytes) -> str | None:
 
 # -- nesting estimate before parsing -------------------------------------------
 
-_TAG_START: Final = re.compile(r"<(?:(!--)|(/?)([A-Za-z][^\t\n\f\r />]*)|[!?])")
+#: A comment's start, or a whole tag up to its first ``>`` (the group of ``>`` is
+#: empty when there is none).
+_TAG: Final = re.compile(r"<(?:(!--)|(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*(>)?|[!?][^>]*(>)?)")
 _RAW_TEXT: Final = frozenset(
     {"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"}
 )
@@ -503,26 +505,29 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
     stack: list[str] = []
     open_counts: dict[str, int] = {}
     position = 0
-    search = _TAG_START.search
+    search = _TAG.search
     find = text.find
     no_push = _NO_PUSH
     while True:
         found = search(text, position)
         if found is None:
             return False
-        comment, slash, name = found.groups()
+        comment, slash, name, closed, other_closed = found.groups()
         if comment:
             end = find("-->", found.end())
             if end < 0:
                 return False
             position = end + 3
             continue
-        tag_end = find(">", found.end())
-        if tag_end < 0:
-            return False
-        position = tag_end + 1
         if name is None:  # doctype, bogus comment, processing instruction
+            if other_closed is None:
+                return False
+            position = found.end()
             continue
+        if closed is None:
+            return False
+        position = found.end()
+        tag_end = position - 1
         name = name.lower()
         if slash:
             if open_counts.get(name):
