@@ -362,8 +362,10 @@ def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     make_place = CellPlace._make
     for number, node in enumerate(tables):
         table = _Table(node)
-        _classify(table)
-        _assign(table, ids)
+        if any(cell.header or cell.listed is not None for cell in table.cells):
+            # (Without header cells and ``headers`` attributes no cell has headers.)
+            _classify(table)
+            _assign(table, ids)
         cells = table.cells
         for cell in cells:
             places[cell.key] = make_place(
