@@ -1127,58 +1127,62 @@ class Ragox:
         return document, record
 
     def status(self, document_id: str, principal: Principal) -> DocumentStatus:
-        from ragox.ingest import job_health, stale_stages  # noqa: PLC0415
-
-        document = self.store.get_document(principal.tenant, document_id)
-        if document is None:
+        found = self._statuses(principal, document_id)
+        if not found:
             raise NotFound(document_id)
-        rows = []
-        embedder_key = self.store.index.setting("embedder_key")
-        now = datetime.now(UTC)
-        for record in self.store.revisions(principal.tenant, document_id):
-            if not can_read(principal, document.tenant, record.groups):
-                continue
-            jobs = self.store.jobs(principal.tenant, document_id, record.revision)
-            job = job_health(jobs[-1], now) if jobs else None
-            manifest = None
-            if record.manifest_id is not None:
-                found = self.store.get_manifest(record.manifest_id)
-                manifest = found.manifest if found else None
-            rows.append(
-                RevisionStatus(
-                    revision=record,
-                    text_sha256=manifest.text_sha256 if manifest else None,
-                    parser=manifest.parser if manifest else None,
-                    profile=manifest.profile if manifest else None,
-                    chunks=self.store.chunk_count(record.manifest_id) if record.manifest_id else 0,
-                    notes=self.store.notes(record.manifest_id)
-                    if record.manifest_id
-                    else ExtractionNotes(None, (), ()),
-                    vectors_missing=self.store.index.missing_vectors(
-                        record.manifest_id, embedder_key
-                    )
-                    if embedder_key and record.manifest_id
-                    else None,
-                    job=job,
-                    stuck=_stuck(record, job, now),
-                    stale=stale_stages(self.store, record, self.profile.id),
-                )
-            )
-        if not rows:
-            raise NotFound(document_id)
-        # The current revision is named only when the principal may read it: its label
-        # would tell that a newer revision exists, and which.
-        if document.current_revision not in {row.revision.revision for row in rows}:
-            document = replace(document, current_revision=None)
-        return DocumentStatus(document, tuple(rows))
+        return found[0]
 
     def documents(self, principal: Principal) -> list[DocumentStatus]:
+        return self._statuses(principal)
+
+    def _statuses(
+        self, principal: Principal, document_id: str | None = None
+    ) -> list[DocumentStatus]:
+        """The documents of the principal's tenant (or the one named) with a revision it
+        may read, with those revisions' states; every document's reads are made at
+        once (a few queries, however many documents)."""
+        from ragox.ingest import job_health, stale_stages_of  # noqa: PLC0415
+
+        embedder_key = self.store.index.setting("embedder_key") or None
+        profile_id = self.profile.id
+        now = datetime.now(UTC)
         found = []
-        for document in self.store.list_documents(principal.tenant):
-            try:
-                found.append(self.status(document.document_id, principal))
-            except NotFound:
+        for stored, revisions in self.store.status_reads(
+            principal.tenant, document_id, embedder_key
+        ):
+            document = stored
+            rows = []
+            for reads in revisions:
+                record = reads.record
+                if not can_read(principal, document.tenant, record.groups):
+                    continue
+                job = None if reads.latest_job is None else job_health(reads.latest_job, now)
+                manifest = reads.manifest
+                # a scan's OCR models follow the language given for its document
+                language = document.language if record.media_type == PDF else None
+                rows.append(
+                    RevisionStatus(
+                        revision=record,
+                        text_sha256=manifest.text_sha256 if manifest else None,
+                        parser=manifest.parser if manifest else None,
+                        profile=manifest.profile if manifest else None,
+                        chunks=reads.chunks,
+                        notes=reads.notes,
+                        vectors_missing=reads.vectors_missing if record.manifest_id else None,
+                        job=job,
+                        stuck=_stuck(record, job, now),
+                        stale=stale_stages_of(
+                            record, manifest, reads.versions, language, profile_id
+                        ),
+                    )
+                )
+            if not rows:
                 continue
+            # The current revision is named only when the principal may read it: its
+            # label would tell that a newer revision exists, and which.
+            if document.current_revision not in {row.revision.revision for row in rows}:
+                document = replace(document, current_revision=None)
+            found.append(DocumentStatus(document, tuple(rows)))
         return found
 
     def text(self, document_id: str, principal: Principal, revision: str | None = None) -> str:
