@@ -199,10 +199,10 @@ class _Commands(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in _ELSEWHERE:
             importlib.import_module(_ELSEWHERE[cmd_name])  # it adds itself to the group
-            command = self.commands.get(cmd_name)
-            if command is not None:
-                _global_options(command)
-        return self.commands.get(cmd_name)
+        command = self.commands.get(cmd_name)
+        if command is not None and cmd_name in _ELSEWHERE:
+            _global_options(command)  # once: it adds nothing to a command that has them
+        return command
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
