@@ -1,6 +1,7 @@
 """Run every benchmark and print its tables: ``python bench/run.py [NAME ...] [--OPTION]``
 (``scale`` takes ``--rebuild`` and ``--million``; ``store`` those and ``--sizes=N,N``,
-``--workers=N,N``, ``--replicas=N,N``, ``--quick``)."""
+``--workers=N,N``, ``--replicas=N,N``, ``--quick``; ``commands`` takes ``--homes=DIR,DIR``,
+``--runs=N`` and ``--quick``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_answers
 import bench_api
+import bench_commands
 import bench_folder
 import bench_html
 import bench_ingest
@@ -38,6 +40,7 @@ BENCHES = {
     "reprocess": bench_reprocess,
     "ocr": bench_ocr,
     "scale": bench_scale,
+    "commands": bench_commands,
 }
 
 if __name__ == "__main__":
@@ -46,7 +49,7 @@ if __name__ == "__main__":
     chosen = [arg for arg in sys.argv[1:] if not arg.startswith("--")] or list(BENCHES)
     for name in chosen:
         module = BENCHES[name]
-        takes = module in (bench_scale, bench_store)
+        takes = module in (bench_scale, bench_store, bench_commands)
         made = module.tables(options) if takes else module.tables()
         for title, header, rows in made:
             print_table(title, header, rows)

@@ -27,6 +27,26 @@ HEAVY = (
     "importlib.metadata",
 )
 
+#: Loaded only by the commands that use them (issue 15): the parser and the dispatch
+#: load the store and the service, never another command's machinery.
+PIPELINES = (
+    "ragox.ingest._pipeline",  # the extractors and the ingestion pipeline
+    "ragox.search._embed",  # embedders (platformdirs, ctypes, HTTP clients)
+    "ragox.service._verify",
+    "ragox.service._check",
+    "ragox.cli._reprocess",
+    "ragox.cli._worker",
+    "tqdm",
+)
+#: besides ``PIPELINES``: what each command does not use
+NOT_USED = {
+    "status": ("ragox.answer._pipeline", "ragox.search._search", "ragox.service._lookup"),
+    "search": ("ragox.answer._pipeline", "ragox.service._lookup"),
+    "ask": (),
+    "resolve": ("ragox.answer._pipeline", "ragox.search._search", "ragox.search._analyze"),
+    "anchor": ("ragox.answer._pipeline", "ragox.search._search"),
+}
+
 # Runs one command through the console entry point, then prints which heavy modules
 # the interpreter holds (the command's own output goes to a file).
 _PROBE = """
@@ -42,6 +62,23 @@ finally:
 heavy = [m for m in {heavy!r} if m in sys.modules]
 print(json.dumps({{"code": code, "heavy": heavy, "stdout": out.getvalue()}}))
 """
+
+
+def _unused_loaded(home: Path, *args: str) -> list[str]:
+    """The modules the command ``args`` loaded that it does not use."""
+    forbidden = (*HEAVY, *PIPELINES, *NOT_USED[args[0]])
+    env = {**os.environ, "RAGOX_HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=forbidden), *args],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    result = json.loads(proc.stdout.decode().splitlines()[-1])
+    assert result["code"] == 0, result
+    return list(result["heavy"])
 
 
 def _run(home: Path, *args: str) -> dict[str, object]:
@@ -107,6 +144,36 @@ def test_resolve_imports_no_heavy_module(text_home: Path) -> None:
     assert resolved["code"] == 0
     assert json.loads(str(resolved["stdout"]))["status"] == "RESOLVED"
     assert resolved["heavy"] == []
+
+
+def test_each_command_loads_only_what_it_uses(text_home: Path) -> None:
+    """`status`, `search`, `ask`, `resolve` and `anchor` load neither the ingestion
+    pipeline, the embedders, `verify`'s and `check`'s machinery nor other commands'
+    modules; `status` and `resolve` load no search or answer pipeline either."""
+    made = _run(text_home, "anchor", "lazy-notes.txt", "--start", "4", "--end", "16", "--json")
+    anchor_id = json.loads(str(made["stdout"]))["anchor_id"]
+    assert _unused_loaded(text_home, "status", "--json") == []
+    assert _unused_loaded(text_home, "status") == []
+    assert _unused_loaded(text_home, "search", "backup", "--json") == []
+    assert _unused_loaded(text_home, "ask", "When does the backup run?", "--json") == []
+    assert _unused_loaded(text_home, "resolve", anchor_id, "--json") == []
+    assert _unused_loaded(text_home, "anchor", "lazy-notes.txt", "--start", "0", "--end", "3") == []
+
+
+def test_the_parser_loads_no_command_machinery() -> None:
+    """Importing the command line (its parser and dispatch) loads no pipeline: a command
+    pays for its own imports only."""
+    probe = (
+        "import json, sys\n"
+        "import ragox.cli\n"
+        f"names = {(*HEAVY, *PIPELINES, 'ragox.answer._pipeline', 'ragox.search._search')!r}\n"
+        "print(json.dumps([m for m in names if m in sys.modules]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout.decode()) == []
 
 
 def test_pdf_parser_identity_matches_pymupdf() -> None:

@@ -2,7 +2,6 @@
 
 import sys
 
-from ragox.cli import _reprocess, _revisions, _worker  # noqa: F401  (register their commands)
 from ragox.cli._main import cli, main
 
 __all__ = ["cli", "main", "run"]

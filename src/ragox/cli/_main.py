@@ -8,6 +8,7 @@ people. No command prints a traceback.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import re
@@ -23,20 +24,8 @@ import click
 
 from ragox._lazy import lazy_module
 from ragox.access import DEFAULT_TENANT, Principal, parse_groups, parse_write_prefixes
-from ragox.anchor import (
-    Anchor,
-    AnchorFormatError,
-    Refusal,
-    from_web_annotation,
-    to_web_annotation,
-)
-from ragox.answer import (
-    Citation,
-    GeneratorError,
-    Translation,
-    citation_json,
-    generator_from_spec,
-)
+from ragox.anchor import Anchor, AnchorFormatError, Refusal
+from ragox.answer import generator_from_spec
 from ragox.cli._render import (
     check_json,
     document_status_json,
@@ -50,7 +39,6 @@ from ragox.cli._render import (
 )
 from ragox.cli._scratch import scratch_store
 from ragox.extract import OcrMode
-from ragox.search import EmbedderError, SearchError, SearchMode
 from ragox.service import (
     CollectionReaders,
     DurationError,
@@ -73,9 +61,15 @@ from ragox.store import (
     migrate_store,
 )
 
+# A command imports what only it needs where it runs (issue 15): the parser and the
+# dispatch load the store and the service, never the answer pipeline, the embedders
+# or the web stack on another command's behalf.
 if TYPE_CHECKING:
     import tqdm as _tqdm
     from tqdm import tqdm
+
+    from ragox.answer import Citation, GeneratorError, Translation
+    from ragox.search import EmbedderError, SearchError, SearchMode
 else:
     # progress bars only for the commands that show them (tqdm loads rich, colorama…)
     _tqdm = lazy_module("tqdm")
@@ -130,6 +124,42 @@ def _principal_options(func: F) -> F:
     return func
 
 
+def _search_mode(mode: str | None) -> SearchMode | None:
+    """The ``--mode`` given (None: the index's default)."""
+    from ragox.search import SearchMode  # noqa: PLC0415
+
+    return SearchMode(mode) if mode else None
+
+
+# An ``except`` clause names its classes only once an exception is raised, so these
+# import the embedders and generators only on a failure: a lexical search never
+# loads them just to be able to catch their errors.
+def _search_errors() -> tuple[type[SearchError], type[EmbedderError]]:
+    """What a search raises for a bad query or a failed embedder."""
+    from ragox.search import EmbedderError, SearchError  # noqa: PLC0415
+
+    return SearchError, EmbedderError
+
+
+def _answer_errors() -> tuple[type[SearchError], type[EmbedderError], type[GeneratorError]]:
+    """What an answer raises: a search's errors, and a failed generator."""
+    from ragox.answer import GeneratorError  # noqa: PLC0415
+
+    return (*_search_errors(), GeneratorError)
+
+
+def _embedder_error() -> type[EmbedderError]:
+    from ragox.search import EmbedderError  # noqa: PLC0415
+
+    return EmbedderError
+
+
+def _generator_error() -> type[GeneratorError]:
+    from ragox.answer import GeneratorError  # noqa: PLC0415
+
+    return GeneratorError
+
+
 def _principal(principal: str | None, groups: str | None, tenant: str) -> Principal:
     if principal is None and groups is None:
         return Principal.local_operator(tenant)
@@ -149,7 +179,33 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
         app.close()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: commands defined in modules of their own, imported only when named (or listed by
+#: ``--help``): command name → module
+_ELSEWHERE: Final = {
+    "fail": "ragox.cli._revisions",
+    "reprocess": "ragox.cli._reprocess",
+    "retry": "ragox.cli._revisions",
+    "worker": "ragox.cli._worker",
+}
+
+
+class _Commands(click.Group):
+    """The ``ragox`` group: a command defined in another module is imported when the
+    command line names it, so that no command loads another's imports."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *_ELSEWHERE})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _ELSEWHERE:
+            importlib.import_module(_ELSEWHERE[cmd_name])  # it adds itself to the group
+        command = self.commands.get(cmd_name)
+        if command is not None and cmd_name in _ELSEWHERE:
+            _global_options(command)  # once: it adds nothing to a command that has them
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
@@ -465,6 +521,8 @@ def anchor(
             print_json(refusal_json(created))
         raise Failure(f"{created.status.value}: {created.reason}")
     if w3c:
+        from ragox.anchor import to_web_annotation  # noqa: PLC0415
+
         print_json(to_web_annotation(created.anchor))
     elif as_json:
         print_json(created.anchor.to_json())
@@ -509,6 +567,8 @@ def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
         raise Usage("anchor JSON has a number too large to read") from None
     try:
         if isinstance(data, dict) and data.get("type") == "Annotation":
+            from ragox.anchor import from_web_annotation  # noqa: PLC0415
+
             return from_web_annotation(data), None
         return Anchor.from_json(data), None
     except AnchorFormatError as error:
@@ -664,6 +724,8 @@ def annotation(ctx: click.Context, anchor_id: str, tenant: str) -> None:
             stored = app.get_anchor(anchor_id, Principal.local_operator(tenant))
         except NotFound:
             _not_found(False, "anchor")
+    from ragox.anchor import to_web_annotation  # noqa: PLC0415
+
     print_json(to_web_annotation(stored.anchor))
 
 
@@ -693,8 +755,8 @@ def search(
     who = _principal(principal, groups, tenant)
     with _app(ctx) as app:
         try:
-            hits = app.search(query, who, SearchMode(mode) if mode else None, limit)
-        except (SearchError, EmbedderError) as error:
+            hits = app.search(query, who, _search_mode(mode), limit)
+        except _search_errors() as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
             raise Failure(f"{error.code}: {error.message}") from None
@@ -905,7 +967,7 @@ def reindex_cmd(ctx: click.Context, spec: str | None, as_json: bool) -> None:
         meter = _Progress(quiet=as_json)
         try:
             written = app.reindex(spec, progress=meter.update, total=meter.total)
-        except EmbedderError as error:
+        except _embedder_error() as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
             raise Failure(f"{error.code}: {error.message}") from None
@@ -1018,10 +1080,10 @@ def ask(
                 question,
                 who,
                 generator,
-                SearchMode(mode) if mode else None,
+                _search_mode(mode),
                 answer_language=answer_language,
             )
-        except (SearchError, EmbedderError, GeneratorError) as error:
+        except _answer_errors() as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
             raise Failure(f"{error.code}: {error.message}") from None
@@ -1064,6 +1126,8 @@ def _print_answer(
     translations = translations or {}
     answer_language, notices = language
     if as_json:
+        from ragox.answer import citation_json  # noqa: PLC0415
+
         print_json(
             {
                 "answer_id": answer_id,
@@ -1351,7 +1415,7 @@ def eval_answers(
             gold_report = gold_answers(contexts, files, generator, quiet_gold)
         except GoldSetError as error:
             raise Usage(str(error)) from None
-        except (SearchError, EmbedderError, GeneratorError) as error:
+        except _answer_errors() as error:
             raise Failure(f"{error.code}: {error.message}") from None
         print_gold_answers(gold_report, as_json)
         return
@@ -1375,7 +1439,7 @@ def eval_answers(
                 report = evaluate_answers(
                     app, articles, own_questions, generator, None, texts, progress=_ticker(bar)
                 )
-        except (SearchError, EmbedderError, GeneratorError) as error:
+        except _answer_errors() as error:
             raise Failure(f"{error.code}: {error.message}") from None
         finally:
             app.close()
@@ -1452,14 +1516,14 @@ def eval_retrieval(
             gold_report = gold_retrieval(
                 contexts,
                 files,
-                SearchMode(mode) if mode else None,
+                _search_mode(mode),
                 spec,
                 index_home,
                 as_json or not sys.stderr.isatty(),
             )
         except GoldSetError as error:
             raise Usage(str(error)) from None
-        except (SearchError, EmbedderError) as error:
+        except _search_errors() as error:
             raise Failure(f"{error.code}: {error.message}") from None
         print_gold_retrieval(gold_report, as_json)
         return
@@ -1488,11 +1552,11 @@ def eval_retrieval(
                     app,
                     corpus,
                     own_questions,
-                    SearchMode(mode) if mode else None,
+                    _search_mode(mode),
                     texts,
                     progress=_ticker(bar),
                 )
-        except (SearchError, EmbedderError) as error:
+        except _search_errors() as error:
             raise Failure(f"{error.code}: {error.message}") from None
         finally:
             app.close()
@@ -1704,7 +1768,7 @@ def serve(
     home: Path = ctx.obj["home"]
     try:
         generator_from_spec(generator_spec)  # refuse a bad spec before serving anything
-    except GeneratorError as error:
+    except _generator_error() as error:
         raise Usage(f"{error.code}: {error.message}") from None
     click.echo(f"ragox web app: {app_url(host, port)}  (API under /v1, docs at /v1/docs)")
     if workers == 1:
@@ -1780,21 +1844,26 @@ def _global_options_anywhere(group: click.Group) -> None:
     switches on the command's ``--json`` where the command has one.
     """
     for command in group.commands.values():
-        if isinstance(command, click.Group):
-            _global_options_anywhere(command)
-            continue
-        callback = command.callback
-        if callback is None or any(p.name == "home_after" for p in command.params):
-            continue
-        command.params.append(
-            click.Option(
-                ["--home", "home_after"],
-                type=click.Path(file_okay=False, path_type=Path),
-                default=None,
-                help="Data directory (also accepted before the command).",
-            )
+        _global_options(command)
+
+
+def _global_options(command: click.Command) -> None:
+    """:func:`_global_options_anywhere` for one command (or group)."""
+    if isinstance(command, click.Group):
+        _global_options_anywhere(command)
+        return
+    callback = command.callback
+    if callback is None or any(p.name == "home_after" for p in command.params):
+        return
+    command.params.append(
+        click.Option(
+            ["--home", "home_after"],
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Data directory (also accepted before the command).",
         )
-        command.callback = _with_global_options(callback)
+    )
+    command.callback = _with_global_options(callback)
 
 
 def _with_global_options(callback: Callable[..., Any]) -> Callable[..., Any]:

@@ -10,13 +10,23 @@ representation or index was made by anything other than today's code is stale:
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import ragox.search
 from ragox.extract import ExtractionError, parsers_for
 from ragox.ingest import _chunker, _searchtext, _sentences
 from ragox.store import ProcessingVersions, RevisionRecord, RevisionState, Store
 
-__all__ = ["StaleStage", "current_versions", "given_language", "stale_stages"]
+if TYPE_CHECKING:
+    from ragox.anchor import Manifest
+
+__all__ = [
+    "StaleStage",
+    "current_versions",
+    "given_language",
+    "stale_stages",
+    "stale_stages_of",
+]
 
 
 class StaleStage(enum.Enum):
@@ -56,19 +66,40 @@ def stale_stages(store: Store, record: RevisionRecord, profile_id: str) -> tuple
     found = store.get_manifest(record.manifest_id)
     if found is None:
         return ()
+    return stale_stages_of(
+        record,
+        found.manifest,
+        store.index_versions(record.manifest_id),
+        given_language(store, record),
+        profile_id,
+    )
+
+
+def stale_stages_of(
+    record: RevisionRecord,
+    manifest: Manifest | None,
+    recorded: ProcessingVersions | None,
+    language: str | None,
+    profile_id: str,
+) -> tuple[StaleStage, ...]:
+    """:func:`stale_stages` from reads already made (``ragox status`` reads them for
+    every revision at once): the revision's manifest, its recorded stage versions and
+    the language given for its document (:func:`given_language`)."""
+    if record.state is not RevisionState.READY or record.manifest_id is None:
+        return ()
+    if manifest is None:
+        return ()
     stale: list[StaleStage] = []
     try:
-        parsers = parsers_for(record.media_type, language=given_language(store, record))
+        parsers = parsers_for(record.media_type, language=language)
     except ExtractionError:
         parsers = None  # nothing today could extract it again
-    manifest = found.manifest
     if parsers is not None and (manifest.parser, manifest.parser_config_sha256) not in {
         (parser.id, parser.config_sha256) for parser in parsers
     }:
         stale.append(StaleStage.PARSER)
     if parsers is not None and manifest.profile != profile_id:
         stale.append(StaleStage.PROFILE)
-    recorded = store.index_versions(record.manifest_id)
     today = current_versions()
     for stage, mine, theirs in (
         (StaleStage.CLEANER, today.cleaner, recorded.cleaner if recorded else None),

@@ -6,8 +6,6 @@ import os
 import secrets
 from pathlib import Path
 
-import platformdirs
-
 from ragox.store._files import private_file, private_folder
 
 __all__ = ["default_home", "load_or_create_key"]
@@ -18,6 +16,8 @@ def default_home() -> Path:
     configured = os.environ.get("RAGOX_HOME")
     if configured:
         return Path(configured).expanduser()
+    import platformdirs  # noqa: PLC0415 - only without $RAGOX_HOME (a tenth of the start)
+
     return Path(platformdirs.user_data_dir("ragox", appauthor=False))
 
 

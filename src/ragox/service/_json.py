@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragox.anchor import Anchor, Migration, Refusal, Resolution, ViewerTarget
-from ragox.ingest import JobHealth, ReprocessReport
-from ragox.search import Hit
-from ragox.service._check import CheckReport
-from ragox.service._ragox import DocumentStatus, IngestItem, Successor
+if TYPE_CHECKING:  # shapes only: a command imports what its own result needs
+    from ragox.anchor import Anchor, Migration, Refusal, Resolution, ViewerTarget
+    from ragox.ingest import JobHealth, ReprocessReport
+    from ragox.search import Hit
+    from ragox.service._check import CheckReport
+    from ragox.service._ragox import DocumentStatus, IngestItem, Successor
 
 __all__ = [
     "check_json",

@@ -24,64 +24,17 @@ from ragox.access import (
     collection_group,
     may_write_id,
 )
-from ragox.anchor import (
-    Anchor,
+from ragox.anchor._model import (
     ManifestSigner,
-    Migration,
     Refusal,
     Resolution,
     ResolutionStatus,
-    create_anchor,
-    migrate_anchor,
-    resolve,
     sha256_hex,
 )
-from ragox.answer import (
-    REDACTED_CLAIM,
-    AnswerRecord,
-    ExtractiveGenerator,
-    Generator,
-    Translation,
-    answer_question,
-    compose,
-    redact_answer,
-)
-from ragox.extract import ExtractionError, OcrMode, detect_media_type
-from ragox.ingest import (
-    DEFAULT_MAX_BYTES,
-    LEASE,
-    Ingestor,
-    IngestOutcome,
-    JobHealth,
-    Liveness,
-    Reprocessor,
-    ReprocessReport,
-    StaleStage,
-    Worker,
-    WorkerConfig,
-    job_health,
-    stale_stages,
-)
-from ragox.search import (
-    Hit,
-    Searcher,
-    SearchMode,
-    reindex,
-    scope_of,
-)
-from ragox.service._check import CheckReport, check_representation
+from ragox.extract import OcrMode
 from ragox.service._home import load_or_create_key
 from ragox.service._ids import document_id_problem, revision_label_problem
-from ragox.service._lookup import StoreLookup
 from ragox.service._retention import cutoff
-from ragox.service._verify import (
-    VerifyCase,
-    VerifyCounts,
-    VerifyReport,
-    run_seed_experiment,
-    runtime_versions,
-    sample_of,
-)
 from ragox.store import (
     CheckRun,
     DocumentRecord,
@@ -99,6 +52,25 @@ from ragox.store import (
     utc_now,
 )
 from ragox.text import BASE_PROFILE, MappedRange, Profile
+
+# A command imports what it uses (issue 15): ``ragox status`` loads neither the
+# ingestion pipeline nor search, answers or checks, so those are imported where used.
+if TYPE_CHECKING:
+    from ragox.anchor import Anchor, Migration
+    from ragox.answer import AnswerRecord, Generator, Translation
+    from ragox.ingest import (
+        Ingestor,
+        IngestOutcome,
+        JobHealth,
+        ReprocessReport,
+        StaleStage,
+        Worker,
+        WorkerConfig,
+    )
+    from ragox.search import Hit, Searcher, SearchMode
+    from ragox.service._check import CheckReport
+    from ragox.service._lookup import StoreLookup
+    from ragox.service._verify import VerifyReport
 
 if TYPE_CHECKING:
     from ragox.answer._cells import EvidenceCell, TableCells
@@ -301,21 +273,33 @@ class Ragox:
         home: Path,
         *,
         profile: Profile = BASE_PROFILE,
-        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_bytes: int | None = None,
         store: str | None = None,
     ) -> None:
+        """``max_bytes``: the largest original accepted (None: the ingestion default,
+        :data:`ragox.ingest.DEFAULT_MAX_BYTES`)."""
         self.home = home
         # ``store``: a postgresql:// URL (default: $RAGOX_STORE, else SQLite in the home)
         self.store: Store = open_store(home, store)
         self.signer = ManifestSigner(load_or_create_key(home))
         self.profile = profile
+        self._max_bytes = max_bytes
         self._embedder: Embedder | None = None
         self._embedder_spec: str | None = None
-        self.ingestor = Ingestor(self.store, self.signer, profile, max_bytes)
+        self._searcher: Searcher | None = None
+
+    @functools.cached_property
+    def ingestor(self) -> Ingestor:
+        """The ingestion pipeline of this home, made on first use (a search, an answer
+        or ``status`` never loads the extractors)."""
+        from ragox.ingest import DEFAULT_MAX_BYTES, Ingestor  # noqa: PLC0415
+
+        max_bytes = DEFAULT_MAX_BYTES if self._max_bytes is None else self._max_bytes
+        ingestor = Ingestor(self.store, self.signer, self.profile, max_bytes)
         # Asked at each indexing: a `ragox reindex` in another process may change the
         # index's embedder while this one (a server) runs.
-        self.ingestor.embedder_source = self._configured_embedder_lazy
-        self._searcher: Searcher | None = None
+        ingestor.embedder_source = self._configured_embedder_lazy
+        return ingestor
 
     def close(self) -> None:
         self.store.close()
@@ -344,6 +328,8 @@ class Ragox:
 
     def searcher(self, embedder: Embedder | None = None) -> Searcher:
         """A searcher with the index's embedder (or an explicit one, which must match)."""
+        from ragox.search import Searcher  # noqa: PLC0415
+
         if embedder is not None:
             return Searcher(self.store, embedder)
         configured = self._configured_embedder_lazy()  # may drop a stale searcher
@@ -365,6 +351,8 @@ class Ragox:
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
+        from ragox.search import SearchMode  # noqa: PLC0415
+
         has_vectors = self.store.index.setting("embedder_key") is not None
         if has_vectors and self._configured_embedder_lazy() is not None:
             return SearchMode.HYBRID
@@ -385,6 +373,8 @@ class Ragox:
 
         ``answer_language`` (ISO 639-1): the reader's language; quotes stay in their
         source's (see :func:`~ragox.answer.answer_question`)."""
+        from ragox.answer import ExtractiveGenerator, answer_question  # noqa: PLC0415
+
         hits = self.search(question, principal, mode, limit=candidates)
         record = answer_question(
             question,
@@ -446,6 +436,8 @@ class Ragox:
 
     def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
         """BM25-style IDF of terms within what the principal's tenant has indexed."""
+        from ragox.search import scope_of  # noqa: PLC0415
+
         scope = scope_of(principal)
 
         def weights(terms: Sequence[str]) -> dict[str, float]:
@@ -471,6 +463,9 @@ class Ragox:
         tenant, it looks missing. Claims whose citation no longer resolves for the
         principal are withheld (their text is document text).
         """
+        from ragox.anchor import resolve  # noqa: PLC0415
+        from ragox.answer import REDACTED_CLAIM, compose  # noqa: PLC0415
+
         record = self._stored_answer(answer_id, principal)
         lookup = self.lookup(principal)
         now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
@@ -532,6 +527,8 @@ class Ragox:
         data = self.store.get_answer(answer_id)
         if data is None:
             raise NotFound(answer_id)
+        from ragox.answer import AnswerRecord  # noqa: PLC0415
+
         record = AnswerRecord.from_json(data)
         # Expired but not yet purged (nothing was written since): already gone.
         policy = self.store.retention()
@@ -646,7 +643,7 @@ class Ragox:
         total: Callable[[int], None] | None = None,
     ) -> int:
         """Build vectors with the embedder ``spec`` names, then swap atomically."""
-        from ragox.search import embedder_from_spec  # noqa: PLC0415 - loads httpx, numpy
+        from ragox.search import embedder_from_spec, reindex  # noqa: PLC0415 - httpx, numpy
 
         embedder = embedder_from_spec(spec)
         written = reindex(self.store, embedder, spec, progress, total)
@@ -731,6 +728,8 @@ class Ragox:
                 head = handle.read(8)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
+        from ragox.extract import detect_media_type  # noqa: PLC0415
+
         if detect_media_type(path.name, head) is None:
             return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
         if self.collection_readers(tenant, doc_id) - groups:
@@ -841,6 +840,8 @@ class Ragox:
             return received
         record, created = received
         self.enqueue(record, ocr)
+        from ragox.ingest import IngestOutcome  # noqa: PLC0415
+
         return IngestOutcome(record.document_id, record.revision, record.state, created)
 
     def enqueue(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> str:
@@ -851,6 +852,8 @@ class Ragox:
 
     def worker(self, config: WorkerConfig) -> Worker:
         """A worker that claims this store's queued jobs and runs them."""
+        from ragox.ingest import Worker  # noqa: PLC0415
+
         return Worker(self.store, self.ingestor, config)
 
     def default_upload_id(self, principal: Principal, filename: str) -> str:
@@ -897,6 +900,7 @@ class Ragox:
         assert found is not None
         data = self.store.blobs.get(record.source_sha256)
         from ragox.extract.pdf import PageTextReader  # noqa: PLC0415 - PDFs only
+        from ragox.service._check import check_representation  # noqa: PLC0415
 
         reader = None
         if found.manifest.media_type == PDF:
@@ -956,6 +960,16 @@ class Ragox:
 
     def verify(self, sample: int | None = None) -> VerifyReport:
         """Release evidence of this installation and home (``ragox verify``)."""
+        from ragox.extract import ExtractionError  # noqa: PLC0415
+        from ragox.service._verify import (  # noqa: PLC0415
+            VerifyCase,
+            VerifyCounts,
+            VerifyReport,
+            run_seed_experiment,
+            runtime_versions,
+            sample_of,
+        )
+
         cases = run_seed_experiment()
         manifest_ids = self.store.manifest_ids()
         parsers: set[str] = set()
@@ -1036,6 +1050,8 @@ class Ragox:
         """Run one revision's pipeline again from its stored bytes (an operator's action
         for a stuck or failed revision; on a READY one it repairs a missing index).
         Runs that died are marked FAILED first; a live run refuses."""
+        from ragox.ingest import Liveness, job_health  # noqa: PLC0415
+
         record = self.store.get_revision(tenant, document_id, revision)
         if record is None:
             raise NotFound(document_id)
@@ -1061,6 +1077,8 @@ class Ragox:
             raise NotFound(document_id)
         if record.state is RevisionState.READY:
             return ActionRefused.READY
+        from ragox.ingest import Liveness, job_health  # noqa: PLC0415
+
         now = datetime.now(UTC)
         jobs = self.store.jobs(tenant, document_id, revision)
         if any(job_health(job, now).liveness is Liveness.LIVE for job in jobs):
@@ -1109,56 +1127,62 @@ class Ragox:
         return document, record
 
     def status(self, document_id: str, principal: Principal) -> DocumentStatus:
-        document = self.store.get_document(principal.tenant, document_id)
-        if document is None:
+        found = self._statuses(principal, document_id)
+        if not found:
             raise NotFound(document_id)
-        rows = []
-        embedder_key = self.store.index.setting("embedder_key")
-        now = datetime.now(UTC)
-        for record in self.store.revisions(principal.tenant, document_id):
-            if not can_read(principal, document.tenant, record.groups):
-                continue
-            jobs = self.store.jobs(principal.tenant, document_id, record.revision)
-            job = job_health(jobs[-1], now) if jobs else None
-            manifest = None
-            if record.manifest_id is not None:
-                found = self.store.get_manifest(record.manifest_id)
-                manifest = found.manifest if found else None
-            rows.append(
-                RevisionStatus(
-                    revision=record,
-                    text_sha256=manifest.text_sha256 if manifest else None,
-                    parser=manifest.parser if manifest else None,
-                    profile=manifest.profile if manifest else None,
-                    chunks=self.store.chunk_count(record.manifest_id) if record.manifest_id else 0,
-                    notes=self.store.notes(record.manifest_id)
-                    if record.manifest_id
-                    else ExtractionNotes(None, (), ()),
-                    vectors_missing=self.store.index.missing_vectors(
-                        record.manifest_id, embedder_key
-                    )
-                    if embedder_key and record.manifest_id
-                    else None,
-                    job=job,
-                    stuck=_stuck(record, job, now),
-                    stale=stale_stages(self.store, record, self.profile.id),
-                )
-            )
-        if not rows:
-            raise NotFound(document_id)
-        # The current revision is named only when the principal may read it: its label
-        # would tell that a newer revision exists, and which.
-        if document.current_revision not in {row.revision.revision for row in rows}:
-            document = replace(document, current_revision=None)
-        return DocumentStatus(document, tuple(rows))
+        return found[0]
 
     def documents(self, principal: Principal) -> list[DocumentStatus]:
+        return self._statuses(principal)
+
+    def _statuses(
+        self, principal: Principal, document_id: str | None = None
+    ) -> list[DocumentStatus]:
+        """The documents of the principal's tenant (or the one named) with a revision it
+        may read, with those revisions' states; every document's reads are made at
+        once (a few queries, however many documents)."""
+        from ragox.ingest import job_health, stale_stages_of  # noqa: PLC0415
+
+        embedder_key = self.store.index.setting("embedder_key") or None
+        profile_id = self.profile.id
+        now = datetime.now(UTC)
         found = []
-        for document in self.store.list_documents(principal.tenant):
-            try:
-                found.append(self.status(document.document_id, principal))
-            except NotFound:
+        for stored, revisions in self.store.status_reads(
+            principal.tenant, document_id, embedder_key
+        ):
+            document = stored
+            rows = []
+            for reads in revisions:
+                record = reads.record
+                if not can_read(principal, document.tenant, record.groups):
+                    continue
+                job = None if reads.latest_job is None else job_health(reads.latest_job, now)
+                manifest = reads.manifest
+                # a scan's OCR models follow the language given for its document
+                language = document.language if record.media_type == PDF else None
+                rows.append(
+                    RevisionStatus(
+                        revision=record,
+                        text_sha256=manifest.text_sha256 if manifest else None,
+                        parser=manifest.parser if manifest else None,
+                        profile=manifest.profile if manifest else None,
+                        chunks=reads.chunks,
+                        notes=reads.notes,
+                        vectors_missing=reads.vectors_missing if record.manifest_id else None,
+                        job=job,
+                        stuck=_stuck(record, job, now),
+                        stale=stale_stages_of(
+                            record, manifest, reads.versions, language, profile_id
+                        ),
+                    )
+                )
+            if not rows:
                 continue
+            # The current revision is named only when the principal may read it: its
+            # label would tell that a newer revision exists, and which.
+            if document.current_revision not in {row.revision.revision for row in rows}:
+                document = replace(document, current_revision=None)
+            found.append(DocumentStatus(document, tuple(rows)))
         return found
 
     def text(self, document_id: str, principal: Principal, revision: str | None = None) -> str:
@@ -1170,6 +1194,8 @@ class Ragox:
     # -- anchors --------------------------------------------------------------------
 
     def lookup(self, principal: Principal) -> StoreLookup:
+        from ragox.service._lookup import StoreLookup  # noqa: PLC0415
+
         return StoreLookup(self.store, self.signer, principal)
 
     def create_anchor(
@@ -1187,12 +1213,16 @@ class Ragox:
         manifest_record = self.store.get_manifest(record.manifest_id)
         assert manifest_record is not None
         text = self.store.text(record.manifest_id)
+        from ragox.anchor import create_anchor  # noqa: PLC0415
+
         created = create_anchor(text, start, end, manifest_record.manifest.identity)
         if isinstance(created, Refusal):
             return created
         return self.store.save_anchor(created, record.manifest_id, principal.name)
 
     def resolve(self, anchor: Anchor, principal: Principal) -> Resolution:
+        from ragox.anchor import resolve  # noqa: PLC0415
+
         return resolve(anchor, self.lookup(principal))
 
     def resolve_id(self, anchor_id: str, principal: Principal) -> Resolution:
@@ -1268,6 +1298,8 @@ class Ragox:
         for document_id in documents or ():
             if self.store.get_document(tenant, document_id) is None:
                 raise NotFound(document_id)
+        from ragox.ingest import Reprocessor  # noqa: PLC0415
+
         report = Reprocessor(self.ingestor, authorized_by).run(tenant, documents, dry_run=dry_run)
         if dry_run or not report.rebuilds:
             return report
@@ -1318,6 +1350,8 @@ class Ragox:
                     forward = new_alignment.map_forward(back.start, back.end)
                     return MappedRange(forward.start, forward.end, back.exact and forward.exact)
 
+        from ragox.anchor import migrate_anchor  # noqa: PLC0415
+
         migrated = migrate_anchor(
             anchor,
             self.store.text(verified.manifest_id),
@@ -1349,6 +1383,8 @@ def _stuck(record: RevisionRecord, job: JobHealth | None, now: datetime) -> bool
     (an upload received but never processed) none started within the lease."""
     if record.state not in _IN_PROGRESS:
         return False
+    from ragox.ingest import LEASE, Liveness  # noqa: PLC0415
+
     if job is None:
         updated = datetime.fromisoformat(record.updated_at.replace("Z", "+00:00"))
         return now - updated > LEASE
@@ -1367,6 +1403,8 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _redact(payload: dict[str, object], deleted: frozenset[str]) -> dict[str, object]:
     """The answer layer's redaction, stamped now (the store calls it in its transaction)."""
+    from ragox.answer import redact_answer  # noqa: PLC0415
+
     return redact_answer(payload, deleted, utc_now())
 
 

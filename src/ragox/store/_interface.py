@@ -32,6 +32,7 @@ from ragox.store._records import (
     ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
+    RevisionReads,
     RevisionRecord,
     RevisionState,
     RevisionView,
@@ -195,6 +196,14 @@ class Store(Protocol):
     ) -> RevisionRecord | None: ...
 
     def revisions(self, tenant: str, document_id: str) -> list[RevisionRecord]: ...
+
+    def status_reads(
+        self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
+    ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
+        """The tenant's documents (or the one named) by id, each with its revisions in
+        order and what ``status`` shows of them (vectors missing for ``embedder_key``),
+        in a few queries however many documents there are."""
+        ...
 
     def revision_by_source(
         self, tenant: str, document_id: str, source_sha256: str

@@ -27,6 +27,7 @@ __all__ = [
     "ProcessingVersions",
     "PurgeCounts",
     "RetentionPolicy",
+    "RevisionReads",
     "RevisionRecord",
     "RevisionState",
     "RevisionView",
@@ -254,6 +255,24 @@ class ExtractionNotes:
     page_count: int | None
     pages_without_text: tuple[int, ...]
     warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionReads:
+    """A revision with what ``status`` shows of it, read for many revisions at once
+    (:meth:`Store.status_reads`)."""
+
+    record: RevisionRecord
+    #: the manifest of its representation (None: none, or missing)
+    manifest: Manifest | None
+    chunks: int
+    notes: ExtractionNotes
+    #: the stage versions its search text was built with (None: none was built)
+    versions: ProcessingVersions | None
+    #: its latest ingestion run (the last one started)
+    latest_job: JobRecord | None
+    #: its chunks without a vector of the asked embedder (None: none was asked)
+    vectors_missing: int | None
 
 
 @dataclass(frozen=True, slots=True)

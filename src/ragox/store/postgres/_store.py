@@ -63,11 +63,13 @@ from ragox.store._records import (
     ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
+    RevisionReads,
     RevisionRecord,
     RevisionState,
     RevisionView,
     StoredAnchor,
 )
+from ragox.store._status import read_status
 from ragox.store.postgres._blobs import PostgresBlobs
 from ragox.store.postgres._index import PostgresIndex
 from ragox.store.postgres._schema import MIGRATIONS, SCHEMA_VERSION
@@ -592,6 +594,11 @@ class PostgresStore:
             (tenant, document_id),
         )
         return [self._revision(row) for row in rows]
+
+    def status_reads(
+        self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
+    ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
+        return read_status(self._fetchall, "%s", tenant, document_id, embedder_key)
 
     def revision_by_source(
         self, tenant: str, document_id: str, source_sha256: str

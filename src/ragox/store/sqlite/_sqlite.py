@@ -44,11 +44,13 @@ from ragox.store._records import (
     ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
+    RevisionReads,
     RevisionRecord,
     RevisionState,
     RevisionView,
     StoredAnchor,
 )
+from ragox.store._status import read_status
 from ragox.store.sqlite._index import SqliteIndex, upgrade_lexical
 from ragox.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 from ragox.text import Alignment, Coordinates, Span
@@ -428,6 +430,18 @@ class SqliteStore:
             .fetchall()
         )
         return [self._revision(row) for row in rows]
+
+    def status_reads(
+        self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
+    ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
+        conn = self._connection()
+        return read_status(
+            lambda sql, params: conn.execute(sql, tuple(params)).fetchall(),
+            "?",
+            tenant,
+            document_id,
+            embedder_key,
+        )
 
     def revision_by_source(
         self, tenant: str, document_id: str, source_sha256: str

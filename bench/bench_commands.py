@@ -1,0 +1,203 @@
+"""``ragox status``, ``search``, ``ask`` and ``resolve`` as whole processes (issue 15:
+at most 0.3 s wall each on a warm machine), beside a bare ``python -c pass`` and a
+bm25s process that loads its saved index of the same chunks and retrieves the top 10
+(the peer's equivalent of ``ragox search``), in the same run.
+
+``python bench/run.py commands [--homes=DIR,DIR] [--runs=N] [--quick]``
+
+Homes: the ones given (for instance the store bench's ``home-10000`` and
+``home-100000``), else the scale bench's cached homes (``.cache/scale``), else, or
+with ``--quick``, a small home built here from real text. Each is timed on a copy
+without vectors (the homes given are never written), as a group reader whose scope
+spans two lexical partitions where the home has reader groups. A warm machine:
+bytecode cached (as an installed package has it; ``PYTHONDONTWRITEBYTECODE`` is
+dropped for the child processes) and files in the page cache, by one untimed run of
+each command first; then ``--runs`` timed runs (default 10), median and p95 of the
+wall time, and the median CPU time (user + system) of the process.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from _realtext import ROOT, documents
+
+HEADER = ("home", "what", "median ms", "p95 ms", "CPU ms", "vs python -c pass")
+QUERY = "how do I configure the network interface"
+SCALE_HOMES = (ROOT / ".cache" / "scale" / "home-10000", ROOT / ".cache" / "scale" / "home-100000")
+QUICK_DOCUMENTS = 60
+
+_BM25S = """
+import sys, bm25s, Stemmer
+index = bm25s.BM25.load(sys.argv[1])
+query = bm25s.tokenize([sys.argv[2]], stopwords="en", stemmer=Stemmer.Stemmer("english"),
+                       show_progress=False)
+docs, scores = index.retrieve(query, k=10, show_progress=False)
+print(docs[0].tolist())
+"""
+
+
+def _copy(home: Path, into: Path) -> Path:
+    """A copy of the home's database without vectors (no command can build the bench's
+    embedder), its keys copied and its originals linked: the home itself is only read."""
+    copy = into / home.name
+    shutil.copytree(home / "keys", copy / "keys")
+    (copy / "blobs").symlink_to((home / "blobs").resolve())
+    with sqlite3.connect(f"file:{home / 'ragox.db'}?mode=ro", uri=True) as source:
+        target = sqlite3.connect(copy / "ragox.db")
+        source.backup(target)
+        target.execute("DELETE FROM settings WHERE key IN ('embedder_key', 'embedder_spec')")
+        target.execute("DELETE FROM embeddings")
+        target.commit()
+        target.close()
+    return copy
+
+
+def _quick_home(into: Path) -> Path:
+    """A small home of real text (the first documents of the scale bench's corpus), in
+    two reader-group sets."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from ragox.service import Ragox
+
+    home = into / "home-quick"
+    app = Ragox(home)
+    try:
+        for number, (name, text) in enumerate(documents()):
+            if number >= QUICK_DOCUMENTS:
+                break
+            groups = frozenset({"staff"}) if number % 2 else frozenset({"eng"})
+            app.ingestor.ingest_bytes(
+                text.encode("utf-8"), f"{number}.txt", name, groups=groups, tenant="default"
+            )
+    finally:
+        app.close()
+    return home
+
+
+def _bm25s_index(home: Path, into: Path) -> Path | None:
+    """bm25s's index of the home's current chunks (their search text), saved to disk."""
+    try:
+        import bm25s
+        import Stemmer
+    except ImportError:
+        return None
+    with sqlite3.connect(f"file:{home / 'ragox.db'}?mode=ro", uri=True) as conn:
+        texts = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT substr(s.text, c.search_start + 1, c.search_end - c.search_start) "
+                "FROM chunks c JOIN search_texts s ON s.manifest_id = c.manifest_id"
+            )
+        ]
+    if not texts:
+        return None
+    stemmer = Stemmer.Stemmer("english")
+    retriever = bm25s.BM25()
+    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    retriever.index(tokens, show_progress=False)
+    path = into / f"bm25s-{home.name}"
+    retriever.save(str(path))
+    return path
+
+
+def _time(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, float, float, int]:
+    """Median and p95 wall, median CPU (ms), and the exit code of the last run."""
+    subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
+    walls: list[float] = []
+    cpus: list[float] = []
+    code = 0
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
+        walls.append((time.perf_counter() - started) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+        code = done.returncode
+    walls.sort()
+    p95 = walls[min(len(walls) - 1, round(0.95 * (len(walls) - 1)))]
+    return statistics.median(walls), p95, statistics.median(cpus), code
+
+
+def _commands(home: Path, into: Path) -> dict[str, list[str]]:
+    with sqlite3.connect(f"file:{home / 'ragox.db'}?mode=ro", uri=True) as conn:
+        anchor = conn.execute("SELECT anchor_id FROM anchors ORDER BY anchor_id LIMIT 1").fetchone()
+        grouped = conn.execute("SELECT 1 FROM revision_groups LIMIT 1").fetchone() is not None
+    who = ["--principal", "bench", "--groups", "staff"] if grouped else []
+    ragox = [sys.executable, "-m", "ragox"]
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "ragox status": [*ragox, "status"],
+        "ragox status --json": [*ragox, "status", "--json"],
+        "ragox search": [*ragox, "search", QUERY, *who, "--json"],
+        "ragox ask": [*ragox, "ask", QUERY, *who, "--json"],
+    }
+    if anchor is not None:  # an operator's resolve of a stored anchor
+        commands["ragox resolve"] = [*ragox, "resolve", str(anchor[0]), "--json"]
+    index = _bm25s_index(home, into)
+    if index is not None:
+        commands["bm25s: load index + top 10"] = [sys.executable, "-c", _BM25S, str(index), QUERY]
+    return commands
+
+
+def main(argv: Sequence[str] = ()) -> list[tuple[str, ...]]:
+    options = dict(arg.removeprefix("--").partition("=")[::2] for arg in argv)
+    runs = int(options.get("runs") or (5 if "quick" in options else 10))
+    given = [Path(p) for p in options.get("homes", "").split(",") if p]
+    rows: list[tuple[str, ...]] = []
+    with tempfile.TemporaryDirectory(prefix="ragox-bench-commands-") as scratch:
+        into = Path(scratch)
+        if given:
+            homes = [_copy(home, into) for home in given]
+        elif "quick" not in options and all((h / "ragox.db").exists() for h in SCALE_HOMES):
+            homes = [_copy(home, into) for home in SCALE_HOMES]
+        else:
+            homes = [_quick_home(into)]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPATH"] = str(ROOT / "src")
+        for home in homes:
+            env["RAGOX_HOME"] = str(home)
+            chunks = _chunks(home)
+            floor = None
+            for what, command in _commands(home, into).items():
+                median, p95, cpu, code = _time(command, env, runs)
+                floor = median if floor is None else floor
+                rows.append(
+                    (
+                        f"{home.name} ({chunks} chunks)",
+                        what if code == 0 else f"{what} (exit {code})",
+                        f"{median:.0f}",
+                        f"{p95:.0f}",
+                        f"{cpu:.0f}",
+                        f"+{median - floor:.0f} ms",
+                    )
+                )
+    return rows
+
+
+def _chunks(home: Path) -> int:
+    with sqlite3.connect(f"file:{home / 'ragox.db'}?mode=ro", uri=True) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+
+def tables(argv: Sequence[str] = ()) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+    return [
+        ("Commands as processes, warm (issue 15: <= 300 ms wall)", HEADER, main(argv)),
+    ]
+
+
+if __name__ == "__main__":
+    from _table import print_table
+
+    for title, header, rows in tables(sys.argv[1:]):
+        print_table(title, header, rows)
