@@ -3,15 +3,20 @@ same run (issue 15: ragox at most 5x the CPU of selectolax's text extraction).
 
 Input: the Debian reference manual's HTML pages (``/usr/share/debian-reference``,
 from the ``debian-reference-en`` package: ``apt-get download debian-reference-en &&
-dpkg -x debian-reference-en_*.deb DIR``, then pass ``DIR/usr/share/debian-reference``),
-else the XQuAD article pages that ``bench ingest`` builds.
+dpkg -x debian-reference-en_*.deb DIR``, then pass ``DIR/usr/share/debian-reference``;
+``scripts/fetch_realdocs`` puts it under ``.cache/realdocs``), else the XQuAD article
+pages that ``bench ingest`` builds.
 
 Rows (CPU seconds; each pipeline in a fresh process, passes over every file, best of
 three passes, imports not counted):
 
 * selectolax: parse with Lexbor and ``body.text()`` (the peer);
-* ragox ``extract_html`` (parse, walk, blocks, tables, alignment);
-* ragox ingest, whole process (extraction, chunks, lexical rows, SQLite), once.
+* ragox ``extract_html`` (checks, nesting estimate, parse, walk, tables, blocks);
+* the extractor as it was before issue 15 (``tests/html_reference.py``, the
+  reference the tests hold it to, byte for byte);
+* ragox ingest of every page into a fresh SQLite home (extraction, search text,
+  chunks, lexical rows), imports and start-up not counted;
+* ragox ingest as a whole process (with Python's start-up and imports), once.
 
 ``python bench/bench_html.py [FOLDER]``
 """
@@ -27,31 +32,50 @@ from pathlib import Path
 from bench_ingest import build_html, run_child
 
 HERE = Path(__file__).parent
-DEBIAN = Path("/usr/share/debian-reference")
+DEBIAN_FOLDERS = [
+    Path("/usr/share/debian-reference"),
+    HERE.parent / ".cache" / "realdocs" / "debian-reference-en" / "usr/share/debian-reference",
+]
 
 
 def _passes(kind: str, paths: list[Path]) -> float:
     """Best CPU seconds of three passes over ``paths`` in one fresh process."""
     code = f"""
-import json, sys, time
+import json, sys, tempfile, time
 from pathlib import Path
 kind = {kind!r}
-datas = [Path(p).read_bytes() for p in sys.argv[1:]]
+paths = [Path(p) for p in sys.argv[1:]]
+datas = [p.read_bytes() for p in paths]
 if kind == "selectolax":
     from selectolax.lexbor import LexborHTMLParser
-    def one(data):
-        tree = LexborHTMLParser(data)
-        return (tree.body or tree.root).text()
-else:
-    from ragox.extract.html import extract_html
+    def one_pass():
+        for data in datas:
+            tree = LexborHTMLParser(data)
+            (tree.body or tree.root).text()
+elif kind in ("ragox", "reference"):
+    if kind == "ragox":
+        from ragox.extract.html import extract_html
+    else:
+        sys.path.insert(0, {str(HERE.parent / "tests")!r})
+        from html_reference import extract_html
     from ragox.text import BASE_PROFILE
-    def one(data):
-        return extract_html(data, BASE_PROFILE)
+    def one_pass():
+        for data in datas:
+            extract_html(data, BASE_PROFILE)
+else:
+    from ragox.service import Ragox
+    def one_pass():
+        with tempfile.TemporaryDirectory() as home:
+            app = Ragox(Path(home))
+            for path in paths:
+                item = app.ingest_path(path, path.parent)
+                assert item.outcome is not None
+                assert item.outcome.state.value == "READY", item
+            app.close()
 best = None
 for _ in range(3):
     started = time.process_time()
-    for data in datas:
-        one(data)
+    one_pass()
     spent = time.process_time() - started
     best = spent if best is None else min(best, spent)
 print(json.dumps({{"cpu": best}}))
@@ -68,8 +92,8 @@ print(json.dumps({{"cpu": best}}))
 def main(folder: Path | None) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        if folder is None and DEBIAN.is_dir():
-            folder = DEBIAN
+        if folder is None:
+            folder = next((f for f in DEBIAN_FOLDERS if f.is_dir()), None)
         if folder is not None:
             paths = sorted(folder.glob("*.html"))
             label = f"{folder.name}: {len(paths)} pages"
@@ -79,12 +103,16 @@ def main(folder: Path | None) -> list[tuple[str, ...]]:
         size = sum(p.stat().st_size for p in paths) / 1e6
         peer = _passes("selectolax", paths)
         extract = _passes("ragox", paths)
-        ingest = run_child("ragox", paths)
-        assert ingest is not None
+        before = _passes("reference", paths)
+        ingest = _passes("ingest", paths)
+        process = run_child("ragox", paths)
+        assert process is not None
         for name, cpu in (
             ("selectolax: Lexbor parse + body.text()", peer),
             ("ragox extract_html", extract),
-            ("ragox ingest, whole process (no embeddings)", ingest["cpu"]),
+            ("ragox extract_html before issue 15 (tests/html_reference.py)", before),
+            ("ragox ingest, every page into a fresh home (no embeddings)", ingest),
+            ("ragox ingest, whole process with start-up and imports", process["cpu"]),
         ):
             rows.append((name, f"{label}, {size:.1f} MB", f"{cpu:.3f}", f"{cpu / peer:.1f}x"))
     return rows

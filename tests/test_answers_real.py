@@ -418,7 +418,15 @@ def test_an_instruction_that_shares_few_words_still_answers_how_to() -> None:
     )
     assert not draft.abstained
     assert "adduser user group" in draft.claims[0].text
-    without = ExtractiveGenerator(replace(generator.config, instruction_evidence=0.0))
+    # at a stricter threshold the instruction's credit still decides (since the asker's
+    # "ich" is no question term, the default threshold is passed without it too)
+    strict = replace(generator.config, thresholds=(("de", 5.5),))
+    assert (
+        not ExtractiveGenerator(strict)
+        .generate("Wie gebe ich einem Benutzer Zugriff auf das CD-Laufwerk?", _evidence(text))
+        .abstained
+    )
+    without = ExtractiveGenerator(replace(strict, instruction_evidence=0.0))
     assert without.generate(
         "Wie gebe ich einem Benutzer Zugriff auf das CD-Laufwerk?", _evidence(text)
     ).abstained

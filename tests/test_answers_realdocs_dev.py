@@ -108,10 +108,11 @@ def test_dev_table(
         )
     overall = answers.figures(GoldGroup(None, None))
     assert answers.citations_resolved_share == 1.0
-    # measured on the 71 questions after the second round of work on this set: gold
-    # .727 / abstained .938 / false abstentions .055 / recall@5 .782 (before it, with
-    # the same questions: .618 / .938 / .127 / .764)
-    assert overall["answered_with_gold_citation"] >= 0.72
-    assert overall["abstained_correctly"] >= 0.93
-    assert overall["false_abstentions"] <= 0.06
-    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.78
+    # measured on the 100 questions after the third round of work on this set (29
+    # questions on two more chapters, written before measuring): gold .708 / abstained
+    # .821 / false abstentions .069 / recall@5 .764 (before it, with the same 100
+    # questions: .653 / .714 / .056 / .764; the second round's 71: .727 / .938 / .055)
+    assert overall["answered_with_gold_citation"] >= 0.70
+    assert overall["abstained_correctly"] >= 0.82
+    assert overall["false_abstentions"] <= 0.07
+    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.76

@@ -42,17 +42,32 @@ _PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
 #: an instruction: a command line, a numbered step, an imperative opening
-_IMPERATIVE: Final = regex.compile(
-    r"^(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
+_ENGLISH_IMPERATIVE: Final = (
+    r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
     r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
+)
+_IMPERATIVE: Final = regex.compile(
+    r"^"
+    + _ENGLISH_IMPERATIVE
+    # after a condition: "If you want to run testing, then change the third field …"
+    + r"|(?:,\s*|\bthen\s+)"
+    + _ENGLISH_IMPERATIVE
+    # advice addressed to the reader is an instruction too: "You should make a backup
+    # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
+    + r"|\byou (?:should|must|need to|have to)\b|\b(?-i:Sie) (?:sollten|müssen)\b"
+    r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
     r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
     r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
     r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
+    # any polite imperative opening a sentence, also a negated one ("Посмотрите файл …",
+    # "Не забудьте сделать резервную копию")
+    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
     # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
     # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
     # können Sie … suchen" is a modal, no instruction)
     r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте)\b"
-    r"|[,;:]\s*(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
+    r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
+    r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
     r"\p{Ll}+(?:en|ern|eln) Sie\b",
     regex.IGNORECASE | regex.MULTILINE,
 )

@@ -74,6 +74,57 @@ __all__ = [
 ]
 
 
+#: the asker and the one asked, in questions: no term of what is asked about
+_ASKER_WORDS: Final = frozenset(
+    {
+        "i",
+        "me",
+        "my",
+        "mine",
+        "myself",
+        "you",
+        "your",
+        "yours",
+        "ich",
+        "mich",
+        "mir",
+        "mein",
+        "meine",
+        "meinen",
+        "meinem",
+        "meiner",
+        "meines",
+        "du",
+        "dich",
+        "dir",
+        "dein",
+        "deine",
+        "deinen",
+        "deinem",
+        "deiner",
+        "я",
+        "меня",
+        "мне",
+        "мной",
+        "мой",
+        "моя",
+        "моё",
+        "мое",
+        "моего",
+        "моей",
+        "моему",
+        "моём",
+        "моем",
+        "мою",
+        "мои",
+        "моих",
+        "моим",
+        "ты",
+        "тебя",
+        "тебе",
+        "твой",
+    }
+)
 #: shorter "sentences" (a heading, a table label) are never quoted as claims
 MIN_CLAIM_TOKENS = 4
 _STATEMENT_END = regex.compile(r"[.!?…:;]\W*$")
@@ -104,6 +155,16 @@ class ExtractiveConfig:
     #: unanswerable ones 2 and more), never on the held-out set; XQuAD asks almost no
     #: how-to questions
     instruction_evidence: float = 1.0
+    #: answerability penalty of a sentence without an instruction for a how-to question:
+    #: "How do I install the NVIDIA driver?" is not answered by a manual's "to find out
+    #: what experiences people had with NVIDIA drivers, search the phrase …". Set on the
+    #: real-document development set, never on the held-out set
+    description: float = 2.0
+    #: answerability penalty of a sentence without a number (in digits or words) for a
+    #: "how many"/"wie viele"/"сколько" question: "Wie viele Tage hat ein Schaltjahr?" is
+    #: not answered by "Probleme werden binnen Tagen behoben". Set by the same reasoning
+    #: as ``description`` (the sentence lacks the kind of answer asked for), not fitted
+    no_number: float = 2.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -123,18 +184,23 @@ class ExtractiveConfig:
         return dict(self.thresholds).get(language, self.default_threshold)
 
     def score(self, features: Support, kind: AnswerKind | None = None) -> float:
-        bonus = self.instruction if kind is AnswerKind.INSTRUCTION else self.answer_kind
+        named = kind in (AnswerKind.INSTRUCTION, AnswerKind.NAME)
+        bonus = self.instruction if named else self.answer_kind
         return self.evidence_score(features) + bonus * features.answer_kind
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:
         """What decides answerability: the evidence score, less a penalty for a weighty
         question term that neither the sentence nor its neighbours contain, plus a
         credit for an instruction that answers a how-to question."""
-        credit = (
-            self.instruction_evidence
-            if kind is AnswerKind.INSTRUCTION and features.answer_kind
-            else 0.0
-        )
+        credit = 0.0
+        if kind is AnswerKind.INSTRUCTION:
+            credit = self.instruction_evidence if features.answer_kind else -self.description
+        elif kind is AnswerKind.NAME and features.answer_kind:
+            # "which tool …?" answered by a sentence naming one ("You can use cron-apt;
+            # this tool updates the system at regular intervals")
+            credit = self.instruction_evidence
+        elif kind is AnswerKind.NUMBER and not features.answer_kind:
+            credit = -self.no_number
         return self.evidence_score(features) - self.uncovered * features.uncovered + credit
 
     def evidence_score(self, features: Support) -> float:
@@ -208,12 +274,19 @@ def score_sentences(
     language = next((lang for lang in detected if lang in SUPPORTED_LANGUAGES), "en")
     languages = sorted(set(detected) & set(SUPPORTED_LANGUAGES)) or ["en"]
     # a function word of any of our languages is no term ("ich" stemmed as English)
-    content = [word for word in tokens(question) if not is_stopword(word)]
+    # …nor is the asker's own pronoun ("How do *I* …", "mein Rechner", "на моём
+    # компьютере"): it says who asks, not what about
+    content = [
+        word
+        for word in tokens(question)
+        if not is_stopword(word) and word.casefold() not in _ASKER_WORDS
+    ]
     terms = analyze_query(" ".join(content) or question, languages)
     matcher = TermMatcher(terms, languages)
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
     for item in evidence:
+        headings = _heading_paragraphs(item.text)
         passages.append(
             [
                 (
@@ -224,6 +297,7 @@ def score_sentences(
                         token_count(item.text, start, end) >= MIN_CLAIM_TOKENS
                         and not _is_label(item.text[start:end])
                         and not _is_question(item.text[start:end])
+                        and not any(h_start <= start < h_end for h_start, h_end in headings)
                     ),
                     matcher.credit(matcher.stems(item.text[start:end])),
                 )
@@ -252,13 +326,23 @@ def score_sentences(
         # counts for every sentence under it as if said in the sentence before
         heading = sentences[0][3] if sentences and not sentences[0][2] else None
         section: dict[str, float] | None = None  # the heading of the current section
+        section_span: tuple[int, int] | None = None  # its paragraph, when numbered
+        headings = _heading_paragraphs(item.text)
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
                 numbered = position > 0 and _is_number(
                     item.text[slice(*sentences[position - 1][:2])]
                 )
-                if numbered or _is_heading(item.text[start:end]):
+                within = next((h for h in headings if h[0] <= start < h[1]), None)
+                if within is not None and section_span == within and section is not None:
+                    # the heading's next sentence ("… Debian-based." + "How do I
+                    # migrate?"): the heading's words are those of all its sentences
+                    section = {t: max(v, section.get(t, 0.0)) for t, v in credits.items()} | {
+                        t: v for t, v in section.items() if t not in credits
+                    }
+                elif numbered or within is not None or _is_heading(item.text[start:end]):
                     section = credits
+                    section_span = within
                 continue  # headings, labels and questions are not statements to quote
             before = sentences[position - 1][3] if position > 0 else None
             if heading and position > 1:
@@ -322,6 +406,31 @@ def _is_heading(sentence: str) -> bool:
     return bool(_NUMBERED_HEADING.match(sentence)) or _is_question(sentence)
 
 
+#: most words of a numbered paragraph that is a heading ("3.2.3. I'm using Knoppix/LMDE/
+#: Ubuntu/... and now I want to use Debian. How do I migrate?")
+_HEADING_WORDS: Final = 40
+
+
+def _heading_paragraphs(text: str) -> list[tuple[int, int]]:
+    """Spans of the paragraphs of ``text`` that are numbered section headings: each of
+    their sentences names what the section is about, none states it ("3.2.3. I'm using
+    Ubuntu … and now I want to use Debian." is the asker's situation, not an answer)."""
+    spans: list[tuple[int, int]] = []
+    for match in _PARAGRAPH_TEXT.finditer(text):
+        paragraph = match.group()
+        if len(paragraph.split()) > _HEADING_WORDS or not _NUMBERED_HEADING.match(paragraph):
+            continue
+        # "2.3." numbers sections; "2." alone may number a step ("2. Run …"), which is
+        # a heading only when it asks
+        if _SUBSECTION.match(paragraph) or paragraph.rstrip().endswith("?"):
+            spans.append((match.start(), match.end()))
+    return spans
+
+
+_SUBSECTION: Final = regex.compile(r"^\s*\d+\.\d+(?:\.\d+)*\.?\s+\p{Lu}")
+_PARAGRAPH_TEXT: Final = regex.compile(r"[^\n](?:[^\n]|\n(?![ \t]*\n))*")
+
+
 def _is_number(sentence: str) -> bool:
     """A section number the sentence splitter cut from its heading ("11.3.")."""
     return bool(_SECTION_NUMBER.match(sentence))
@@ -365,6 +474,7 @@ class ExtractiveGenerator:
                 return Draft(claims=cells, abstained=False)
         config = self.config
         scoring = score_sentences(question, evidence, self.term_weights, config)
+        kind = answer_kind(question)
         scored = scoring.sentences
         if not scored or scoring.answerability < config.threshold(scoring.language):
             return Draft(claims=(), abstained=True, missing=None)
@@ -375,6 +485,33 @@ class ExtractiveGenerator:
             return Draft(claims=(), abstained=True, missing=None)
         best = own[0]
         chosen = [best]
+        # a best sentence that refers back ("It is distributed in the package
+        # debian-policy", "Dort finden Sie einen Eintrag wie diesen: …") says nothing
+        # without the sentence it refers to, right before it
+        antecedent = next((s for s in scored if _refers_back_to(best, s)), None)
+        if antecedent is not None:
+            chosen.append(antecedent)
+        # the sentence right after the best one that goes on about it ("This setting
+        # will be kept in /etc/papersize.") completes it, though it repeats few words;
+        # so does a neighbour that holds the kind of answer asked for (a path for
+        # "where") when the best one does not ("Install libpaper1 … the default paper
+        # size." then "The setting is stored in /etc/papersize.", without "this"), and
+        # the next step of an instruction; they come before further sentences
+        follow = (
+            next((s for s in scored if _supplies_kind(s, best)), None)
+            or next((s for s in scored if _continues(s, best)), None)
+            or next((s for s in scored if _next_step(s, best, kind)), None)
+        )
+        if (
+            follow is not None
+            and (follow.score >= config.second_ratio * best.score or _next_step(follow, best, kind))
+            and len(chosen) < config.max_sentences
+            and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
+        ):
+            chosen.append(follow)
+        # the best one and what completes it, in the passage's order they depend on;
+        # further sentences after them
+        chosen.sort(key=lambda s: s.start)
         for candidate in own[1:]:
             if len(chosen) >= config.max_sentences or candidate.score < config.second_ratio * (
                 best.score
@@ -396,22 +533,6 @@ class ExtractiveGenerator:
             if any(_same(candidate, other) or _overlap(candidate, other) for other in chosen):
                 continue
             chosen.append(candidate)
-        # the sentence right after the best one that goes on about it ("This setting
-        # will be kept in /etc/papersize.") completes it, though it repeats few words;
-        # so does a neighbour that holds the kind of answer asked for (a path for
-        # "where") when the best one does not ("Install libpaper1 … the default paper
-        # size." then "The setting is stored in /etc/papersize.", without "this")
-        follow = next((s for s in scored if _supplies_kind(s, best)), None) or next(
-            (s for s in scored if _continues(s, best)), None
-        )
-        if (
-            follow is not None
-            and follow.score >= config.second_ratio * best.score
-            and len(chosen) < config.max_sentences
-            and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
-        ):
-            chosen.append(follow)
-            chosen.sort(key=lambda s: (s.evidence.source_id != best.evidence.source_id, s.start))
         claims = []
         for sentence in chosen:
             claims.append(_claim(sentence))
@@ -429,7 +550,7 @@ class ExtractiveGenerator:
 #: words that open a sentence going on about the one before it
 _ANAPHORA: Final = regex.compile(
     r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
-    r"|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом)\b",
+    r"|dort|darin|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом|там)\b",
     regex.IGNORECASE,
 )
 
@@ -441,6 +562,32 @@ def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
         and sentence.start >= best.end
         and not sentence.evidence.text[best.end : sentence.start].strip()
         and bool(_ANAPHORA.match(_quote(sentence)))
+    )
+
+
+def _refers_back_to(best: ScoredSentence, sentence: ScoredSentence) -> bool:
+    """``best`` opens with a word that refers back, and ``sentence`` is the one right
+    before it in its passage."""
+    return (
+        sentence.evidence.source_id == best.evidence.source_id
+        and sentence.end <= best.start
+        and not sentence.evidence.text[sentence.end : best.start].strip()
+        and bool(_ANAPHORA.match(_quote(best)))
+    )
+
+
+def _next_step(sentence: ScoredSentence, best: ScoredSentence, kind: AnswerKind | None) -> bool:
+    """For a how-to question whose best sentence is an instruction: the sentence right
+    after it in the same paragraph is one too ("Consider the change … like a change of
+    operating system." then "You should make a backup … and reinstall …")."""
+    return (
+        kind is AnswerKind.INSTRUCTION
+        and best.support.answer_kind
+        and sentence.support.answer_kind
+        and sentence.evidence.source_id == best.evidence.source_id
+        and sentence.start >= best.end
+        and not sentence.evidence.text[best.end : sentence.start].strip()
+        and "\n" not in sentence.evidence.text[best.end : sentence.start]
     )
 
 

@@ -43,6 +43,9 @@ class AnswerKind(Enum):
     #: "where is … stored", "in welcher Datei …", "где хранится …": a file, folder or
     #: web address (a place name does not count: it has no path to check for)
     LOCATION = "location"
+    #: "which tool …", "in welchem Paket …", "в каком пакете …": the name of a package,
+    #: program or command, written as one ("cron-apt", "debian-policy")
+    NAME = "name"
 
 
 _KINDS: Final = (
@@ -81,6 +84,20 @@ _KINDS: Final = (
         ),
     ),
 )
+_NAME_QUESTION: Final = (
+    AnswerKind.NAME,
+    regex.compile(
+        r"^\W*(?:(?:in|from|with) )?(?:which|what)\s+(?:\w+\s+)?(?:package|tool|program"
+        r"|command|utility|daemon|module|library)s?\b"
+        r"|^\W*(?:(?:in|aus|mit) )?welche[mnrs]?\s+(?:\w+\s+)?(?:paket|werkzeug|programm"
+        r"|befehl|kommando|tool|modul|bibliothek|dienst)"
+        r"|^\W*(?:(?:в|из|с помощью) )?как(?:ой|ая|ое|ом|ую|ого|им|ие|их)\s+(?:\w+\s+)?"
+        r"(?:пакет|программ|команд|утилит|инструмент|модул|библиотек)",
+        regex.IGNORECASE,
+    ),
+)
+#: a name written as one identifier: "cron-apt", "debian-policy", "linux-image-NNN"
+_IDENTIFIER: Final = regex.compile(r"(?<![\w/.-])[a-z][a-z0-9+.]*(?:[-_][a-z0-9+.]+)+")
 #: a file or folder path ("/etc/papersize", "~/.bashrc") or a web address
 _PATH: Final = regex.compile(r"(?:^|(?<=[\s(«\"'„“]))~?/[\w.+-]+|\bhttps?://\S+")
 _YEAR: Final = regex.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
@@ -91,10 +108,24 @@ _MONTH: Final = regex.compile(
     regex.IGNORECASE,
 )
 _DIGIT: Final = regex.compile(r"\d")
+#: a number in words ("seven days", "sieben Tage", "семь дней"); not "ein"/"one" as an
+#: article or pronoun
+_NUMBER_WORD: Final = regex.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|\w+teen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
+    r"|millions?|billions?|dozens?|twice|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
+    r"|elf|zwölf|\w+zehn|(?:zwan|drei|vier|fünf|sech|sieb|acht|neun)(?:zig|ßig)"
+    r"|hundert|tausend|million(?:en)?|milliarden?|dutzend|doppelt"
+    r"|два|две|двух|двум|двумя|три|трёх|трех|трём|тремя|четыре|четырёх|четырех|пять|пяти"
+    r"|шесть|шести|семь|семи|восемь|восьми|девять|девяти|десять|десяти|\w+надцать"
+    r"|\w+надцати|двадцат\w*|тридцат\w*|сорок|сорока|\w+десят|девяносто|сто|ста|двести"
+    r"|триста|четыреста|\w+сот|тысяч\w*|миллион\w*|миллиард\w*)\b",
+    regex.IGNORECASE,
+)
 
 
 def answer_kind(question: str) -> AnswerKind | None:
-    for kind, pattern in _KINDS:
+    for kind, pattern in (*_KINDS, _NAME_QUESTION):
         if pattern.search(question):
             return kind
     return None
@@ -104,11 +135,13 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.DATE:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
-        return bool(_DIGIT.search(sentence))
+        return bool(_DIGIT.search(sentence) or _NUMBER_WORD.search(sentence))
     if kind is AnswerKind.INSTRUCTION:
         return has_instruction(sentence)
     if kind is AnswerKind.LOCATION:
         return bool(_PATH.search(sentence))
+    if kind is AnswerKind.NAME:
+        return bool(_IDENTIFIER.search(sentence) or _PATH.search(sentence))
     return False
 
 

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from selectolax.lexbor import LexborNode
 
@@ -35,8 +34,7 @@ MAX_SLOTS: Final = 500_000
 _ASCII_WS: Final = " \t\n\f\r"
 
 
-@dataclass(frozen=True, slots=True)
-class CellPlace:
+class CellPlace(NamedTuple):
     """A ``td``/``th`` element's place in its table (keys are ``LexborNode.mem_id``)."""
 
     table: int
@@ -49,21 +47,50 @@ class CellPlace:
     header_keys: tuple[int, ...]
 
 
-@dataclass(slots=True)
 class _Cell:
-    key: int
-    node: LexborNode
-    x: int
-    y: int
-    width: int
-    height: int
-    header: bool
-    scope: str
-    grows: bool = False
-    group: int = -1
-    column_header: bool = False
-    row_header: bool = False
-    headers: list[int] = field(default_factory=list)
+    __slots__ = (
+        "column_header",
+        "group",
+        "grows",
+        "header",
+        "headers",
+        "height",
+        "key",
+        "listed",
+        "row_header",
+        "scope",
+        "width",
+        "x",
+        "y",
+    )
+
+    def __init__(
+        self,
+        key: int,
+        listed: str | None,
+        x: int,
+        y: int,
+        width: int,
+        height: int,
+        header: bool,
+        scope: str,
+        grows: bool,
+        group: int,
+    ) -> None:
+        self.key = key
+        #: the ``headers`` attribute
+        self.listed = listed
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.header = header
+        self.scope = scope
+        self.grows = grows
+        self.group = group
+        self.column_header = False
+        self.row_header = False
+        self.headers: list[int] = []
 
 
 def _children(node: LexborNode) -> Iterator[LexborNode]:
@@ -78,6 +105,8 @@ def _number(value: str | None, default: int, low: int, high: int) -> int:
     """An HTML non-negative integer (leading digits after white space), clamped."""
     if value is None:
         return default
+    if len(value) <= 12 and value.isascii() and value.isdigit():
+        return max(low, min(high, int(value)))
     text = value.lstrip(_ASCII_WS)
     digits = ""
     for ch in text:
@@ -126,21 +155,29 @@ class _Table:
         group_start = self.height
         group_end = group_start + len(rows)
         group = len(self.row_groups)
+        slots = self.slots
         for y, row in enumerate(rows, start=group_start):
             x = 0
             for cell in _children(row):
-                if cell.tag not in ("td", "th"):
+                tag = cell.tag
+                if tag != "td" and tag != "th":  # noqa: PLR1714 (a set is slower here)
                     continue
-                while (x, y) in self.slots:
+                while (x, y) in slots:
                     x += 1
                 attributes = cell.attributes
-                width = _number(attributes.get("colspan"), 1, 1, 1000)
-                rowspan = _number(attributes.get("rowspan"), 1, 0, 65534)
+                if attributes:
+                    width = _number(attributes.get("colspan"), 1, 1, 1000)
+                    rowspan = _number(attributes.get("rowspan"), 1, 0, 65534)
+                    scope = (attributes.get("scope") or "").strip(_ASCII_WS).lower()
+                    listed = attributes.get("headers")
+                else:
+                    width = rowspan = 1
+                    scope = ""
+                    listed = None
                 grows = rowspan == 0
                 height = group_end - y if grows else min(rowspan, group_end - y)
-                scope = (attributes.get("scope") or "").strip(_ASCII_WS).lower()
                 entry = _Cell(
-                    cell.mem_id, cell, x, y, width, height, cell.tag == "th", scope, grows, group
+                    cell.mem_id, listed, x, y, width, height, tag == "th", scope, grows, group
                 )
                 self._place(entry)
                 x += width
@@ -153,6 +190,10 @@ class _Table:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"a table has over {MAX_SLOTS} slots")
         index = len(self.cells)
         self.cells.append(cell)
+        if cell.width == 1 and cell.height == 1:
+            self.slots.setdefault((cell.x, cell.y), index)
+            self.width = max(self.width, cell.x + 1)
+            return
         for y in range(cell.y, cell.y + cell.height):
             for x in range(cell.x, cell.x + cell.width):
                 # Overlapping cells are a table model error: the first keeps the slot.
@@ -184,81 +225,78 @@ def _classify(table: _Table) -> None:
             )
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """Consecutive slots of one line (a column or a row) covered by one header cell,
-    or by data cells: the scan reacts to a run once, whatever its length."""
-
-    last: int  # the run's slot nearest the start of the line
-    first: int  # its slot farthest from the start
-    cell: int  # a header cell's index, or -1 for data cells
+#: A line (a column or a row) as runs of consecutive slots covered by one header
+#: cell, or by data cells: the scan reacts to a run once, whatever its length. Per
+#: run: its slot nearest the start of the line (``lasts``, for bisection) and the
+#: header cell's index, or -1 for data cells (``marks``).
+_Line = tuple[list[int], list[int]]
 
 
-def _runs(table: _Table, along_column: bool) -> list[tuple[list[int], list[_Run]]]:
-    """Per column (or per row), its runs from the start of the line outwards, with the
-    runs' nearest slots for bisection."""
-    lines: list[tuple[list[int], list[_Run]]] = []
+def _runs(table: _Table, along_column: bool) -> list[_Line]:
+    """Per column (or per row), its runs from the start of the line outwards."""
+    lines: list[_Line] = []
     count = table.width if along_column else table.height
     length = table.height if along_column else table.width
+    slots = table.slots
+    headers = [cell.header for cell in table.cells]
     for line in range(count):
-        runs: list[_Run] = []
+        lasts: list[int] = []
+        marks: list[int] = []
+        previous = -2  # the last slot of the current run
         for position in range(length):
-            slot = (line, position) if along_column else (position, line)
-            index = table.slots.get(slot)
+            index = slots.get((line, position) if along_column else (position, line))
             if index is None:
                 continue
-            cell = table.cells[index]
-            marker = index if cell.header else -1
-            if runs and runs[-1].cell == marker and runs[-1].first == position - 1:
-                runs[-1] = _Run(runs[-1].last, position, marker)
-            else:
-                runs.append(_Run(position, position, marker))
-        lines.append(([r.last for r in runs], runs))
+            marker = index if headers[index] else -1
+            if not (marks and marks[-1] == marker and previous == position - 1):
+                lasts.append(position)
+                marks.append(marker)
+            previous = position
+        lines.append((lasts, marks))
     return lines
 
 
 def _scan(
     table: _Table,
     principal: int,
-    line: tuple[list[int], list[_Run]],
+    line: _Line,
     start: int,
     along_column: bool,
     found: list[int],
 ) -> None:
     """The standard's "internal algorithm for scanning and assigning header cells",
     from slot ``start`` (the principal's) towards the line's start."""
-    cell = table.cells[principal]
+    cells = table.cells
+    cell = cells[principal]
     in_block = cell.header
     current_block: list[int] = [principal] if cell.header else []
     opaque: list[int] = []
-    lasts, runs = line
+    lasts, marks = line
     k = bisect_right(lasts, start - 1) - 1
     while k >= 0:
-        run = runs[k]
+        mark = marks[k]
         k -= 1
-        if run.cell == principal:
+        if mark == principal:
             continue
-        if run.cell < 0:
+        if mark < 0:
             if in_block:
                 in_block = False
                 opaque.extend(current_block)
                 current_block = []
             continue
-        header = table.cells[run.cell]
+        header = cells[mark]
         in_block = True
-        current_block.append(run.cell)
+        current_block.append(mark)
         if along_column:
             blocked = not header.column_header or any(
-                table.cells[o].x == header.x and table.cells[o].width == header.width
-                for o in opaque
+                cells[o].x == header.x and cells[o].width == header.width for o in opaque
             )
         else:
             blocked = not header.row_header or any(
-                table.cells[o].y == header.y and table.cells[o].height == header.height
-                for o in opaque
+                cells[o].y == header.y and cells[o].height == header.height for o in opaque
             )
         if not blocked:
-            found.append(run.cell)
+            found.append(mark)
 
 
 def _assign(table: _Table, ids: dict[str, LexborNode]) -> None:
@@ -272,7 +310,7 @@ def _assign(table: _Table, ids: dict[str, LexborNode]) -> None:
     ]
     for index, cell in enumerate(table.cells):
         found: list[int] = []
-        listed = cell.node.attributes.get("headers")
+        listed = cell.listed
         if listed is not None:
             for token in listed.split():
                 node = ids.get(token)
@@ -311,28 +349,34 @@ def _column_group(table: _Table, x: int) -> int | None:
 def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     """Every ``td``/``th`` of every table under ``root``, by the element's ``mem_id``;
     tables are numbered in document order."""
-    tables = [node for node in root.traverse() if node.tag == "table"]
+    tables = root.css("table")
     if not tables:
         return {}
     ids: dict[str, LexborNode] = {}
-    if any(node.attributes.get("headers") is not None for node in root.css("td, th")):
+    if root.css_first("td[headers], th[headers]") is not None:
         for node in root.traverse():
             element_id = node.id
             if element_id and element_id not in ids:
                 ids[element_id] = node
     places: dict[int, CellPlace] = {}
+    make_place = CellPlace._make
     for number, node in enumerate(tables):
         table = _Table(node)
-        _classify(table)
-        _assign(table, ids)
-        for cell in table.cells:
-            places[cell.key] = CellPlace(
-                table=number,
-                row=cell.y,
-                col=cell.x,
-                row_span=cell.height,
-                col_span=cell.width,
-                header=cell.header,
-                header_keys=tuple(table.cells[h].key for h in cell.headers),
+        if any(cell.header or cell.listed is not None for cell in table.cells):
+            # (Without header cells and ``headers`` attributes no cell has headers.)
+            _classify(table)
+            _assign(table, ids)
+        cells = table.cells
+        for cell in cells:
+            places[cell.key] = make_place(
+                (
+                    number,
+                    cell.y,
+                    cell.x,
+                    cell.height,
+                    cell.width,
+                    cell.header,
+                    tuple([cells[h].key for h in cell.headers]),
+                )
             )
     return places

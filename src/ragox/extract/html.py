@@ -33,8 +33,12 @@ input with ``TOO_COMPLEX`` up front; the walk of the parsed tree then enforces
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import fields
 from typing import Final
 
 import selectolax
@@ -101,6 +105,7 @@ _BLOCK_TAGS: Final = _names(
 
 # Elements whose text keeps its white space (white-space: pre / pre-wrap).
 _PRE_TAGS: Final = frozenset({"pre", "listing", "xmp", "plaintext", "textarea"})
+_CELL_TAGS: Final = frozenset({"td", "th"})
 
 # Elements that set the kind of the blocks inside them; others inherit it.
 _ROLES: Final = {
@@ -132,53 +137,34 @@ _CSS_COMMENT: Final = re.compile(r"/\*.*?\*/", re.S)
 _NORMAL: Final = 0
 _PRESERVE: Final = 1
 _BREAK: Final = 2
+_LINE_BREAK: Final = ("\n", _BREAK)
 
 
-class _Frame:
-    """One element on the walk: its place in the tree and the state it passes down."""
+class _Box:
+    """A block-level element (or the document): the text runs inside it are its blocks."""
 
-    __slots__ = (
-        "block_count",
-        "box",
-        "cell",
-        "depth",
-        "element_id",
-        "invisible",
-        "kind",
-        "parent",
-        "path",
-        "pieces",
-        "preserve",
-        "segment",
-    )
+    __slots__ = ("block_count", "cell", "chain", "element_id", "kind")
 
     def __init__(
-        self,
-        parent: _Frame | None,
-        segment: str,
-        element_id: str | None,
-        depth: int,
-        *,
-        block: bool,
-        kind: BlockKind,
-        preserve: bool,
-        invisible: bool,
-        cell: int | None = None,
+        self, chain: _Chain, element_id: str | None, kind: BlockKind, cell: int | None
     ) -> None:
-        self.parent = parent
+        #: the element's place in the tree, for its locator
+        self.chain = chain
+        self.element_id = element_id
+        self.kind = kind
         #: ``mem_id`` of the nearest ``td``/``th`` of a table around this element
         self.cell = cell
-        self.segment = segment
-        self.element_id = element_id
-        self.depth = depth
-        # The nearest block-level frame: where this element's text goes.
-        self.box: _Frame = self if block or parent is None else parent.box
-        self.kind = kind
-        self.preserve = preserve
-        self.invisible = invisible
-        self.pieces: list[tuple[str, int]] = []
         self.block_count = 0
-        self.path: str | None = None
+
+
+#: An element's place: ``[parent's chain, name, k, the parent's name counts, path]``;
+#: its locator segment is ``name`` when it is its parent's only child element of that
+#: name, else ``name[k]``; the path is filled in when a block needs it.
+_Chain = list[object]
+#: A piece of a run: normal text, or (text, _PRESERVE), or (newline, _BREAK).
+_Piece = str | tuple[str, int]
+#: A text run: its box, its pieces, and whether any piece is not normal text.
+_Run = tuple[_Box, list[_Piece], bool]
 
 
 def extract_html(
@@ -196,83 +182,221 @@ def extract_html(
         ) from None
     reject_binary(source)
     # The HTML Standard's encoding sniffing consumes a UTF-8 byte order mark.
-    source = source.removeprefix("\ufeff")
+    if source.startswith("\ufeff"):
+        source = source[1:]
+        data = data[3:]
     if _nesting_exceeds(source, 2 * options.max_depth + 64):
         raise ExtractionError(
             ErrorCode.TOO_COMPLEX, f"element nesting deeper than {options.max_depth}"
         )
-    tree = LexborHTMLParser(source)
+    # Lexbor reads bytes as UTF-8: the checked bytes, not the text encoded again.
+    tree = LexborHTMLParser(data)
     root = tree.root
     if root is None or not root.is_element_node:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no visible text")
+    with _collector_paused():
+        return _extract(root, profile, options)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while the records of one page are built.
+
+    The walk and the blocks allocate a few container objects per node, none of
+    them in a reference cycle; each allocation burst would otherwise set off
+    collections that traverse every object of the process.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Extraction:
     places = table_cells(root)
     runs = _walk(root, options.max_depth, places)
 
-    raw = [(frame, _render(pieces)) for frame, pieces in runs]
-    raw = [(frame, text) for frame, text in raw if text.strip()]
-    texts = _normalize_blocks([text for _, text in raw], profile)
-    owners: list[_Frame] = []
-    kept: list[str] = []
-    for (frame, _), text in zip(raw, texts, strict=True):
-        if not text.strip():
-            continue
-        kept.append(text)
-        owners.append(frame)
-        frame.block_count += 1
-    texts = kept
+    owners: list[_Box] = []
+    rendered: list[str] = []
+    collapse = _WS_RUN.sub
+    for box, pieces, mixed in runs:
+        if mixed:
+            text = _render(pieces, mixed)
+        else:
+            # Only normal text (see _render): white space alone renders to nothing.
+            text = "".join(pieces)  # type: ignore[arg-type]
+            if text.isspace():
+                continue
+            text = collapse(" ", text).strip(" ")
+        if text.strip():
+            owners.append(box)
+            rendered.append(text)
+    texts: list[str] = []
+    kept: list[_Box] = []
+    for box, text in zip(owners, _normalize_blocks(rendered, profile), strict=True):
+        if text.strip():
+            texts.append(text)
+            kept.append(box)
+            box.block_count += 1
+    owners = kept
     if not texts:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no visible text")
-
-    id_counts = _id_counts(root) if any(f.element_id for f in owners) else Counter[str]()
-    blocks: list[Block] = []
-    ordinals: dict[int, int] = {}
-    position = 0
-    block_ids: dict[int, list[str]] = {}
-    for index, frame in enumerate(owners):
-        if frame.cell is not None:
-            block_ids.setdefault(frame.cell, []).append(f"b{index}")
-    for index, (text, frame) in enumerate(zip(texts, owners, strict=True)):
-        if index:
-            position += len(BLOCK_SEPARATOR)
-        if frame.block_count == 1:
-            if frame.element_id and id_counts[frame.element_id] == 1:
-                locator = f"#{frame.element_id}"
-            else:
-                locator = _path(frame)
-        else:
-            k = ordinals.get(id(frame), 0) + 1
-            ordinals[id(frame)] = k
-            locator = f"{_path(frame)}/text()[{k}]"
-        blocks.append(
-            Block(
-                index=index,
-                kind=frame.kind,
-                span=Span(Coordinates.CODEPOINT, position, position + len(text)),
-                locator=locator,
-                cell=None if frame.cell is None else _cell(places[frame.cell], block_ids),
-            )
-        )
-        position += len(text)
     return Extraction(
         text=BLOCK_SEPARATOR.join(texts),
-        blocks=tuple(blocks),
+        blocks=_blocks(root, texts, owners, places),
         parser=HTML_PARSER,
         media_type="text/html",
     )
 
 
+def _blocks(
+    root: LexborNode, texts: list[str], owners: list[_Box], places: dict[int, CellPlace]
+) -> tuple[Block, ...]:
+    """One block per text, with its locator and table cell."""
+    id_counts = _id_counts(root) if any(b.element_id for b in owners) else Counter[str]()
+    block_ids: dict[int, list[str]] = {}
+    for index, box in enumerate(owners):
+        if box.cell is not None:
+            block_ids.setdefault(box.cell, []).append(f"b{index}")
+    blocks: list[Block] = []
+    ordinals: dict[int, int] = {}
+    position = 0
+    separator = len(BLOCK_SEPARATOR)
+    codepoint = Coordinates.CODEPOINT
+    new_block = _new_block
+    new_span = _new_span
+    for index, (text, box) in enumerate(zip(texts, owners, strict=True)):
+        if box.block_count == 1:
+            element_id = box.element_id
+            if element_id and id_counts[element_id] == 1:
+                locator = f"#{element_id}"
+            else:
+                locator = _path(box.chain) or "/"
+        else:
+            k = ordinals[id(box)] = ordinals.get(id(box), 0) + 1
+            locator = f"{_path(box.chain) or '/'}/text()[{k}]"
+        end = position + len(text)
+        cell = None if box.cell is None else _cell(places[box.cell], block_ids)
+        blocks.append(new_block(index, box.kind, new_span(codepoint, position, end), locator, cell))
+        position = end + separator
+    return tuple(blocks)
+
+
 def _cell(place: CellPlace, block_ids: dict[int, list[str]]) -> TableCell:
     """The block's table cell, its header cells named by their blocks (a header cell
     without visible text has none and drops out, as the standard drops empty cells)."""
-    return TableCell(
-        table=place.table,
-        row=place.row,
-        col=place.col,
-        row_span=place.row_span,
-        col_span=place.col_span,
-        header=place.header,
-        header_ids=tuple(i for key in place.header_keys for i in block_ids.get(key, ())),
+    header_ids = (
+        tuple([i for key in place.header_keys for i in block_ids.get(key, ())])
+        if place.header_keys
+        else ()
     )
+    return _new_cell(*place[:6], header_ids)
+
+
+# -- building the frozen records -------------------------------------------------
+#
+# Tens of thousands of blocks, spans and table cells per large page: a frozen
+# dataclass's __init__ sets each field through object.__setattr__, three times
+# slower than the slots' own descriptors. The records are built through those
+# descriptors, the same objects field for field, when the classes still have
+# exactly the fields this module knows; otherwise through their constructors.
+
+
+def _cell_builder() -> Callable[..., TableCell]:
+    names = ("table", "row", "col", "row_span", "col_span", "header", "header_ids")
+    if tuple(f.name for f in fields(TableCell)) != names or "__post_init__" in vars(TableCell):
+        return TableCell
+    new = object.__new__
+    setters = [vars(TableCell)[name].__set__ for name in names]
+    set_table, set_row, set_col, set_row_span, set_col_span, set_header, set_ids = setters
+
+    def build(
+        table: int,
+        row: int,
+        col: int,
+        row_span: int,
+        col_span: int,
+        header: bool,
+        header_ids: tuple[str, ...],
+    ) -> TableCell:
+        cell: TableCell = new(TableCell)
+        set_table(cell, table)
+        set_row(cell, row)
+        set_col(cell, col)
+        set_row_span(cell, row_span)
+        set_col_span(cell, col_span)
+        set_header(cell, header)
+        set_ids(cell, header_ids)
+        return cell
+
+    return build
+
+
+def _block_builder() -> Callable[[int, BlockKind, Span, str, TableCell | None], Block]:
+    names = ("index", "kind", "span", "locator", "page", "bbox", "source", "ocr", "cell")
+    defaults = (None, None, None, False)  # page, bbox, source, ocr
+    if (
+        tuple(f.name for f in fields(Block)) != names
+        or tuple(f.default for f in fields(Block)[4:8]) != defaults
+        or "__post_init__" in vars(Block)
+    ):
+        return lambda index, kind, span, locator, cell: Block(index, kind, span, locator, cell=cell)
+    new = object.__new__
+    (
+        set_index,
+        set_kind,
+        set_span,
+        set_locator,
+        set_page,
+        set_bbox,
+        set_source,
+        set_ocr,
+        set_cell,
+    ) = (vars(Block)[name].__set__ for name in names)
+
+    def build(
+        index: int, kind: BlockKind, span: Span, locator: str, cell: TableCell | None
+    ) -> Block:
+        block: Block = new(Block)
+        set_index(block, index)
+        set_kind(block, kind)
+        set_span(block, span)
+        set_locator(block, locator)
+        set_page(block, None)
+        set_bbox(block, None)
+        set_source(block, None)
+        set_ocr(block, False)
+        set_cell(block, cell)
+        return block
+
+    return build
+
+
+def _span_builder() -> Callable[[Coordinates, int, int], Span]:
+    """Spans of the walk are never negative nor reversed: Span's check is not needed."""
+    names = ("coordinates", "start", "end")
+    if tuple(f.name for f in fields(Span)) != names:
+        return Span
+    new = object.__new__
+    set_coordinates, set_start, set_end = (vars(Span)[name].__set__ for name in names)
+
+    def build(coordinates: Coordinates, start: int, end: int) -> Span:
+        span: Span = new(Span)
+        set_coordinates(span, coordinates)
+        set_start(span, start)
+        set_end(span, end)
+        return span
+
+    return build
+
+
+_new_block: Final = _block_builder()
+_new_span: Final = _span_builder()
+_new_cell: Final = _cell_builder()
 
 
 def _normalize_blocks(texts: list[str], profile: Profile) -> list[str]:
@@ -335,7 +459,9 @@ def _declared_charset(data: bytes) -> str | None:
 
 # -- nesting estimate before parsing -------------------------------------------
 
-_TAG_START: Final = re.compile(r"<(?:(!--)|(/?)([A-Za-z][^\t\n\f\r />]*)|[!?])")
+#: A comment's start, or a whole tag up to its first ``>`` (the group of ``>`` is
+#: empty when there is none).
+_TAG: Final = re.compile(r"<(?:(!--)|(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*(>)?|[!?][^>]*(>)?)")
 _RAW_TEXT: Final = frozenset(
     {"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"}
 )
@@ -351,14 +477,19 @@ _IMPLIED: Final = _names(
 _FORMATTING: Final = _names("a b big code em font i nobr s small strike strong tt u")
 _SCOPE_BARRIERS: Final = frozenset({"applet", "marquee", "object", "table", "template"})
 _HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_NO_PUSH: Final = _VOID | _IMPLIED
 #: how far below the top an end tag looks for its element (keeps the scan linear)
 _END_TAG_REACH: Final = 64
 
 
-# Start tags that may push an element: an upper bound on the nesting, found in C.
-_PUSHING_START: Final = re.compile(
-    r"<(?!(?:{})[\t\n\f\r />])[A-Za-z]".format("|".join(sorted(_VOID | _IMPLIED))), re.I
-)
+_START_NAME: Final = re.compile(r"<([A-Za-z][^\t\n\f\r />]*)")
+
+
+def _pushing_starts(text: str) -> int:
+    """Start tags that may push an element: an upper bound on the nesting (each name
+    counted in C, each distinct name looked up once)."""
+    counts = Counter(_START_NAME.findall(text))
+    return sum(n for name, n in counts.items() if name.lower() not in _NO_PUSH)
 
 
 def _nesting_exceeds(text: str, limit: int) -> bool:
@@ -369,31 +500,40 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
     them open, as the adoption agency algorithm does), raw text is skipped.
     It cannot be exact; the walk after parsing enforces the real limit.
     """
-    if len(_PUSHING_START.findall(text)) <= limit:
+    if text.count("<") <= limit or _pushing_starts(text) <= limit:
         return False
     stack: list[str] = []
-    open_counts: Counter[str] = Counter()
+    open_counts: dict[str, int] = {}
     position = 0
+    search = _TAG.search
+    find = text.find
+    no_push = _NO_PUSH
     while True:
-        found = _TAG_START.search(text, position)
+        found = search(text, position)
         if found is None:
             return False
-        if found.group(1):  # a comment
-            end = text.find("-->", found.end())
+        comment, slash, name, closed, other_closed = found.groups()
+        if comment:
+            end = find("-->", found.end())
             if end < 0:
                 return False
             position = end + 3
             continue
-        tag_end = text.find(">", found.end())
-        if tag_end < 0:
-            return False
-        position = tag_end + 1
-        name = found.group(3)
         if name is None:  # doctype, bogus comment, processing instruction
+            if other_closed is None:
+                return False
+            position = found.end()
             continue
+        if closed is None:
+            return False
+        position = found.end()
+        tag_end = position - 1
         name = name.lower()
-        if found.group(2):
-            _pop_to(name, stack, open_counts)
+        if slash:
+            if open_counts.get(name):
+                _pop_to(name, stack, open_counts)
+            continue
+        if name in no_push:
             continue
         if name in _RAW_TEXT:
             closing = re.compile(rf"</{re.escape(name)}[\t\n\f\r />]", re.I).search(text, position)
@@ -403,23 +543,20 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
             continue
         if name == "plaintext":
             return False
-        if name in _VOID or name in _IMPLIED:
-            continue
-        in_foreign = open_counts["svg"] > 0 or open_counts["math"] > 0
-        if in_foreign and text[tag_end - 1] == "/":
-            continue
-        if name == "a" and open_counts["a"]:
+        if text[tag_end - 1] == "/" and (open_counts.get("svg") or open_counts.get("math")):
+            continue  # a self-closing element in foreign content
+        if name == "a" and open_counts.get("a"):
             _pop_to("a", stack, open_counts)
         if name in _HEADINGS and stack and stack[-1] in _HEADINGS:
             open_counts[stack.pop()] -= 1
         stack.append(name)
-        open_counts[name] += 1
+        open_counts[name] = open_counts.get(name, 0) + 1
         if len(stack) > limit:
             return True
 
 
-def _pop_to(name: str, stack: list[str], open_counts: Counter[str]) -> None:
-    if not open_counts[name]:
+def _pop_to(name: str, stack: list[str], open_counts: dict[str, int]) -> None:
+    if not open_counts.get(name):
         return
     bottom = max(-1, len(stack) - 1 - _END_TAG_REACH)
     for k in range(len(stack) - 1, bottom, -1):
@@ -442,130 +579,144 @@ def _pop_to(name: str, stack: list[str], open_counts: Counter[str]) -> None:
 # -- the walk -------------------------------------------------------------------
 
 
-def _walk(
-    root: LexborNode, max_depth: int, places: dict[int, CellPlace]
-) -> list[tuple[_Frame, list[tuple[str, int]]]]:
-    """Text runs in reading order, each with the block-level frame that owns it."""
-    runs: list[tuple[_Frame, list[tuple[str, int]]]] = []
-    top = _Frame(
-        None,
-        "",
-        None,
-        0,
-        block=True,
-        kind=BlockKind.PARAGRAPH,
-        preserve=False,
-        invisible=False,
-    )
-    # Entries: (node, parent frame, path segment) to enter, or (None, frame, "") to leave.
-    stack: list[tuple[LexborNode | None, _Frame, str]] = [(root, top, "html")]
-    while stack:
-        node, parent, segment = stack.pop()
+def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> list[_Run]:
+    """Text runs in reading order, each with the block-level box that owns it.
+
+    One pass over the tree by ``first_child``/``next``; the state an element passes
+    down lives in local variables, saved on a stack while its children are walked.
+    """
+    runs: list[_Run] = []
+    top_chain: _Chain = [None, "", 0, None, ""]
+    top = _Box(top_chain, None, BlockKind.PARAGRAPH, None)
+    box = top
+    pieces: list[_Piece] = []
+    mixed = False  # the run has preserved text or line breaks
+    invisible = False
+    preserve = False
+    cell: int | None = None
+    chain = top_chain
+    counts: dict[str, int] | None = None  # name counts of the children walked
+    stack: list[
+        tuple[
+            LexborNode,
+            _Box,
+            bool,
+            bool,
+            int | None,
+            _Chain,
+            dict[str, int] | None,
+        ]
+    ] = []
+    segment_names = _SEGMENT_NAMES
+    dropped = _DROPPED
+    node: LexborNode | None = root
+    while True:
         if node is None:
-            _close_run(parent, runs)
+            # The children of the element on top of the stack are done: leave it.
+            if not stack:
+                break
+            left = box
+            node, box, invisible, preserve, cell, chain, counts = stack.pop()
+            if left is not box:
+                if pieces:
+                    runs.append((left, pieces, mixed))
+                pieces = []
+                mixed = False
+            if not stack:
+                break  # the root element: its siblings are not part of the document
+            node = node.next
             continue
         if node.is_text_node:
-            if not parent.invisible:
+            if not invisible:
                 content = node.text_content
                 if content:
-                    mode = _PRESERVE if parent.preserve else _NORMAL
-                    parent.box.pieces.append((content, mode))
+                    if preserve:
+                        pieces.append((content, _PRESERVE))
+                        mixed = True
+                    else:
+                        pieces.append(content)
+            node = node.next
             continue
-        frame = _enter(node, parent, segment, max_depth, places)
-        if frame is None:
+        if not node.is_element_node:
+            node = node.next
             continue
-        if frame.box is frame:
-            _close_run(parent.box, runs)
-            stack.append((None, frame, ""))
-        stack.extend(_children(node, frame))
-    _close_run(top, runs)
+        tag = node.tag or ""
+        if counts is None:
+            name = "html"
+            k = 0
+        else:
+            name = segment_names.get(tag) or _segment_name(tag)
+            k = counts[name] = counts.get(name, 0) + 1
+        if tag in dropped:
+            node = node.next
+            continue
+        attributes = node.attributes
+        display: str | None = None
+        visibility: str | None = None
+        element_id: str | None = None
+        if attributes:
+            if "hidden" in attributes or (
+                tag == "input"
+                and (attributes.get("type") or "").strip(_ASCII_WS).lower() == "hidden"
+            ):
+                node = node.next
+                continue
+            style = attributes.get("style")
+            if style:
+                display, visibility = _inline_style(style)
+                if display == "none":
+                    node = node.next
+                    continue
+            element_id = attributes.get("id")
+        if len(stack) >= max_depth:  # the stack holds the element's ancestors
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"element nesting deeper than {max_depth}")
+        inner_invisible = invisible if visibility is None else visibility != "visible"
+        if tag == "br":
+            if not inner_invisible:
+                pieces.append(_LINE_BREAK)
+                mixed = True
+            node = node.next
+            continue
+        if display is None:
+            block = tag in _BLOCK_TAGS
+        elif display in _BLOCK_DISPLAYS:
+            block = True
+        elif display in _INLINE_DISPLAYS:
+            block = False
+        else:
+            block = tag in _BLOCK_TAGS
+        stack.append((node, box, invisible, preserve, cell, chain, counts))
+        chain = [chain, name, k, counts, None]
+        if tag in _CELL_TAGS:
+            key = node.mem_id
+            if key in places:
+                cell = key
+        if block:
+            if pieces:
+                runs.append((box, pieces, mixed))
+                pieces = []
+                mixed = False
+            if element_id is not None and (
+                not element_id or any(c in _ASCII_WS for c in element_id)
+            ):
+                element_id = None
+            box = _Box(chain, element_id, _ROLES.get(tag, box.kind), cell)
+        invisible = inner_invisible
+        if not preserve and tag in _PRE_TAGS:
+            preserve = True
+        counts = {}
+        node = node.first_child
+    if pieces:
+        runs.append((box, pieces, mixed))
     return runs
 
 
-def _enter(
-    node: LexborNode,
-    parent: _Frame,
-    segment: str,
-    max_depth: int,
-    places: dict[int, CellPlace],
-) -> _Frame | None:
-    """The frame for an element, or None when it and its subtree are not rendered."""
-    tag = node.tag or ""
-    if tag in _DROPPED:
-        return None
-    attributes = node.attributes
-    if "hidden" in attributes:
-        return None
-    if tag == "input" and (attributes.get("type") or "").strip(_ASCII_WS).lower() == "hidden":
-        return None
-    display, visibility = _inline_style(attributes.get("style"))
-    if display == "none":
-        return None
-    depth = parent.depth + 1
-    if depth > max_depth:
-        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"element nesting deeper than {max_depth}")
-    invisible = parent.invisible if visibility is None else visibility != "visible"
-    if tag == "br":
-        if not invisible:
-            parent.box.pieces.append(("\n", _BREAK))
-        return None
-    if display in _BLOCK_DISPLAYS:
-        block = True
-    elif display in _INLINE_DISPLAYS:
-        block = False
-    else:
-        block = tag in _BLOCK_TAGS
-    element_id = attributes.get("id")
-    if element_id is not None and (not element_id or any(c in _ASCII_WS for c in element_id)):
-        element_id = None
-    return _Frame(
-        parent,
-        segment,
-        element_id,
-        depth,
-        block=block,
-        kind=_ROLES.get(tag, parent.box.kind),
-        preserve=parent.preserve or tag in _PRE_TAGS,
-        invisible=invisible,
-        cell=node.mem_id if tag in ("td", "th") and node.mem_id in places else parent.cell,
-    )
-
-
-def _children(node: LexborNode, frame: _Frame) -> list[tuple[LexborNode, _Frame, str]]:
-    """Element and text children, last first, with XPath-like segments (``p``, ``div[2]``)."""
-    children: list[tuple[LexborNode, str]] = []
-    name_counts: dict[str, int] = {}
-    child = node.first_child
-    while child is not None:
-        if child.is_element_node:
-            tag = child.tag or ""
-            name = _SEGMENT_NAMES.get(tag)
-            if name is None:
-                name = tag if _SAFE_TAG.fullmatch(tag) else "*"
-                if len(_SEGMENT_NAMES) < _SEGMENT_NAMES_KEPT:
-                    _SEGMENT_NAMES[tag] = name
-            name_counts[name] = name_counts.get(name, 0) + 1
-            children.append((child, name))
-        elif child.is_text_node:
-            children.append((child, ""))
-        child = child.next
-    entries: list[tuple[LexborNode, _Frame, str]] = []
-    remaining = dict(name_counts)
-    for child_node, name in reversed(children):
-        if not name:
-            entries.append((child_node, frame, ""))
-        elif name_counts[name] == 1:
-            entries.append((child_node, frame, name))
-        else:
-            entries.append((child_node, frame, f"{name}[{remaining[name]}]"))
-            remaining[name] -= 1
-    return entries
-
-
-def _close_run(box: _Frame, runs: list[tuple[_Frame, list[tuple[str, int]]]]) -> None:
-    if box.pieces:
-        runs.append((box, box.pieces))
-        box.pieces = []
+def _segment_name(tag: str) -> str:
+    """A tag's locator segment name: itself when it is a plain name, else ``*``."""
+    name = tag if _SAFE_TAG.fullmatch(tag) else "*"
+    if len(_SEGMENT_NAMES) < _SEGMENT_NAMES_KEPT:
+        _SEGMENT_NAMES[tag] = name
+    return name
 
 
 def _inline_style(style: str | None) -> tuple[str | None, str | None]:
@@ -589,13 +740,33 @@ def _inline_style(style: str | None) -> tuple[str | None, str | None]:
     return display, visibility
 
 
-def _render(pieces: list[tuple[str, int]]) -> str:
+def _render(pieces: list[_Piece], mixed: bool) -> str:
     """One block's text: CSS ``white-space: normal`` collapsing, preserved text verbatim."""
+    if not mixed:
+        # Only normal text: collapsing each piece and joining them at one space where
+        # either side had white space is collapsing the joined text.
+        return _WS_RUN.sub(" ", "".join(pieces)).strip(" ")  # type: ignore[arg-type]
+    if all(piece is _LINE_BREAK or isinstance(piece, str) for piece in pieces):
+        # Normal text and <br>: each line collapses on its own.
+        lines: list[str] = []
+        line: list[str] = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                line.append(piece)
+            else:
+                lines.append(_WS_RUN.sub(" ", "".join(line)).strip(" "))
+                line = []
+        lines.append(_WS_RUN.sub(" ", "".join(line)).strip(" "))
+        return "\n".join(lines).strip("\n")
     out: list[str] = []
     pending_space = False
     line_start = True
     preserved = False
-    for text, mode in pieces:
+    for piece in pieces:
+        if isinstance(piece, str):
+            text, mode = piece, _NORMAL
+        else:
+            text, mode = piece
         if mode == _BREAK:
             out.append("\n")
             pending_space = False
@@ -632,25 +803,26 @@ def _render(pieces: list[tuple[str, int]]) -> str:
 # -- locators -------------------------------------------------------------------
 
 
-def _path(frame: _Frame) -> str:
-    """``/html/body/div[2]/p``, built once per frame and shared with descendants."""
-    chain: list[_Frame] = []
-    current: _Frame | None = frame
-    while current is not None and current.path is None:
-        chain.append(current)
-        current = current.parent
-    prefix = current.path if current is not None else ""
-    for item in reversed(chain):
-        prefix = f"{prefix}/{item.segment}" if item.segment else prefix
-        item.path = prefix
-    return frame.path or "/"
+def _path(chain: _Chain) -> str:
+    """``/html/body/div[2]/p``, built once per element and shared with descendants."""
+    pending: list[_Chain] = []
+    current = chain
+    while current[4] is None:
+        pending.append(current)
+        current = current[0]  # type: ignore[assignment]
+    prefix: str = current[4]  # type: ignore[assignment]
+    for item in reversed(pending):
+        name: str = item[1]  # type: ignore[assignment]
+        counts: dict[str, int] | None = item[3]  # type: ignore[assignment]
+        if counts is None or counts[name] == 1:
+            prefix = f"{prefix}/{name}"
+        else:
+            prefix = f"{prefix}/{name}[{item[2]}]"
+        item[4] = prefix
+    return prefix
 
 
 def _id_counts(root: LexborNode) -> Counter[str]:
-    """How often each id occurs among all elements, rendered or not."""
-    counts: Counter[str] = Counter()
-    for node in root.traverse():
-        element_id = node.id
-        if element_id:
-            counts[element_id] += 1
-    return counts
+    """How often each id occurs among all elements, rendered or not (the elements
+    with an ``id`` attribute found by Lexbor's selector engine, not by a walk)."""
+    return Counter(element_id for node in root.css("[id]") if (element_id := node.id))
