@@ -71,6 +71,11 @@ class SearchIndex(Protocol):
         """The language of each chunk's representation (None: not detected)."""
         ...
 
+    def vectors_of(self, embedder_key: str, chunk_ids: Sequence[str]) -> dict[str, bytes]:
+        """The vector (little-endian float32) of each of these chunks that has one of
+        this embedder; no scope check: the caller passes ids its scope found."""
+        ...
+
     def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
 

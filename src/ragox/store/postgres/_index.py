@@ -680,6 +680,21 @@ class PostgresIndex:
             ).fetchall()
         return {str(row[0]): None if row[1] is None else str(row[1]) for row in rows}
 
+    def vectors_of(self, embedder_key: str, chunk_ids: Sequence[str]) -> dict[str, bytes]:
+        """The vector of each of these chunks that has one of this embedder (as
+        little-endian float32 bytes, like :meth:`permitted_vectors`)."""
+        with self._store.read() as conn:
+            rows = conn.execute(
+                "SELECT chunk_id, vector FROM embeddings WHERE embedder_key = %s "
+                "AND chunk_id = ANY(%s)",
+                (embedder_key, list(chunk_ids)),
+            ).fetchall()
+        found: dict[str, bytes] = {}
+        for chunk_id, vector in rows:
+            values = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
+            found[str(chunk_id)] = np.asarray(values, dtype="<f4").tobytes()
+        return found
+
     def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
         with self._store.read() as conn:
             row = _one(

@@ -650,6 +650,19 @@ class SqliteIndex:
         )
         return {str(row[0]): None if row[1] is None else str(row[1]) for row in rows}
 
+    def vectors_of(self, embedder_key: str, chunk_ids: Sequence[str]) -> dict[str, bytes]:
+        """The vector of each of these chunks that has one of this embedder."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT chunk_id, vector FROM embeddings WHERE embedder_key = ? "
+                "AND chunk_id IN (SELECT value FROM json_each(?))",
+                (embedder_key, json.dumps(list(chunk_ids))),
+            )
+            .fetchall()
+        )
+        return {str(row[0]): bytes(row[1]) for row in rows}
+
     def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
         """How many chunks of one representation lack this embedder's vector."""
         row = (
