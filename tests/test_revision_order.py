@@ -442,8 +442,8 @@ BOUNDARIES: dict[str, Callable[[], None]] = {
     "RECEIVED": lambda: _after(store_class(), "create_revision"),
     "job-started": lambda: _after(store_class(), "start_job"),
     "EXTRACTING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTING)),
-    "manifest-saved": lambda: _after(store_class(), "save_representation"),
-    "EXTRACTED": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTED)),
+    # The representation is stored with the revision EXTRACTED, in one transaction.
+    "manifest-saved-EXTRACTED": lambda: _after(store_class(), "save_representation"),
     "INDEXING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.INDEXING)),
     "chunks-saved": lambda: _after(store_class(), "save_index"),
     "before-make-current": lambda: _before(store_class(), "make_current"),

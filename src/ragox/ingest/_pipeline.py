@@ -337,12 +337,20 @@ class Ingestor:
         options = ExtractOptions(password=password, ocr=ocr)
         return self._run(record, _Source(data), created, options, job)
 
-    def index(self, record: RevisionRecord, manifest_id: str, fresh: _Fresh | None = None) -> bool:
+    def index(
+        self,
+        record: RevisionRecord,
+        manifest_id: str,
+        fresh: _Fresh | None = None,
+        *,
+        job: str | None = None,
+    ) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
         representation, recorded with the stage versions that made them; the revision
         becomes READY (and current, if newest) in the transaction that writes them.
         ``fresh``: the representation as this run has just extracted and stored it
-        (indexed from memory instead of read back).
+        (indexed from memory instead of read back); ``job``: the run's job, which ends
+        DONE in the transaction that makes the revision READY.
 
         A representation the READY revision serves now keeps its rows until that
         transaction (``commit_index``); a new one gets its vectors first, so that it
@@ -368,6 +376,7 @@ class Ingestor:
             chunks,
             versions,
             lexical,
+            job=job,
         )
         if served:
             self._embed(embedder, [c.chunk_id for c in chunks if c.chunk_id not in before])
@@ -499,12 +508,14 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         try:
-            manifest_id, fresh = self._represent(record, source, options)
-            self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
+            # A new representation is stored with the revision EXTRACTED (one write).
+            manifest_id, fresh = self._represent(record, source, options, extracted=True)
+            if fresh is None:  # stored by an earlier run
+                self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
-            self.store.heartbeat(job, stage)
-            self.store.set_state(tenant, doc, rev, RevisionState.INDEXING)
-            self.index(record, manifest_id, fresh)
+            self.store.set_state(tenant, doc, rev, RevisionState.INDEXING, job=job, stage=stage)
+            # The job ends DONE in the transaction that makes the revision READY.
+            self.index(record, manifest_id, fresh, job=job)
             del fresh
         except ExtractionError as error:
             return self._failed(record, created, job, stage, error.code.value, error.message)
@@ -513,7 +524,6 @@ class Ingestor:
                 ErrorCode.TOO_COMPLEX if isinstance(error, RecursionError) else ErrorCode.INTERNAL
             )
             return self._failed(record, created, job, stage, code.value, type(error).__name__)
-        self.store.finish_job(job, JobState.DONE, stage)
         final = self.store.get_revision(tenant, doc, rev)
         assert final is not None
         return _outcome(final, created=created)
@@ -525,12 +535,18 @@ class Ingestor:
         return self._represent(record, _Source(data), options)[0]
 
     def _represent(
-        self, record: RevisionRecord, source: _Source, options: ExtractOptions
+        self,
+        record: RevisionRecord,
+        source: _Source,
+        options: ExtractOptions,
+        *,
+        extracted: bool = False,
     ) -> tuple[str, _Fresh | None]:
         """``represent``, letting the bytes go as soon as they are extracted: nothing
         after extraction needs them, and a large file is not held while its
         representation is stored and indexed (issue 10). With the manifest id, the
-        text and blocks of a representation extracted now (None: one stored before)."""
+        text and blocks of a representation extracted now (None: one stored before).
+        ``extracted``: a representation stored now makes the revision EXTRACTED."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         language = given_language(self.store, record)
         for parser in parsers_for(record.media_type, options.ocr, language):
@@ -555,6 +571,7 @@ class Ingestor:
                 extraction.pages_without_text,
                 extraction.warnings,
             ),
+            extracted=extracted,
         )
         return manifest_id, _Fresh(self.store, manifest_id, extraction.text, extraction.blocks)
 
