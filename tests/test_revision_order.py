@@ -498,6 +498,9 @@ def test_a_run_killed_at_each_stage_boundary_recovers(
         job = crashed.job
         if job is not None:
             assert job.liveness.value == ("STALE" if job.job.finished_at is None else "FINISHED")
+        if boundary == "made-current":
+            # the job ends DONE in the transaction that makes the revision READY
+            assert job is not None and job.job.state.value == "DONE"
         # Without a job row (it died before starting one) the revision counts as stuck
         # once the lease has passed since it was received (an upload's run may still
         # be queued); with one, at once.
