@@ -17,7 +17,7 @@ from ragox.extract import ExtractOptions
 from ragox.extract.markdown import _MARKS, _blocks, _Lines, _parser, extract_markdown
 from ragox.extract.plain import _CONTROL_RUN, _CONTROLS
 from ragox.extract.rst import extract_rst
-from ragox.ingest._pipeline import _FRESH, _Fresh
+from ragox.ingest._pipeline import _Fresh
 from ragox.ingest._sentences import _FINDALL_SPAN, token_count
 from ragox.service import Ragox
 from ragox.text import BASE_PROFILE, AlignmentBuilder
@@ -133,11 +133,7 @@ def test_indexing_from_memory_equals_indexing_from_the_store(app: Ragox, tmp_pat
         assert extraction.blocks == stored_blocks, source
         fresh = _Fresh(app.store, manifest_id, extraction.text, extraction.blocks)
         from_store = app.ingestor._index("default", outcome.document_id, manifest_id)
-        bound = _FRESH.set(fresh)
-        try:
-            from_memory = app.ingestor._index("default", outcome.document_id, manifest_id)
-        finally:
-            _FRESH.reset(bound)
+        from_memory = app.ingestor._index("default", outcome.document_id, manifest_id, fresh)
         assert from_memory[0] == from_store[0], source
         assert from_memory[1] == from_store[1], source
         assert list(from_memory[2].rows) == list(from_store[2].rows), source

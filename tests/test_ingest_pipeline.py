@@ -83,7 +83,9 @@ def test_interrupted_indexing_leaves_nothing_half_visible(
     _ingest(app, path)
     path.write_text(MANUAL + "\nAppendix.\n", encoding="utf-8")
 
-    def interrupted(self: Ingestor, tenant: str, document_id: str, manifest_id: str) -> None:
+    def interrupted(
+        self: Ingestor, tenant: str, document_id: str, manifest_id: str, fresh: object = None
+    ) -> None:
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
@@ -219,3 +221,46 @@ def test_folder_ingest_recurses_and_skips_with_reasons(home: Path, tmp_path: Pat
     assert rows["secret.txt"]["state"] == "SKIPPED"
     assert rows["secret.txt"]["reason"] == "UNREADABLE"
     assert proc.returncode == 1  # an unreadable file is a failure, not only a skip
+
+
+@pytest.mark.parametrize(
+    ("document_id", "revision"),
+    [
+        ("bad\x00id", None),
+        ("", None),
+        ("a/../b", None),
+        ("line\nbreak", None),
+        ("x" * 1025, None),
+        ("good", "r\x001"),
+        ("good", "a/b"),
+    ],
+)
+def test_the_ingestor_refuses_ids_that_break_the_id_rule(
+    app: Ragox, tmp_path: Path, document_id: str, revision: str | None
+) -> None:
+    """Ids and labels that the CLI and API refuse (a NUL id: a DataError on PostgreSQL)
+    are refused by the ingestor itself with INVALID_NAME, bytes or file, small or over
+    the size limit, and nothing is stored."""
+    path = tmp_path / "manual.txt"
+    path.write_text(MANUAL, encoding="utf-8")
+    tiny = Ingestor(app.store, app.ingestor.signer, app.ingestor.profile, max_bytes=4)
+    outcomes = [
+        app.ingestor.ingest_bytes(
+            MANUAL.encode(), "manual.txt", document_id, revision=revision, tenant="default"
+        ),
+        app.ingestor.ingest_file(path, document_id, revision=revision, tenant="default"),
+        tiny.ingest_file(path, document_id, revision=revision, tenant="default"),
+        app.ingestor.receive(
+            MANUAL.encode(), "manual.txt", document_id, revision=revision, tenant="default"
+        ),
+    ]
+    for outcome in outcomes:
+        assert not isinstance(outcome, tuple)
+        assert (outcome.state, outcome.created) == (RevisionState.FAILED, False)
+        assert outcome.error_code == "INVALID_NAME"
+        assert outcome.error_message is not None
+        assert not document_id or document_id not in outcome.error_message
+    assert app.store.list_documents("default") == []
+    assert app.store.source_hashes() == []
+    # a good id still goes through
+    assert _ingest(app, path, "good").state is RevisionState.READY

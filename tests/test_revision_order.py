@@ -442,8 +442,8 @@ BOUNDARIES: dict[str, Callable[[], None]] = {
     "RECEIVED": lambda: _after(store_class(), "create_revision"),
     "job-started": lambda: _after(store_class(), "start_job"),
     "EXTRACTING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTING)),
-    "manifest-saved": lambda: _after(store_class(), "save_representation"),
-    "EXTRACTED": lambda: _after(store_class(), "set_state", _state_is(RevisionState.EXTRACTED)),
+    # The representation is stored with the revision EXTRACTED, in one transaction.
+    "manifest-saved-EXTRACTED": lambda: _after(store_class(), "save_representation"),
     "INDEXING": lambda: _after(store_class(), "set_state", _state_is(RevisionState.INDEXING)),
     "chunks-saved": lambda: _after(store_class(), "save_index"),
     "before-make-current": lambda: _before(store_class(), "make_current"),
@@ -498,6 +498,9 @@ def test_a_run_killed_at_each_stage_boundary_recovers(
         job = crashed.job
         if job is not None:
             assert job.liveness.value == ("STALE" if job.job.finished_at is None else "FINISHED")
+        if boundary == "made-current":
+            # the job ends DONE in the transaction that makes the revision READY
+            assert job is not None and job.job.state.value == "DONE"
         # Without a job row (it died before starting one) the revision counts as stuck
         # once the lease has passed since it was received (an upload's run may still
         # be queued); with one, at once.

@@ -35,6 +35,8 @@ def document_language(text: str, sample: int = 20_000) -> str | None:
     if detected is not None:
         return detected
     head = text[:sample]
+    if head.isascii():
+        return None  # no Hebrew or Arabic letter
     letters = len(_LETTER.findall(head))
     if letters == 0:
         return None

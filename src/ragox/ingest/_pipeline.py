@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -33,6 +32,7 @@ from ragox.extract import (
 )
 from ragox.ingest._chunker import search_text_and_chunks
 from ragox.ingest._headings import heading_context
+from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
 from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
@@ -91,11 +91,6 @@ class _Fresh:
     manifest_id: str
     text: str
     blocks: tuple[Block, ...]
-
-
-#: The representation the current run (thread, task) has just stored, while it indexes
-#: it (a context variable: ``Ingestor._index`` keeps its signature).
-_FRESH: ContextVar[_Fresh | None] = ContextVar("ragox_fresh_representation", default=None)
 
 
 class _AnalyzedBodies:
@@ -173,6 +168,9 @@ class Ingestor:
         ocr: OcrMode = OcrMode.AUTO,
     ) -> IngestOutcome:
         """Ingest a file; files over the size limit are recorded as FAILED unread."""
+        refused = _refuse_name(document_id, revision)
+        if refused is not None:
+            return refused
         size = path.stat().st_size
         if size > self.max_bytes:
             digest = hashlib.sha256()
@@ -274,7 +272,13 @@ class Ingestor:
         """Stage one: keep the bytes and the revision row (RECEIVED). Returns the final
         outcome instead when nothing is left to do (oversize, or already READY).
         ``supplied_by`` names the principal that sent the bytes; the caller has decided
-        that it may write this document (the pipeline does not decide access)."""
+        that it may write this document (the pipeline does not decide access).
+
+        A document id or revision label that breaks the id rule (``ragox.ingest._ids``)
+        is refused with ``INVALID_NAME`` before anything is stored."""
+        refused = _refuse_name(document_id, revision)
+        if refused is not None:
+            return refused
         source_sha256 = sha256_hex(data)
         if len(data) > self.max_bytes:
             return self._refuse_oversize(
@@ -333,10 +337,20 @@ class Ingestor:
         options = ExtractOptions(password=password, ocr=ocr)
         return self._run(record, _Source(data), created, options, job)
 
-    def index(self, record: RevisionRecord, manifest_id: str) -> bool:
+    def index(
+        self,
+        record: RevisionRecord,
+        manifest_id: str,
+        fresh: _Fresh | None = None,
+        *,
+        job: str | None = None,
+    ) -> bool:
         """Search text, chunks, (with an embedder) vectors and lexical rows of one
         representation, recorded with the stage versions that made them; the revision
         becomes READY (and current, if newest) in the transaction that writes them.
+        ``fresh``: the representation as this run has just extracted and stored it
+        (indexed from memory instead of read back); ``job``: the run's job, which ends
+        DONE in the transaction that makes the revision READY.
 
         A representation the READY revision serves now keeps its rows until that
         transaction (``commit_index``); a new one gets its vectors first, so that it
@@ -344,7 +358,7 @@ class Ingestor:
         """
         tenant, document_id = record.tenant, record.document_id
         versions = current_versions()
-        search, chunks, lexical = self._index(tenant, document_id, manifest_id)
+        search, chunks, lexical = self._index(tenant, document_id, manifest_id, fresh)
         served = record.state is RevisionState.READY and record.manifest_id == manifest_id
         before = {c.chunk_id for c in self.store.chunks(manifest_id)} if served else set()
         embedder = self.embedder_source() if self.embedder_source else self.embedder
@@ -362,19 +376,19 @@ class Ingestor:
             chunks,
             versions,
             lexical,
+            job=job,
         )
         if served:
             self._embed(embedder, [c.chunk_id for c in chunks if c.chunk_id not in before])
         return current
 
     def _index(
-        self, tenant: str, document_id: str, manifest_id: str
+        self, tenant: str, document_id: str, manifest_id: str, fresh: _Fresh | None = None
     ) -> tuple[SearchText, list[ChunkRecord], LexicalRows]:
         """Build (without writing) a representation's search text, chunks and lexical
-        rows; its text and blocks as this run has just stored them (``_FRESH``), else
+        rows; its text and blocks as this run has just stored them (``fresh``), else
         read from the store."""
         blocks: Sequence[Block]
-        fresh = _FRESH.get()
         if fresh is not None and fresh.store is self.store and fresh.manifest_id == manifest_id:
             text, blocks = fresh.text, fresh.blocks
         else:
@@ -494,17 +508,15 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         stage = "extract"
         try:
-            manifest_id, fresh = self._represent(record, source, options)
-            self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
+            # A new representation is stored with the revision EXTRACTED (one write).
+            manifest_id, fresh = self._represent(record, source, options, extracted=True)
+            if fresh is None:  # stored by an earlier run
+                self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTED)
             stage = "index"
-            self.store.heartbeat(job, stage)
-            self.store.set_state(tenant, doc, rev, RevisionState.INDEXING)
-            bound = _FRESH.set(fresh)
-            try:
-                self.index(record, manifest_id)
-            finally:
-                _FRESH.reset(bound)
-                del fresh
+            self.store.set_state(tenant, doc, rev, RevisionState.INDEXING, job=job, stage=stage)
+            # The job ends DONE in the transaction that makes the revision READY.
+            self.index(record, manifest_id, fresh, job=job)
+            del fresh
         except ExtractionError as error:
             return self._failed(record, created, job, stage, error.code.value, error.message)
         except (StoreError, MemoryError, RecursionError) as error:
@@ -512,7 +524,6 @@ class Ingestor:
                 ErrorCode.TOO_COMPLEX if isinstance(error, RecursionError) else ErrorCode.INTERNAL
             )
             return self._failed(record, created, job, stage, code.value, type(error).__name__)
-        self.store.finish_job(job, JobState.DONE, stage)
         final = self.store.get_revision(tenant, doc, rev)
         assert final is not None
         return _outcome(final, created=created)
@@ -524,12 +535,18 @@ class Ingestor:
         return self._represent(record, _Source(data), options)[0]
 
     def _represent(
-        self, record: RevisionRecord, source: _Source, options: ExtractOptions
+        self,
+        record: RevisionRecord,
+        source: _Source,
+        options: ExtractOptions,
+        *,
+        extracted: bool = False,
     ) -> tuple[str, _Fresh | None]:
         """``represent``, letting the bytes go as soon as they are extracted: nothing
         after extraction needs them, and a large file is not held while its
         representation is stored and indexed (issue 10). With the manifest id, the
-        text and blocks of a representation extracted now (None: one stored before)."""
+        text and blocks of a representation extracted now (None: one stored before).
+        ``extracted``: a representation stored now makes the revision EXTRACTED."""
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         language = given_language(self.store, record)
         for parser in parsers_for(record.media_type, options.ocr, language):
@@ -554,6 +571,7 @@ class Ingestor:
                 extraction.pages_without_text,
                 extraction.warnings,
             ),
+            extracted=extracted,
         )
         return manifest_id, _Fresh(self.store, manifest_id, extraction.text, extraction.blocks)
 
@@ -602,6 +620,21 @@ class Ingestor:
         # A READY revision whose re-parse failed stays READY (set_state leaves it).
         state = RevisionState.FAILED if failed else RevisionState.READY
         return IngestOutcome(doc, rev, state, created, code, message)
+
+
+def _refuse_name(document_id: str, revision: str | None) -> IngestOutcome | None:
+    """The outcome of an id or label that breaks the id rule (nothing is stored; the
+    message names the rule, never the id), else None."""
+    problem = document_id_problem(document_id)
+    if problem is not None:
+        message = f"document id {problem}"
+    elif revision is not None and (problem := revision_label_problem(revision)):
+        message = f"revision {problem}"
+    else:
+        return None
+    return IngestOutcome(
+        document_id, revision or "", RevisionState.FAILED, False, INVALID_NAME, message
+    )
 
 
 def _text_sha256(text: str) -> str:

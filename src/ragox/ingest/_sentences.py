@@ -7,6 +7,7 @@ picks the wrong one when a sentence repeats).
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import regex
@@ -17,6 +18,8 @@ __all__ = ["SPLITTER_VERSION", "split_sentences", "token_count", "token_spans"]
 SPLITTER_VERSION: Final = "sentences@1"
 
 _WORD: Final = regex.compile(r"\w+", regex.UNICODE)
+#: ``_WORD`` for an ASCII text: the same matches (``[A-Za-z0-9_]+``), found faster
+_ASCII_WORD: Final = re.compile(r"\w+", re.ASCII)
 
 # A candidate end: terminal punctuation, optional closing quotes/brackets, then
 # white space (or the end of the text).
@@ -279,11 +282,12 @@ def token_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple
 
 def token_count(text: str, start: int = 0, end: int | None = None) -> int:
     stop = len(text) if end is None else end
+    word = _ASCII_WORD if text.isascii() else _WORD  # isascii: O(1) on a str
     if stop - start <= _FINDALL_SPAN:
         # One list of the words, counted: far cheaper than a Python loop over matches.
-        return len(_WORD.findall(text, start, stop))
+        return len(word.findall(text, start, stop))
     # A long range is counted match by match: no list of every word of a large text.
-    return sum(1 for _ in _WORD.finditer(text, start, stop))
+    return sum(1 for _ in word.finditer(text, start, stop))
 
 
 #: Ranges up to this many code points are counted with one ``findall``.

@@ -12,6 +12,7 @@ raise errors.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,11 @@ LEXICAL_ANALYZER_VERSION: Final = "3"
 ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
 
 _WORD: Final = regex.compile(r"\w+")
+#: ``_WORD`` for an ASCII text (the same matches: ``\w`` of an ASCII character is
+#: ``[A-Za-z0-9_]`` in both engines), with ``re``'s faster ASCII matching
+_ASCII_WORD: Final = re.compile(r"\w+", re.ASCII)
+#: ``_LETTER_RUN`` for an ASCII text
+_ASCII_LETTER_RUN: Final = re.compile(r"[A-Za-z]+")
 #: letter runs, counted by their lengths (a list of runs, not of every letter)
 _CYRILLIC_RUN: Final = regex.compile(r"\p{Cyrillic}+")
 _LETTER_RUN: Final = regex.compile(r"\p{L}+")
@@ -430,9 +436,9 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
 
 def tokens(text: str) -> list[str]:
     """Case-folded word tokens (``\\w+``)."""
-    if text.isascii():
+    if text.isascii():  # O(1): CPython records whether a string is ASCII
         # ASCII folds to lower case without changing any word boundary: one pass.
-        return _WORD.findall(text.lower())
+        return _ASCII_WORD.findall(text.lower())
     return [match.group().casefold() for match in _WORD.finditer(text)]
 
 
@@ -443,15 +449,16 @@ def detect_language(text: str, sample: int = 20_000) -> str | None:
     plenty of evidence; any other language is indexed unstemmed.
     """
     head = text[:sample]
-    letters = sum(map(len, _LETTER_RUN.findall(head)))
+    ascii_only = head.isascii()
+    letters = sum(map(len, (_ASCII_LETTER_RUN if ascii_only else _LETTER_RUN).findall(head)))
     if letters == 0:
         return None
-    if sum(map(len, _CYRILLIC_RUN.findall(head))) > 0.3 * letters:
+    if not ascii_only and sum(map(len, _CYRILLIC_RUN.findall(head))) > 0.3 * letters:
         return "ru"
     words = tokens(head)
     if not words:
         return None
-    scores = {lang: sum(1 for w in words if w in _STOPWORDS[lang]) for lang in ("en", "de")}
+    scores = {lang: sum(map(_STOPWORDS[lang].__contains__, words)) for lang in ("en", "de")}
     best = max(scores, key=lambda lang: scores[lang])
     if scores[best] < max(2, len(words) // 50) or scores["en"] == scores["de"]:
         return None

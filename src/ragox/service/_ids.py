@@ -11,8 +11,10 @@ revision label follows the same rule and has no ``/`` at all.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Final
+
+# The rule itself lives at the ingestor's gate (every way in applies it there too).
+from ragox.ingest._ids import MAX_ID_BYTES, document_id_problem, revision_label_problem
 
 __all__ = [
     "MAX_ID_BYTES",
@@ -21,33 +23,8 @@ __all__ = [
     "revision_label_problem",
 ]
 
-#: Longest document id or revision label, in bytes of UTF-8.
-MAX_ID_BYTES: Final = 1024
-#: Control characters, lone surrogates, and the Unicode line and paragraph separators.
-_FORBIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})
-_RESERVED_SEGMENTS: Final = frozenset({"", ".", "..", "revisions"})
 #: An ISO 639-1 (or 639-3) language code: a document's language, an answer's.
 _LANGUAGE_CODE: Final = re.compile(r"[A-Za-z]{2,3}")
-
-
-def document_id_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a document id (one short phrase, no echo of it), else None."""
-    if not value:
-        return "is empty"
-    if any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in value):
-        return "contains a control character, line break or lone surrogate"
-    if len(value.encode("utf-8")) > MAX_ID_BYTES:
-        return f"is longer than {MAX_ID_BYTES} bytes"
-    if any(segment in _RESERVED_SEGMENTS for segment in value.split("/")):
-        return "has an empty, '.', '..' or 'revisions' path segment"
-    return None
-
-
-def revision_label_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a revision label, else None."""
-    if "/" in value:
-        return "contains '/'"
-    return document_id_problem(value)
 
 
 def language_code_problem(value: str) -> str | None:

@@ -242,8 +242,12 @@ class Store(Protocol):
         failed_stage: str | None = None,
         error_code: str | None = None,
         error_message: str | None = None,
+        job: str | None = None,
+        stage: str | None = None,
     ) -> bool:
-        """Record a revision's stage; False (nothing written) for a READY revision."""
+        """Record a revision's stage; False (nothing written) for a READY revision.
+        ``job``: the running job of this run, whose lease is renewed (with ``stage``)
+        in the same transaction."""
         ...
 
     def make_current(
@@ -307,8 +311,12 @@ class Store(Protocol):
         blocks: Sequence[Block],
         char_boxes: bytes | None = None,
         notes: ExtractionNotes | None = None,
+        *,
+        extracted: bool = False,
     ) -> str:
-        """Store an immutable representation; idempotent by manifest content."""
+        """Store an immutable representation; idempotent by manifest content.
+        ``extracted``: the revision (unless READY) becomes EXTRACTED in the same
+        transaction."""
         ...
 
     def find_manifest(
@@ -365,9 +373,12 @@ class Store(Protocol):
         chunks: Sequence[ChunkRecord],
         versions: ProcessingVersions,
         lexical: LexicalRows,
+        *,
+        job: str | None = None,
     ) -> bool:
         """``save_index`` with the stage versions, and ``make_current``, in one
-        transaction. Returns whether the revision is current."""
+        transaction (with ``job``: that job ends DONE in it too). Returns whether the
+        revision is current."""
         ...
 
     def index_versions(self, manifest_id: str) -> ProcessingVersions | None:

@@ -707,8 +707,12 @@ class PostgresStore:
         failed_stage: str | None = None,
         error_code: str | None = None,
         error_message: str | None = None,
+        job: str | None = None,
+        stage: str | None = None,
     ) -> bool:
         """Record a revision's stage; False (and nothing written) for a READY revision.
+        ``job``: the running job of this run, whose lease is renewed (with ``stage``)
+        in the same transaction (one write instead of two).
 
         READY is left only by deletion: a rerun that repairs or re-parses a READY
         revision must not take it out of search while it works, nor mark it FAILED
@@ -731,6 +735,8 @@ class PostgresStore:
                     RevisionState.READY.value,
                 ),
             )
+            if job is not None:
+                _renew_job(conn, job, stage)
             return cursor.rowcount > 0
 
     def make_current(
@@ -1022,8 +1028,12 @@ class PostgresStore:
         blocks: Sequence[Block],
         char_boxes: bytes | None = None,
         notes: ExtractionNotes | None = None,
+        *,
+        extracted: bool = False,
     ) -> str:
         """Store an immutable representation; idempotent by manifest content.
+        ``extracted``: the revision (unless READY) becomes EXTRACTED in the same
+        transaction.
 
         One manifest per revision, parser and profile: when two runs extract one
         revision at once, the second to commit gets the first one's manifest id back
@@ -1053,11 +1063,20 @@ class PostgresStore:
             # A READY revision keeps serving its current representation until
             # make_current switches to the new one with its index rows.
             conn.execute(
-                "UPDATE revisions SET manifest_id=%s, updated_at=%s "
+                "UPDATE revisions SET manifest_id=%s, updated_at=%s, "
+                "state=CASE WHEN %s THEN %s ELSE state END, "
+                "failed_stage=CASE WHEN %s THEN NULL ELSE failed_stage END, "
+                "error_code=CASE WHEN %s THEN NULL ELSE error_code END, "
+                "error_message=CASE WHEN %s THEN NULL ELSE error_message END "
                 "WHERE tenant=%s AND document_id=%s AND revision=%s AND state<>%s",
                 (
                     manifest_id,
                     utc_now(),
+                    extracted,
+                    RevisionState.EXTRACTED.value,
+                    extracted,
+                    extracted,
+                    extracted,
                     tenant,
                     manifest.document_id,
                     manifest.revision,
@@ -1360,10 +1379,13 @@ class PostgresStore:
         chunks: Sequence[ChunkRecord],
         versions: ProcessingVersions,
         lexical: LexicalRows,
+        *,
+        job: str | None = None,
     ) -> bool:
         """``save_index`` (with the versions that made it) and ``make_current`` in one
         transaction: rebuilding the chunks of the representation a READY revision
-        serves never shows readers a representation without its lexical rows."""
+        serves never shows readers a representation without its lexical rows. With
+        ``job``: that job ends DONE (stage ``index``) in the same transaction."""
         manifest_id = lexical.manifest_id
         with self.document_transaction(tenant, document_id) as conn:
             self.save_index(manifest_id, search_text, search_alignment, chunks)
@@ -1382,7 +1404,14 @@ class PostgresStore:
                 "UPDATE chunks SET chunker=%s, splitter=%s WHERE manifest_id=%s",
                 (versions.chunker, versions.splitter, manifest_id),
             )
-            return self.make_current(tenant, document_id, revision, lexical)
+            current = self.make_current(tenant, document_id, revision, lexical)
+            if job is not None:
+                conn.execute(
+                    "UPDATE jobs SET state=%s, stage=%s, error_code=NULL, finished_at=%s "
+                    "WHERE job_id=%s",
+                    (JobState.DONE.value, "index", utc_now(), job),
+                )
+            return current
 
     def index_versions(self, manifest_id: str) -> ProcessingVersions | None:
         """The stage versions recorded with a representation's search text (None: none
@@ -1970,4 +1999,12 @@ def _chunk_from_row(row: Sequence[object]) -> ChunkRecord:
         search_end=int(str(row[6])),
         tokens=int(str(row[7])),
         blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
+    )
+
+
+def _renew_job(conn: Connection, job_id: str, stage: str | None) -> None:
+    """``heartbeat`` inside the caller's transaction."""
+    conn.execute(
+        "UPDATE jobs SET heartbeat_at=%s, stage=COALESCE(%s, stage) WHERE job_id=%s AND state=%s",
+        (utc_now(), stage, job_id, JobState.RUNNING.value),
     )

@@ -551,8 +551,12 @@ class SqliteStore:
         failed_stage: str | None = None,
         error_code: str | None = None,
         error_message: str | None = None,
+        job: str | None = None,
+        stage: str | None = None,
     ) -> bool:
         """Record a revision's stage; False (and nothing written) for a READY revision.
+        ``job``: the running job of this run, whose lease is renewed (with ``stage``)
+        in the same transaction (one write instead of two).
 
         READY is left only by deletion: a rerun that repairs or re-parses a READY
         revision must not take it out of search while it works, nor mark it FAILED
@@ -575,6 +579,8 @@ class SqliteStore:
                     RevisionState.READY.value,
                 ),
             )
+            if job is not None:
+                _renew_job(conn, job, stage)
             return cursor.rowcount > 0
 
     def make_current(
@@ -871,8 +877,12 @@ class SqliteStore:
         blocks: Sequence[Block],
         char_boxes: bytes | None = None,
         notes: ExtractionNotes | None = None,
+        *,
+        extracted: bool = False,
     ) -> str:
         """Store an immutable representation; idempotent by manifest content.
+        ``extracted``: the revision (unless READY) becomes EXTRACTED in the same
+        transaction.
 
         One manifest per revision, parser and profile: when two runs extract one
         revision at once, the second to commit gets the first one's manifest id back
@@ -902,11 +912,20 @@ class SqliteStore:
             # A READY revision keeps serving its current representation until
             # make_current switches to the new one with its index rows.
             conn.execute(
-                "UPDATE revisions SET manifest_id=?, updated_at=? "
+                "UPDATE revisions SET manifest_id=?, updated_at=?, "
+                "state=CASE WHEN ? THEN ? ELSE state END, "
+                "failed_stage=CASE WHEN ? THEN NULL ELSE failed_stage END, "
+                "error_code=CASE WHEN ? THEN NULL ELSE error_code END, "
+                "error_message=CASE WHEN ? THEN NULL ELSE error_message END "
                 "WHERE tenant=? AND document_id=? AND revision=? AND state<>?",
                 (
                     manifest_id,
                     utc_now(),
+                    extracted,
+                    RevisionState.EXTRACTED.value,
+                    extracted,
+                    extracted,
+                    extracted,
                     tenant,
                     manifest.document_id,
                     manifest.revision,
@@ -1168,6 +1187,8 @@ class SqliteStore:
         search_text: str,
         search_alignment: Alignment,
         chunks: Sequence[ChunkRecord],
+        *,
+        versions: ProcessingVersions | None = None,
     ) -> None:
         """Replace a representation's search text and chunks in one transaction.
 
@@ -1176,7 +1197,10 @@ class SqliteStore:
         them new rowids under the lexical rows a concurrent or earlier run made
         current (rows no drop would find again, and a READY revision that no search
         finds). Only chunks that differ are replaced, their lexical rows with them.
+        New chunk rows carry ``versions`` (when given) as they are written.
         """
+        chunker = None if versions is None else versions.chunker
+        splitter = None if versions is None else versions.splitter
         with self.transaction() as conn:
             stored = [
                 str(row[0])
@@ -1202,7 +1226,7 @@ class SqliteStore:
             conn.execute("DELETE FROM chunks WHERE manifest_id=?", (manifest_id,))
             conn.executemany(
                 "INSERT INTO chunks(chunk_id, manifest_id, ordinal, start, end, search_start, "
-                "search_end, tokens, blocks) VALUES(?,?,?,?,?,?,?,?,?)",
+                "search_end, tokens, blocks, chunker, splitter) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     (
                         c.chunk_id,
@@ -1214,6 +1238,8 @@ class SqliteStore:
                         c.search_end,
                         c.tokens,
                         json.dumps([[b.block_index, b.start, b.end] for b in c.blocks]),
+                        chunker,
+                        splitter,
                     )
                     for c in chunks
                 ),
@@ -1229,13 +1255,16 @@ class SqliteStore:
         chunks: Sequence[ChunkRecord],
         versions: ProcessingVersions,
         lexical: LexicalRows,
+        *,
+        job: str | None = None,
     ) -> bool:
         """``save_index`` (with the versions that made it) and ``make_current`` in one
         transaction: rebuilding the chunks of the representation a READY revision
-        serves never shows readers a representation without its lexical rows."""
+        serves never shows readers a representation without its lexical rows. With
+        ``job``: that job ends DONE (stage ``index``) in the same transaction."""
         manifest_id = lexical.manifest_id
         with self.transaction() as conn:
-            self.save_index(manifest_id, search_text, search_alignment, chunks)
+            self.save_index(manifest_id, search_text, search_alignment, chunks, versions=versions)
             conn.execute(
                 "UPDATE search_texts SET cleaner=?, splitter=?, chunker=?, analyzer=? "
                 "WHERE manifest_id=?",
@@ -1247,11 +1276,27 @@ class SqliteStore:
                     manifest_id,
                 ),
             )
+            # Rows written just now carry the versions already; kept rows (a rerun's
+            # same chunks) get them here, and a row is rewritten only when they differ.
             conn.execute(
-                "UPDATE chunks SET chunker=?, splitter=? WHERE manifest_id=?",
-                (versions.chunker, versions.splitter, manifest_id),
+                "UPDATE chunks SET chunker=?, splitter=? "
+                "WHERE manifest_id=? AND (chunker IS NOT ? OR splitter IS NOT ?)",
+                (
+                    versions.chunker,
+                    versions.splitter,
+                    manifest_id,
+                    versions.chunker,
+                    versions.splitter,
+                ),
             )
-            return self.make_current(tenant, document_id, revision, lexical)
+            current = self.make_current(tenant, document_id, revision, lexical)
+            if job is not None:
+                conn.execute(
+                    "UPDATE jobs SET state=?, stage=?, error_code=NULL, finished_at=? "
+                    "WHERE job_id=?",
+                    (JobState.DONE.value, "index", utc_now(), job),
+                )
+            return current
 
     def index_versions(self, manifest_id: str) -> ProcessingVersions | None:
         """The stage versions recorded with a representation's search text (None: none
@@ -1875,4 +1920,12 @@ def _chunk_from_row(row: Sequence[object]) -> ChunkRecord:
         search_end=int(str(row[6])),
         tokens=int(str(row[7])),
         blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
+    )
+
+
+def _renew_job(conn: sqlite3.Connection, job_id: str, stage: str | None) -> None:
+    """``heartbeat`` inside the caller's transaction."""
+    conn.execute(
+        "UPDATE jobs SET heartbeat_at=?, stage=COALESCE(?, stage) WHERE job_id=? AND state=?",
+        (utc_now(), stage, job_id, JobState.RUNNING.value),
     )
