@@ -1,6 +1,6 @@
 """Run every benchmark and print its tables: ``python bench/run.py [NAME ...] [--OPTION]``
 (``scale`` takes ``--rebuild`` and ``--million``; ``store`` those and ``--sizes=N,N``,
-``--workers=N,N``, ``--replicas=N,N``, ``--quick``)."""
+``--workers=N,N``, ``--replicas=N,N``, ``--quick``; ``pdf`` ``--rounds=N``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import bench_html
 import bench_ingest
 import bench_memory
 import bench_ocr
+import bench_pdf
 import bench_realdocs
 import bench_reprocess
 import bench_resolve
@@ -27,6 +28,7 @@ from _table import print_table
 BENCHES = {
     "resolve": bench_resolve,
     "ingest": bench_ingest,
+    "pdf": bench_pdf,
     "folder": bench_folder,
     "html": bench_html,
     "search": bench_search,
@@ -46,7 +48,7 @@ if __name__ == "__main__":
     chosen = [arg for arg in sys.argv[1:] if not arg.startswith("--")] or list(BENCHES)
     for name in chosen:
         module = BENCHES[name]
-        takes = module in (bench_scale, bench_store)
+        takes = module in (bench_scale, bench_store, bench_pdf)
         made = module.tables(options) if takes else module.tables()
         for title, header, rows in made:
             print_table(title, header, rows)
