@@ -13,9 +13,10 @@ LlamaIndex's ``PyMuPDFReader`` + ``SentenceSplitter`` (``pip install -e '.[bench
 search text, chunks, FTS rows in SQLite) with ``RAGOX_PDF_WORKERS`` set. Figures of
 the whole process tree (page workers and their forkserver included): wall time, CPU
 time (this process is the tree's subreaper, so every descendant's CPU is collected),
-and peak RSS as the largest sum of the tree's resident sets sampled every 10 ms
-(pages shared between the forkserver and its workers count once per process, so
-this overstates). The rounds alternate the pipelines (``--rounds=N``, default 3);
+and memory sampled every 50 ms: the largest sum of the tree's resident sets (pages
+shared between the forkserver and its workers count once per process, so this
+overstates), the same for proportional set sizes, and the sum of every process's own
+peak (VmHWM), an upper bound. The rounds alternate the pipelines (``--rounds=N``, default 3);
 each figure is the median.
 """
 
@@ -53,17 +54,32 @@ class Run:
     pages: int
     wall: float
     cpu: float
-    peak_tree_mb: float
+    #: the largest sampled sum of the tree's resident sets (shared pages once per process)
+    peak_rss_mb: float
+    #: the same for proportional set sizes (shared pages divided among their processes)
+    peak_pss_mb: float
+    #: the sum of each process's own peak (VmHWM): an upper bound of the tree's peak
+    hwm_sum_mb: float
 
 
-def _tree_rss(root: psutil.Process) -> int:
-    total = 0
+def _tree_memory(root: psutil.Process, peaks: dict[int, int]) -> tuple[int, int]:
+    """The tree's summed RSS and PSS now; ``peaks`` keeps each process's VmHWM."""
+    rss = pss = 0
     for process in [root, *root.children(recursive=True)]:
         try:
-            total += process.memory_info().rss
-        except psutil.Error:
+            with open(f"/proc/{process.pid}/smaps_rollup", encoding="ascii") as rollup:
+                for line in rollup:
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1]) * 1024
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1]) * 1024
+            with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        peaks[process.pid] = int(line.split()[1]) * 1024
+        except (OSError, ValueError, psutil.Error):
             continue
-    return total
+    return rss, pss
 
 
 def _reap() -> None:
@@ -88,18 +104,20 @@ def measure(kind: str, pdf: Path, workers: int | None = None) -> Run | None:
         text=True,
         env=env,
     )
-    peak = 0
+    peak_rss = peak_pss = 0
+    peaks: dict[int, int] = {}
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak_rss, peak_pss
         root = psutil.Process(child.pid)
         while not done.is_set():
             try:
-                peak = max(peak, _tree_rss(root))
+                rss, pss = _tree_memory(root, peaks)
             except psutil.Error:
                 return
-            time.sleep(0.01)
+            peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+            time.sleep(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -115,9 +133,9 @@ def measure(kind: str, pdf: Path, workers: int | None = None) -> Run | None:
         raise RuntimeError(f"{kind} failed: {err[-2000:]}")
     measured = json.loads(out.strip().splitlines()[-1])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # the child's own peak (VmHWM) when sampling missed it
-    peak_mb = max(peak / 2**20, float(measured["peak_rss_mb"]))
-    return Run(int(measured["units"]), wall, cpu, peak_mb)
+    # the sum of every process's own peak bounds the tree's peak from above
+    bound = max(sum(peaks.values()) / 2**20, float(measured["peak_rss_mb"]))
+    return Run(int(measured["units"]), wall, cpu, peak_rss / 2**20, peak_pss / 2**20, bound)
 
 
 def _pdf(folder: Path) -> tuple[Path, str]:
@@ -157,7 +175,9 @@ def main(rounds: int) -> tuple[str, list[tuple[str, ...]]]:
             measured[0].pages,
             statistics.median(r.wall for r in measured),
             statistics.median(r.cpu for r in measured),
-            max(r.peak_tree_mb for r in measured),
+            max(r.peak_rss_mb for r in measured),
+            max(r.peak_pss_mb for r in measured),
+            max(r.hwm_sum_mb for r in measured),
         )
         for name, measured in runs.items()
         if measured
@@ -167,9 +187,9 @@ def main(rounds: int) -> tuple[str, list[tuple[str, ...]]]:
     rows: list[tuple[str, ...]] = []
     for name, _, _ in pipelines:
         if name not in medians:
-            rows.append((name, "not installed", "-", "-", "-", "-", "-", "-"))
+            rows.append((name, "not installed", *["-"] * (len(HEADER) - 2)))
             continue
-        pages, wall, cpu, peak = medians[name]
+        pages, wall, cpu, rss, pss, bound = medians[name]
         rate = pages / wall
         rows.append(
             (
@@ -180,7 +200,9 @@ def main(rounds: int) -> tuple[str, list[tuple[str, ...]]]:
                 f"{pages / cpu:.1f}",
                 f"{rate / (peer[0] / peer[1]):.2f}x" if peer else "-",
                 f"{wall / floor[1]:.1f}x",
-                f"{peak:.0f}",
+                f"{rss:.0f}",
+                f"{pss:.0f}",
+                f"{bound:.0f}",
             )
         )
     title = (
@@ -199,6 +221,8 @@ HEADER = (
     "vs LlamaIndex (wall)",
     "wall vs floor",
     "peak tree RSS MB",
+    "peak tree PSS MB",
+    "sum of peaks MB",
 )
 
 
