@@ -1,7 +1,7 @@
 """Run every benchmark and print its tables: ``python bench/run.py [NAME ...] [--OPTION]``
 (``scale`` takes ``--rebuild`` and ``--million``; ``store`` those and ``--sizes=N,N``,
 ``--workers=N,N``, ``--replicas=N,N``, ``--quick``; ``commands`` takes ``--homes=DIR,DIR``,
-``--runs=N`` and ``--quick``)."""
+``--runs=N`` and ``--quick``; ``pdf`` ``--rounds=N``)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import bench_html
 import bench_ingest
 import bench_memory
 import bench_ocr
+import bench_pdf
 import bench_realdocs
 import bench_reprocess
 import bench_resolve
@@ -29,6 +30,7 @@ from _table import print_table
 BENCHES = {
     "resolve": bench_resolve,
     "ingest": bench_ingest,
+    "pdf": bench_pdf,
     "folder": bench_folder,
     "html": bench_html,
     "search": bench_search,
@@ -49,7 +51,7 @@ if __name__ == "__main__":
     chosen = [arg for arg in sys.argv[1:] if not arg.startswith("--")] or list(BENCHES)
     for name in chosen:
         module = BENCHES[name]
-        takes = module in (bench_scale, bench_store, bench_commands)
+        takes = module in (bench_scale, bench_store, bench_commands, bench_pdf)
         made = module.tables(options) if takes else module.tables()
         for title, header, rows in made:
             print_table(title, header, rows)

@@ -17,15 +17,18 @@ from typing import Final
 
 from ragox.extract._model import ErrorCode, ExtractionError
 
-__all__ = ["RENDER_MEMORY_BYTES", "RENDER_SECONDS", "render_page_png_isolated"]
+__all__ = ["CONTEXT", "RENDER_MEMORY_BYTES", "RENDER_SECONDS", "render_page_png_isolated"]
 
 #: Longest a page render may take before it is killed (and answered as RENDER_FAILED).
 RENDER_SECONDS: Final = 20.0
 #: Address space of a render process: the PDF, MuPDF and an 8-megapixel pixmap fit.
 RENDER_MEMORY_BYTES: Final = 2 * 1024**3
 
-_CONTEXT: Final = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["ragox.extract.pdf"])
+#: The start method of every child that opens a PDF (renders here, page readers in
+#: :mod:`ragox.extract._pdfpool`): forked from one server with PyMuPDF imported
+#: (``ragox.extract.pdf`` imports it lazily), never from a process with threads.
+CONTEXT: Final = multiprocessing.get_context("forkserver")
+CONTEXT.set_forkserver_preload(["ragox.extract.pdf", "pymupdf"])
 
 
 def render_page_png_isolated(
@@ -33,8 +36,8 @@ def render_page_png_isolated(
 ) -> bytes:
     """``render_page_png`` of the PDF at ``path`` in a child process; raises
     :class:`ExtractionError` for a refusal, a crash or a render past ``seconds``."""
-    receiver, sender = _CONTEXT.Pipe(duplex=False)
-    process = _CONTEXT.Process(
+    receiver, sender = CONTEXT.Pipe(duplex=False)
+    process = CONTEXT.Process(
         target=_render_child, args=(str(path), page_number, sender), daemon=True
     )
     process.start()

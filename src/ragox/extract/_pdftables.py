@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from ragox.extract._model import TableCell
 
-__all__ = ["MIN_RULES", "CellRef", "TableTracker"]
+__all__ = ["MIN_RULES", "CellRef", "CellShape", "GridShape", "TableTracker", "split_page"]
 
 #: Horizontal and vertical rules (each, of one extent) a page needs before the finder
 #: is asked.
@@ -79,12 +79,6 @@ class _Grid:
     slots: dict[tuple[int, int], int]
     external_header: bool
     rows: int
-    #: set when the grid's cells are placed: its table and where its rows start
-    table: _Table | None = None
-    first_row: int = 0
-    header_row: bool = False
-    #: block ids of this page's header cells, per column
-    header_ids: dict[int, list[str]] = field(default_factory=dict)
 
     def locate(self, x: float, y: float) -> int | None:
         x0, y0, x1, y1 = self.bbox
@@ -113,6 +107,42 @@ class _Table:
     #: block ids of the first page's header cells, per column
     header_ids: dict[int, list[str]] = field(default_factory=dict)
     rows: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CellShape:
+    """A cell's place in its page's grid."""
+
+    row: int
+    col: int
+    row_span: int
+    col_span: int
+
+
+@dataclass(frozen=True, slots=True)
+class GridShape:
+    """What numbering and linking need of one table found on a page: no page objects,
+    so a page read in another process can send it back."""
+
+    #: column left edges relative to the table's width (0 at its left edge)
+    edges: tuple[float, ...]
+    #: the texts of the cells of its first row, in cell order
+    first_row: tuple[str, ...]
+    external_header: bool
+    rows: int
+    cells: tuple[CellShape, ...]
+
+
+@dataclass(slots=True)
+class _Linked:
+    """A page's grid once numbered: its table and where its rows start."""
+
+    shape: GridShape
+    table: _Table
+    first_row: int
+    header_row: bool
+    #: block ids of this page's header cells, per column
+    header_ids: dict[int, list[str]] = field(default_factory=dict)
 
 
 def _grid_like(page: Any) -> bool:
@@ -227,151 +257,172 @@ def _plausible(grids: list[_Grid], blocks: list[Any]) -> list[_Grid]:
     return [grid for number, grid in enumerate(grids) if number not in rejected]
 
 
+def split_page(
+    page: Any, raw_blocks: list[Any]
+) -> tuple[list[tuple[Any, CellRef | None]], tuple[GridShape, ...]]:
+    """The page's text blocks in reading order, each table cell as a block of its own
+    (a MuPDF-like block dict: ``number``, ``bbox``, ``lines``), with its ref; and the
+    shapes of the page's tables, for :meth:`TableTracker.page`."""
+    text_blocks = [b for b in raw_blocks if b["type"] == 0]
+    grids = _find(page) if text_blocks else []
+    if grids:
+        grids = _plausible(grids, text_blocks)
+    if not grids:
+        return [(b, None) for b in text_blocks], ()
+    units: list[tuple[Any, CellRef | None]] = []
+    placed: set[int] = set()
+    for block in text_blocks:
+        rest: dict[str, Any] | None = None
+        for line_no, line in enumerate(block["lines"]):
+            rest_line: list[Any] | None = None
+            for span in line["spans"]:
+                for char in span["chars"]:
+                    x0, y0, x1, y1 = char["bbox"]
+                    found = _locate(grids, (x0 + x1) / 2, (y0 + y1) / 2)
+                    if found is None:
+                        if rest is None:
+                            rest = {"number": block["number"], "bbox": block["bbox"]}
+                            rest["lines"] = []
+                            units.append((rest, None))
+                        if rest_line is None:
+                            rest_line = []
+                            rest["lines"].append(
+                                {"dir": line["dir"], "spans": [{"chars": rest_line}]}
+                            )
+                        rest_line.append(char)
+                        continue
+                    grid_no, cell_no = found
+                    if grid_no not in placed:
+                        placed.add(grid_no)
+                        units.append(({"grid": grid_no}, None))
+                    cell = grids[grid_no].cells[cell_no]
+                    key = block["number"] * 100_000 + line_no
+                    if cell.last_line != key:
+                        cell.last_line = key
+                        cell.lines.append((line["dir"], []))
+                    cell.lines[-1][1].append(char)
+    # The first row's texts before trimming (the text collapses white space anyway).
+    shapes = tuple(_shape(grid) for grid in grids)
+    expanded: list[tuple[Any, CellRef | None]] = []
+    for unit, ref in units:
+        if "grid" not in unit:
+            # What is left of a text block: the box of its own glyphs only.
+            boxes = [c["bbox"] for ln in unit["lines"] for c in ln["spans"][0]["chars"]]
+            unit["bbox"] = (
+                min(b[0] for b in boxes),
+                min(b[1] for b in boxes),
+                max(b[2] for b in boxes),
+                max(b[3] for b in boxes),
+            )
+            expanded.append((unit, ref))
+            continue
+        grid_no = unit["grid"]
+        for cell_no, cell in enumerate(grids[grid_no].cells):
+            _trim(cell)
+            if cell.lines:
+                # The cell's rectangle, widened to glyphs that stick out of it.
+                x0, y0, x1, y1 = cell.bbox
+                for _, chars in cell.lines:
+                    for char in chars:
+                        a, b, c, d = char["bbox"]
+                        x0, y0, x1, y1 = min(x0, a), min(y0, b), max(x1, c), max(y1, d)
+                pseudo = {
+                    "number": -1,
+                    "bbox": (x0, y0, x1, y1),
+                    "lines": [
+                        {"dir": direction, "spans": [{"chars": chars}]}
+                        for direction, chars in cell.lines
+                    ],
+                }
+                expanded.append((pseudo, CellRef(grid_no, cell_no)))
+    return expanded, shapes
+
+
+def _shape(grid: _Grid) -> GridShape:
+    return GridShape(
+        edges=tuple(grid.relative_edges()),
+        first_row=tuple(c.text() for c in grid.cells if c.row == 0),
+        external_header=grid.external_header,
+        rows=grid.rows,
+        cells=tuple(CellShape(c.row, c.col, c.row_span, c.col_span) for c in grid.cells),
+    )
+
+
+def _find(page: Any) -> list[_Grid]:
+    if not _grid_like(page):
+        return []
+    try:
+        found = page.find_tables(strategy="lines", use_layout=False)
+    except Exception:  # the finder's own failures leave the page as text blocks
+        return []
+    grids = [g for g in map(_grid, found.tables) if g is not None]
+    return sorted(grids, key=lambda g: (g.bbox[1], g.bbox[0]))
+
+
+def _locate(grids: list[_Grid], x: float, y: float) -> tuple[int, int] | None:
+    for number, grid in enumerate(grids):
+        cell = grid.locate(x, y)
+        if cell is not None:
+            return number, cell
+    return None
+
+
 class TableTracker:
-    """Finds each page's tables, splits its text blocks into cells, numbers tables
-    over the document and links a table continued on the next page."""
+    """Numbers the tables of the pages (given in page order, as :func:`split_page`
+    shaped them) over the document and links a table continued on the next page."""
 
     def __init__(self) -> None:
         self._count = 0
         self._previous: _Table | None = None
-        self._grids: list[_Grid] = []
+        self._grids: list[_Linked] = []
 
-    def split(self, page: Any, raw_blocks: list[Any]) -> list[tuple[Any, CellRef | None]]:
-        """The page's text blocks in reading order, each table cell as a block of its
-        own (a MuPDF-like block dict: ``number``, ``bbox``, ``lines``), with its ref."""
-        text_blocks = [b for b in raw_blocks if b["type"] == 0]
-        grids = self._find(page) if text_blocks else []
-        if grids:
-            grids = _plausible(grids, text_blocks)
-        self._grids = grids
-        if not grids:
-            self._previous = None
-            return [(b, None) for b in text_blocks]
-        units: list[tuple[Any, CellRef | None]] = []
-        placed: set[int] = set()
-        for block in text_blocks:
-            rest: dict[str, Any] | None = None
-            for line_no, line in enumerate(block["lines"]):
-                rest_line: list[Any] | None = None
-                for span in line["spans"]:
-                    for char in span["chars"]:
-                        x0, y0, x1, y1 = char["bbox"]
-                        found = self._locate((x0 + x1) / 2, (y0 + y1) / 2)
-                        if found is None:
-                            if rest is None:
-                                rest = {"number": block["number"], "bbox": block["bbox"]}
-                                rest["lines"] = []
-                                units.append((rest, None))
-                            if rest_line is None:
-                                rest_line = []
-                                rest["lines"].append(
-                                    {"dir": line["dir"], "spans": [{"chars": rest_line}]}
-                                )
-                            rest_line.append(char)
-                            continue
-                        grid_no, cell_no = found
-                        if grid_no not in placed:
-                            placed.add(grid_no)
-                            units.append(({"grid": grid_no}, None))
-                        cell = grids[grid_no].cells[cell_no]
-                        key = block["number"] * 100_000 + line_no
-                        if cell.last_line != key:
-                            cell.last_line = key
-                            cell.lines.append((line["dir"], []))
-                        cell.lines[-1][1].append(char)
-        self._link(grids)
-        expanded: list[tuple[Any, CellRef | None]] = []
-        for unit, ref in units:
-            if "grid" not in unit:
-                # What is left of a text block: the box of its own glyphs only.
-                boxes = [c["bbox"] for ln in unit["lines"] for c in ln["spans"][0]["chars"]]
-                unit["bbox"] = (
-                    min(b[0] for b in boxes),
-                    min(b[1] for b in boxes),
-                    max(b[2] for b in boxes),
-                    max(b[3] for b in boxes),
-                )
-                expanded.append((unit, ref))
-                continue
-            grid_no = unit["grid"]
-            for cell_no, cell in enumerate(grids[grid_no].cells):
-                _trim(cell)
-                if cell.lines:
-                    # The cell's rectangle, widened to glyphs that stick out of it.
-                    x0, y0, x1, y1 = cell.bbox
-                    for _, chars in cell.lines:
-                        for char in chars:
-                            a, b, c, d = char["bbox"]
-                            x0, y0, x1, y1 = min(x0, a), min(y0, b), max(x1, c), max(y1, d)
-                    pseudo = {
-                        "number": -1,
-                        "bbox": (x0, y0, x1, y1),
-                        "lines": [
-                            {"dir": direction, "spans": [{"chars": chars}]}
-                            for direction, chars in cell.lines
-                        ],
-                    }
-                    expanded.append((pseudo, CellRef(grid_no, cell_no)))
-        return expanded
-
-    def _find(self, page: Any) -> list[_Grid]:
-        if not _grid_like(page):
-            return []
-        try:
-            found = page.find_tables(strategy="lines", use_layout=False)
-        except Exception:  # the finder's own failures leave the page as text blocks
-            return []
-        grids = [g for g in map(_grid, found.tables) if g is not None]
-        return sorted(grids, key=lambda g: (g.bbox[1], g.bbox[0]))
-
-    def _locate(self, x: float, y: float) -> tuple[int, int] | None:
-        for number, grid in enumerate(self._grids):
-            cell = grid.locate(x, y)
-            if cell is not None:
-                return number, cell
-        return None
-
-    def _link(self, grids: list[_Grid]) -> None:
-        """Number the page's tables; the first may continue the previous page's last."""
-        for position, grid in enumerate(grids):
-            columns = len(grid.xs)
-            first_row = [c.text() for c in grid.cells if c.row == 0]
+    def page(self, shapes: tuple[GridShape, ...]) -> None:
+        """Number the next page's tables; the first may continue the previous page's
+        last."""
+        self._grids = []
+        for position, shape in enumerate(shapes):
+            columns = len(shape.edges)
             previous = self._previous if position == 0 else None
-            if previous is not None and self._continues(previous, grid):
-                grid.table = previous
-                grid.first_row = previous.rows
-                grid.header_row = bool(previous.header_names) and (
-                    tuple(first_row) == previous.header_names
+            if previous is not None and self._continues(previous, shape):
+                linked = _Linked(
+                    shape,
+                    previous,
+                    first_row=previous.rows,
+                    header_row=bool(previous.header_names)
+                    and shape.first_row == previous.header_names,
                 )
             else:
-                grid.header_row = not grid.external_header and grid.rows > 1
-                grid.table = _Table(
-                    number=self._count,
-                    columns=columns,
-                    edges=grid.relative_edges(),
-                    header_names=tuple(first_row) if grid.header_row else (),
+                header_row = not shape.external_header and shape.rows > 1
+                linked = _Linked(
+                    shape,
+                    _Table(
+                        number=self._count,
+                        columns=columns,
+                        edges=list(shape.edges),
+                        header_names=shape.first_row if header_row else (),
+                    ),
+                    first_row=0,
+                    header_row=header_row,
                 )
                 self._count += 1
-                grid.first_row = 0
-            grid.table.rows = grid.first_row + grid.rows
-        self._previous = grids[-1].table if grids else None
+            linked.table.rows = linked.first_row + shape.rows
+            self._grids.append(linked)
+        self._previous = self._grids[-1].table if self._grids else None
 
     @staticmethod
-    def _continues(previous: _Table, grid: _Grid) -> bool:
-        if len(grid.xs) != previous.columns:
+    def _continues(previous: _Table, shape: GridShape) -> bool:
+        if len(shape.edges) != previous.columns:
             return False
         return all(
-            abs(a - b) <= _EDGE_TOLERANCE
-            for a, b in zip(grid.relative_edges(), previous.edges, strict=True)
+            abs(a - b) <= _EDGE_TOLERANCE for a, b in zip(shape.edges, previous.edges, strict=True)
         )
 
     def cell(self, ref: CellRef, block_id: str) -> TableCell:
-        """The table cell of block ``block_id`` (header cells are registered, so call
-        in reading order)."""
+        """The table cell of block ``block_id`` on the current page (header cells are
+        registered, so call in reading order)."""
         grid = self._grids[ref.grid]
         table = grid.table
-        assert table is not None
-        cell = grid.cells[ref.cell]
+        cell = grid.shape.cells[ref.cell]
         header = grid.header_row and cell.row == 0
         if header:
             for col in range(cell.col, cell.col + cell.col_span):

@@ -39,7 +39,8 @@ import re
 import sys
 import unicodedata
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
@@ -57,10 +58,11 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._ocr import LANGUAGES, OcrEngine, ocr_engine
-from ragox.extract._pdftables import MIN_RULES, TableTracker
+from ragox.extract._pdftables import MIN_RULES, CellRef, GridShape, TableTracker, split_page
 from ragox.text import Alignment, Coordinates, Profile, Span
 
 __all__ = [
+    "PARALLEL_MIN_PAGES",
     "PDF_PARSER",
     "RENDER_PIXEL_BUDGET",
     "PageTextReader",
@@ -74,6 +76,9 @@ __all__ = [
 #: Most pixels one page render may hold (about 24 MB as RGB): a larger page is
 #: drawn at a smaller zoom, so a 14400 pt page costs what an A4 poster does.
 RENDER_PIXEL_BUDGET: Final = 8_000_000
+#: Fewer pages than this are read in the calling process by default: starting
+#: worker processes costs more than they save.
+PARALLEL_MIN_PAGES: Final = 48
 
 
 class _LazyMuPDF:
@@ -139,6 +144,7 @@ PDF_PARSER: Final = ParserInfo(
 _MEDIA_TYPE: Final = "application/pdf"
 _ZERO_BOX: Final = (0.0, 0.0, 0.0, 0.0)
 _SEPARATOR_BOXES: Final = _ZERO_BOX * len(BLOCK_SEPARATOR)
+_SEPARATOR_BYTES: Final = array("f", _SEPARATOR_BOXES).tobytes()
 _CHAR: Final = itemgetter("c")
 _BBOX: Final = itemgetter("bbox")
 _CHARS: Final = itemgetter("chars")
@@ -160,11 +166,22 @@ if array("f").itemsize != 4:  # pragma: no cover - every CPython platform has 4-
     raise ImportError("array('f') is not float32 on this platform")
 
 
-def extract_pdf(data: bytes, profile: Profile, options: ExtractOptions | None = None) -> Extraction:
+def extract_pdf(
+    data: bytes,
+    profile: Profile,
+    options: ExtractOptions | None = None,
+    *,
+    workers: int | None = None,
+) -> Extraction:
     """MuPDF's text layer of ``data`` as a representation with blocks and char boxes.
 
     Pages without a text layer are recognized with OCR (``options.ocr``, see
     :class:`OcrMode`); their blocks say ``ocr=True``.
+
+    A PDF of :data:`PARALLEL_MIN_PAGES` pages or more is read by ``workers``
+    processes (default: ``$RAGOX_PDF_WORKERS``, else the CPUs this process may use;
+    see :mod:`ragox.extract._pdfpool`); an explicit ``workers`` above one reads any
+    PDF of two pages or more so. The extraction is the same either way.
 
     Raises :class:`ExtractionError` (``EMPTY_FILE``, ``CORRUPT_PDF``,
     ``ENCRYPTED_PDF``, ``NO_TEXT_LAYER``, ``OCR_UNAVAILABLE``, ``OCR_FAILED``) for
@@ -173,13 +190,59 @@ def extract_pdf(data: bytes, profile: Profile, options: ExtractOptions | None = 
     if not data:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "file is empty")
     password = options.password if options is not None else None
+    mode = options.ocr if options is not None else OcrMode.AUTO
+    language = options.language if options is not None else None
     document = _open(data, password)
     try:
-        if options is None:
-            return _extract(document, profile, OcrMode.AUTO, None)
-        return _extract(document, profile, options.ocr, options.language)
+        page_count: int = document.page_count
+        if workers is None:
+            from ragox.extract._pdfpool import default_workers  # noqa: PLC0415
+
+            count = default_workers() if page_count >= PARALLEL_MIN_PAGES else 1
+        else:
+            count = workers
+        if count > 1 and page_count > 1 and _rebuildable(profile):
+            repaired = bool(document.is_repaired)
+            return _extract_parallel(
+                data, password, page_count, repaired, profile, mode, language, count
+            )
+        return _extract(document, profile, mode, language)
     finally:
         document.close()
+
+
+def _rebuildable(profile: Profile) -> bool:
+    """Whether a worker can make ``profile`` from its id (named steps only)."""
+    try:
+        return Profile.from_id(profile.id) == profile
+    except (ValueError, KeyError):
+        return False
+
+
+def _extract_parallel(
+    data: bytes,
+    password: str | None,
+    page_count: int,
+    repaired: bool,
+    profile: Profile,
+    mode: OcrMode,
+    language: str | None,
+    workers: int,
+) -> Extraction:
+    from ragox.extract._pdfpool import page_ranges, read_pages  # noqa: PLC0415 - processes
+
+    engine = ocr_engine(language) if mode is not OcrMode.OFF else None
+
+    def pages() -> Iterator[_Page]:
+        nonlocal repaired
+        ranges = page_ranges(page_count, workers)
+        for read, worker_repaired in read_pages(
+            data, password, profile.id, mode, language, ranges, workers
+        ):
+            repaired = repaired or worker_repaired
+            yield from read
+
+    return _assemble(pages(), page_count, lambda: repaired, mode, engine)
 
 
 def _open(data: bytes, password: str | None) -> Any:
@@ -236,6 +299,19 @@ class _RtlCounter:
             or self.visual_lines > 0
         )
 
+    def votes(self) -> tuple[int, int, int, int, int]:
+        """The counts, for :meth:`add` (a page's votes sent from another process)."""
+        return (self.logical, self.visual, self.logical_words, self.visual_words, self.visual_lines)
+
+    def add(self, votes: tuple[int, int, int, int, int]) -> None:
+        """Count a page's votes in (an RTL letter was seen there)."""
+        self.seen = True
+        self.logical += votes[0]
+        self.visual += votes[1]
+        self.logical_words += votes[2]
+        self.visual_words += votes[3]
+        self.visual_lines += votes[4]
+
     def inspect(self, raw_block: Any) -> None:
         # In logical order each next RTL letter lies further *against* the line's
         # writing direction; in visual (drawing) order it lies further along it.
@@ -287,11 +363,58 @@ class _RtlCounter:
                 previous_pos = pos
 
 
+@dataclass(frozen=True, slots=True)
+class _PageBlock:
+    """One kept block of a page, placed in its page's text."""
+
+    #: code points of the page's text (separators between the page's blocks included)
+    start: int
+    end: int
+    #: MuPDF's block number (``-1`` for a table cell)
+    number: int
+    bbox: tuple[float, float, float, float]
+    cell: CellRef | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """What one page contributes: its kept blocks joined with the block separator,
+    their boxes (float32, native order), and what the document's warnings and tables
+    need. Holds no MuPDF object, so a page read in a worker process can be sent back."""
+
+    number: int
+    text: str
+    boxes: bytes
+    blocks: tuple[_PageBlock, ...]
+    tables: tuple[GridShape, ...]
+    rotated: bool
+    #: the page was recognized by OCR
+    ocr: bool
+    #: the page needed OCR and no engine was there
+    unrecognized: bool
+    invisible: bool
+    #: the right-to-left votes of the page's blocks, or None without RTL text
+    rtl: tuple[int, int, int, int, int] | None
+
+
 def _extract(document: Any, profile: Profile, mode: OcrMode, language: str | None) -> Extraction:
-    page_count: int = document.page_count
     engine = ocr_engine(language) if mode is not OcrMode.OFF else None
+    pages = (
+        _read_page(document, index, profile, mode, engine) for index in range(document.page_count)
+    )
+    return _assemble(pages, document.page_count, lambda: bool(document.is_repaired), mode, engine)
+
+
+def _assemble(
+    pages: Iterable[_Page],
+    page_count: int,
+    repaired: Callable[[], bool],
+    mode: OcrMode,
+    engine: OcrEngine | None,
+) -> Extraction:
+    """The document from its pages, given in page order."""
     parts: list[str] = []
-    boxes = array("f")
+    boxes: list[bytes] = []
     blocks: list[Block] = []
     empty_pages: list[int] = []
     recognized: list[int] = []
@@ -301,92 +424,57 @@ def _extract(document: Any, profile: Profile, mode: OcrMode, language: str | Non
     rtl = _RtlCounter()
     tables = TableTracker()
     position = 0
-    for page_index in range(page_count):
-        page_no = page_index + 1
-        try:
-            page = document.load_page(page_index)
-            rotation = int(page.rotation)
-            matrix = tuple(page.rotation_matrix) if rotation else None
-            raw = None
-            if mode is not OcrMode.FORCE:
-                raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
-            needs_ocr = mode is OcrMode.FORCE or (
-                mode is OcrMode.AUTO and not _has_text(raw) and bool(page.get_images())
-            )
-        except Exception:
-            raise ExtractionError(
-                ErrorCode.CORRUPT_PDF, f"MuPDF cannot read page {page_no}"
-            ) from None
-        if needs_ocr and engine is None:
-            if mode is OcrMode.FORCE:
-                raise _unavailable()
-            needs_ocr, unrecognized = False, True
-        if needs_ocr:
-            assert engine is not None
-            raw = {"blocks": engine.recognize(page)}
+    for page in pages:
+        page_no = page.number
+        tables.page(page.tables)
+        rotated = rotated or page.rotated
+        invisible = invisible or page.invisible
+        unrecognized = unrecognized or page.unrecognized
+        if page.ocr:
             recognized.append(page_no)
-        assert raw is not None
-        rotated = rotated or rotation != 0
-        page_boxes: list[float] = []  # one list per page, moved into ``boxes`` in one go
-        page_has_text = False
-        for raw_block, cell_ref in tables.split(page, raw["blocks"]):
-            block_text, raw_boxes = _block_text(raw_block["lines"], matrix)
-            if _SURROGATE.search(block_text):
-                # A broken ToUnicode map can yield lone surrogates, which have no
-                # UTF-8 form; U+FFFD keeps the length, so the boxes stay aligned.
-                block_text = _SURROGATE.sub("\ufffd", block_text)
-            normalized = profile.normalize_text(block_text)
-            text = normalized.text
-            if not text or text.isspace():
-                continue
-            if not needs_ocr:
-                invisible = invisible or _invisible(raw_block)
-                if _RTL_HINT.search(text):
-                    rtl.inspect(raw_block)
-            if parts:
-                parts.append(BLOCK_SEPARATOR)
-                page_boxes.extend(_SEPARATOR_BOXES)
-                position += len(BLOCK_SEPARATOR)
-            parts.append(text)
-            if normalized.alignment.is_identity():
-                page_boxes.extend(raw_boxes)
-            else:
-                page_boxes.extend(_carry_boxes(raw_boxes, normalized.alignment))
-            x0, y0, x1, y1 = raw_block["bbox"]
-            if matrix is not None:
-                x0, y0, x1, y1 = _transform(x0, y0, x1, y1, matrix)
-            cell = None if cell_ref is None else tables.cell(cell_ref, f"b{len(blocks)}")
+        if page.rtl is not None:
+            rtl.add(page.rtl)
+        if not page.blocks:
+            empty_pages.append(page_no)
+            continue
+        if parts:
+            parts.append(BLOCK_SEPARATOR)
+            boxes.append(_SEPARATOR_BYTES)
+            position += len(BLOCK_SEPARATOR)
+        parts.append(page.text)
+        boxes.append(page.boxes)
+        for found in page.blocks:
+            cell = None if found.cell is None else tables.cell(found.cell, f"b{len(blocks)}")
+            x0, y0, x1, y1 = found.bbox
             blocks.append(
                 Block(
                     index=len(blocks),
                     kind=BlockKind.PDF_BLOCK if cell is None else BlockKind.TABLE_CELL,
-                    span=Span(Coordinates.CODEPOINT, position, position + len(text)),
-                    locator=f"page={page_no};block={raw_block['number']}"
+                    span=Span(Coordinates.CODEPOINT, position + found.start, position + found.end),
+                    locator=f"page={page_no};block={found.number}"
                     if cell is None
                     else f"page={page_no};table={cell.table};row={cell.row};col={cell.col}",
                     page=page_no,
-                    bbox=Rect(float(x0), float(y0), float(x1), float(y1)),
-                    ocr=needs_ocr,
+                    bbox=Rect(x0, y0, x1, y1),
+                    ocr=page.ocr,
                     cell=cell,
                 )
             )
-            position += len(text)
-            page_has_text = True
-        # fromlist converts a list to float32 about three times faster than extend.
-        boxes.fromlist(page_boxes)
-        if not page_has_text:
-            empty_pages.append(page_no)
+        position += len(page.text)
     if not blocks:
         if unrecognized:
             raise _unavailable()
         raise ExtractionError(ErrorCode.NO_TEXT_LAYER, "no page of the PDF has a text layer")
     text = "".join(parts)
-    if len(boxes) != 4 * len(text):  # pragma: no cover - an invariant of the loop above
+    packed = b"".join(boxes)
+    if len(packed) != 16 * len(text):  # pragma: no cover - an invariant of the pages
         raise ExtractionError(ErrorCode.INTERNAL, "character boxes do not match the text")
     if sys.byteorder != "little":  # pragma: no cover - the stored form is little-endian
-        boxes.byteswap()
+        swapped = array("f", packed)
+        swapped.byteswap()
+        packed = swapped.tobytes()
     warnings: list[str] = []
-    if document.is_repaired:
+    if repaired():
         warnings.append("PDF_REPAIRED")
     if rotated:
         warnings.append("ROTATED_PAGES")
@@ -409,10 +497,98 @@ def _extract(document: Any, profile: Profile, mode: OcrMode, language: str | Non
         parser=parser,
         media_type=_MEDIA_TYPE,
         source_alignment=None,
-        char_boxes=boxes.tobytes(),
+        char_boxes=packed,
         pages_without_text=tuple(empty_pages),
         page_count=page_count,
         warnings=tuple(warnings),
+    )
+
+
+def _read_page(
+    document: Any, page_index: int, profile: Profile, mode: OcrMode, engine: OcrEngine | None
+) -> _Page:
+    """One page's blocks, boxes and signs, independent of every other page."""
+    page_no = page_index + 1
+    try:
+        page = document.load_page(page_index)
+        rotation = int(page.rotation)
+        matrix = tuple(page.rotation_matrix) if rotation else None
+        raw = None
+        if mode is not OcrMode.FORCE:
+            raw = page.get_text("rawdict", flags=_FLAGS, sort=False)
+        needs_ocr = mode is OcrMode.FORCE or (
+            mode is OcrMode.AUTO and not _has_text(raw) and bool(page.get_images())
+        )
+    except Exception:
+        raise ExtractionError(ErrorCode.CORRUPT_PDF, f"MuPDF cannot read page {page_no}") from None
+    unrecognized = False
+    if needs_ocr and engine is None:
+        if mode is OcrMode.FORCE:
+            raise _unavailable()
+        needs_ocr, unrecognized = False, True
+    if needs_ocr:
+        assert engine is not None
+        raw = {"blocks": engine.recognize(page)}
+    assert raw is not None
+    parts: list[str] = []
+    page_boxes: list[float] = []
+    found: list[_PageBlock] = []
+    invisible = False
+    rtl: _RtlCounter | None = None
+    position = 0
+    units, shapes = split_page(page, raw["blocks"])
+    for raw_block, cell_ref in units:
+        block_text, raw_boxes = _block_text(raw_block["lines"], matrix)
+        if _SURROGATE.search(block_text):
+            # A broken ToUnicode map can yield lone surrogates, which have no
+            # UTF-8 form; U+FFFD keeps the length, so the boxes stay aligned.
+            block_text = _SURROGATE.sub("\ufffd", block_text)
+        normalized = profile.normalize_text(block_text)
+        text = normalized.text
+        if not text or text.isspace():
+            continue
+        if not needs_ocr:
+            invisible = invisible or _invisible(raw_block)
+            if _RTL_HINT.search(text):
+                if rtl is None:
+                    rtl = _RtlCounter()
+                rtl.inspect(raw_block)
+        if parts:
+            parts.append(BLOCK_SEPARATOR)
+            page_boxes.extend(_SEPARATOR_BOXES)
+            position += len(BLOCK_SEPARATOR)
+        parts.append(text)
+        if normalized.alignment.is_identity():
+            page_boxes.extend(raw_boxes)
+        else:
+            page_boxes.extend(_carry_boxes(raw_boxes, normalized.alignment))
+        x0, y0, x1, y1 = raw_block["bbox"]
+        if matrix is not None:
+            x0, y0, x1, y1 = _transform(x0, y0, x1, y1, matrix)
+        found.append(
+            _PageBlock(
+                start=position,
+                end=position + len(text),
+                number=int(raw_block["number"]),
+                bbox=(float(x0), float(y0), float(x1), float(y1)),
+                cell=cell_ref,
+            )
+        )
+        position += len(text)
+    # fromlist converts a list to float32 about three times faster than extend.
+    packed = array("f")
+    packed.fromlist(page_boxes)
+    return _Page(
+        number=page_no,
+        text="".join(parts),
+        boxes=packed.tobytes(),
+        blocks=tuple(found),
+        tables=shapes,
+        rotated=rotation != 0,
+        ocr=needs_ocr,
+        unrecognized=unrecognized,
+        invisible=invisible,
+        rtl=None if rtl is None else rtl.votes(),
     )
 
 
