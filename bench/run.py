@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_answers
 import bench_api
+import bench_embed
 import bench_folder
 import bench_html
 import bench_ingest
@@ -38,6 +39,7 @@ BENCHES = {
     "reprocess": bench_reprocess,
     "ocr": bench_ocr,
     "scale": bench_scale,
+    "embed": bench_embed,
 }
 
 if __name__ == "__main__":
