@@ -609,14 +609,15 @@ class SqliteIndex:
         partitions: Sequence[Partition],
         phrases: Sequence[str],
         first: int,
-        scope: Scope,
+        scope: Scope | None = None,
     ) -> Iterator[tuple[int, float]]:
         """Matches in the partitions, best first, scored as FTS5's ``bm25()`` would
         score them in one table holding exactly these partitions' rows: the exact top
         ``first`` (found by :class:`_AcrossRanking`, which stops reading posting lists
         early), then deeper windows (x4) only when the caller asks for more."""
         totals = [self._totals(conn, partition) for partition in partitions]
-        count = self._match_count(conn, _generation(conn), scope)
+        # match counts from the scope's cache (none without a scope: counted afresh)
+        count = None if scope is None else self._match_count(conn, _generation(conn), scope)
         ranking = AcrossRanking(conn, partitions, phrases, totals, self._phrase_rows, count)
         seen = 0
         depth = first
