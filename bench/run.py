@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_answers
 import bench_api
 import bench_commands
+import bench_embed
 import bench_folder
 import bench_html
 import bench_ingest
@@ -43,6 +44,7 @@ BENCHES = {
     "ocr": bench_ocr,
     "scale": bench_scale,
     "commands": bench_commands,
+    "embed": bench_embed,
 }
 
 if __name__ == "__main__":

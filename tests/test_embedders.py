@@ -254,10 +254,15 @@ def test_openai_dimension_mismatch(e5_server: str) -> None:
 
 
 class _Scripted(BaseHTTPRequestHandler):
-    """Answers by the first path segment: /ok, /500, /notjson, /count, /slow, /noindex."""
+    """Answers by the first path segment: /ok, /500, /notjson, /count, /slow, /noindex,
+    /flaky, /429, /400, /busy."""
 
     protocol_version = "HTTP/1.1"
     requests: ClassVar[list[dict[str, Any]]] = []
+    lock: ClassVar[threading.Lock] = threading.Lock()
+    failures_left: ClassVar[int] = 0
+    in_flight: ClassVar[int] = 0
+    most_in_flight: ClassVar[int] = 0
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -302,6 +307,30 @@ class _Scripted(BaseHTTPRequestHandler):
             )
         elif mode == "slow":
             time.sleep(4.0)
+            self._send(200, json.dumps({"data": data}).encode())
+        elif mode == "flaky":  # fails twice (503, then a dropped connection), then answers
+            with _Scripted.lock:
+                _Scripted.failures_left -= 1
+                left = _Scripted.failures_left
+            if left == 2:
+                self.send_response(503)
+                self.send_header("Retry-After", "0")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+            elif left == 1:
+                self.close_connection = True  # no answer at all
+            else:
+                self._send(200, json.dumps({"data": data}).encode())
+        elif mode in ("429", "400"):
+            self._send(int(mode), b'{"error": {"message": "no", "type": "rate_limit"}}')
+        elif mode == "busy":  # a slow server: 0.3 s per request, counting those in flight
+            with _Scripted.lock:
+                _Scripted.in_flight += 1
+                _Scripted.most_in_flight = max(_Scripted.most_in_flight, _Scripted.in_flight)
+            time.sleep(0.3)
+            with _Scripted.lock:
+                _Scripted.in_flight -= 1
             self._send(200, json.dumps({"data": data}).encode())
         else:
             self._send(404, b'{"error": {"message": "unknown", "type": "not_found"}}')
@@ -361,7 +390,7 @@ def test_openai_client_payload_batches_order_and_prefixes(scripted: str) -> None
 )
 def test_openai_client_server_errors(scripted: str, mode: str, code: str) -> None:
     """Bad status, non-JSON, a missing or a non-vector raise one coded error, texts hidden."""
-    client = OpenAIEmbedder(f"{scripted}/{mode}/v1", "m", api_key="sk-hidden")
+    client = OpenAIEmbedder(f"{scripted}/{mode}/v1", "m", api_key="sk-hidden", retries=0)
     with client, pytest.raises(EmbedderError) as caught:
         client.embed([SECRET, "second"], "passage")
     assert caught.value.code == code
@@ -371,9 +400,58 @@ def test_openai_client_server_errors(scripted: str, mode: str, code: str) -> Non
         assert caught.value.status in (404, 500)
 
 
+def _expected(texts: list[str]) -> np.ndarray:
+    rows = np.array([[len(t), 1.0, 0.0] for t in texts])
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_openai_client_retries_transient_failures(scripted: str) -> None:
+    """A 503 (with Retry-After) and then a dropped connection are sent again; the third
+    try answers and the vectors are those of the texts, in order."""
+    _Scripted.requests.clear()
+    _Scripted.failures_left = 3
+    with OpenAIEmbedder(f"{scripted}/flaky/v1", "m", retries=2, backoff=0.01) as client:
+        vectors = client.embed(["a", "bbb"], "passage")
+    np.testing.assert_allclose(vectors, _expected(["a", "bbb"]), rtol=1e-6)
+    assert len(_Scripted.requests) == 3
+    _Scripted.failures_left = 3
+    client = OpenAIEmbedder(f"{scripted}/flaky/v1", "m", retries=1, backoff=0.01)
+    with client, pytest.raises(EmbedderError) as caught:
+        client.embed([SECRET], "passage")
+    assert caught.value.code == "BAD_RESPONSE"  # the second failure: no answer
+    assert SECRET not in str(caught.value)
+
+
+@pytest.mark.parametrize(("mode", "tries"), [("429", 3), ("400", 1)])
+def test_openai_client_retries_only_what_may_pass(scripted: str, mode: str, tries: int) -> None:
+    """HTTP 429 is tried again up to `retries` times and then raised with its status; a
+    400 (the request itself is wrong) is raised at once."""
+    _Scripted.requests.clear()
+    client = OpenAIEmbedder(f"{scripted}/{mode}/v1", "m", retries=2, backoff=0.01)
+    with client, pytest.raises(EmbedderError) as caught:
+        client.embed([SECRET], "query")
+    assert (caught.value.code, caught.value.status) == ("HTTP_ERROR", int(mode))
+    assert len(_Scripted.requests) == tries
+
+
+def test_openai_client_concurrent_requests(scripted: str) -> None:
+    """Against a slow server, up to `concurrency` batches are in flight at once and the
+    rows still come back in input order."""
+    _Scripted.most_in_flight = 0
+    texts = ["x" * n for n in range(1, 13)]
+    with OpenAIEmbedder(f"{scripted}/busy/v1", "m", batch_size=2, concurrency=3) as client:
+        vectors = client.embed(texts, "passage")
+    np.testing.assert_allclose(vectors, _expected(texts), rtol=1e-6)
+    assert _Scripted.most_in_flight == 3  # six batches, three at a time
+    _Scripted.most_in_flight = 0
+    with OpenAIEmbedder(f"{scripted}/busy/v1", "m", batch_size=2, concurrency=1) as client:
+        client.embed(texts[:4], "passage")
+    assert _Scripted.most_in_flight == 1
+
+
 def test_openai_client_timeout(scripted: str) -> None:
     """A server slower than the timeout raises TIMEOUT."""
-    with OpenAIEmbedder(f"{scripted}/slow/v1", "m", timeout=0.3) as client:
+    with OpenAIEmbedder(f"{scripted}/slow/v1", "m", timeout=0.3, retries=0) as client:
         started = time.monotonic()
         with pytest.raises(EmbedderError) as caught:
             client.embed([SECRET], "query")
@@ -384,7 +462,7 @@ def test_openai_client_timeout(scripted: str) -> None:
 
 def test_openai_client_connection_refused() -> None:
     """A closed port raises UNREACHABLE."""
-    client = OpenAIEmbedder(f"http://127.0.0.1:{_free_port()}/v1", "m", timeout=5)
+    client = OpenAIEmbedder(f"http://127.0.0.1:{_free_port()}/v1", "m", timeout=5, retries=0)
     with client, pytest.raises(EmbedderError) as caught:
         client.embed([SECRET], "query")
     assert caught.value.code == "UNREACHABLE"

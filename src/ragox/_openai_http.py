@@ -84,11 +84,29 @@ class HttpFailure(Exception):
     """A request that got no usable HTTP answer; ``code`` is TIMEOUT, UNREACHABLE,
     BAD_RESPONSE or HTTP_ERROR. Messages name the server, never the request body."""
 
-    def __init__(self, code: FailureCode, message: str, status: int | None = None) -> None:
+    def __init__(
+        self,
+        code: FailureCode,
+        message: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        #: seconds the server asked to wait (``Retry-After`` in seconds), if it did
+        self.retry_after = retry_after
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """``Retry-After`` as seconds when it is a number (an HTTP date is ignored)."""
+    value = response.headers.get("retry-after", "").strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds < 86400 else None
 
 
 def post_json(
@@ -112,5 +130,6 @@ def post_json(
             f"HTTP {response.status_code} {response.reason_phrase} from {where}"
             + error_detail(response),
             status=response.status_code,
+            retry_after=_retry_after(response),
         )
     return response

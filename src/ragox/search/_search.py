@@ -22,12 +22,11 @@ from ragox.search._analyze import (
     fts_match,
     tokens,
 )
-from ragox.search._blas import one_blas_thread
+from ragox.search._matrix import VectorMatrix, build_matrix, top_rows
 from ragox.store import HitSource, Scope, Store
 
 if TYPE_CHECKING:
     import numpy as np
-    import numpy.typing as npt
 
     from ragox.search._embed import Embedder
 else:
@@ -127,21 +126,13 @@ def scope_of(principal: Principal) -> Scope:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Matrix:
-    chunk_ids: tuple[str, ...]
-    vectors: npt.NDArray[np.float32]
-    #: language → which rows are chunks in that language
-    languages: dict[str, npt.NDArray[np.bool_]]
-
-
 class Searcher:
     """Runs queries against one store with (optionally) one embedder."""
 
     def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
-        self._matrices: dict[tuple[int, str, str], _Matrix] = {}
+        self._matrices: dict[tuple[int, str, str], VectorMatrix] = {}
         self._language_cache: dict[tuple[int, str], set[str | None]] = {}
         self._lock = threading.Lock()
 
@@ -200,7 +191,7 @@ class Searcher:
             return []
         return self.store.index.lexical(match, scope, limit)
 
-    def _matrix(self, key: str, scope: Scope) -> _Matrix:
+    def _matrix(self, key: str, scope: Scope) -> VectorMatrix:
         cache_key = (self.store.index.generation(), key, repr(scope))
         with self._lock:
             cached = self._matrices.get(cache_key)
@@ -216,18 +207,36 @@ class Searcher:
             vectors = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1)
         else:
             vectors = np.zeros((0, dim), dtype=np.float32)
-        languages = self.store.index.chunk_languages(ids)
-        masks = {
-            lang: np.array([languages.get(i) == lang for i in ids], dtype=np.bool_)
-            for lang in SUPPORTED_LANGUAGES
-        }
-        matrix = _Matrix(tuple(ids), vectors.astype(np.float32, copy=False), masks)
+        matrix = build_matrix(
+            ids, vectors, self.store.index.chunk_languages(ids), SUPPORTED_LANGUAGES
+        )
         with self._lock:
             # Keyed by index generation and scope: a group change or a new revision
             # bumps the generation, so a stale permission set is never reused.
             self._matrices = {k: v for k, v in self._matrices.items() if k[0] == cache_key[0]}
             self._matrices[cache_key] = matrix
         return matrix
+
+    def _cached_matrix(self, scope: Scope) -> VectorMatrix | None:
+        """The matrix of this scope at the index's current generation, if one is built."""
+        if self.embedder is None:
+            return None
+        cache_key = (self.store.index.generation(), self.embedder.identity.key, repr(scope))
+        with self._lock:
+            return self._matrices.get(cache_key)
+
+    def _chunk_languages(self, scope: Scope, chunk_ids: list[str]) -> dict[str, str | None]:
+        """Each chunk's language: from the scope's matrix (read at this generation by
+        the same query) where it holds the chunk, else from the store."""
+        matrix = self._cached_matrix(scope)
+        if matrix is None:
+            return self.store.index.chunk_languages(chunk_ids)
+        known = matrix.language_of
+        found = {i: known[i] for i in chunk_ids if i in known}
+        rest = [i for i in chunk_ids if i not in known]
+        if rest:
+            found.update(self.store.index.chunk_languages(rest))
+        return found
 
     def vector(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         key = self._vector_key()
@@ -250,16 +259,11 @@ class Searcher:
                 )
             return near[:limit]
         matrix = self._matrix(key, scope)
-        if not matrix.chunk_ids:
-            return []
-        with one_blas_thread():
-            scores = matrix.vectors @ query_vector
+        penalty = None
         if spoken is not None and bonus:
-            scores = scores - np.float32(bonus) * matrix.languages[spoken]
-        count = min(limit, len(scores))
-        top = np.argpartition(-scores, count - 1)[:count]
-        ordered = top[np.argsort(-scores[top], kind="stable")]
-        return [(matrix.chunk_ids[i], float(scores[i])) for i in ordered]
+            penalty = np.float32(bonus) * matrix.languages[spoken].astype(np.float32)
+        found = top_rows(matrix, np.asarray(query_vector, dtype=np.float32), limit, penalty)
+        return [(matrix.chunk_ids[row], score) for row, score in found]
 
     # -- the search ------------------------------------------------------------------
 
@@ -297,7 +301,7 @@ class Searcher:
         weights = dict.fromkeys((chunk_id for chunk_id, _ in lexical), 1.0)
         spoken = detect_language(query)
         if spoken is not None and vector and lexical:
-            languages = self.store.index.chunk_languages([vector[0][0], *weights])
+            languages = self._chunk_languages(scope, [vector[0][0], *weights])
             if languages.get(vector[0][0]) not in (spoken, None):
                 # The best passage by meaning is in another language: lexical hits in
                 # the question's language share its words, not its topic; the stems

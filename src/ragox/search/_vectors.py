@@ -28,19 +28,30 @@ BATCH: Final = 32
 CATCH_UP_ROUNDS: Final = 5
 
 
-def _chunk_texts(store: Store, chunk_ids: Sequence[str]) -> list[str]:
+def _chunk_texts(store: Store, chunk_ids: Sequence[str], last: dict[str, str]) -> list[str]:
+    """The chunks' search texts. ``last`` keeps the search text of the latest document
+    between calls: chunks come in document order, and a long document's chunks fill
+    many batches, which must not read its whole text again each."""
     texts: list[str] = []
-    search_texts: dict[str, str] = {}
     for chunk_id in chunk_ids:
         chunk = store.get_chunk(chunk_id)
         if chunk is None:
             texts.append("")
             continue
-        if chunk.manifest_id not in search_texts:
+        if chunk.manifest_id not in last:
             found = store.search_text(chunk.manifest_id)
-            search_texts[chunk.manifest_id] = found[0] if found else ""
-        texts.append(search_texts[chunk.manifest_id][chunk.search_start : chunk.search_end])
+            last.clear()
+            last[chunk.manifest_id] = found[0] if found else ""
+        texts.append(last[chunk.manifest_id][chunk.search_start : chunk.search_end])
     return texts
+
+
+def texts_per_call(embedder: Embedder) -> int:
+    """How many texts to hand the embedder at once: what it can work on together (an
+    HTTP client's batches in flight, a local model's batch), at least :data:`BATCH`.
+    Texts of several documents go together: small documents make no small calls."""
+    hint = getattr(embedder, "texts_per_call", None)
+    return max(BATCH, hint) if isinstance(hint, int) and hint > 0 else BATCH
 
 
 def embed_chunks(
@@ -52,9 +63,12 @@ def embed_chunks(
     """Embed chunks as passages and store their vectors under the embedder's key."""
     key = embedder.identity.key
     written = 0
-    for offset in range(0, len(chunk_ids), BATCH):
-        batch = list(chunk_ids[offset : offset + BATCH])
-        vectors = np.asarray(embedder.embed(_chunk_texts(store, batch), "passage"), dtype="<f4")
+    size = texts_per_call(embedder)
+    last: dict[str, str] = {}
+    for offset in range(0, len(chunk_ids), size):
+        batch = list(chunk_ids[offset : offset + size])
+        texts = _chunk_texts(store, batch, last)
+        vectors = np.asarray(embedder.embed(texts, "passage"), dtype="<f4")
         store.index.write_vectors(
             key, [(chunk_id, vectors[i].tobytes()) for i, chunk_id in enumerate(batch)]
         )
