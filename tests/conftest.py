@@ -75,6 +75,29 @@ def pytest_runtest_protocol(
         return (yield)
 
 
+#: Modules that take longest (a few tests that each run for tens of seconds): under
+#: xdist they start first, so that none of them is left running alone at the end of a
+#: run while the other workers idle. The other modules follow, most tests first (what
+#: xdist's own ``--loadscope-reorder`` does; scripts/test turns that off for this).
+SLOW_MODULES = (
+    "test_answers_xquad.py",
+    "test_bench_store.py",
+    "test_answers_realdocs.py",
+    "test_access_matrix.py",
+    "test_api.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.path.name] = counts.get(item.path.name, 0) + 1
+    slow = {name: rank for rank, name in enumerate(SLOW_MODULES)}
+    items.sort(key=lambda item: (slow.get(item.path.name, len(slow)), -counts[item.path.name]))
+
+
 #: DESIGN §6: tool emoji, decomposed Müller, CRLF, the heading Prüfung, a later
 #: repeated Prüfung heading, and the ligature ﬃ in Oﬃce.
 SEED_TEXT = (
