@@ -83,6 +83,7 @@ SLOW_MODULES = (
     "test_answers_xquad.py",
     "test_bench_store.py",
     "test_answers_realdocs.py",
+    "test_workers.py",
     "test_access_matrix.py",
     "test_api.py",
 )
