@@ -133,14 +133,8 @@ class PostgresServer:
         # without root's file capabilities (a test drops them) reach the socket, and
         # nothing else (PostgreSQL checks the folder's mode only when it starts).
         (root / "pgdata").chmod(0o711)
+        # A migrated template: each test's database is a copy of it (fast).
         with psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
-            # A throwaway server: no flush to disk at each commit or copy (what a
-            # test sees of its transactions is the same; only a crash of this machine
-            # would lose them). A commit took ~10 ms here with fsync, ~1 ms without.
-            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
-                conn.execute(f"ALTER SYSTEM SET {setting} = off")
-            conn.execute("SELECT pg_reload_conf()")
-            # A migrated template: each test's database is a copy of it (fast).
             conn.execute("CREATE DATABASE ragox_template")
         from ragox.store.postgres import PostgresStore
 
