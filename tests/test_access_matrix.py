@@ -161,6 +161,7 @@ def _snapshot(home: Path) -> dict[tuple[str, str], tuple[str | None, tuple[Any, 
         app.close()
 
 
+@pytest.mark.alone  # compares latencies: no other test runs meanwhile (tests/conftest.py)
 def test_exists_but_forbidden_answers_like_missing_in_every_cell(matrix: Matrix) -> None:
     """For every tenant, group, kind of key, action and forbidden object: the same status
     and body as for a missing object (a refusal), and nothing changes in the store."""

@@ -201,6 +201,7 @@ def _hidden_partitions(app: Ragox, principal: Principal) -> list[str]:
 
 
 @pytest.mark.sqlite_only  # reads SQLite's own tables or VM steps
+@pytest.mark.alone  # compares timings: no other test runs meanwhile (tests/conftest.py)
 def test_a_term_only_in_hidden_rows_costs_what_an_absent_term_costs(app: Ragox) -> None:
     """For a reader without access, a term found only in a large hidden corpus runs the
     same statements with the same number of SQLite VM steps as an absent term, never
