@@ -148,11 +148,8 @@ class AcrossRanking:
         phrases: Sequence[str],
         totals: Sequence[Totals],
         phrase_rows: PhraseRows,
-        count: Callable[[Partition, str], int] | None = None,
     ) -> None:
         self._conn = conn
-        #: the rows of a partition matching a phrase (a cache's, when given)
-        self._counter = count
         self._phrases = list(phrases)
         self._rows = sum(t.rows for t in totals)
         tokens = sum(t.tokens for t in totals)
@@ -183,8 +180,6 @@ class AcrossRanking:
     # -- reading FTS5 ----------------------------------------------------------------
 
     def _count(self, partition: Partition, phrase: str) -> int:
-        if self._counter is not None:
-            return self._counter(partition, phrase)
         row = self._conn.execute(
             f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?", (phrase,)
         ).fetchone()

@@ -21,7 +21,7 @@ import itertools
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Final, Protocol
 
@@ -235,54 +235,11 @@ def upgrade_lexical(conn: sqlite3.Connection) -> None:
     )
 
 
-#: cached match counts kept at most (a new generation starts afresh)
-_MATCH_COUNTS: Final = 20_000
-
-
-def _generation(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT value FROM settings WHERE key='index_generation'").fetchone()
-    return int(row[0])
-
-
 class SqliteIndex:
     """Lexical and vector rows of a :class:`SqliteStore`."""
 
     def __init__(self, store: _Store) -> None:
         self._store = store
-        #: (generation, scope, partition table, phrase) → rows of the table matching it
-        self._matching: dict[tuple[int, str, str, str], int] = {}
-
-    def _match_count(
-        self, conn: sqlite3.Connection, generation: int, scope: Scope
-    ) -> Callable[[Partition, str], int]:
-        """How many rows of a partition match a phrase, counted once per index
-        generation: BM25 and the extractive generator's IDF need the same counts
-        question after question, and a count reads the phrase's whole posting list
-        (at 1M chunks, milliseconds for a common word). Every write of lexical rows
-        bumps the generation in its own transaction, and the caller reads
-        ``generation`` inside the read transaction the counts come from, so a cached
-        count is the one a new COUNT would give. Counts are kept per permission
-        scope (DESIGN §7): what one reader asked never makes another reader's
-        question cheaper, so its time tells nothing of others' questions."""
-
-        def count(partition: Partition, phrase: str) -> int:
-            key = (generation, repr(scope), partition.name, phrase)
-            found = self._matching.get(key)
-            if found is None:
-                row = conn.execute(
-                    f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?",
-                    (phrase,),
-                ).fetchone()
-                found = int(row[0])
-                cache = self._matching
-                stale = next(iter(cache), key)[0] != generation
-                if stale or len(cache) >= _MATCH_COUNTS:
-                    cache = {}
-                cache[key] = found
-                self._matching = cache
-            return found
-
-        return count
 
     # -- bookkeeping ---------------------------------------------------------------
 
@@ -530,7 +487,7 @@ class SqliteIndex:
             if len(partitions) == 1:
                 ranked = self._ranked_by_fts5(conn, partitions[0], match, _window(limit))
             else:
-                ranked = self._ranked_across(conn, partitions, _phrases(match), limit, scope)
+                ranked = self._ranked_across(conn, partitions, _phrases(match), limit)
             return self._permitted_top(conn, ranked, params, limit)
 
     @staticmethod
@@ -609,16 +566,13 @@ class SqliteIndex:
         partitions: Sequence[Partition],
         phrases: Sequence[str],
         first: int,
-        scope: Scope | None = None,
     ) -> Iterator[tuple[int, float]]:
         """Matches in the partitions, best first, scored as FTS5's ``bm25()`` would
         score them in one table holding exactly these partitions' rows: the exact top
         ``first`` (found by :class:`_AcrossRanking`, which stops reading posting lists
         early), then deeper windows (x4) only when the caller asks for more."""
         totals = [self._totals(conn, partition) for partition in partitions]
-        # match counts from the scope's cache (none without a scope: counted afresh)
-        count = None if scope is None else self._match_count(conn, _generation(conn), scope)
-        ranking = AcrossRanking(conn, partitions, phrases, totals, self._phrase_rows, count)
+        ranking = AcrossRanking(conn, partitions, phrases, totals, self._phrase_rows)
         seen = 0
         depth = first
         while True:
@@ -638,11 +592,14 @@ class SqliteIndex:
         total = 0
         frequencies: dict[str, int] = dict.fromkeys(terms, 0)
         with self._snapshot() as conn:
-            count = self._match_count(conn, _generation(conn), scope)
             for partition in self._partitions(conn, scope):
                 total += self._totals(conn, partition).rows
                 for term in terms:
-                    frequencies[term] += count(partition, '"' + term.replace('"', '""') + '"')
+                    row = conn.execute(
+                        f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?",
+                        ('"' + term.replace('"', '""') + '"',),
+                    ).fetchone()
+                    frequencies[term] += int(row[0])
         return total, frequencies
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
