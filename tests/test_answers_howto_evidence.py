@@ -1,0 +1,119 @@
+"""How-to questions that the evidence only touches (issue 16, fourth round): an
+instruction earns answerability credit, and manuals are full of instructions, so one
+that shares a word or two with the question must not pass for its answer.
+
+- the question's further terms that neither the sentence, its neighbours nor its
+  section's heading contain lower a how-to answer's answerability
+  (``ExtractiveConfig.uncovered_rest``);
+- a how-to question whose weightiest term (more than half its weight) is absent is not
+  answered at all (``ExtractiveConfig.subject_share``);
+- a term in the heading of the sentence's section counts as covered.
+
+The manual text is the Debian FAQ's (en, de, ru; licence: tests/data/realdocs-dev/
+README.md), the questions are written for these tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer._support import support
+
+
+def _evidence(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+KERNEL_EN = (
+    "10.2. What tools does Debian provide to build custom kernels?\n\n"
+    "Users who wish to (or must) build a custom kernel are encouraged to use the Debian "
+    "package target included with recent versions of the kernel build system. After "
+    "configuring the kernel, simply run the following command:\n\n"
+    "make deb-pkg\n\n"
+    "The new kernel package will be created in the directory one level above the kernel "
+    "source tree, and it may be installed using dpkg -i."
+)
+
+CDROM_RU = (
+    "2.4. Как установить Debian с компакт-дисков?\n\n"
+    "Установка Debian с компакт-диска весьма проста: настройте свою систему на загрузку с "
+    "компакт-диска, вставьте ваш установочный компакт-диск, перезагрузите компьютер. "
+    "Ваша система запустит программу установки Debian."
+)
+
+BUILD_DE = (
+    "5.4. Wie kann ich eine Entwicklungsumgebung installieren, um Pakete zu bauen?\n\n"
+    "Wenn Sie auf Ihrem Debian-System Pakete bauen (erstellen) möchten, benötigen Sie eine "
+    "grundlegende Entwicklungsumgebung, inklusive einem C-/C++-Compiler und einigen anderen "
+    "essentiellen Paketen. Um diese Umgebung zu installieren, installieren Sie einfach das "
+    "Paket build-essential."
+)
+
+
+def test_an_instruction_sharing_a_word_or_two_does_not_answer_how_to() -> None:
+    """ "How do I sign a custom kernel package for Secure Boot?" shares "custom kernel
+    package" with the FAQ's instructions for building one, not signing or Secure Boot:
+    it is abstained on; without the penalty for the further uncovered terms it passes
+    (narrowly: the penalty is small, as the margins it decides are)."""
+    question = "How do I sign a custom kernel package for Secure Boot?"
+    generator = ExtractiveGenerator()
+    assert generator.generate(question, _evidence(KERNEL_EN)).abstained
+    lenient = ExtractiveGenerator(replace(generator.config, uncovered_rest=0.0))
+    assert not lenient.generate(question, _evidence(KERNEL_EN)).abstained
+
+
+def test_how_to_questions_the_instruction_answers_are_still_answered() -> None:
+    """The same passages answer the how-to questions they are about (en, ru)."""
+    generator = ExtractiveGenerator()
+    draft = generator.generate("How do I build a custom kernel?", _evidence(KERNEL_EN))
+    assert not draft.abstained
+    assert any("make deb-pkg" in claim.text for claim in draft.claims)
+    draft = generator.generate("Как установить Debian с компакт-диска?", _evidence(CDROM_RU))
+    assert not draft.abstained
+    assert any("вставьте ваш установочный" in claim.text for claim in draft.claims)
+
+
+def _index_weights(terms: Sequence[str]) -> dict[str, float]:
+    """IDF as an index over the manual gives it: "Spülmaschine" in no document, the
+    rest in many."""
+    return {
+        term: 5.0 if term.startswith("spul") or term.startswith("spül") else 3.0 for term in terms
+    }
+
+
+def test_a_how_to_question_whose_subject_is_absent_is_not_answered() -> None:
+    """ "Wie baue ich eine Spülmaschine ein?": the dishwasher carries most of the
+    question's weight and the manual never names it; "bauen" alone is no answer, though
+    the sentence is an instruction. Without the rule it would be answered. (The weights
+    are an index's: a rare word weighs more than one of the manual's subject.)"""
+    question = "Wie baue ich eine Spülmaschine ein?"
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    assert generator.generate(question, _evidence(BUILD_DE)).abstained
+    lenient = ExtractiveGenerator(
+        replace(generator.config, subject_share=1.0), term_weights=_index_weights
+    )
+    assert not lenient.generate(question, _evidence(BUILD_DE)).abstained
+    # the manual's own subject is answered
+    draft = generator.generate(
+        "Wie installiere ich eine Entwicklungsumgebung zum Bauen von Paketen?",
+        _evidence(BUILD_DE),
+    )
+    assert not draft.abstained
+    assert any("build-essential" in claim.text for claim in draft.claims)
+
+
+def test_a_term_in_the_sections_heading_is_covered() -> None:
+    """The weightiest term absent from a sentence and its neighbours but named by its
+    section's heading is not uncovered; the others still count, apart from it."""
+    weights = {"font": 3.0, "console": 2.0, "boot": 1.0, "change": 1.0}
+    credits = {"change": 1.0}
+    without = support(credits, None, None, weights, 0, True)
+    assert without.uncovered == 3.0 / 7.0
+    assert without.uncovered_rest == 3.0 / 7.0  # console and boot
+    under = support(credits, None, None, weights, 0, True, {"font": 1.0, "console": 1.0})
+    assert under.uncovered == 1.0 / 7.0  # boot only
+    assert under.uncovered_rest == 0.0
