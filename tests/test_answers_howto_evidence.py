@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer._blocks import has_instruction
 from ragox.answer._support import support
 
 
@@ -117,3 +118,26 @@ def test_a_term_in_the_sections_heading_is_covered() -> None:
     under = support(credits, None, None, weights, 0, True, {"font": 1.0, "console": 1.0})
     assert under.uncovered == 1.0 / 7.0  # boot only
     assert under.uncovered_rest == 0.0
+
+
+CD_EN = (
+    "You can download a small CD image file, create a bootable CD from it, install the "
+    "basic system from it and the rest over the network. Installing Debian from CD is "
+    "straightforward: configure your system for booting off a CD, insert your CD, and "
+    "reboot. Your system will now be running the Debian Installer."
+)
+
+
+def test_an_imperative_after_a_colon_is_an_instruction() -> None:
+    """ "Installing Debian from CD is straightforward: configure your system …" instructs
+    as "…, then change …" does (German and Russian imperatives after a colon already
+    counted), so for a how-to question it comes before a description of another way
+    that words more of the question."""
+    assert has_instruction(
+        "Installing Debian from CD is straightforward: configure your system for booting "
+        "off a CD, insert your CD, and reboot."
+    )
+    assert not has_instruction("The setting is simple: the paper size is stored in a file.")
+    draft = ExtractiveGenerator().generate("How do I install Debian from a CD?", _evidence(CD_EN))
+    assert not draft.abstained
+    assert draft.claims[0].text.startswith("Installing Debian from CD is straightforward")

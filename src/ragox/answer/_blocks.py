@@ -49,8 +49,9 @@ _ENGLISH_IMPERATIVE: Final = (
 _IMPERATIVE: Final = regex.compile(
     r"^"
     + _ENGLISH_IMPERATIVE
-    # after a condition: "If you want to run testing, then change the third field …"
-    + r"|(?:,\s*|\bthen\s+)"
+    # after a condition: "If you want to run testing, then change the third field …",
+    # or after a colon: "Installing Debian from CD is straightforward: configure …"
+    + r"|(?:[,;:]\s*|\bthen\s+)"
     + _ENGLISH_IMPERATIVE
     # advice addressed to the reader is an instruction too: "You should make a backup
     # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
