@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from ragox.answer import Evidence, ExtractiveGenerator
 from ragox.answer._blocks import has_instruction
+from ragox.answer._extractive import units
 from ragox.answer._support import support
 
 
@@ -141,3 +142,36 @@ def test_an_imperative_after_a_colon_is_an_instruction() -> None:
     draft = ExtractiveGenerator().generate("How do I install Debian from a CD?", _evidence(CD_EN))
     assert not draft.abstained
     assert draft.claims[0].text.startswith("Installing Debian from CD is straightforward")
+
+
+RUNLEVELS = {
+    "en": (
+        "Like most System V compatible Unices, Linux has 7 runlevels:\n\n"
+        "0 (halt the system),\n\n1 (single-user mode),\n\n"
+        "2 through 5 (various multi-user modes), and\n\n6 (reboot the system).\n\n"
+        "Debian systems come with id=2."
+    ),
+    "de": (
+        "Wie alle zu System V kompatiblen Unix-Systeme hat Linux 7 Runlevel:\n\n"
+        "0 (das System anhalten),\n\n1 (Einzelbenutzer-Modus),\n\n"
+        "2 bis 5 (verschiedene Mehrbenutzer-Modi) und\n\n6 (das System neu starten).\n\n"
+        "Debian-Systeme haben »id=2« als Standardeinstellung."
+    ),
+    "ru": (
+        "Как и в большинстве Uniх-ов, совместимых с System V, в Linux имеется 7 уровней "
+        "запуска:\n\n0 (останов системы),\n\n1 (однопользовательский режим),\n\n"
+        "с 2 по 5 (различные многопользовательские режимы), и\n\n6 (перезагрузка системы)."
+        "\n\nВ системах Debian id=2."
+    ),
+}
+
+
+def test_an_enumeration_after_a_colon_is_quoted_to_its_last_item() -> None:
+    """The runlevels after "… has 7 runlevels:" are items ending with a comma or "and"
+    ("und", "и"), no list markers: the quote takes all of them, not "0 (halt the
+    system)," alone, and stops before the next sentence."""
+    for language, text in RUNLEVELS.items():
+        sentence, block = next((s, e) for s, e, block in units(text) if block)
+        quote = text[sentence:block]
+        assert quote.rstrip().endswith(")."), language
+        assert "6 (" in quote and "id=2" not in quote, language
