@@ -175,3 +175,72 @@ def test_an_enumeration_after_a_colon_is_quoted_to_its_last_item() -> None:
         quote = text[sentence:block]
         assert quote.rstrip().endswith(")."), language
         assert "6 (" in quote and "id=2" not in quote, language
+
+
+DEVICES_EN = (
+    "Many device files in the /dev directory belong to some predefined groups. For "
+    "example, /dev/sr0 belongs to the cdrom group. To give a user access to one of these "
+    "devices, add them to the group that owns the device."
+)
+LISTFILES_EN = (
+    "8.4. How do I display the files of an installed package?\n\n"
+    "To list all the files provided by the installed package foo execute the command\n\n"
+    "dpkg --listfiles foo\n\n"
+    "Note that the files created by the installation scripts aren't displayed."
+)
+SEARCH_EN = (
+    "8.5. How can I find out what package produced a particular file?\n\n"
+    "To identify the package that produced the file named foo execute either:\n\n"
+    "dpkg --search foo\n\n"
+    "This searches for foo in installed packages."
+)
+FONT = {
+    "ru": (
+        "Как поменять шрифт в консоли при загрузке?",
+        "Debian использует порядок загрузки в соответствии с зависимостями при помощи "
+        "insserv. Программа start-stop-daemon используется для запуска служб при загрузке "
+        "компьютера.",
+        "11.3. Как в Debian правильно сменить консольный шрифт при запуске системы?\n\n"
+        "Для этой задачи существуют пакет kbd, отредактируйте файл /etc/kbd/config.",
+    ),
+    "de": (
+        "Wie ändere ich die Schrift der Konsole beim Booten?",
+        "Debian verwendet abhängigkeits-basierte Boot-Reihenfolgen durch Nutzung von "
+        "insserv; dafür werden die LSB-Header in jedem Skript unterhalb von /etc/init.d/ "
+        "verwendet. Außerdem setzt Debian parallele Boot-Prozesse mittels startpar ein, um "
+        "den Boot-Vorgang zu beschleunigen.",
+        "11.3. Wie kann ich eine Konsolen-Schriftart auf Debian-Art beim Systemstart "
+        "laden?\n\nDas Paket kbd lässt sich entsprechend konfigurieren. Editieren Sie dazu "
+        "die Datei /etc/kbd/config.",
+    ),
+}
+
+
+def test_the_section_titled_with_the_question_answers_it_wherever_it_ranks() -> None:
+    """An FAQ's answer sits under the heading that asks the question, though it may
+    repeat none of its words ("Для этой задачи …, отредактируйте файл /etc/kbd/config.")
+    and lexical search may rank it second: it is quoted, ranked as if first. Without
+    the rule the answer is abstained on."""
+    generator = ExtractiveGenerator()
+    off = ExtractiveGenerator(replace(generator.config, section_share=2.0))
+    for language, (question, other, section) in FONT.items():
+        draft = generator.generate(question, _evidence(other, section))
+        assert not draft.abstained, language
+        assert all(claim.source_id == "S2" for claim in draft.claims), language
+        assert any("/etc/kbd/config" in claim.text for claim in draft.claims), language
+        assert off.generate(question, _evidence(other, section)).abstained, language
+
+
+def test_an_answer_under_a_question_heading_quotes_no_other_section() -> None:
+    """ "How do I find out which package a given file belongs to?" is answered by section
+    8.5; section 8.4's instruction (another question's answer) is not quoted beside it,
+    as it is without the rule."""
+    question = "How do I find out which package a given file belongs to?"
+    evidence = _evidence(DEVICES_EN, LISTFILES_EN, SEARCH_EN)
+    generator = ExtractiveGenerator()
+    draft = generator.generate(question, evidence)
+    assert not draft.abstained
+    assert "dpkg --search foo" in draft.claims[0].text
+    assert {claim.source_id for claim in draft.claims} == {"S3"}
+    off = ExtractiveGenerator(replace(generator.config, section_share=2.0))
+    assert "S2" in {claim.source_id for claim in off.generate(question, evidence).claims}
