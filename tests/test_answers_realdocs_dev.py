@@ -113,8 +113,9 @@ def test_dev_table(
     # titled with the question answers it): gold .736 / abstained .929 / false
     # abstentions .042 / recall@5 .764 (after the third round: .708 / .821 / .069 /
     # .764; before it .653 / .714 / .056 / .764; the second round's 71: .727 / .938 /
-    # .055)
-    assert overall["answered_with_gold_citation"] >= 0.73
-    assert overall["abstained_correctly"] >= 0.92
+    # .055); with analyzer 4 (Russian derivations) merged beside it: .764 / .893 / .042 /
+    # .778 (one Russian unanswerable question is now answered)
+    assert overall["answered_with_gold_citation"] >= 0.76
+    assert overall["abstained_correctly"] >= 0.89
     assert overall["false_abstentions"] <= 0.05
     assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.76
