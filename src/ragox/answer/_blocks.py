@@ -38,6 +38,8 @@ _LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪�
 _COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s|^[a-z][\w.-]*(?:\s|$)")
 _SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
 _PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
+_GAP: Final = regex.compile(r"\s*")
+_WORDS: Final = regex.compile(r"\w+")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
@@ -118,8 +120,8 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
     end: int | None = None
     count = 0
     while count < _MAX_PARAGRAPHS:
-        gap = regex.match(r"\s*", text[cursor:stop])
-        begin = cursor + (gap.end() if gap else 0)
+        gap = _GAP.match(text, cursor, stop)
+        begin = gap.end() if gap else cursor
         if begin >= stop:
             break
         found = _PARAGRAPH.search(text, begin, stop)
@@ -164,4 +166,4 @@ def display_text(quote: str) -> str:
 
 def same_passage_key(quote: str) -> str:
     """Equal for the same words in two representations (HTML and PDF of one manual)."""
-    return " ".join(regex.findall(r"\w+", display_text(quote).casefold()))
+    return " ".join(_WORDS.findall(display_text(quote).casefold()))
