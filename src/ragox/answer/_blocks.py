@@ -23,6 +23,7 @@ __all__ = [
     "display_text",
     "has_instruction",
     "is_introducer",
+    "may_introduce",
     "runs_into_block",
     "same_passage_key",
 ]
@@ -78,6 +79,21 @@ _IMPERATIVE: Final = regex.compile(
 def is_introducer(sentence: str) -> bool:
     """The sentence announces what follows ("…as follows", "folgende Schritte:")."""
     return bool(_INTRODUCER.search(sentence.strip()))
+
+
+#: what every match of ``_INTRODUCER`` contains (its words without the word boundaries,
+#: the colon), so that a text without any holds no introducer: keep the two together
+_MAY_INTRODUCE: Final = regex.compile(
+    r":|as follows|the following|following (?:command|steps?)|folgende|wie folgt"
+    r"|nachstehende|следующ|ниже",
+    regex.IGNORECASE,
+)
+
+
+def may_introduce(text: str, start: int, end: int) -> bool:
+    """False when no sentence inside ``text[start:end]`` can be an introducer (a quick
+    test before splitting the range into sentences)."""
+    return _MAY_INTRODUCE.search(text, start, end) is not None
 
 
 #: a sentence that runs on into the command below it ("… you can run the command",

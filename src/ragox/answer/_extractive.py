@@ -383,8 +383,13 @@ def units(text: str) -> list[tuple[int, int, bool]]:
     while index < len(spans):
         start, end = spans[index]
         sentence = text[start:end]
-        finish = block_end(text, end, sentence.rstrip().endswith(":"), len(text))
-        if finish is not None and (is_introducer(sentence) or runs_into_block(sentence)):
+        # (the block is looked for only after a sentence that may introduce one)
+        finish = (
+            block_end(text, end, sentence.rstrip().endswith(":"), len(text))
+            if is_introducer(sentence) or runs_into_block(sentence)
+            else None
+        )
+        if finish is not None:
             out.append((start, finish, True))
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
