@@ -114,7 +114,9 @@ def main(argv: list[str]) -> None:
         dumped["dev"] = dev()
     for home in homes:
         dumped[f"scale-{home.name}"] = scale(home)
-    stable = {name: _stable(records, {}) for name, records in dumped.items()}
+    # named in the order of the sorted output, so that a file renamed again is unchanged
+    ordered = json.loads(json.dumps(dumped, sort_keys=True))
+    stable = {name: _stable(records, {}) for name, records in ordered.items()}
     target.write_text(json.dumps(stable, ensure_ascii=False, indent=1, sort_keys=True))
     print({name: len(records) for name, records in dumped.items()})
 
