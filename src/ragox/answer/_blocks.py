@@ -23,6 +23,7 @@ __all__ = [
     "display_text",
     "has_instruction",
     "is_introducer",
+    "may_introduce",
     "runs_into_block",
     "same_passage_key",
 ]
@@ -41,6 +42,8 @@ _ITEM_GOES_ON: Final = regex.compile(
 )
 _SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
 _PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
+_GAP: Final = regex.compile(r"\s*")
+_WORDS: Final = regex.compile(r"\w+")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
@@ -80,6 +83,21 @@ _IMPERATIVE: Final = regex.compile(
 def is_introducer(sentence: str) -> bool:
     """The sentence announces what follows ("…as follows", "folgende Schritte:")."""
     return bool(_INTRODUCER.search(sentence.strip()))
+
+
+#: what every match of ``_INTRODUCER`` contains (its words without the word boundaries,
+#: the colon), so that a text without any holds no introducer: keep the two together
+_MAY_INTRODUCE: Final = regex.compile(
+    r":|as follows|the following|following (?:command|steps?)|folgende|wie folgt"
+    r"|nachstehende|следующ|ниже",
+    regex.IGNORECASE,
+)
+
+
+def may_introduce(text: str, start: int, end: int) -> bool:
+    """False when no sentence inside ``text[start:end]`` can be an introducer (a quick
+    test before splitting the range into sentences)."""
+    return _MAY_INTRODUCE.search(text, start, end) is not None
 
 
 #: a sentence that runs on into the command below it ("… you can run the command",
@@ -122,8 +140,8 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
     end: int | None = None
     count = 0
     while count < _MAX_PARAGRAPHS:
-        gap = regex.match(r"\s*", text[cursor:stop])
-        begin = cursor + (gap.end() if gap else 0)
+        gap = _GAP.match(text, cursor, stop)
+        begin = gap.end() if gap else cursor
         if begin >= stop:
             break
         found = _PARAGRAPH.search(text, begin, stop)
@@ -171,4 +189,4 @@ def display_text(quote: str) -> str:
 
 def same_passage_key(quote: str) -> str:
     """Equal for the same words in two representations (HTML and PDF of one manual)."""
-    return " ".join(regex.findall(r"\w+", display_text(quote).casefold()))
+    return " ".join(_WORDS.findall(display_text(quote).casefold()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragox.answer._blocks import block_end, is_introducer
+from ragox.answer._blocks import block_end, is_introducer, may_introduce
 from ragox.answer._model import Evidence
 from ragox.ingest import split_sentences, token_count
 from ragox.search import Hit
@@ -80,6 +80,8 @@ _BLOCK_REACH = 1600
 def _with_introduced_block(full: str, start: int, end: int) -> int:
     """The passage's end, moved past the block (a command, steps) that one of its last
     sentences introduces when the chunk ended before the block did."""
+    if not may_introduce(full, start, end):
+        return end  # no sentence of it announces anything
     for s_start, s_end in split_sentences(full, start, end)[-3:]:
         sentence = full[s_start:s_end]
         if not is_introducer(sentence):

@@ -324,8 +324,8 @@ def score_sentences(
     matcher = TermMatcher(terms, languages)
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
-    for item in evidence:
-        headings = _heading_paragraphs(item.text)
+    heading_spans = [_heading_paragraphs(item.text) for item in evidence]
+    for item, headings in zip(evidence, heading_spans, strict=True):
         passages.append(
             [
                 (
@@ -359,14 +359,15 @@ def score_sentences(
     kind = answer_kind(question)
     scored: list[ScoredSentence] = []
     answerability = 0.0
-    for index, (item, sentences) in enumerate(zip(evidence, passages, strict=True)):
+    for index, (item, sentences, headings) in enumerate(
+        zip(evidence, passages, heading_spans, strict=True)
+    ):
         # a passage that opens with its section's heading ("8.4. How do I display the
         # files of an installed package?"): what the heading shares with the question
         # counts for every sentence under it as if said in the sentence before
         heading = sentences[0][3] if sentences and not sentences[0][2] else None
         section: dict[str, float] | None = None  # the heading of the current section
         section_span: tuple[int, int] | None = None  # its paragraph, when numbered
-        headings = _heading_paragraphs(item.text)
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
                 numbered = position > 0 and _is_number(
@@ -421,8 +422,13 @@ def units(text: str) -> list[tuple[int, int, bool]]:
     while index < len(spans):
         start, end = spans[index]
         sentence = text[start:end]
-        finish = block_end(text, end, sentence.rstrip().endswith(":"), len(text))
-        if finish is not None and (is_introducer(sentence) or runs_into_block(sentence)):
+        # (the block is looked for only after a sentence that may introduce one)
+        finish = (
+            block_end(text, end, sentence.rstrip().endswith(":"), len(text))
+            if is_introducer(sentence) or runs_into_block(sentence)
+            else None
+        )
+        if finish is not None:
             out.append((start, finish, True))
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
@@ -457,7 +463,7 @@ def _heading_paragraphs(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for match in _PARAGRAPH_TEXT.finditer(text):
         paragraph = match.group()
-        if len(paragraph.split()) > _HEADING_WORDS or not _NUMBERED_HEADING.match(paragraph):
+        if not _NUMBERED_HEADING.match(paragraph) or len(paragraph.split()) > _HEADING_WORDS:
             continue
         # "2.3." numbers sections; "2." alone may number a step ("2. Run …"), which is
         # a heading only when it asks
@@ -467,7 +473,9 @@ def _heading_paragraphs(text: str) -> list[tuple[int, int]]:
 
 
 _SUBSECTION: Final = regex.compile(r"^\s*\d+\.\d+(?:\.\d+)*\.?\s+\p{Lu}")
-_PARAGRAPH_TEXT: Final = regex.compile(r"[^\n](?:[^\n]|\n(?![ \t]*\n))*")
+#: a paragraph: a line and every following line up to a blank one (as
+#: ``[^\n](?:[^\n]|\n(?![ \t]*\n))*``, a run of a line's characters at a time)
+_PARAGRAPH_TEXT: Final = regex.compile(r"[^\n]+(?:\n(?![ \t]*\n)[^\n]*)*")
 
 
 def _is_number(sentence: str) -> bool:
@@ -581,6 +589,15 @@ class ExtractiveGenerator:
                 continue
             chosen.append(candidate)
         claims = []
+        keys: dict[tuple[str, int], str] = {}  # each sentence's passage key, made once
+
+        def key(sentence: ScoredSentence) -> str:
+            at = (sentence.evidence.source_id, sentence.start)
+            found = keys.get(at)
+            if found is None:
+                found = keys[at] = same_passage_key(_quote(sentence))
+            return found
+
         for sentence in chosen:
             claims.append(_claim(sentence))
             # the same words in another document (the PDF of an HTML manual): cited once,
@@ -589,7 +606,7 @@ class ExtractiveGenerator:
                 _claim(other)
                 for other in scored
                 if other.evidence.manifest_id != sentence.evidence.manifest_id
-                and _same(other, sentence)
+                and key(other) == key(sentence)
             )
         return Draft(claims=tuple(claims), abstained=False)
 

@@ -51,6 +51,31 @@ GRAPHEME_UNICODE_VERSION: Final = _probe_version()
 
 _REGIONAL_INDICATOR = range(0x1F1E6, 0x1F200)
 
+#: Code points between any two of which there is always a boundary, whatever comes
+#: before (UAX #29: none is CR, Extend, ZWJ, SpacingMark, Prepend, a Hangul jamo, a
+#: regional indicator or an Indic conjunct letter, so only GB4/GB5 and GB999 apply):
+#: Latin, Cyrillic without its combining marks, general punctuation. A range end
+#: between two of them needs no scan (``test_graphemes_fast_pairs`` checks every pair
+#: against ``regex``'s ``\X``).
+_ALWAYS_APART_RANGES: Final = (
+    (0x0000, 0x0250),
+    (0x0400, 0x0483),
+    (0x048A, 0x0500),
+    (0x2010, 0x2028),
+    (0x2030, 0x205F),
+)
+_ALWAYS_APART: Final = frozenset(
+    chr(code)
+    for low, high in _ALWAYS_APART_RANGES
+    for code in range(low, high)
+    if code != 0x0D  # CR: GB3 keeps CR LF together
+)
+
+
+def _plainly_apart(text: str, offset: int) -> bool:
+    """``0 < offset < len(text)`` lies between two code points that are always apart."""
+    return text[offset - 1] in _ALWAYS_APART and text[offset] in _ALWAYS_APART
+
 
 def _scan_start(text: str, offset: int) -> int:
     """A position at or before ``offset`` from which scanning finds true boundaries."""
@@ -69,7 +94,7 @@ def is_grapheme_boundary(text: str, offset: int) -> bool:
     """True when ``offset`` (code points) does not split a grapheme cluster."""
     if offset < 0 or offset > len(text):
         return False
-    if offset in (0, len(text)):
+    if offset in (0, len(text)) or _plainly_apart(text, offset):
         return True
     position = _scan_start(text, offset)
     if position == offset:
@@ -86,7 +111,7 @@ def is_grapheme_boundary(text: str, offset: int) -> bool:
 def previous_grapheme_boundary(text: str, offset: int) -> int:
     """The greatest boundary ``<= offset``."""
     offset = max(0, min(offset, len(text)))
-    if offset in (0, len(text)):
+    if offset in (0, len(text)) or _plainly_apart(text, offset):
         return offset
     position = _scan_start(text, offset)
     last = position
@@ -101,7 +126,7 @@ def previous_grapheme_boundary(text: str, offset: int) -> int:
 def next_grapheme_boundary(text: str, offset: int) -> int:
     """The least boundary ``>= offset``."""
     offset = max(0, min(offset, len(text)))
-    if offset in (0, len(text)):
+    if offset in (0, len(text)) or _plainly_apart(text, offset):
         return offset
     position = _scan_start(text, offset)
     if position == offset:
