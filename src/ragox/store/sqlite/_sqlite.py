@@ -22,6 +22,13 @@ from typing import Final
 
 from ragox.anchor import Anchor, Manifest, forget_memos
 from ragox.extract import Block
+from ragox.store._answers import (
+    RETENTION_SQL,
+    purge_answers,
+    redact_answers,
+    retention_policy,
+    store_retention,
+)
 from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_file, private_folder
@@ -335,7 +342,7 @@ class SqliteStore:
             ).fetchone()
             if not found:
                 return False
-            self._redact_answers(conn, [(tenant, document_id)], redact)
+            redact_answers(conn, "?", [(tenant, document_id)], redact)
             self._bump_erasures(conn)
             shas = [
                 row[0]
@@ -1660,75 +1667,13 @@ class SqliteStore:
         assert isinstance(value, dict)
         return value
 
-    def _redact_answers(
-        self,
-        conn: sqlite3.Connection,
-        documents: Sequence[tuple[str, str]],
-        redact: AnswerRedactor | None,
-    ) -> int:
-        """Redact the answers that drew on ``(tenant, document_id)`` pairs, drop their
-        traces and forget the link. Answers from before tenants (tenant ``*``) match a
-        document id of any tenant. Returns how many answers changed."""
-        if redact is None:
-            return 0  # the links stay, so that a later purge with a redactor finds them
-        by_answer: dict[str, set[str]] = {}
-        for tenant, document_id in documents:
-            for (answer_id,) in conn.execute(
-                "SELECT answer_id FROM answer_documents WHERE tenant IN (?, '*') AND document_id=?",
-                (tenant, document_id),
-            ).fetchall():
-                by_answer.setdefault(str(answer_id), set()).add(document_id)
-            conn.execute(
-                "DELETE FROM answer_documents WHERE tenant IN (?, '*') AND document_id=?",
-                (tenant, document_id),
-            )
-        changed = 0
-        for answer_id, deleted in sorted(by_answer.items()):
-            conn.execute("DELETE FROM answer_traces WHERE answer_id=?", (answer_id,))
-            row = conn.execute("SELECT json FROM answers WHERE answer_id=?", (answer_id,))
-            found = row.fetchone()
-            if found is None:
-                continue
-            before = json.loads(found[0])
-            after = redact(before, frozenset(deleted))
-            if after != before:
-                conn.execute(
-                    "UPDATE answers SET json=? WHERE answer_id=?",
-                    (json.dumps(after, ensure_ascii=False), answer_id),
-                )
-                changed += 1
-        return changed
-
     def retention(self) -> RetentionPolicy:
         """The stored retention periods (``ragox retention``), read now."""
-        rows = dict(
-            self._connection()
-            .execute(
-                "SELECT key, value FROM settings WHERE key IN "
-                "('answer_retention_seconds', 'trace_retention_seconds')"
-            )
-            .fetchall()
-        )
-        answers, traces = rows.get("answer_retention_seconds"), rows.get("trace_retention_seconds")
-        return RetentionPolicy(
-            answers_seconds=None if answers is None else int(answers),
-            traces_seconds=None if traces is None else int(traces),
-        )
+        return retention_policy(self._connection().execute(RETENTION_SQL).fetchall())
 
     def set_retention(self, policy: RetentionPolicy) -> None:
         with self.transaction() as conn:
-            for key, value in (
-                ("answer_retention_seconds", policy.answers_seconds),
-                ("trace_retention_seconds", policy.traces_seconds),
-            ):
-                if value is None:
-                    conn.execute("DELETE FROM settings WHERE key=?", (key,))
-                else:
-                    conn.execute(
-                        "INSERT INTO settings(key, value) VALUES(?, ?) "
-                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                        (key, str(value)),
-                    )
+            store_retention(conn, "?", policy)
 
     def purge(
         self,
@@ -1736,42 +1681,13 @@ class SqliteStore:
         traces_before: str | None,
         redact: AnswerRedactor | None = None,
     ) -> PurgeCounts:
-        """Delete answers created before ``answers_before`` (with their traces), traces
-        created before ``traces_before``, and redact answers that still hold text of
-        documents deleted earlier (e.g. before this schema). Times are ``utc_now()``
-        strings; None keeps that kind."""
+        """See ``purge_answers``."""
         with self.transaction() as conn:
-            traces = answers = 0
-            if answers_before is not None:
-                traces += conn.execute(
-                    "DELETE FROM answer_traces WHERE answer_id IN "
-                    "(SELECT answer_id FROM answers WHERE created_at < ?)",
-                    (answers_before,),
-                ).rowcount
-                answers = conn.execute(
-                    "DELETE FROM answers WHERE created_at < ?", (answers_before,)
-                ).rowcount
-            if traces_before is not None:
-                traces += conn.execute(
-                    "DELETE FROM answer_traces WHERE created_at < ?", (traces_before,)
-                ).rowcount
-            # (a scan of the links: the operator's purge does it, not the one after
-            # every answer, which passes no redactor)
-            orphans = (
-                conn.execute(
-                    "SELECT DISTINCT a.tenant, a.document_id FROM answer_documents a "
-                    "WHERE NOT EXISTS (SELECT 1 FROM documents d "
-                    "WHERE d.document_id = a.document_id "
-                    "AND (d.tenant = a.tenant OR a.tenant = '*'))"
-                ).fetchall()
-                if redact is not None
-                else []
-            )
-            redacted = self._redact_answers(conn, [(str(t), str(d)) for t, d in orphans], redact)
+            counts = purge_answers(conn, "?", answers_before, traces_before, redact)
         # No erasure bump: answers and traces are not what any process caches (texts and
         # verdicts belong to documents that still exist), and a purge after every answer
         # must not empty every server's caches.
-        return PurgeCounts(answers=answers, traces=traces, redacted=redacted)
+        return counts
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]:
         rows = (
