@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
 import unicodedata
 from pathlib import Path
@@ -441,3 +443,55 @@ def test_any_markup_extracts_or_refuses_with_a_code(pieces: list[str]) -> None:
         assert error.code is ErrorCode.EMPTY_FILE
         return
     assert_well_formed(extraction)
+
+
+def _collector_states(run_on_main: bool) -> list[bool]:
+    """``gc.isenabled()`` as another thread saw it while a large page was extracted on
+    the main thread or on a thread of its own (a server's request thread)."""
+    body = "<p>The <b>pump</b> seal, <i>checked</i>.</p>" * 20000
+    page = f"<html><body>{body}</body></html>"
+    seen: list[bool] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.append(gc.isenabled())
+            time.sleep(0.0005)
+
+    def work() -> None:
+        for _ in range(3):
+            extract(page)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        if run_on_main:
+            work()
+        else:
+            worker = threading.Thread(target=work)
+            worker.start()
+            worker.join()
+    finally:
+        done.set()
+        watcher.join()
+    return seen
+
+
+def test_collector_is_paused_only_on_the_main_thread_and_always_restored() -> None:
+    """Extraction pauses the process-wide garbage collector on the main thread only
+    (a command's ingestion), never on another thread (a server's request), restores
+    it after a refused page, and never re-enables a collector it found disabled."""
+    assert gc.isenabled()
+    on_main = _collector_states(run_on_main=True)
+    assert False in on_main and gc.isenabled()
+    on_thread = _collector_states(run_on_main=False)
+    assert on_thread and all(on_thread) and gc.isenabled()
+    deep = "<div>" * 10 + "x" + "</div>" * 10  # refused by the walk, inside the pause
+    assert refusal(deep, ExtractOptions(max_depth=5)).code is ErrorCode.TOO_COMPLEX
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        extract("<p>The pump.</p>")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

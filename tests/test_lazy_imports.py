@@ -5,6 +5,8 @@ numpy, httpx, the web stack or torch. Behaviour, not timing: the timing is in
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import os
 import subprocess
@@ -189,3 +191,66 @@ def test_pdf_parser_identity_matches_pymupdf() -> None:
         | pymupdf.TEXT_PRESERVE_WHITESPACE
         | pymupdf.TEXT_MEDIABOX_CLIP
     )
+
+
+#: the packages whose exports load on first use (``ragox._lazy.lazy_exports``)
+LAZY_PACKAGES = (
+    "ragox.anchor",
+    "ragox.answer",
+    "ragox.eval",
+    "ragox.ingest",
+    "ragox.search",
+    "ragox.service",
+)
+
+
+def _lazy_listings(package: str) -> tuple[dict[str, tuple[str, ...]], list[str], list[str]]:
+    """A lazy package's table (module → names, read from its source), the names its
+    ``if TYPE_CHECKING:`` block imports for type checkers and the public functions and
+    classes it defines itself."""
+    path = Path(importlib.import_module(package).__file__ or "")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    table: dict[str, tuple[str, ...]] | None = None
+    typing_names: list[str] = []
+    own = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_")
+    ]
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            typing_names += [
+                alias.asname or alias.name
+                for imp in node.body
+                if isinstance(imp, ast.ImportFrom)
+                for alias in imp.names
+            ]
+        elif isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_EXPORTS":
+            table = ast.literal_eval(node.value)
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == "lazy_exports"
+            and table is None
+        ):
+            table = ast.literal_eval(node.value.args[1])
+    assert table is not None, f"{package}: no table of lazy exports"
+    return table, typing_names, own
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_lazy_package_lists_each_export_alike(package: str) -> None:
+    """A lazy package's table of where names load from, its ``__all__`` and its
+    imports for type checkers name the same exports, each once, and each name loads
+    the object its module defines: a name left out of one of them fails here."""
+    module = importlib.import_module(package)
+    table, typing_names, own = _lazy_listings(package)
+    in_table = [name for names in table.values() for name in names]
+    assert len(in_table) == len(set(in_table)), f"{package}: a name listed twice"
+    assert sorted(typing_names) == sorted(in_table), package
+    assert sorted(module.__all__) == sorted(in_table + own), package
+    for where, names in table.items():
+        source = importlib.import_module(where, package)
+        for name in names:
+            assert getattr(module, name) is getattr(source, name), (package, name)
+        assert set(names) <= set(dir(module))

@@ -322,6 +322,66 @@ def test_leftover_rows_are_swept_and_counted(app: Ragox) -> None:
     assert app.store.index.term_statistics(scope_of(STAFF), ["seal"]) == (1, {"seal": 0})
 
 
+def _leftover(app: Ragox, tenant: str, document_id: str, body: str) -> tuple[str, int]:
+    """Lexical rows written again for a document's first, no longer current revision
+    (what a killed run of an older version left): its manifest and how many rows."""
+    old = app.store.get_revision(tenant, document_id, "r1")
+    assert old is not None and old.manifest_id is not None
+    chunks = app.store.chunks(old.manifest_id)
+    app.store.index.write_lexical(
+        tenant, old.manifest_id, "en", [(c.chunk_id, body) for c in chunks]
+    )
+    return old.manifest_id, len(chunks)
+
+
+def test_orphan_sweep_removes_the_orphans_and_nothing_else(app: Ragox) -> None:
+    """``remove_orphans`` removes exactly the rows of revisions that are not current,
+    only in the tenant named, and leaves every current representation's rows, each
+    reader's hits and statistics as they were before the leftovers were written."""
+    board = Principal("bo", groups=frozenset({"board"}))
+    for tenant in ("default", "acme"):
+        _ingest(app, "manual", "The valve seal leaks.", {"staff"}, tenant=tenant)
+        _ingest(app, "manual", "The pump seal is new.", {"staff"}, tenant=tenant)
+    _ingest(app, "budget", "The valve budget.\n\nThe seal budget.", {"board"})
+    _ingest(app, "notes", "Pump notes.", {"staff", "board"})
+    readers = (STAFF, board, ACME, OPERATOR)
+    question, terms = "valve seal pump budget", ["valv", "seal", "pump", "budget"]
+
+    def observed() -> tuple[object, ...]:
+        return tuple(
+            (_view(app, question, p), app.store.index.term_statistics(scope_of(p), terms))
+            for p in readers
+        )
+
+    before = observed()
+    current = {
+        (t, d): app.store.get_revision(t, d, label)
+        for t, d, label in (
+            ("default", "manual", "r2"),
+            ("acme", "manual", "r2"),
+            ("default", "budget", "r1"),
+            ("default", "notes", "r1"),
+        )
+    }
+    ours, our_rows = _leftover(app, "default", "manual", "valv seal")
+    theirs, their_rows = _leftover(app, "acme", "manual", "valv seal leak")
+    assert our_rows > 0 and their_rows > 0
+    assert observed() != before  # the leftovers count until swept
+    with app.store.transaction() as conn:
+        assert app.store.index.remove_orphans(conn, "acme") == their_rows
+        assert app.store.index.lexical_row_count(conn, "acme", theirs) == 0
+        assert app.store.index.lexical_row_count(conn, "default", ours) == our_rows
+        assert app.store.index.remove_orphans(conn) == our_rows
+        assert app.store.index.lexical_row_count(conn, "default", ours) == 0
+        assert app.store.index.remove_orphans(conn) == 0
+        for (tenant, _), record in current.items():
+            assert record is not None and record.manifest_id is not None
+            assert app.store.index.lexical_row_count(
+                conn, tenant, record.manifest_id
+            ) == app.store.chunk_count(record.manifest_id)
+    assert observed() == before
+
+
 @pytest.mark.sqlite_only  # reads SQLite's own tables or VM steps
 def test_tenants_never_share_partitions_or_statistics(app: Ragox) -> None:
     """Same group names in two tenants are two partitions: each tenant's readers and

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -200,13 +201,17 @@ def extract_html(
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while the records of one page are built.
+    """The cyclic garbage collector paused while the records of one page are built,
+    on the main thread only (a command's or a worker process's ingestion).
 
     The walk and the blocks allocate a few container objects per node, none of
     them in a reference cycle; each allocation burst would otherwise set off
-    collections that traverse every object of the process.
+    collections that traverse every object of the process (22% of extraction CPU
+    in a fresh process, 8% with 200k live objects, none with a million). The
+    collector is process-wide: a server extracts uploads on its request threads,
+    which leave it alone, and one that finds it disabled never re-enables it.
     """
-    if not gc.isenabled():
+    if not gc.isenabled() or threading.current_thread() is not threading.main_thread():
         yield
         return
     gc.disable()

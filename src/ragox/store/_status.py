@@ -10,34 +10,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Final
 
 from ragox.anchor import Manifest
 from ragox.store._records import (
     DocumentRecord,
     ExtractionNotes,
     JobRecord,
-    JobState,
     ProcessingVersions,
     RevisionReads,
     RevisionRecord,
-    RevisionState,
 )
+from ragox.store._rows import JOB_COLUMNS, REVISION_COLUMNS, job_record, revision_record
 
 __all__ = ["read_status"]
 
 #: ``(sql, parameters)`` → rows; the SQL marks parameters with ``{p}``
 Query = Callable[[str, Sequence[object]], Sequence[Sequence[object]]]
-
-_REVISION_COLUMNS: Final = (
-    "tenant, document_id, revision, seq, source_sha256, media_type, filename, size, state, "
-    "failed_stage, error_code, error_message, manifest_id, created_at, updated_at, "
-    "supplied_by"
-)
-_JOB_COLUMNS: Final = (
-    "job_id, document_id, revision, state, stage, error_code, created_at, finished_at, "
-    "pid, host, heartbeat_at, worker, lease_until, attempts"
-)
 
 
 def read_status(
@@ -77,17 +65,17 @@ def read_status(
     ):
         groups.setdefault((str(doc), str(label)), set()).add(str(group))
     latest: dict[tuple[str, str], JobRecord] = {}
-    for row in rows(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY created_at", scope):
-        job = _job(row)
+    for row in rows(f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} ORDER BY created_at", scope):
+        job = job_record(row)
         latest[job.document_id, job.revision] = job  # the last one started
     params = scope if embedder_key is None else (embedder_key, *scope)
     facts = {str(row[0]): row[1:] for row in rows(_facts_sql(where, embedder_key), params)}
     revisions: dict[str, list[RevisionReads]] = {}
     for row in rows(
-        f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE {where} ORDER BY document_id, seq",
+        f"SELECT {REVISION_COLUMNS} FROM revisions WHERE {where} ORDER BY document_id, seq",
         scope,
     ):
-        record = _revision(row, frozenset(groups.get((str(row[1]), str(row[2])), ())))
+        record = revision_record(row, frozenset(groups.get((str(row[1]), str(row[2])), ())))
         revisions.setdefault(record.document_id, []).append(
             _reads(record, facts.get(record.manifest_id or ""), latest, embedder_key)
         )
@@ -150,45 +138,4 @@ def _reads(
         versions=versions,
         latest_job=job,
         vectors_missing=None if embedder_key is None else int(str(fact[11])),
-    )
-
-
-def _revision(row: Sequence[object], groups: frozenset[str]) -> RevisionRecord:
-    return RevisionRecord(
-        tenant=str(row[0]),
-        document_id=str(row[1]),
-        revision=str(row[2]),
-        seq=int(str(row[3])),
-        source_sha256=str(row[4]),
-        media_type=str(row[5]),
-        filename=str(row[6]),
-        size=int(str(row[7])),
-        state=RevisionState(row[8]),
-        failed_stage=None if row[9] is None else str(row[9]),
-        error_code=None if row[10] is None else str(row[10]),
-        error_message=None if row[11] is None else str(row[11]),
-        manifest_id=None if row[12] is None else str(row[12]),
-        groups=groups,
-        created_at=str(row[13]),
-        updated_at=str(row[14]),
-        supplied_by=None if row[15] is None else str(row[15]),
-    )
-
-
-def _job(r: Sequence[object]) -> JobRecord:
-    return JobRecord(
-        str(r[0]),
-        str(r[1]),
-        str(r[2]),
-        JobState(r[3]),
-        None if r[4] is None else str(r[4]),
-        None if r[5] is None else str(r[5]),
-        str(r[6]),
-        None if r[7] is None else str(r[7]),
-        None if r[8] is None else int(str(r[8])),
-        None if r[9] is None else str(r[9]),
-        None if r[10] is None else str(r[10]),
-        None if r[11] is None else str(r[11]),
-        None if r[12] is None else str(r[12]),
-        int(str(r[13])),
     )

@@ -24,7 +24,6 @@ and dropped when any process deletes (the erasure counter, as in SQLite).
 from __future__ import annotations
 
 import enum
-import functools
 import json
 import os
 import secrets
@@ -40,8 +39,15 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from ragox.anchor import Anchor, Manifest, Rect, forget_memos
-from ragox.extract import Block, BlockKind, TableCell
+from ragox.anchor import Anchor, Manifest, forget_memos
+from ragox.extract import Block
+from ragox.store._answers import (
+    RETENTION_SQL,
+    purge_answers,
+    redact_answers,
+    retention_policy,
+    store_retention,
+)
 from ragox.store._blobs import BLOBS_VARIABLE, Blobs, open_blobs
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_folder
@@ -49,7 +55,6 @@ from ragox.store._hits import HitSource
 from ragox.store._queue import POSTGRES, SqlJobQueue
 from ragox.store._records import (
     AnswerRedactor,
-    BlockRange,
     CheckRun,
     ChunkRecord,
     DocumentRecord,
@@ -69,18 +74,30 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
+from ragox.store._rows import (
+    IN_PROGRESS,
+    JOB_COLUMNS,
+    REVISION_COLUMNS,
+    anchor_from_json,
+    block_from_row,
+    block_row,
+    chunk_from_row,
+    forget_json_memos,
+    job_record,
+    manifest_from_json,
+    revision_record,
+)
 from ragox.store._status import read_status
 from ragox.store.postgres._blobs import PostgresBlobs
 from ragox.store.postgres._index import PostgresIndex
 from ragox.store.postgres._schema import MIGRATIONS, SCHEMA_VERSION
-from ragox.text import Alignment, Coordinates, Span
+from ragox.text import Alignment
 
 __all__ = ["PostgresStore"]
 
 _TEXT_CACHE_SIZE: Final = 16
 _TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
-_MEMO_JSON_LIMIT: Final = 8192
 #: the advisory lock every write transaction takes first, shared or exclusive (an
 #: arbitrary constant in the one-bigint key space)
 _WRITE_LOCK: Final = 0x7261676F78
@@ -89,14 +106,6 @@ _WRITE_LOCK: Final = 0x7261676F78
 _DOCUMENT_LOCKS: Final = 0x72676F78
 #: the advisory lock of schema migrations (another constant)
 _MIGRATE_LOCK: Final = 0x7261676F79
-_IN_PROGRESS: Final = frozenset(
-    {
-        RevisionState.RECEIVED,
-        RevisionState.EXTRACTING,
-        RevisionState.EXTRACTED,
-        RevisionState.INDEXING,
-    }
-)
 
 Connection = psycopg.Connection[Any]
 
@@ -388,8 +397,7 @@ class PostgresStore:
         with self._texts_lock:
             self._texts.clear()
             self._block_lengths.clear()
-        _anchor_from_small_json.cache_clear()
-        _manifest_from_small_json.cache_clear()
+        forget_json_memos()
         forget_memos()
         if isinstance(self.blobs, PostgresBlobs):
             self.blobs.forget()  # cached copies of deleted originals (S3 checks each use)
@@ -504,7 +512,7 @@ class PostgresStore:
             ).fetchone()
             if not found:
                 return False
-            self._redact_answers(conn, [(tenant, document_id)], redact)
+            redact_answers(conn, "%s", [(tenant, document_id)], redact)
             self._bump_erasures(conn)
             shas = [
                 row[0]
@@ -547,39 +555,14 @@ class PostgresStore:
 
     # -- revisions ----------------------------------------------------------------
 
-    _REVISION_COLUMNS: Final = (
-        "tenant, document_id, revision, seq, source_sha256, media_type, filename, size, state, "
-        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at, "
-        "supplied_by"
-    )
-
     def _revision(self, row: Sequence[object]) -> RevisionRecord:
-        tenant, document_id, revision = str(row[0]), str(row[1]), str(row[2])
-        return RevisionRecord(
-            tenant=tenant,
-            document_id=document_id,
-            revision=revision,
-            seq=int(str(row[3])),
-            source_sha256=str(row[4]),
-            media_type=str(row[5]),
-            filename=str(row[6]),
-            size=int(str(row[7])),
-            state=RevisionState(row[8]),
-            failed_stage=None if row[9] is None else str(row[9]),
-            error_code=None if row[10] is None else str(row[10]),
-            error_message=None if row[11] is None else str(row[11]),
-            manifest_id=None if row[12] is None else str(row[12]),
-            groups=self.groups(tenant, document_id, revision),
-            created_at=str(row[13]),
-            updated_at=str(row[14]),
-            supplied_by=None if row[15] is None else str(row[15]),
-        )
+        return revision_record(row, self.groups(str(row[0]), str(row[1]), str(row[2])))
 
     def get_revision(self, tenant: str, document_id: str, revision: str) -> RevisionRecord | None:
         if not _storable(tenant, document_id, revision):
             return None
         row = self._fetchone(
-            f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+            f"SELECT {REVISION_COLUMNS} FROM revisions "
             "WHERE tenant=%s AND document_id=%s AND revision=%s",
             (tenant, document_id, revision),
         )
@@ -589,7 +572,7 @@ class PostgresStore:
         if not _storable(tenant, document_id):
             return []
         rows = self._fetchall(
-            f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+            f"SELECT {REVISION_COLUMNS} FROM revisions "
             "WHERE tenant=%s AND document_id=%s ORDER BY seq",
             (tenant, document_id),
         )
@@ -604,7 +587,7 @@ class PostgresStore:
         self, tenant: str, document_id: str, source_sha256: str
     ) -> RevisionRecord | None:
         row = self._fetchone(
-            f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+            f"SELECT {REVISION_COLUMNS} FROM revisions "
             "WHERE tenant=%s AND document_id=%s AND source_sha256=%s ORDER BY seq DESC LIMIT 1",
             (tenant, document_id, source_sha256),
         )
@@ -634,7 +617,7 @@ class PostgresStore:
         now = utc_now()
         with self.document_transaction(tenant, document_id) as conn:
             row = conn.execute(
-                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                f"SELECT {REVISION_COLUMNS} FROM revisions "
                 "WHERE tenant=%s AND document_id=%s AND source_sha256=%s ORDER BY seq DESC LIMIT 1",
                 (tenant, document_id, source_sha256),
             ).fetchone()
@@ -906,7 +889,7 @@ class PostgresStore:
             if row is None:
                 return None
             state = RevisionState(row[0])
-            if state in _IN_PROGRESS:
+            if state in IN_PROGRESS:
                 stage = (
                     "extract"
                     if state in (RevisionState.RECEIVED, RevisionState.EXTRACTING)
@@ -941,30 +924,11 @@ class PostgresStore:
 
     def jobs(self, tenant: str, document_id: str, revision: str) -> list[JobRecord]:
         rows = self._fetchall(
-            "SELECT job_id, document_id, revision, state, stage, error_code, created_at, "
-            "finished_at, pid, host, heartbeat_at, worker, lease_until, attempts FROM jobs "
+            f"SELECT {JOB_COLUMNS} FROM jobs "
             "WHERE tenant=%s AND document_id=%s AND revision=%s ORDER BY created_at",
             (tenant, document_id, revision),
         )
-        return [
-            JobRecord(
-                str(r[0]),
-                str(r[1]),
-                str(r[2]),
-                JobState(r[3]),
-                None if r[4] is None else str(r[4]),
-                None if r[5] is None else str(r[5]),
-                str(r[6]),
-                None if r[7] is None else str(r[7]),
-                None if r[8] is None else int(r[8]),
-                None if r[9] is None else str(r[9]),
-                None if r[10] is None else str(r[10]),
-                None if r[11] is None else str(r[11]),
-                None if r[12] is None else str(r[12]),
-                int(r[13]),
-            )
-            for r in rows
-        ]
+        return [job_record(r) for r in rows]
 
     # -- access groups --------------------------------------------------------------
 
@@ -1048,7 +1012,7 @@ class PostgresStore:
                 "WHERE m.tenant=%s AND m.document_id=%s AND m.revision=%s AND m.manifest_id<>%s",
                 (tenant, manifest.document_id, manifest.revision, manifest_id),
             ).fetchall():
-                other = _manifest_from_json(str(row[1]))
+                other = manifest_from_json(str(row[1]))
                 if (other.parser, other.parser_config_sha256, other.profile) == (
                     manifest.parser,
                     manifest.parser_config_sha256,
@@ -1142,7 +1106,7 @@ class PostgresStore:
                 'INSERT INTO blocks(manifest_id, block_index, kind, start, "end", locator, '
                 "page, x0, y0, x1, y1, source_start, source_end, ocr, cell) "
                 "VALUES(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                [_block_row(manifest_id, block) for block in blocks],
+                [block_row(manifest_id, block) for block in blocks],
             )
 
     def find_manifest(
@@ -1177,7 +1141,7 @@ class PostgresStore:
         )
         records = [
             ManifestRecord(
-                manifest=_manifest_from_json(str(row[1])),
+                manifest=manifest_from_json(str(row[1])),
                 manifest_id=str(row[0]),
                 mac=str(row[2]),
                 current_representation=row[0] == current_id,
@@ -1198,7 +1162,7 @@ class PostgresStore:
         if not row:
             return None
         return ManifestRecord(
-            manifest=_manifest_from_json(str(row[0])),
+            manifest=manifest_from_json(str(row[0])),
             manifest_id=manifest_id,
             mac=str(row[1]),
             current_representation=bool(row[2]),
@@ -1230,7 +1194,7 @@ class PostgresStore:
             return None
         manifests = tuple(
             ManifestRecord(
-                manifest=_manifest_from_json(str(row[3])),
+                manifest=manifest_from_json(str(row[3])),
                 manifest_id=str(row[2]),
                 mac=str(row[4]),
                 current_representation=bool(row[5]),
@@ -1432,8 +1396,7 @@ class PostgresStore:
             (tenant, manifest_id),
         )
         return [
-            StoredAnchor(_anchor_from_json(str(r[0])), str(r[1]), str(r[2]), str(r[3]))
-            for r in rows
+            StoredAnchor(anchor_from_json(str(r[0])), str(r[1]), str(r[2]), str(r[3])) for r in rows
         ]
 
     def save_reprocess_report(
@@ -1472,7 +1435,7 @@ class PostgresStore:
             f"SELECT {self._CHUNK_COLUMNS} FROM chunks WHERE manifest_id=%s ORDER BY ordinal",
             (manifest_id,),
         )
-        return [_chunk_from_row(row) for row in rows]
+        return [chunk_from_row(row) for row in rows]
 
     def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
         """The chunks of ``chunk_ids`` that exist, in one read: each with its own span of
@@ -1493,7 +1456,7 @@ class PostgresStore:
         )
         found: dict[str, HitSource] = {}
         for row in rows:
-            chunk = _chunk_from_row(row[:9])
+            chunk = chunk_from_row(row[:9])
             pages = tuple(int(page) for page in row[12] or ())
             found[chunk.chunk_id] = HitSource(chunk, str(row[9]), str(row[10]), str(row[11]), pages)
         return found
@@ -1502,7 +1465,7 @@ class PostgresStore:
         row = self._fetchone(
             f"SELECT {self._CHUNK_COLUMNS} FROM chunks WHERE chunk_id=%s", (chunk_id,)
         )
-        return None if row is None else _chunk_from_row(row)
+        return None if row is None else chunk_from_row(row)
 
     def chunk_count(self, manifest_id: str) -> int:
         row = self._fetchone("SELECT COUNT(*) FROM chunks WHERE manifest_id=%s", (manifest_id,))
@@ -1541,7 +1504,7 @@ class PostgresStore:
             sql += ' AND start < %s AND start > %s AND "end" > %s'
             params += [max(end, start + 1), start - self._longest_block(manifest_id), start]
         rows = self._fetchall(sql + " ORDER BY block_index", params)
-        return [_block_from_row(row) for row in rows]
+        return [block_from_row(row) for row in rows]
 
     def _longest_block(self, manifest_id: str) -> int:
         """The greatest block length of a representation (remembered: immutable)."""
@@ -1599,7 +1562,7 @@ class PostgresStore:
         if row is None:
             return None
         return StoredAnchor(
-            anchor=_anchor_from_json(str(row[0])),
+            anchor=anchor_from_json(str(row[0])),
             manifest_id=str(row[1]),
             created_at=str(row[2]),
             created_by=str(row[3]),
@@ -1796,74 +1759,13 @@ class PostgresStore:
         assert isinstance(value, dict)
         return value
 
-    def _redact_answers(
-        self,
-        conn: Connection,
-        documents: Sequence[tuple[str, str]],
-        redact: AnswerRedactor | None,
-    ) -> int:
-        """Redact the answers that drew on ``(tenant, document_id)`` pairs, drop their
-        traces and forget the link. Answers from before tenants (tenant ``*``) match a
-        document id of any tenant. Returns how many answers changed."""
-        if redact is None:
-            return 0  # the links stay, so that a later purge with a redactor finds them
-        by_answer: dict[str, set[str]] = {}
-        for tenant, document_id in documents:
-            for (answer_id,) in conn.execute(
-                "SELECT answer_id FROM answer_documents "
-                "WHERE tenant IN (%s, '*') AND document_id=%s",
-                (tenant, document_id),
-            ).fetchall():
-                by_answer.setdefault(str(answer_id), set()).add(document_id)
-            conn.execute(
-                "DELETE FROM answer_documents WHERE tenant IN (%s, '*') AND document_id=%s",
-                (tenant, document_id),
-            )
-        changed = 0
-        for answer_id, deleted in sorted(by_answer.items()):
-            conn.execute("DELETE FROM answer_traces WHERE answer_id=%s", (answer_id,))
-            row = conn.execute("SELECT json FROM answers WHERE answer_id=%s", (answer_id,))
-            found = row.fetchone()
-            if found is None:
-                continue
-            before = json.loads(found[0])
-            after = redact(before, frozenset(deleted))
-            if after != before:
-                conn.execute(
-                    "UPDATE answers SET json=%s WHERE answer_id=%s",
-                    (json.dumps(after, ensure_ascii=False), answer_id),
-                )
-                changed += 1
-        return changed
-
     def retention(self) -> RetentionPolicy:
         """The stored retention periods (``ragox retention``), read now."""
-        rows = dict(
-            self._fetchall(
-                "SELECT key, value FROM settings WHERE key IN "
-                "('answer_retention_seconds', 'trace_retention_seconds')"
-            )
-        )
-        answers, traces = rows.get("answer_retention_seconds"), rows.get("trace_retention_seconds")
-        return RetentionPolicy(
-            answers_seconds=None if answers is None else int(answers),
-            traces_seconds=None if traces is None else int(traces),
-        )
+        return retention_policy(self._fetchall(RETENTION_SQL))
 
     def set_retention(self, policy: RetentionPolicy) -> None:
         with self.transaction() as conn:
-            for key, value in (
-                ("answer_retention_seconds", policy.answers_seconds),
-                ("trace_retention_seconds", policy.traces_seconds),
-            ):
-                if value is None:
-                    conn.execute("DELETE FROM settings WHERE key=%s", (key,))
-                else:
-                    conn.execute(
-                        "INSERT INTO settings(key, value) VALUES(%s, %s) "
-                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                        (key, str(value)),
-                    )
+            store_retention(conn, "%s", policy)
 
     def purge(
         self,
@@ -1871,42 +1773,13 @@ class PostgresStore:
         traces_before: str | None,
         redact: AnswerRedactor | None = None,
     ) -> PurgeCounts:
-        """Delete answers created before ``answers_before`` (with their traces), traces
-        created before ``traces_before``, and redact answers that still hold text of
-        documents deleted earlier (e.g. before this schema). Times are ``utc_now()``
-        strings; None keeps that kind."""
+        """See ``purge_answers``."""
         with self.transaction() as conn:
-            traces = answers = 0
-            if answers_before is not None:
-                traces += conn.execute(
-                    "DELETE FROM answer_traces WHERE answer_id IN "
-                    "(SELECT answer_id FROM answers WHERE created_at < %s)",
-                    (answers_before,),
-                ).rowcount
-                answers = conn.execute(
-                    "DELETE FROM answers WHERE created_at < %s", (answers_before,)
-                ).rowcount
-            if traces_before is not None:
-                traces += conn.execute(
-                    "DELETE FROM answer_traces WHERE created_at < %s", (traces_before,)
-                ).rowcount
-            # (a scan of the links: the operator's purge does it, not the one after
-            # every answer, which passes no redactor)
-            orphans = (
-                conn.execute(
-                    "SELECT DISTINCT a.tenant, a.document_id FROM answer_documents a "
-                    "WHERE NOT EXISTS (SELECT 1 FROM documents d "
-                    "WHERE d.document_id = a.document_id "
-                    "AND (d.tenant = a.tenant OR a.tenant = '*'))"
-                ).fetchall()
-                if redact is not None
-                else []
-            )
-            redacted = self._redact_answers(conn, [(str(t), str(d)) for t, d in orphans], redact)
+            counts = purge_answers(conn, "%s", answers_before, traces_before, redact)
         # No erasure bump: answers and traces are not what any process caches (texts and
         # verdicts belong to documents that still exist), and a purge after every answer
         # must not empty every server's caches.
-        return PurgeCounts(answers=answers, traces=traces, redacted=redacted)
+        return counts
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]:
         rows = self._fetchall(
@@ -1915,91 +1788,6 @@ class PostgresStore:
             (tenant, anchor_id),
         )
         return [str(row[0]) for row in rows]
-
-
-# Stored anchors and manifests are immutable rows: the same JSON text always parses
-# (and validates) to the same frozen value, so parsing is memoized by the text itself
-# (for rows of ordinary size only: an anchor may quote up to 100,000 code points).
-def _anchor_from_json(text: str) -> Anchor:
-    if len(text) <= _MEMO_JSON_LIMIT:
-        return _anchor_from_small_json(text)
-    return Anchor.from_json(json.loads(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _anchor_from_small_json(text: str) -> Anchor:
-    return Anchor.from_json(json.loads(text))
-
-
-def _manifest_from_json(text: str) -> Manifest:
-    if len(text) <= _MEMO_JSON_LIMIT:
-        return _manifest_from_small_json(text)
-    return Manifest.from_json(json.loads(text))
-
-
-@functools.lru_cache(maxsize=1024)
-def _manifest_from_small_json(text: str) -> Manifest:
-    return Manifest.from_json(json.loads(text))
-
-
-def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
-    bbox = block.bbox
-    return (
-        manifest_id,
-        block.index,
-        block.kind.value,
-        block.span.start,
-        block.span.end,
-        block.locator,
-        block.page,
-        None if bbox is None else bbox.x0,
-        None if bbox is None else bbox.y0,
-        None if bbox is None else bbox.x1,
-        None if bbox is None else bbox.y1,
-        None if block.source is None else block.source.start,
-        None if block.source is None else block.source.end,
-        block.ocr,
-        None if block.cell is None else json.dumps(block.cell.to_json(), sort_keys=True),
-    )
-
-
-def _block_from_row(row: Sequence[object]) -> Block:
-    def number(value: object) -> float:
-        assert isinstance(value, int | float)
-        return float(value)
-
-    bbox = None
-    if row[6] is not None:
-        bbox = Rect(number(row[6]), number(row[7]), number(row[8]), number(row[9]))
-    source = None
-    if row[10] is not None:
-        source = Span(Coordinates.SOURCE_CODEPOINT, int(str(row[10])), int(str(row[11])))
-    return Block(
-        index=int(str(row[0])),
-        kind=BlockKind(row[1]),
-        span=Span(Coordinates.CODEPOINT, int(str(row[2])), int(str(row[3]))),
-        locator=str(row[4]),
-        page=None if row[5] is None else int(str(row[5])),
-        bbox=bbox,
-        source=source,
-        ocr=bool(row[12]),
-        cell=None if row[13] is None else TableCell.from_json(json.loads(str(row[13]))),
-    )
-
-
-def _chunk_from_row(row: Sequence[object]) -> ChunkRecord:
-    blocks = json.loads(str(row[8]))
-    return ChunkRecord(
-        chunk_id=str(row[0]),
-        manifest_id=str(row[1]),
-        ordinal=int(str(row[2])),
-        start=int(str(row[3])),
-        end=int(str(row[4])),
-        search_start=int(str(row[5])),
-        search_end=int(str(row[6])),
-        tokens=int(str(row[7])),
-        blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
-    )
 
 
 def _renew_job(conn: Connection, job_id: str, stage: str | None) -> None:

@@ -8,7 +8,6 @@ not at all.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import secrets
@@ -21,8 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from ragox.anchor import Anchor, Manifest, Rect, forget_memos
-from ragox.extract import Block, BlockKind, TableCell
+from ragox.anchor import Anchor, Manifest, forget_memos
+from ragox.extract import Block
+from ragox.store._answers import (
+    RETENTION_SQL,
+    purge_answers,
+    redact_answers,
+    retention_policy,
+    store_retention,
+)
 from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_file, private_folder
@@ -30,7 +36,6 @@ from ragox.store._hits import HitSource, hit_sources
 from ragox.store._queue import SQLITE, SqlJobQueue
 from ragox.store._records import (
     AnswerRedactor,
-    BlockRange,
     CheckRun,
     ChunkRecord,
     DocumentRecord,
@@ -50,10 +55,23 @@ from ragox.store._records import (
     RevisionView,
     StoredAnchor,
 )
+from ragox.store._rows import (
+    IN_PROGRESS,
+    JOB_COLUMNS,
+    REVISION_COLUMNS,
+    anchor_from_json,
+    block_from_row,
+    block_row,
+    chunk_from_row,
+    forget_json_memos,
+    job_record,
+    manifest_from_json,
+    revision_record,
+)
 from ragox.store._status import read_status
 from ragox.store.sqlite._index import SqliteIndex, upgrade_lexical
 from ragox.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
-from ragox.text import Alignment, Coordinates, Span
+from ragox.text import Alignment
 
 __all__ = ["SqliteStore"]
 
@@ -61,18 +79,8 @@ _TEXT_CACHE_SIZE: Final = 16
 #: At most this many code points of texts in the cache (up to 4 bytes each).
 _TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
-_MEMO_JSON_LIMIT: Final = 8192
 #: the schema from which on lexical rows are written only by ``make_current``
 _ROWS_WITH_STATE: Final = 9
-#: revision states an ingestion run is still working through
-_IN_PROGRESS: Final = frozenset(
-    {
-        RevisionState.RECEIVED,
-        RevisionState.EXTRACTING,
-        RevisionState.EXTRACTED,
-        RevisionState.INDEXING,
-    }
-)
 
 
 class SqliteStore:
@@ -214,8 +222,7 @@ class SqliteStore:
         with self._texts_lock:
             self._texts.clear()
             self._block_lengths.clear()
-        _anchor_from_small_json.cache_clear()
-        _manifest_from_small_json.cache_clear()
+        forget_json_memos()
         forget_memos()
         self._erasures_seen = seen
 
@@ -335,7 +342,7 @@ class SqliteStore:
             ).fetchone()
             if not found:
                 return False
-            self._redact_answers(conn, [(tenant, document_id)], redact)
+            redact_answers(conn, "?", [(tenant, document_id)], redact)
             self._bump_erasures(conn)
             shas = [
                 row[0]
@@ -379,39 +386,14 @@ class SqliteStore:
 
     # -- revisions ----------------------------------------------------------------
 
-    _REVISION_COLUMNS: Final = (
-        "tenant, document_id, revision, seq, source_sha256, media_type, filename, size, state, "
-        "failed_stage, error_code, error_message, manifest_id, created_at, updated_at, "
-        "supplied_by"
-    )
-
     def _revision(self, row: Sequence[object]) -> RevisionRecord:
-        tenant, document_id, revision = str(row[0]), str(row[1]), str(row[2])
-        return RevisionRecord(
-            tenant=tenant,
-            document_id=document_id,
-            revision=revision,
-            seq=int(str(row[3])),
-            source_sha256=str(row[4]),
-            media_type=str(row[5]),
-            filename=str(row[6]),
-            size=int(str(row[7])),
-            state=RevisionState(row[8]),
-            failed_stage=None if row[9] is None else str(row[9]),
-            error_code=None if row[10] is None else str(row[10]),
-            error_message=None if row[11] is None else str(row[11]),
-            manifest_id=None if row[12] is None else str(row[12]),
-            groups=self.groups(tenant, document_id, revision),
-            created_at=str(row[13]),
-            updated_at=str(row[14]),
-            supplied_by=None if row[15] is None else str(row[15]),
-        )
+        return revision_record(row, self.groups(str(row[0]), str(row[1]), str(row[2])))
 
     def get_revision(self, tenant: str, document_id: str, revision: str) -> RevisionRecord | None:
         row = (
             self._connection()
             .execute(
-                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                f"SELECT {REVISION_COLUMNS} FROM revisions "
                 "WHERE tenant=? AND document_id=? AND revision=?",
                 (tenant, document_id, revision),
             )
@@ -423,7 +405,7 @@ class SqliteStore:
         rows = (
             self._connection()
             .execute(
-                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                f"SELECT {REVISION_COLUMNS} FROM revisions "
                 "WHERE tenant=? AND document_id=? ORDER BY seq",
                 (tenant, document_id),
             )
@@ -449,7 +431,7 @@ class SqliteStore:
         row = (
             self._connection()
             .execute(
-                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                f"SELECT {REVISION_COLUMNS} FROM revisions "
                 "WHERE tenant=? AND document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
                 (tenant, document_id, source_sha256),
             )
@@ -481,7 +463,7 @@ class SqliteStore:
         now = utc_now()
         with self.transaction() as conn:
             row = conn.execute(
-                f"SELECT {self._REVISION_COLUMNS} FROM revisions "
+                f"SELECT {REVISION_COLUMNS} FROM revisions "
                 "WHERE tenant=? AND document_id=? AND source_sha256=? ORDER BY seq DESC LIMIT 1",
                 (tenant, document_id, source_sha256),
             ).fetchone()
@@ -750,7 +732,7 @@ class SqliteStore:
             if row is None:
                 return None
             state = RevisionState(row[0])
-            if state in _IN_PROGRESS:
+            if state in IN_PROGRESS:
                 stage = (
                     "extract"
                     if state in (RevisionState.RECEIVED, RevisionState.EXTRACTING)
@@ -787,32 +769,13 @@ class SqliteStore:
         rows = (
             self._connection()
             .execute(
-                "SELECT job_id, document_id, revision, state, stage, error_code, created_at, "
-                "finished_at, pid, host, heartbeat_at, worker, lease_until, attempts FROM jobs "
+                f"SELECT {JOB_COLUMNS} FROM jobs "
                 "WHERE tenant=? AND document_id=? AND revision=? ORDER BY created_at",
                 (tenant, document_id, revision),
             )
             .fetchall()
         )
-        return [
-            JobRecord(
-                str(r[0]),
-                str(r[1]),
-                str(r[2]),
-                JobState(r[3]),
-                None if r[4] is None else str(r[4]),
-                None if r[5] is None else str(r[5]),
-                str(r[6]),
-                None if r[7] is None else str(r[7]),
-                None if r[8] is None else int(r[8]),
-                None if r[9] is None else str(r[9]),
-                None if r[10] is None else str(r[10]),
-                None if r[11] is None else str(r[11]),
-                None if r[12] is None else str(r[12]),
-                int(r[13]),
-            )
-            for r in rows
-        ]
+        return [job_record(r) for r in rows]
 
     # -- access groups --------------------------------------------------------------
 
@@ -897,7 +860,7 @@ class SqliteStore:
                 "WHERE m.tenant=? AND m.document_id=? AND m.revision=? AND m.manifest_id<>?",
                 (tenant, manifest.document_id, manifest.revision, manifest_id),
             ).fetchall():
-                other = _manifest_from_json(str(row[1]))
+                other = manifest_from_json(str(row[1]))
                 if (other.parser, other.parser_config_sha256, other.profile) == (
                     manifest.parser,
                     manifest.parser_config_sha256,
@@ -991,7 +954,7 @@ class SqliteStore:
                 "INSERT INTO blocks(manifest_id, block_index, kind, start, end, locator, "
                 "page, x0, y0, x1, y1, source_start, source_end, ocr, cell) "
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [_block_row(manifest_id, block) for block in blocks],
+                [block_row(manifest_id, block) for block in blocks],
             )
 
     def find_manifest(
@@ -1027,7 +990,7 @@ class SqliteStore:
         ).fetchall()
         records = [
             ManifestRecord(
-                manifest=_manifest_from_json(str(row[1])),
+                manifest=manifest_from_json(str(row[1])),
                 manifest_id=str(row[0]),
                 mac=str(row[2]),
                 current_representation=row[0] == current_id,
@@ -1052,7 +1015,7 @@ class SqliteStore:
         if not row:
             return None
         return ManifestRecord(
-            manifest=_manifest_from_json(str(row[0])),
+            manifest=manifest_from_json(str(row[0])),
             manifest_id=manifest_id,
             mac=str(row[1]),
             current_representation=bool(row[2]),
@@ -1088,7 +1051,7 @@ class SqliteStore:
             return None
         manifests = tuple(
             ManifestRecord(
-                manifest=_manifest_from_json(str(row[3])),
+                manifest=manifest_from_json(str(row[3])),
                 manifest_id=str(row[2]),
                 mac=str(row[4]),
                 current_representation=bool(row[5]),
@@ -1325,8 +1288,7 @@ class SqliteStore:
             .fetchall()
         )
         return [
-            StoredAnchor(_anchor_from_json(str(r[0])), str(r[1]), str(r[2]), str(r[3]))
-            for r in rows
+            StoredAnchor(anchor_from_json(str(r[0])), str(r[1]), str(r[2]), str(r[3])) for r in rows
         ]
 
     def save_reprocess_report(
@@ -1375,7 +1337,7 @@ class SqliteStore:
             )
             .fetchall()
         )
-        return [_chunk_from_row(row) for row in rows]
+        return [chunk_from_row(row) for row in rows]
 
     def get_chunk(self, chunk_id: str) -> ChunkRecord | None:
         row = (
@@ -1383,7 +1345,7 @@ class SqliteStore:
             .execute(f"SELECT {self._CHUNK_COLUMNS} FROM chunks WHERE chunk_id=?", (chunk_id,))
             .fetchone()
         )
-        return None if row is None else _chunk_from_row(row)
+        return None if row is None else chunk_from_row(row)
 
     def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
         return hit_sources(self._connection(), chunk_ids)
@@ -1429,7 +1391,7 @@ class SqliteStore:
             sql += " AND start < ? AND start > ? AND end > ?"
             params += [max(end, start + 1), start - self._longest_block(manifest_id), start]
         rows = self._connection().execute(sql + " ORDER BY block_index", params).fetchall()
-        return [_block_from_row(row) for row in rows]
+        return [block_from_row(row) for row in rows]
 
     def _longest_block(self, manifest_id: str) -> int:
         """The greatest block length of a representation (remembered: immutable)."""
@@ -1495,7 +1457,7 @@ class SqliteStore:
         if row is None:
             return None
         return StoredAnchor(
-            anchor=_anchor_from_json(str(row[0])),
+            anchor=anchor_from_json(str(row[0])),
             manifest_id=str(row[1]),
             created_at=str(row[2]),
             created_by=str(row[3]),
@@ -1705,75 +1667,13 @@ class SqliteStore:
         assert isinstance(value, dict)
         return value
 
-    def _redact_answers(
-        self,
-        conn: sqlite3.Connection,
-        documents: Sequence[tuple[str, str]],
-        redact: AnswerRedactor | None,
-    ) -> int:
-        """Redact the answers that drew on ``(tenant, document_id)`` pairs, drop their
-        traces and forget the link. Answers from before tenants (tenant ``*``) match a
-        document id of any tenant. Returns how many answers changed."""
-        if redact is None:
-            return 0  # the links stay, so that a later purge with a redactor finds them
-        by_answer: dict[str, set[str]] = {}
-        for tenant, document_id in documents:
-            for (answer_id,) in conn.execute(
-                "SELECT answer_id FROM answer_documents WHERE tenant IN (?, '*') AND document_id=?",
-                (tenant, document_id),
-            ).fetchall():
-                by_answer.setdefault(str(answer_id), set()).add(document_id)
-            conn.execute(
-                "DELETE FROM answer_documents WHERE tenant IN (?, '*') AND document_id=?",
-                (tenant, document_id),
-            )
-        changed = 0
-        for answer_id, deleted in sorted(by_answer.items()):
-            conn.execute("DELETE FROM answer_traces WHERE answer_id=?", (answer_id,))
-            row = conn.execute("SELECT json FROM answers WHERE answer_id=?", (answer_id,))
-            found = row.fetchone()
-            if found is None:
-                continue
-            before = json.loads(found[0])
-            after = redact(before, frozenset(deleted))
-            if after != before:
-                conn.execute(
-                    "UPDATE answers SET json=? WHERE answer_id=?",
-                    (json.dumps(after, ensure_ascii=False), answer_id),
-                )
-                changed += 1
-        return changed
-
     def retention(self) -> RetentionPolicy:
         """The stored retention periods (``ragox retention``), read now."""
-        rows = dict(
-            self._connection()
-            .execute(
-                "SELECT key, value FROM settings WHERE key IN "
-                "('answer_retention_seconds', 'trace_retention_seconds')"
-            )
-            .fetchall()
-        )
-        answers, traces = rows.get("answer_retention_seconds"), rows.get("trace_retention_seconds")
-        return RetentionPolicy(
-            answers_seconds=None if answers is None else int(answers),
-            traces_seconds=None if traces is None else int(traces),
-        )
+        return retention_policy(self._connection().execute(RETENTION_SQL).fetchall())
 
     def set_retention(self, policy: RetentionPolicy) -> None:
         with self.transaction() as conn:
-            for key, value in (
-                ("answer_retention_seconds", policy.answers_seconds),
-                ("trace_retention_seconds", policy.traces_seconds),
-            ):
-                if value is None:
-                    conn.execute("DELETE FROM settings WHERE key=?", (key,))
-                else:
-                    conn.execute(
-                        "INSERT INTO settings(key, value) VALUES(?, ?) "
-                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                        (key, str(value)),
-                    )
+            store_retention(conn, "?", policy)
 
     def purge(
         self,
@@ -1781,42 +1681,13 @@ class SqliteStore:
         traces_before: str | None,
         redact: AnswerRedactor | None = None,
     ) -> PurgeCounts:
-        """Delete answers created before ``answers_before`` (with their traces), traces
-        created before ``traces_before``, and redact answers that still hold text of
-        documents deleted earlier (e.g. before this schema). Times are ``utc_now()``
-        strings; None keeps that kind."""
+        """See ``purge_answers``."""
         with self.transaction() as conn:
-            traces = answers = 0
-            if answers_before is not None:
-                traces += conn.execute(
-                    "DELETE FROM answer_traces WHERE answer_id IN "
-                    "(SELECT answer_id FROM answers WHERE created_at < ?)",
-                    (answers_before,),
-                ).rowcount
-                answers = conn.execute(
-                    "DELETE FROM answers WHERE created_at < ?", (answers_before,)
-                ).rowcount
-            if traces_before is not None:
-                traces += conn.execute(
-                    "DELETE FROM answer_traces WHERE created_at < ?", (traces_before,)
-                ).rowcount
-            # (a scan of the links: the operator's purge does it, not the one after
-            # every answer, which passes no redactor)
-            orphans = (
-                conn.execute(
-                    "SELECT DISTINCT a.tenant, a.document_id FROM answer_documents a "
-                    "WHERE NOT EXISTS (SELECT 1 FROM documents d "
-                    "WHERE d.document_id = a.document_id "
-                    "AND (d.tenant = a.tenant OR a.tenant = '*'))"
-                ).fetchall()
-                if redact is not None
-                else []
-            )
-            redacted = self._redact_answers(conn, [(str(t), str(d)) for t, d in orphans], redact)
+            counts = purge_answers(conn, "?", answers_before, traces_before, redact)
         # No erasure bump: answers and traces are not what any process caches (texts and
         # verdicts belong to documents that still exist), and a purge after every answer
         # must not empty every server's caches.
-        return PurgeCounts(answers=answers, traces=traces, redacted=redacted)
+        return counts
 
     def anchor_successors(self, tenant: str, anchor_id: str) -> list[str]:
         rows = (
@@ -1831,96 +1702,11 @@ class SqliteStore:
         return [str(row[0]) for row in rows]
 
 
-# Stored anchors and manifests are immutable rows: the same JSON text always parses
-# (and validates) to the same frozen value, so parsing is memoized by the text itself
-# (for rows of ordinary size only: an anchor may quote up to 100,000 code points).
-def _anchor_from_json(text: str) -> Anchor:
-    if len(text) <= _MEMO_JSON_LIMIT:
-        return _anchor_from_small_json(text)
-    return Anchor.from_json(json.loads(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _anchor_from_small_json(text: str) -> Anchor:
-    return Anchor.from_json(json.loads(text))
-
-
-def _manifest_from_json(text: str) -> Manifest:
-    if len(text) <= _MEMO_JSON_LIMIT:
-        return _manifest_from_small_json(text)
-    return Manifest.from_json(json.loads(text))
-
-
-@functools.lru_cache(maxsize=1024)
-def _manifest_from_small_json(text: str) -> Manifest:
-    return Manifest.from_json(json.loads(text))
-
-
 def _utf8(text: str) -> bytes:
     """A large text's UTF-8 bytes, bound as a BLOB and stored ``CAST(? AS TEXT)``: the
     same stored text, but sqlite3 binding the ``str`` itself would cache a UTF-8 copy
     inside it for as long as the text lives (the whole of an ingestion, issue 10)."""
     return text.encode("utf-8")
-
-
-def _block_row(manifest_id: str, block: Block) -> tuple[object, ...]:
-    bbox = block.bbox
-    return (
-        manifest_id,
-        block.index,
-        block.kind.value,
-        block.span.start,
-        block.span.end,
-        block.locator,
-        block.page,
-        None if bbox is None else bbox.x0,
-        None if bbox is None else bbox.y0,
-        None if bbox is None else bbox.x1,
-        None if bbox is None else bbox.y1,
-        None if block.source is None else block.source.start,
-        None if block.source is None else block.source.end,
-        int(block.ocr),
-        None if block.cell is None else json.dumps(block.cell.to_json(), sort_keys=True),
-    )
-
-
-def _block_from_row(row: Sequence[object]) -> Block:
-    def number(value: object) -> float:
-        assert isinstance(value, int | float)
-        return float(value)
-
-    bbox = None
-    if row[6] is not None:
-        bbox = Rect(number(row[6]), number(row[7]), number(row[8]), number(row[9]))
-    source = None
-    if row[10] is not None:
-        source = Span(Coordinates.SOURCE_CODEPOINT, int(str(row[10])), int(str(row[11])))
-    return Block(
-        index=int(str(row[0])),
-        kind=BlockKind(row[1]),
-        span=Span(Coordinates.CODEPOINT, int(str(row[2])), int(str(row[3]))),
-        locator=str(row[4]),
-        page=None if row[5] is None else int(str(row[5])),
-        bbox=bbox,
-        source=source,
-        ocr=bool(row[12]),
-        cell=None if row[13] is None else TableCell.from_json(json.loads(str(row[13]))),
-    )
-
-
-def _chunk_from_row(row: Sequence[object]) -> ChunkRecord:
-    blocks = json.loads(str(row[8]))
-    return ChunkRecord(
-        chunk_id=str(row[0]),
-        manifest_id=str(row[1]),
-        ordinal=int(str(row[2])),
-        start=int(str(row[3])),
-        end=int(str(row[4])),
-        search_start=int(str(row[5])),
-        search_end=int(str(row[6])),
-        tokens=int(str(row[7])),
-        blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
-    )
 
 
 def _renew_job(conn: sqlite3.Connection, job_id: str, stage: str | None) -> None:
