@@ -81,6 +81,7 @@ __all__ = ["cli", "main"]
 _MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
 #: a stored anchor id, or a prefix of one as commands print them (16 digits; 8 at least)
 _ANCHOR_ID: Final = re.compile(r"[0-9a-f]{8,64}")
+_HEX_DIGITS: Final = re.compile(r"[0-9a-fA-F]{1,7}")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -536,8 +537,13 @@ def anchor(
 def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
     """An anchor from JSON (ours or W3C) in a file or stdin, or a stored anchor id."""
     if source != "-" and not Path(source).exists():
-        if _ANCHOR_ID.fullmatch(source):
-            return None, source
+        if _ANCHOR_ID.fullmatch(source.lower()):
+            return None, source.lower()  # ids are lowercase hex; a copied id may not be
+        if _HEX_DIGITS.fullmatch(source):
+            raise Usage(
+                f"{source} is too short for an anchor id: give at least 8 of its hex digits "
+                "(commands print 16)"
+            )
         raise Usage(f"no such file: {source}")
     try:
         if source == "-":
@@ -603,14 +609,22 @@ def resolve_cmd(
         else:
             assert anchor_id is not None
             _refuse_ambiguous_prefix(app, anchor_id, tenant)
-            result = app.resolve_id(anchor_id, who)
+            stored, result = app.resolve_stored(anchor_id, who)
+            anchor_value = None if stored is None else stored.anchor
     if as_json:
-        print_json(resolution_json(result))
+        data = resolution_json(result)
+        if result.resolved and anchor_value is not None:
+            # additive, as GET /v1/anchors/{id}: the anchor (document, revision, quote)
+            data["anchor"] = anchor_value.to_json()
+        print_json(data)
     elif result.resolved:
         assert result.range is not None
+        where = (
+            "" if anchor_value is None else f"{anchor_value.document_id}@{anchor_value.revision}  "
+        )
         click.echo(
-            f"RESOLVED  [{result.range.start}, {result.range.end}) {result.range.coordinates.value}"
-            f"  {'current' if result.current else 'not current'}"
+            f"RESOLVED  {where}[{result.range.start}, {result.range.end}) "
+            f"{result.range.coordinates.value}  {'current' if result.current else 'not current'}"
         )
         click.echo(f"  {result.exact!r}")
     else:
@@ -1850,8 +1864,7 @@ def _global_options_anywhere(group: click.Group) -> None:
 def _global_options(command: click.Command) -> None:
     """:func:`_global_options_anywhere` for one command (or group)."""
     if isinstance(command, click.Group):
-        _global_options_anywhere(command)
-        return
+        _global_options_anywhere(command)  # and the group itself: `keys --home DIR list`
     callback = command.callback
     if callback is None or any(p.name == "home_after" for p in command.params):
         return

@@ -1254,7 +1254,12 @@ class Ragox:
         stored = None if full is None else self.store.get_anchor(principal.tenant, full)
         if stored is None:
             return None, Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
-        return stored, self.resolve(stored.anchor, principal)
+        result = self.resolve(stored.anchor, principal)
+        if result.status is ResolutionStatus.ACCESS_DENIED:
+            # The id as given, as for an unknown anchor: the full id of a prefix would
+            # tell an outsider that such an anchor exists.
+            return stored, Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
+        return stored, result
 
     def get_anchor(self, anchor_id: str, principal: Principal) -> StoredAnchor:
         full = self.full_anchor_id(anchor_id, principal.tenant)

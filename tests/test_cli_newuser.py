@@ -1,0 +1,121 @@
+"""A new user's pass over the everyday commands (issue 16), as real `python -m ragox`
+processes and a real `ragox serve`: what `resolve` prints for a printed anchor id, anchor
+ids as people copy them, `--home` between a command group and its command, and a
+refused prefix that tells nothing about the anchors it does not show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import serving
+from ragox.access import Principal
+from ragox.service import Ragox
+
+pytestmark = pytest.mark.both_backends
+
+
+def _cited(home: Path) -> tuple[str, str]:
+    """A stored citation's full anchor id and the 16 digits that `ask` prints."""
+    app = Ragox(home)
+    try:
+        app.ingestor.ingest_bytes(
+            b"Pump manual.\n\nReplace the shaft seal every 2,000 operating hours.\n",
+            "pump.txt",
+            "manuals/pump.txt",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+        record = app.ask("How often is the shaft seal replaced?", Principal.local_operator())
+    finally:
+        app.close()
+    assert record.citations
+    full = record.citations[0].anchor.anchor_id
+    return full, full[:16]
+
+
+def test_resolve_names_the_document_of_a_printed_anchor_id(ragox_process, home: Path) -> None:
+    """`resolve 1a2b…` says which document and revision the passage is in (before: only
+    a range), and `--json` adds the anchor as GET /v1/anchors/{id} does."""
+    full, short = _cited(home)
+    shown = ragox_process("resolve", short)
+    assert shown.code == 0, shown.stderr
+    first = shown.stdout.splitlines()[0]
+    assert first.startswith("RESOLVED  manuals/pump.txt@r1  [")
+    data = json.loads(ragox_process("resolve", short, "--json").stdout)
+    assert data["status"] == "RESOLVED"
+    assert data["anchor"]["anchor_id"] == full
+    assert (data["anchor"]["document_id"], data["anchor"]["revision"]) == (
+        "manuals/pump.txt",
+        "r1",
+    )
+    # A refusal still carries no document: not the anchor, not its document id.
+    denied = ragox_process("resolve", short, "--principal", "oz", "--groups", "sales", "--json")
+    assert denied.code == 1
+    assert set(json.loads(denied.stdout)) == {"status", "reason", "anchor_id"}
+    assert "pump" not in denied.stdout
+
+
+def test_anchor_ids_as_people_copy_them(ragox_process, home: Path) -> None:
+    """An id in capitals resolves (ids are hex); seven digits are too few for an id and
+    the message says so instead of "no such file"."""
+    _, short = _cited(home)
+    upper = ragox_process("resolve", short.upper(), "--json")
+    assert upper.code == 0, upper.stderr
+    assert json.loads(upper.stdout)["status"] == "RESOLVED"
+    too_short = ragox_process("resolve", short[:7])
+    assert too_short.code == 2
+    assert "at least 8" in too_short.stderr
+    assert "no such file" not in too_short.stderr
+    assert "Traceback" not in too_short.stderr
+
+
+def test_home_between_a_group_and_its_command(ragox_process, tmp_path: Path) -> None:
+    """`ragox keys --home DIR list` uses DIR, as `keys list --home DIR` does."""
+    other = tmp_path / "other-home"
+    made = ragox_process(
+        "keys", "create", "--principal", "sam", "--groups", "staff", "--home", str(other)
+    )
+    assert made.code == 0, made.stderr
+    listed = ragox_process("keys", "--home", str(other), "list", "--json")
+    assert listed.code == 0, listed.stderr
+    assert [k["principal"] for k in json.loads(listed.stdout)["keys"]] == ["sam"]
+    assert json.loads(ragox_process("keys", "list", "--json").stdout)["keys"] == []
+
+
+def test_a_denied_prefix_looks_like_an_unknown_one(ragox_process, home: Path) -> None:
+    """An outsider who tries a prefix learns nothing: the refusal names the id as given,
+    whether an anchor with that prefix exists or not (before, it answered with the full
+    64-digit id of an existing anchor), over the CLI and the HTTP API alike."""
+    full, short = _cited(home)
+    unknown = "0" * 16 if not full.startswith("0" * 16) else "f" * 16
+    for given in (short, full[:8], unknown):
+        refused = ragox_process(
+            "resolve", given, "--principal", "oz", "--groups", "sales", "--json"
+        )
+        assert json.loads(refused.stdout) == {
+            "status": "ACCESS_DENIED",
+            "reason": "access_denied",
+            "anchor_id": given,
+        }
+    app = Ragox(home)
+    try:
+        outsider = app.create_key(Principal("oz", groups=frozenset({"sales"})))
+    finally:
+        app.close()
+    headers = {"Authorization": f"Bearer {outsider}"}
+    with serving(home) as url:
+        for given in (short, unknown):
+            by_path = httpx.get(f"{url}/v1/anchors/{given}", headers=headers).json()
+            by_body = httpx.post(
+                f"{url}/v1/resolve", headers=headers, json={"anchor_id": given}
+            ).json()
+            for body in (by_path, by_body):
+                assert body == {
+                    "status": "ACCESS_DENIED",
+                    "reason": "access_denied",
+                    "anchor_id": given,
+                }
