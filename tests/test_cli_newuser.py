@@ -119,3 +119,30 @@ def test_a_denied_prefix_looks_like_an_unknown_one(ragox_process, home: Path) ->
                     "reason": "access_denied",
                     "anchor_id": given,
                 }
+
+
+def test_an_abstention_does_not_call_the_askers_pronoun_unmentioned(
+    ragox_process, home: Path
+) -> None:
+    """ "Wie ändere ich die Zeitzone?" over German manuals without the answer: the
+    abstention names "zeitzone" as not mentioned, never "ich" (which they use on every
+    page; before: "…erwähnt: ich, zeitzone.")."""
+    app = Ragox(home)
+    try:
+        app.ingestor.ingest_bytes(
+            "Wie kann ich mein Debian-System aktuell halten? Ich rufe dafür apt upgrade "
+            "auf, und danach prüfe ich die Protokolle der Paketverwaltung.\n".encode(),
+            "faq.txt",
+            "faq.txt",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+    finally:
+        app.close()
+    answer = ragox_process("ask", "Wie ändere ich die Zeitzone?", "--json")
+    assert answer.code == 0, answer.stderr
+    data = json.loads(answer.stdout)
+    assert data["abstained"] is True
+    assert data["missing"].startswith("Keine Passage")  # in the question's language
+    assert "zeitzone" in data["missing"]
+    assert "ich" not in data["missing"].split(": ", 1)[1]
