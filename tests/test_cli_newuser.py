@@ -146,3 +146,38 @@ def test_an_abstention_does_not_call_the_askers_pronoun_unmentioned(
     assert data["missing"].startswith("Keine Passage")  # in the question's language
     assert "zeitzone" in data["missing"]
     assert "ich" not in data["missing"].split(": ", 1)[1]
+
+
+@pytest.mark.alone  # it reads when lines arrive: no other test slows the one file down
+def test_ingest_reports_each_file_as_it_is_done(home: Path, tmp_path: Path) -> None:
+    """Into a log or a pipe, `ingest` prints a file's line as soon as that file is done
+    (before: every line at the end, so a long folder was silent in a log for minutes):
+    the small first file's line arrives well before the summary that follows the large
+    second file."""
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("A short note about pumps.\n")
+    words = ["pump", "seal", "valve", "bearing", "shaft", "motor", "impeller", "gasket"]
+    paragraphs = (
+        " ".join(words[(i * 7 + j) % len(words)] for j in range(60)) + "." for i in range(600)
+    )
+    (folder / "b.txt").write_text("\n\n".join(paragraphs) + "\n")  # ~400 KB: seconds
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ragox", "--home", str(home), "ingest", str(folder)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    arrived = []
+    for line in process.stdout:
+        arrived.append((time.monotonic(), line.rstrip("\n")))
+    assert process.wait(timeout=300) == 0
+    lines = [line for _, line in arrived]
+    assert lines[0].startswith("READY    a.txt@r1")
+    assert lines[1].startswith("READY    b.txt@r1")
+    assert lines[-1] == "2 ready, 0 skipped, 0 failed"
+    assert arrived[-1][0] - arrived[0][0] > 0.1

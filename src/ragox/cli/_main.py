@@ -316,21 +316,28 @@ def ingest(
         for path, root, doc_id in bar:
             if doc_id is None:
                 items.append(IngestItem(str(path), None, SkipReason.ID_COLLISION))
-                continue
-            items.append(
-                app.ingest_path(
-                    path,
-                    root,
-                    document_id=doc_id,
-                    revision=revision,
-                    groups=parse_groups(groups),
-                    tenant=tenant,
-                    password=password,
-                    language=language,
-                    queue=queue,
-                    ocr=OcrMode(ocr),
+            else:
+                items.append(
+                    _ingest_one(
+                        app,
+                        path,
+                        root,
+                        doc_id,
+                        revision,
+                        groups,
+                        tenant,
+                        password,
+                        language,
+                        queue,
+                        ocr,
+                    )
                 )
-            )
+            if not as_json:  # each file's line as soon as it is done: a log sees progress
+                line = _ingest_line(items[-1])
+                if bar.disable:
+                    click.echo(line)
+                else:
+                    bar.write(line, file=sys.stdout)
         ready = sum(item.ready for item in items)
         failed = sum(item.failed for item in items)
         queued = sum(item.queued and not item.ready and not item.failed for item in items)
@@ -344,19 +351,6 @@ def ingest(
         if as_json:
             print_json({"results": [ingest_item_json(item) for item in items], "summary": summary})
         else:
-            for item in items:
-                if item.outcome is None:
-                    assert item.skipped is not None
-                    label = "FAILED " if item.skipped.is_failure else "SKIPPED"
-                    click.echo(f"{label}  {item.path}  ({item.skipped.value})")
-                    continue
-                out = item.outcome
-                note = "" if out.created else "  (unchanged)"
-                error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
-                click.echo(
-                    f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}"
-                    f"{note}{error}"
-                )
             click.echo(
                 (f"{queued} queued, " if queue else "")
                 + f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
@@ -371,6 +365,45 @@ def ingest(
             raise Failure("no files found")
         if failed:
             ctx.exit(1)
+
+
+def _ingest_one(
+    app: Ragox,
+    path: Path,
+    root: Path,
+    doc_id: str,
+    revision: str | None,
+    groups: str | None,
+    tenant: str,
+    password: str | None,
+    language: str | None,
+    queue: bool,
+    ocr: str,
+) -> IngestItem:
+    return app.ingest_path(
+        path,
+        root,
+        document_id=doc_id,
+        revision=revision,
+        groups=parse_groups(groups),
+        tenant=tenant,
+        password=password,
+        language=language,
+        queue=queue,
+        ocr=OcrMode(ocr),
+    )
+
+
+def _ingest_line(item: IngestItem) -> str:
+    """One file's line of `ingest`'s report."""
+    if item.outcome is None:
+        assert item.skipped is not None
+        label = "FAILED " if item.skipped.is_failure else "SKIPPED"
+        return f"{label}  {item.path}  ({item.skipped.value})"
+    out = item.outcome
+    note = "" if out.created else "  (unchanged)"
+    error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
+    return f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}{note}{error}"
 
 
 @cli.command()
