@@ -181,3 +181,22 @@ def test_ingest_reports_each_file_as_it_is_done(home: Path, tmp_path: Path) -> N
     assert lines[1].startswith("READY    b.txt@r1")
     assert lines[-1] == "2 ready, 0 skipped, 0 failed"
     assert arrived[-1][0] - arrived[0][0] > 0.1
+
+
+def test_a_folder_with_a_link_to_nothing_is_not_a_failure(ragox_process, tmp_path: Path) -> None:
+    """Debian's doc folders hold links whose targets live in another package
+    (`README.md.gz -> ../debian-reference-common/README.md.gz`): ingesting such a folder
+    reports the link as skipped (`BROKEN_LINK`) and exits 0 (before: FAILED
+    `UNREADABLE`, exit 1, for a folder whose every readable file was READY)."""
+    folder = tmp_path / "usr" / "share" / "doc" / "debian-reference-en"
+    folder.mkdir(parents=True)
+    (folder / "copyright").write_text("Copyright: 1999-2023 Osamu Aoki\nLicense: GPL-2+\n")
+    (folder / "README.md").symlink_to("../debian-reference-common/README.md")
+    shown = ragox_process("ingest", str(tmp_path / "usr"))
+    assert shown.code == 0, shown.stdout + shown.stderr
+    assert "SKIPPED" in shown.stdout and "(BROKEN_LINK)" in shown.stdout
+    assert shown.stdout.strip().splitlines()[-1] == "1 ready, 1 skipped, 0 failed"
+    again = ragox_process("ingest", str(tmp_path / "usr"), "--json")
+    data = json.loads(again.stdout)
+    assert data["summary"] == {"ready": 1, "skipped": 1, "failed": 0}
+    assert {r.get("reason") for r in data["results"]} >= {"BROKEN_LINK"}

@@ -161,6 +161,9 @@ class SkipReason(enum.Enum):
     OUTSIDE_FOLDER = "OUTSIDE_FOLDER"
     #: a file name that is not UTF-8, or a document id that breaks the id rule
     INVALID_NAME = "INVALID_NAME"
+    #: a symbolic link whose target does not exist (Debian's doc folders have them,
+    #: ``README.md.gz -> ../other-package/README.md.gz``): nothing to read, no failure
+    BROKEN_LINK = "BROKEN_LINK"
 
     @property
     def is_failure(self) -> bool:
@@ -171,6 +174,7 @@ class SkipReason(enum.Enum):
             SkipReason.UNSUPPORTED_TYPE,
             SkipReason.NOT_A_FILE,
             SkipReason.OUTSIDE_FOLDER,
+            SkipReason.BROKEN_LINK,
         )
 
 
@@ -716,6 +720,8 @@ class Ragox:
         if path.is_symlink() and root.is_dir() and not _inside(path, root):
             return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
         if not path.is_file():
+            if path.is_symlink() and not path.exists():
+                return IngestItem(shown, None, SkipReason.BROKEN_LINK)
             reason = SkipReason.NOT_A_FILE if path.exists() else SkipReason.UNREADABLE
             return IngestItem(shown, None, reason)
         doc_id = document_id or default_document_id(path, root)
