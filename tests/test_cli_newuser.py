@@ -200,3 +200,36 @@ def test_a_folder_with_a_link_to_nothing_is_not_a_failure(ragox_process, tmp_pat
     data = json.loads(again.stdout)
     assert data["summary"] == {"ready": 1, "skipped": 1, "failed": 0}
     assert {r.get("reason") for r in data["results"]} >= {"BROKEN_LINK"}
+
+
+def test_sources_list_each_label_once(ragox_process, home: Path) -> None:
+    """Three quotes of one passage ("… [S1] … [S1] … [S1]") are listed under one [S1]
+    with a line per quote (before: "[S1]" three times, and with another source between
+    them a reader could not tell which line a marker meant)."""
+    app = Ragox(home)
+    try:
+        app.ingestor.ingest_bytes(
+            b"Pump manual.\n\nTo replace the shaft seal, first stop the pump and close both "
+            b"valves. Then remove the four bolts of the seal housing and pull the old shaft "
+            b"seal out. Press the new shaft seal in by hand and tighten the four bolts to "
+            b"16 Nm.\n\nThe warranty covers the pump housing for two years.\n",
+            "pump.txt",
+            "pump.txt",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+    finally:
+        app.close()
+    question = "How do I replace the shaft seal?"
+    data = json.loads(ragox_process("ask", question, "--json").stdout)
+    labels = [c["source_id"] for c in data["citations"]]
+    assert len(labels) > len(set(labels))  # some passage is quoted more than once
+    shown = ragox_process("ask", question)
+    assert shown.code == 0
+    sources = shown.stdout.split("\nSources:\n", 1)[1].split("\n\n(answer", 1)[0].splitlines()
+    assert len(sources) == len(labels)  # a line per quote, each with its anchor
+    assert all(" anchor " in line for line in sources)
+    listed = [line.split()[0] for line in sources if line.lstrip().startswith("[S")]
+    assert sorted(listed) == sorted(f"[{label}]" for label in set(labels))
+    for citation in data["citations"]:
+        assert citation["anchor"]["anchor_id"][:16] in shown.stdout

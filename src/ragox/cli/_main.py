@@ -1217,13 +1217,22 @@ def _print_answer(
     if citations:
         click.echo("")
         click.echo("Sources:")
-    for source_id, anchor_id, anchor, status in citations:
+    # One label per source: the quotes of one passage ("[S1] … [S2] … [S1]") are listed
+    # together under its label instead of the label twice, far apart.
+    first = {source_id: n for n, (source_id, *_) in reversed(list(enumerate(citations)))}
+    shown_label: dict[str, str] = {}
+    for source_id, anchor_id, anchor, status in sorted(citations, key=lambda c: first[c[0]]):
+        label = f"[{source_id}]"
+        where = "" if anchor is None else f"{anchor.document_id}@{anchor.revision} "
+        if shown_label.get(source_id) == where:
+            label = " " * len(label)  # a further quote of the passage just listed
+            where = ""
+        shown_label[source_id] = where or shown_label[source_id]
         if anchor is None:
-            click.echo(f"  [{source_id}] {status}  anchor {anchor_id[:16]}")
+            click.echo(f"  {label} {status}  anchor {anchor_id[:16]}")
             continue
         click.echo(
-            f"  [{source_id}] {anchor.document_id}@{anchor.revision} "
-            f"[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
+            f"  {label} {where}[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
         )
         if anchor_id in translations:
             rendered = translations[anchor_id]
