@@ -176,3 +176,45 @@ def test_on_a_desktop_the_page_image_is_the_reading(browser: Any, site: Site) ->
         assert width is not None and width["width"] >= 600  # 10 pt at >= 1 px per pt
     finally:
         context.close()
+
+
+NESTED = (
+    "<!doctype html><html><body>"
+    + "<div>" * 9
+    + "<table><tr><th>apt syntax</th><th>aptitude syntax</th><th>description</th></tr>"
+    "<tr><td>apt search regex</td><td>aptitude search regex</td>"
+    "<td>search packages which match regex</td></tr></table>" + "</div>" * 9 + "</body></html>"
+)
+
+
+def test_a_deep_html_location_does_not_widen_the_phone_page(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A cell deep in an HTML manual without ids (the Debian Reference's tables) has a long
+    XPath-like location ("/html/body/div/div/…/tr[2]/td[2]"): on a phone it wraps instead
+    of making the whole page scroll sideways (before: 507 px of page in a 390 px screen)."""
+    folder = tmp_path_factory.mktemp("deephtml")
+    (folder / "ch02.html").write_text(NESTED)
+    app = Ragox(folder / "home")
+    app.ingest_path(folder / "ch02.html", folder, groups=frozenset({"staff"}))
+    reader = Principal("sam", groups=frozenset({"staff"}))
+    text = app.text("ch02.html", reader)
+    start = text.index("aptitude search regex")
+    created = app.create_anchor("ch02.html", start, start + len("aptitude search regex"), reader)
+    assert not isinstance(created, Refusal)
+    key = app.create_key(reader)
+    app.close()
+    with serving(folder / "home") as url:
+        context = browser.new_context(**VIEWPORTS["mobile"])
+        try:
+            page = context.new_page()
+            page.goto(f"{url}/view/anchors/{created.anchor.anchor_id}#key={key}")
+            page.wait_for_selector("#ragox-viewer:not([data-ragox-status='LOADING'])")
+            assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "RESOLVED"
+            location = page.inner_text("#location")
+            assert "/div/div/div" in location  # the long locator is shown
+            assert page.evaluate(
+                "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+            ), page.evaluate("document.documentElement.scrollWidth")
+        finally:
+            context.close()
