@@ -74,16 +74,17 @@ def test_anchor_ids_as_people_copy_them(ragox_process, home: Path) -> None:
 
 
 def test_home_between_a_group_and_its_command(ragox_process, tmp_path: Path) -> None:
-    """`ragox keys --home DIR list` uses DIR, as `keys list --home DIR` does."""
+    """`ragox keys --home DIR list` is `keys list --home DIR` (before: "No such option")."""
     other = tmp_path / "other-home"
     made = ragox_process(
         "keys", "create", "--principal", "sam", "--groups", "staff", "--home", str(other)
     )
     assert made.code == 0, made.stderr
-    listed = ragox_process("keys", "--home", str(other), "list", "--json")
-    assert listed.code == 0, listed.stderr
-    assert [k["principal"] for k in json.loads(listed.stdout)["keys"]] == ["sam"]
-    assert json.loads(ragox_process("keys", "list", "--json").stdout)["keys"] == []
+    between = ragox_process("keys", "--home", str(other), "list", "--json")
+    assert between.code == 0, between.stderr
+    after = ragox_process("keys", "list", "--home", str(other), "--json")
+    assert json.loads(between.stdout) == json.loads(after.stdout)
+    assert "sam" in [k["principal"] for k in json.loads(between.stdout)["keys"]]
 
 
 def test_a_denied_prefix_looks_like_an_unknown_one(ragox_process, home: Path) -> None:
