@@ -66,6 +66,16 @@ def test_anchor_ids_as_people_copy_them(ragox_process, home: Path) -> None:
     upper = ragox_process("resolve", short.upper(), "--json")
     assert upper.code == 0, upper.stderr
     assert json.loads(upper.stdout)["status"] == "RESOLVED"
+    app = Ragox(home)
+    try:
+        key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    finally:
+        app.close()
+    with serving(home) as url:  # the API (and so the viewer) too
+        body = httpx.get(
+            f"{url}/v1/anchors/{short.upper()}", headers={"Authorization": f"Bearer {key}"}
+        ).json()
+        assert body["status"] == "RESOLVED"
     too_short = ragox_process("resolve", short[:7])
     assert too_short.code == 2
     assert "at least 8" in too_short.stderr

@@ -1239,7 +1239,9 @@ class Ragox:
     def full_anchor_id(self, anchor_id: str, tenant: str) -> str | None:
         """The stored anchor id that ``anchor_id`` is, or is the unique prefix of
         (:data:`MIN_ANCHOR_PREFIX` hex digits at least, as commands print them); None for
-        an unknown or ambiguous prefix and for anything that is not lowercase hex."""
+        an unknown or ambiguous prefix and for anything that is not hex (a copied id in
+        capitals is the same id)."""
+        anchor_id = anchor_id.lower()
         if not (MIN_ANCHOR_PREFIX <= len(anchor_id) <= 64) or not _HEX.fullmatch(anchor_id):
             return None
         if len(anchor_id) == 64:
