@@ -227,12 +227,15 @@ def missing_terms(
 ) -> str:
     """Name the question's content words that no supplied passage contains, in the
     answer's language (the question's, unless the reader asked for another)."""
+    from ragox.answer._extractive import _ASKER_WORDS  # noqa: PLC0415 - loaded by ask
+
     messages = messages_for(question, answer_language)
     text = " ".join(item.text for item in evidence)
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
     absent = []
     for word in dict.fromkeys(tokens(question)):
-        if len(word) < 3 or is_stopword(word):
+        # the asker's own pronoun ("Wie ändere *ich* …") is no term: never "not mentioned"
+        if len(word) < 3 or is_stopword(word) or word.casefold() in _ASKER_WORDS:
             continue
         if not set(analyze_query(word, ["en", "de", "ru"])) & in_evidence:
             absent.append(word)

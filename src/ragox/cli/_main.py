@@ -81,6 +81,7 @@ __all__ = ["cli", "main"]
 _MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
 #: a stored anchor id, or a prefix of one as commands print them (16 digits; 8 at least)
 _ANCHOR_ID: Final = re.compile(r"[0-9a-f]{8,64}")
+_HEX_DIGITS: Final = re.compile(r"[0-9a-fA-F]{1,7}")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -315,21 +316,28 @@ def ingest(
         for path, root, doc_id in bar:
             if doc_id is None:
                 items.append(IngestItem(str(path), None, SkipReason.ID_COLLISION))
-                continue
-            items.append(
-                app.ingest_path(
-                    path,
-                    root,
-                    document_id=doc_id,
-                    revision=revision,
-                    groups=parse_groups(groups),
-                    tenant=tenant,
-                    password=password,
-                    language=language,
-                    queue=queue,
-                    ocr=OcrMode(ocr),
+            else:
+                items.append(
+                    _ingest_one(
+                        app,
+                        path,
+                        root,
+                        doc_id,
+                        revision,
+                        groups,
+                        tenant,
+                        password,
+                        language,
+                        queue,
+                        ocr,
+                    )
                 )
-            )
+            if not as_json:  # each file's line as soon as it is done: a log sees progress
+                line = _ingest_line(items[-1])
+                if bar.disable:
+                    click.echo(line)
+                else:
+                    bar.write(line, file=sys.stdout)
         ready = sum(item.ready for item in items)
         failed = sum(item.failed for item in items)
         queued = sum(item.queued and not item.ready and not item.failed for item in items)
@@ -343,19 +351,6 @@ def ingest(
         if as_json:
             print_json({"results": [ingest_item_json(item) for item in items], "summary": summary})
         else:
-            for item in items:
-                if item.outcome is None:
-                    assert item.skipped is not None
-                    label = "FAILED " if item.skipped.is_failure else "SKIPPED"
-                    click.echo(f"{label}  {item.path}  ({item.skipped.value})")
-                    continue
-                out = item.outcome
-                note = "" if out.created else "  (unchanged)"
-                error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
-                click.echo(
-                    f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}"
-                    f"{note}{error}"
-                )
             click.echo(
                 (f"{queued} queued, " if queue else "")
                 + f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
@@ -370,6 +365,45 @@ def ingest(
             raise Failure("no files found")
         if failed:
             ctx.exit(1)
+
+
+def _ingest_one(
+    app: Ragox,
+    path: Path,
+    root: Path,
+    doc_id: str,
+    revision: str | None,
+    groups: str | None,
+    tenant: str,
+    password: str | None,
+    language: str | None,
+    queue: bool,
+    ocr: str,
+) -> IngestItem:
+    return app.ingest_path(
+        path,
+        root,
+        document_id=doc_id,
+        revision=revision,
+        groups=parse_groups(groups),
+        tenant=tenant,
+        password=password,
+        language=language,
+        queue=queue,
+        ocr=OcrMode(ocr),
+    )
+
+
+def _ingest_line(item: IngestItem) -> str:
+    """One file's line of `ingest`'s report."""
+    if item.outcome is None:
+        assert item.skipped is not None
+        label = "FAILED " if item.skipped.is_failure else "SKIPPED"
+        return f"{label}  {item.path}  ({item.skipped.value})"
+    out = item.outcome
+    note = "" if out.created else "  (unchanged)"
+    error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
+    return f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}{note}{error}"
 
 
 @cli.command()
@@ -536,8 +570,13 @@ def anchor(
 def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
     """An anchor from JSON (ours or W3C) in a file or stdin, or a stored anchor id."""
     if source != "-" and not Path(source).exists():
-        if _ANCHOR_ID.fullmatch(source):
-            return None, source
+        if _ANCHOR_ID.fullmatch(source.lower()):
+            return None, source.lower()  # ids are lowercase hex; a copied id may not be
+        if _HEX_DIGITS.fullmatch(source):
+            raise Usage(
+                f"{source} is too short for an anchor id: give at least 8 of its hex digits "
+                "(commands print 16)"
+            )
         raise Usage(f"no such file: {source}")
     try:
         if source == "-":
@@ -603,14 +642,22 @@ def resolve_cmd(
         else:
             assert anchor_id is not None
             _refuse_ambiguous_prefix(app, anchor_id, tenant)
-            result = app.resolve_id(anchor_id, who)
+            stored, result = app.resolve_stored(anchor_id, who)
+            anchor_value = None if stored is None else stored.anchor
     if as_json:
-        print_json(resolution_json(result))
+        data = resolution_json(result)
+        if result.resolved and anchor_value is not None:
+            # additive, as GET /v1/anchors/{id}: the anchor (document, revision, quote)
+            data["anchor"] = anchor_value.to_json()
+        print_json(data)
     elif result.resolved:
         assert result.range is not None
+        where = (
+            "" if anchor_value is None else f"{anchor_value.document_id}@{anchor_value.revision}  "
+        )
         click.echo(
-            f"RESOLVED  [{result.range.start}, {result.range.end}) {result.range.coordinates.value}"
-            f"  {'current' if result.current else 'not current'}"
+            f"RESOLVED  {where}[{result.range.start}, {result.range.end}) "
+            f"{result.range.coordinates.value}  {'current' if result.current else 'not current'}"
         )
         click.echo(f"  {result.exact!r}")
     else:
@@ -1170,13 +1217,22 @@ def _print_answer(
     if citations:
         click.echo("")
         click.echo("Sources:")
-    for source_id, anchor_id, anchor, status in citations:
+    # One label per source: the quotes of one passage ("[S1] … [S2] … [S1]") are listed
+    # together under its label instead of the label twice, far apart.
+    first = {source_id: n for n, (source_id, *_) in reversed(list(enumerate(citations)))}
+    shown_label: dict[str, str] = {}
+    for source_id, anchor_id, anchor, status in sorted(citations, key=lambda c: first[c[0]]):
+        label = f"[{source_id}]"
+        where = "" if anchor is None else f"{anchor.document_id}@{anchor.revision} "
+        if shown_label.get(source_id) == where:
+            label = " " * len(label)  # a further quote of the passage just listed
+            where = ""
+        shown_label[source_id] = where or shown_label[source_id]
         if anchor is None:
-            click.echo(f"  [{source_id}] {status}  anchor {anchor_id[:16]}")
+            click.echo(f"  {label} {status}  anchor {anchor_id[:16]}")
             continue
         click.echo(
-            f"  [{source_id}] {anchor.document_id}@{anchor.revision} "
-            f"[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
+            f"  {label} {where}[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
         )
         if anchor_id in translations:
             rendered = translations[anchor_id]
@@ -1850,8 +1906,7 @@ def _global_options_anywhere(group: click.Group) -> None:
 def _global_options(command: click.Command) -> None:
     """:func:`_global_options_anywhere` for one command (or group)."""
     if isinstance(command, click.Group):
-        _global_options_anywhere(command)
-        return
+        _global_options_anywhere(command)  # and the group itself: `keys --home DIR list`
     callback = command.callback
     if callback is None or any(p.name == "home_after" for p in command.params):
         return

@@ -161,6 +161,9 @@ class SkipReason(enum.Enum):
     OUTSIDE_FOLDER = "OUTSIDE_FOLDER"
     #: a file name that is not UTF-8, or a document id that breaks the id rule
     INVALID_NAME = "INVALID_NAME"
+    #: a symbolic link whose target does not exist (Debian's doc folders have them,
+    #: ``README.md.gz -> ../other-package/README.md.gz``): nothing to read, no failure
+    BROKEN_LINK = "BROKEN_LINK"
 
     @property
     def is_failure(self) -> bool:
@@ -171,6 +174,7 @@ class SkipReason(enum.Enum):
             SkipReason.UNSUPPORTED_TYPE,
             SkipReason.NOT_A_FILE,
             SkipReason.OUTSIDE_FOLDER,
+            SkipReason.BROKEN_LINK,
         )
 
 
@@ -716,6 +720,8 @@ class Ragox:
         if path.is_symlink() and root.is_dir() and not _inside(path, root):
             return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
         if not path.is_file():
+            if path.is_symlink() and not path.exists():
+                return IngestItem(shown, None, SkipReason.BROKEN_LINK)
             reason = SkipReason.NOT_A_FILE if path.exists() else SkipReason.UNREADABLE
             return IngestItem(shown, None, reason)
         doc_id = document_id or default_document_id(path, root)
@@ -1233,7 +1239,9 @@ class Ragox:
     def full_anchor_id(self, anchor_id: str, tenant: str) -> str | None:
         """The stored anchor id that ``anchor_id`` is, or is the unique prefix of
         (:data:`MIN_ANCHOR_PREFIX` hex digits at least, as commands print them); None for
-        an unknown or ambiguous prefix and for anything that is not lowercase hex."""
+        an unknown or ambiguous prefix and for anything that is not hex (a copied id in
+        capitals is the same id)."""
+        anchor_id = anchor_id.lower()
         if not (MIN_ANCHOR_PREFIX <= len(anchor_id) <= 64) or not _HEX.fullmatch(anchor_id):
             return None
         if len(anchor_id) == 64:
@@ -1254,7 +1262,12 @@ class Ragox:
         stored = None if full is None else self.store.get_anchor(principal.tenant, full)
         if stored is None:
             return None, Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
-        return stored, self.resolve(stored.anchor, principal)
+        result = self.resolve(stored.anchor, principal)
+        if result.status is ResolutionStatus.ACCESS_DENIED:
+            # The id as given, as for an unknown anchor: the full id of a prefix would
+            # tell an outsider that such an anchor exists.
+            return stored, Resolution(ResolutionStatus.ACCESS_DENIED, "access_denied", anchor_id)
+        return stored, result
 
     def get_anchor(self, anchor_id: str, principal: Principal) -> StoredAnchor:
         full = self.full_anchor_id(anchor_id, principal.tenant)

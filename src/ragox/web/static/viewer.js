@@ -557,12 +557,36 @@ async function open(key) {
   }
   const context = markCellContext(doc, resolution);
   if (doc.media_type === "application/pdf") {
+    // At once: the page image takes a render (seconds on a busy server), and until it
+    // comes the reader should see the passage, not the document's first lines.
+    marks[0].scrollIntoView({ block: "center" });
     await showPages(key, resolution, anchor, doc.page_labels, null, context);
     const rect = pageBox.querySelector(".rect");
     (rect || marks[0]).scrollIntoView({ block: "center", inline: "center" });
+    if (rect && phone.matches) showQuoted(shown, doc.language);
   } else {
     marks[0].scrollIntoView({ block: "center" });
   }
+}
+
+/** On a phone a whole PDF page is drawn about 6 px per line of text: the verified
+ * quote (the highlighted text itself) is shown readable above the page with its
+ * rectangles, and scrolled to. */
+function showQuoted(text, language) {
+  const figure = document.getElementById("quoted");
+  const quote = document.getElementById("quoted-text");
+  // The representation's blocks (a blank line apart) as paragraphs, the blank lines kept
+  // as hidden text, so that the element's text stays the quote exactly.
+  const parts = text.split(/(\n{2,})/);
+  quote.replaceChildren(...parts.map((part, index) => {
+    const span = document.createElement("span");
+    span.className = index % 2 ? "gap" : "para";
+    span.textContent = part;
+    return span;
+  }));
+  if (language) quote.lang = language;
+  figure.hidden = false;
+  figure.scrollIntoView({ block: "start" });
 }
 
 /** The document's language (given at ingestion, else detected), when known. */
