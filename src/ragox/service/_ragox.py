@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from ragox.answer._cells import EvidenceCell, TableCells
+    from ragox.answer._vectors import VectorEvidence
     from ragox.search import Embedder
 
 __all__ = [
@@ -375,7 +376,7 @@ class Ragox:
         source's (see :func:`~ragox.answer.answer_question`)."""
         from ragox.answer import ExtractiveGenerator, answer_question  # noqa: PLC0415
 
-        hits = self.search(question, principal, mode, limit=candidates)
+        hits, vectors = self._answer_hits(question, principal, mode, candidates)
         record = answer_question(
             question,
             principal,
@@ -384,7 +385,9 @@ class Ragox:
             self.lookup(principal),
             generator
             or ExtractiveGenerator(
-                term_weights=self.term_weights(principal), table_cells=self.table_cells()
+                term_weights=self.term_weights(principal),
+                table_cells=self.table_cells(),
+                vectors=vectors,
             ),
             answer_language=answer_language,
         )
@@ -412,6 +415,17 @@ class Ragox:
                     continue  # deleted meanwhile: the record was stored redacted
         self.apply_retention()
         return record
+
+    def _answer_hits(
+        self, question: str, principal: Principal, mode: SearchMode | None, candidates: int
+    ) -> tuple[list[Hit], VectorEvidence | None]:
+        """The hits an answer is drawn from and, in hybrid or vector mode, the question's
+        similarity by meaning to them (``ragox.answer._vectors``)."""
+        from ragox.answer._vectors import vector_evidence  # noqa: PLC0415
+
+        hits = self.search(question, principal, mode, limit=candidates)
+        embedder = self._embedder
+        return hits, vector_evidence(hits, embedder.identity.model if embedder else None)
 
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'
