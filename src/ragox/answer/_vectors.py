@@ -7,8 +7,9 @@ cosine similarity, :class:`~ragox.search.ListRank` ``"vector"``). Here it become
 a deficit by meaning (:func:`with_vectors`): a sentence loses score and
 answerability in proportion to how far its passage lies below the evidence's best
 passage by meaning. The lexical evidence still decides; the vector evidence breaks
-near ties between passages ("Как показать файлы, которые установил пакет?": the
-passage with ``dpkg -L`` over one that shares more words) and withdraws a barely
+near ties between passages ("Wie bringe ich mit apt-get alle Pakete auf den neuesten
+Stand?": the passage with ``apt-get update`` and ``apt-get dist-upgrade`` over one on
+listing upgradable packages that shares as many words) and withdraws a barely
 passing answer from a passage that meaning places below another ("Which currency
 is the most stable in the world?" answered from a passage on Debian's stable
 distribution). Nothing here runs in lexical mode, whose answers stay as they were.
