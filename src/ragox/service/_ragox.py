@@ -422,10 +422,16 @@ class Ragox:
         """The hits an answer is drawn from and, in hybrid or vector mode, the question's
         similarity by meaning to them (``ragox.answer._vectors``)."""
         from ragox.answer._vectors import vector_evidence  # noqa: PLC0415
+        from ragox.search import detect_language  # noqa: PLC0415
 
         hits = self.search(question, principal, mode, limit=candidates)
-        embedder = self._embedder
-        return hits, vector_evidence(hits, embedder.identity.model if embedder else None)
+        if self._embedder is None or not any(
+            rank.retriever == "vector" for hit in hits for rank in hit.found_by
+        ):
+            return hits, None  # lexical mode: answers as they always were
+        languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
+        model = self._embedder.identity.model
+        return hits, vector_evidence(hits, model, detect_language(question), languages)
 
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'
