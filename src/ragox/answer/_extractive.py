@@ -56,6 +56,7 @@ from ragox.answer._support import (
     holds_answer_kind,
     support,
 )
+from ragox.answer._vectors import VectorEvidence, with_vectors
 from ragox.ingest import split_sentences, token_count
 from ragox.search import (
     SUPPORTED_LANGUAGES,
@@ -503,11 +504,14 @@ class ExtractiveGenerator:
         config: ExtractiveConfig | None = None,
         term_weights: TermWeights | None = None,
         table_cells: TableCells | None = None,
+        vectors: VectorEvidence | None = None,
     ) -> None:
         self.config = config or ExtractiveConfig()
         self.term_weights = term_weights
         #: the table cells of a representation, for questions on a table row (_cells)
         self.table_cells = table_cells
+        #: the question's similarity by meaning to the hits (hybrid/vector mode, _vectors)
+        self.vectors = vectors
 
     @property
     def name(self) -> str:
@@ -522,8 +526,13 @@ class ExtractiveGenerator:
         config = self.config
         scoring = score_sentences(question, evidence, self.term_weights, config)
         kind = answer_kind(question)
-        scored = scoring.sentences
-        if not scored or scoring.answerability < config.threshold(scoring.language):
+        scored: Sequence[ScoredSentence] = scoring.sentences
+        answerability = scoring.answerability
+        if self.vectors is not None and scored:
+            scored, answerability = with_vectors(
+                scored, self.vectors, lambda support: config.answerability(support, kind)
+            )
+        if not scored or answerability < config.threshold(scoring.language):
             return Draft(claims=(), abstained=True, missing=None)
         # a quoted sentence must itself contain some of the question; one that only
         # sits next to such a sentence is not a statement about it, unless it is under

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from ragox.answer._cells import EvidenceCell, TableCells
+    from ragox.answer._vectors import VectorEvidence
     from ragox.search import Embedder
 
 __all__ = [
@@ -379,7 +380,7 @@ class Ragox:
         source's (see :func:`~ragox.answer.answer_question`)."""
         from ragox.answer import ExtractiveGenerator, answer_question  # noqa: PLC0415
 
-        hits = self.search(question, principal, mode, limit=candidates)
+        hits, vectors = self._answer_hits(question, principal, mode, candidates)
         record = answer_question(
             question,
             principal,
@@ -388,7 +389,9 @@ class Ragox:
             self.lookup(principal),
             generator
             or ExtractiveGenerator(
-                term_weights=self.term_weights(principal), table_cells=self.table_cells()
+                term_weights=self.term_weights(principal),
+                table_cells=self.table_cells(),
+                vectors=vectors,
             ),
             answer_language=answer_language,
         )
@@ -416,6 +419,23 @@ class Ragox:
                     continue  # deleted meanwhile: the record was stored redacted
         self.apply_retention()
         return record
+
+    def _answer_hits(
+        self, question: str, principal: Principal, mode: SearchMode | None, candidates: int
+    ) -> tuple[list[Hit], VectorEvidence | None]:
+        """The hits an answer is drawn from and, in hybrid or vector mode, the question's
+        similarity by meaning to them (``ragox.answer._vectors``)."""
+        from ragox.answer._vectors import vector_evidence  # noqa: PLC0415
+        from ragox.search import detect_language  # noqa: PLC0415
+
+        hits = self.search(question, principal, mode, limit=candidates)
+        if self._embedder is None or not any(
+            rank.retriever == "vector" for hit in hits for rank in hit.found_by
+        ):
+            return hits, None  # lexical mode: answers as they always were
+        languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
+        model = self._embedder.identity.model
+        return hits, vector_evidence(hits, model, detect_language(question), languages)
 
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'
