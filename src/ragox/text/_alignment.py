@@ -407,6 +407,45 @@ def _compose(
             pos = target
             continue
         far_outer, far_inner = o_far, i_far
+        o_end, i_end = o_mids[o_k + 1], i_mids[i_k + 1]
+        if o_kinds[o_k] != i_kinds[i_k]:
+            # One side replaces within the other's copy (a collapsed space in an
+            # unchanged line): the walk below, inlined.
+            o_start, i_start = o_mids[o_k], i_mids[i_k]
+            if o_kinds[o_k] != _COPY and o_start < o_end <= i_end:
+                target = o_end
+                o_far = o_fars[o_k + 1]
+                o_k += 1
+                o_mid = target
+                if i_start < target:
+                    if i_end == target:
+                        i_far = i_fars[i_k + 1]
+                        i_k += 1
+                    else:
+                        i_far = i_fars[i_k] + (target - i_start)
+                    i_mid = target
+            elif i_kinds[i_k] != _COPY and i_start < i_end <= o_end:
+                target = i_end
+                i_far = i_fars[i_k + 1]
+                i_k += 1
+                i_mid = target
+                if o_start < target:
+                    if o_end == target:
+                        o_far = o_fars[o_k + 1]
+                        o_k += 1
+                    else:
+                        o_far = o_fars[o_k] + (target - o_start)
+                    o_mid = target
+            else:
+                target = -1
+            if target >= 0:
+                out_length, in_length = o_far - far_outer, i_far - far_inner
+                if out_length or in_length:
+                    out.append(out[-1] + out_length)
+                    inp.append(inp[-1] + in_length)
+                    kinds.append(_REPLACE)
+                pos = target
+                continue
         target = pos
         if o_kinds[o_k] != _COPY:
             target = max(target, o_mids[o_k + 1])
