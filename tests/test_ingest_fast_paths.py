@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import regex
+import Stemmer  # type: ignore[import-not-found]
 from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt, rules_block
@@ -23,6 +24,7 @@ from ragox.extract.rst import extract_rst
 from ragox.ingest._pipeline import _Fresh
 from ragox.ingest._searchtext import build_search_text
 from ragox.ingest._sentences import _FINDALL_SPAN, token_count
+from ragox.search import _analyze
 from ragox.service import Ragox
 from ragox.text import BASE_PROFILE, Alignment, AlignmentBuilder, Coordinates, Span, step_by_name
 from ragox.text._normalize import _composable_seconds, _scan_composable_seconds
@@ -330,7 +332,9 @@ def test_normalization_step_equals_the_code_point_walk(text: str, form: str) -> 
     points of interest: the same text and segments as walking every line that is not
     normalized code point by code point."""
     assert form in ("NFC", "NFKC")
-    expected_text, expected = searchtext_reference.normalize(form, text)
+    expected_text, expected = searchtext_reference.normalize(
+        "NFC" if form == "NFC" else "NFKC", text
+    )
     found_text, found = step_by_name(form).apply(text)
     assert found_text == expected_text
     assert found.to_bytes() == expected.to_bytes()
@@ -443,3 +447,25 @@ def test_search_text_of_plain_text_equals_the_reference_steps(text: str) -> None
     found = build_search_text(text, [block])
     assert found.text == expected.text
     assert found.alignment.to_bytes() == expected.alignment.to_bytes()
+
+
+STEM_WORDS = st.lists(
+    st.sampled_from(["running", "runs", "ran", "Häuser", "häuser", "установка", "a", ""]),
+    max_size=20,
+)
+
+
+@given(st.lists(STEM_WORDS, max_size=6), st.sampled_from(["en", "de", "ru"]))
+def test_remembered_stems_are_the_stemmers(calls: list[list[str]], language: str) -> None:
+    """The stemmer that remembers its stems gives PyStemmer's, call after call, also
+    when it starts again (a small limit here)."""
+    stems = _analyze._Stems(Stemmer.Stemmer(_analyze.SUPPORTED_LANGUAGES[language]))
+    plain = Stemmer.Stemmer(_analyze.SUPPORTED_LANGUAGES[language])
+    limit = _analyze._STEMS_KEPT
+    try:
+        _analyze._STEMS_KEPT = 3  # type: ignore[misc]
+        for words in calls:
+            assert stems.stemWords(words) == plain.stemWords(words)
+    finally:
+        _analyze._STEMS_KEPT = limit  # type: ignore[misc]
+    assert stems.stemWords(["running", "runs"]) == plain.stemWords(["running", "runs"])
