@@ -459,7 +459,8 @@ def test_a_section_titled_with_the_question_answers_it() -> None:
     draft = generator.generate(question, evidence)
     assert not draft.abstained
     assert draft.claims[0].source_id == "S2" and "dpkg --search foo" in draft.claims[0].text
-    # without the heading's weight the same evidence gives no such answer
-    untitled = ExtractiveGenerator(replace(generator.config, heading=0.0))
+    # without the heading's weight (nor the rank and quoting of a sentence under a
+    # heading that asks the question) the same evidence gives no such answer
+    untitled = ExtractiveGenerator(replace(generator.config, heading=0.0, section_share=2.0))
     claims = untitled.generate(question, evidence).claims
     assert not any("dpkg --search foo" in claim.text for claim in claims)

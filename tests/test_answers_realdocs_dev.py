@@ -108,11 +108,14 @@ def test_dev_table(
         )
     overall = answers.figures(GoldGroup(None, None))
     assert answers.citations_resolved_share == 1.0
-    # measured on the 100 questions after the third round of work on this set (29
-    # questions on two more chapters, written before measuring): gold .708 / abstained
-    # .821 / false abstentions .069 / recall@5 .764 (before it, with the same 100
-    # questions: .653 / .714 / .056 / .764; the second round's 71: .727 / .938 / .055)
-    assert overall["answered_with_gold_citation"] >= 0.70
-    assert overall["abstained_correctly"] >= 0.82
-    assert overall["false_abstentions"] <= 0.07
+    # measured on the 100 questions after the fourth round of work on this set (how-to
+    # answers that only share a word or two with the question abstained on; the section
+    # titled with the question answers it): gold .736 / abstained .929 / false
+    # abstentions .042 / recall@5 .764 (after the third round: .708 / .821 / .069 /
+    # .764; before it .653 / .714 / .056 / .764; the second round's 71: .727 / .938 /
+    # .055); with analyzer 4 (Russian derivations) merged beside it: .764 / .893 / .042 /
+    # .778 (one Russian unanswerable question is now answered)
+    assert overall["answered_with_gold_citation"] >= 0.76
+    assert overall["abstained_correctly"] >= 0.89
+    assert overall["false_abstentions"] <= 0.05
     assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.76

@@ -36,6 +36,9 @@ _INTRODUCER: Final = regex.compile(
 _PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 _LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
 _COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s|^[a-z][\w.-]*(?:\s|$)")
+_ITEM_GOES_ON: Final = regex.compile(
+    r"(?:[,;]|\b(?:and|or|und|oder|sowie|и|или|а также))\s*$", regex.IGNORECASE
+)
 _SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
 _PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
 #: most paragraphs and characters one block may add to a quote
@@ -49,8 +52,9 @@ _ENGLISH_IMPERATIVE: Final = (
 _IMPERATIVE: Final = regex.compile(
     r"^"
     + _ENGLISH_IMPERATIVE
-    # after a condition: "If you want to run testing, then change the third field …"
-    + r"|(?:,\s*|\bthen\s+)"
+    # after a condition: "If you want to run testing, then change the third field …",
+    # or after a colon: "Installing Debian from CD is straightforward: configure …"
+    + r"|(?:[,;:]\s*|\bthen\s+)"
     + _ENGLISH_IMPERATIVE
     # advice addressed to the reader is an instruction too: "You should make a backup
     # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
@@ -128,7 +132,10 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
             break  # the paragraph runs past what we may read: not known to be complete
         paragraph = text[begin:finish]
         first = count == 0 and colon and len(paragraph) <= 600
-        if not (first or _block_like(paragraph)):
+        # an enumeration goes on while its items end with a comma or "and" ("0 (halt),"
+        # then "1 (single user),"): its next item belongs to the block
+        listed = end is not None and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
+        if not (first or listed or _block_like(paragraph)):
             break
         if end is not None and finish - position > _MAX_CHARS:
             break

@@ -155,12 +155,16 @@ class Support:
     following: float  # terms found only in the sentence after
     source_rank: float  # 1 for S1, 1/2 for S2, …
     answer_kind: bool
-    #: the largest share of one question term that neither the sentence nor its
-    #: neighbours contain (the subject of a question about another article)
+    #: the largest share of one question term that neither the sentence, its
+    #: neighbours nor its section's heading contain (the subject of a question about
+    #: another article)
     uncovered: float = 0.0
     #: terms found only in the heading of the section the sentence is in ("8.5. How can
     #: I find out what package produced a particular file?" above its answer)
     heading: float = 0.0
+    #: the share of the other question terms that none of these contain, beside the
+    #: weightiest one (``uncovered``)
+    uncovered_rest: float = 0.0
 
 
 #: shortest term matched inside a longer stem, or with a changed ending
@@ -236,7 +240,8 @@ def support(
             return 0.0
         return sum(weights[t] * value for t, value in other.items() if t not in credits) / total
 
-    near = set(credits) | set(before or {}) | set(after or {})
+    near = set(credits) | set(before or {}) | set(after or {}) | set(heading or {})
+    absent = sorted((w for t, w in weights.items() if t not in near), reverse=True)
     return Support(
         matched=sum(weights[t] for t, value in credits.items() if value >= 1.0) / total,
         partial=sum(weights[t] * value for t, value in credits.items() if value < 1.0) / total,
@@ -244,6 +249,7 @@ def support(
         following=only_in(after),
         source_rank=1.0 / (1 + source_index),
         answer_kind=kind_held,
-        uncovered=max((w for t, w in weights.items() if t not in near), default=0.0) / total,
+        uncovered=(absent[0] if absent else 0.0) / total,
         heading=only_in(heading),
+        uncovered_rest=sum(absent[1:]) / total,
     )

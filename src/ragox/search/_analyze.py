@@ -35,6 +35,7 @@ __all__ = [
     "compound_vocabulary",
     "detect_language",
     "fts_match",
+    "index_form",
     "index_terms",
     "is_stopword",
     "likely_language",
@@ -49,8 +50,8 @@ SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
 #: written by another version may not be found the same way: reindex them.
 #: 1: documents of unknown language unstemmed; 2: unknown language with every stem,
 #: queries analyzed in every scope language, Snowball stop lists; 3: German documents
-#: also carry the parts of their compounds.
-LEXICAL_ANALYZER_VERSION: Final = "3"
+#: also carry the parts of their compounds; 4: derived words meet (:func:`index_form`).
+LEXICAL_ANALYZER_VERSION: Final = "4"
 #: Recorded with the lexical rows (issue 13): a change of the analysis above makes
 #: older rows stale, so that `ragox reprocess` rebuilds them.
 ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
@@ -559,6 +560,45 @@ def compound_parts(word: str, vocabulary: frozenset[str]) -> list[str]:
     return list(parts)
 
 
+#: Letters a Cyrillic stem keeps in the index (analyzer 4)
+_CYRILLIC_STEM: Final = 6
+#: Cyrillic and Cyrillic Supplement: the letters of a term cut to its first six
+_CYRILLIC_FIRST: Final = "\u0400"
+_CYRILLIC_LAST: Final = "\u052f"
+
+
+def index_form(term: str) -> str:
+    """The form in which the index stores a stem (or a word), and a query matches it.
+
+    Snowball removes Russian inflections, not derivations, and keeps apart the words
+    a question and a manual use for the same thing: "установил" (установ),
+    "установленного" (установлен), "установка" (установк); "обновлять" (обновля) and
+    "обновления" (обновлен). A Cyrillic term is cut to its first six letters: a
+    truncation, known to match Russian's rich derivation about as well as a
+    morphological analyzer. Other terms are kept as they are: English derivations
+    already meet in the Porter stems, and German ones tried (an -ieren participle
+    with its infinitive) found no more on the development set than they lost.
+
+    Extractive answers still match and weigh Snowball stems: the IDF of a Russian
+    stem longer than six letters, looked up as it is, counts no row and weighs it as
+    a rare term. Counting its index form's rows instead answered less well on the
+    development set and on XQuAD ru (CHANGELOG, analyzer 4).
+    """
+    if len(term) > _CYRILLIC_STEM and min(term) >= _CYRILLIC_FIRST and max(term) <= _CYRILLIC_LAST:
+        return term[:_CYRILLIC_STEM]
+    return term
+
+
+def _index_forms(terms: list[str], text: str) -> str:
+    """``terms`` (of ``text``) in their index forms, space-separated."""
+    if text.isascii():  # O(1): no Cyrillic term
+        return " ".join(terms)
+    cut, first, last = _CYRILLIC_STEM, _CYRILLIC_FIRST, _CYRILLIC_LAST
+    return " ".join(
+        [t[:cut] if len(t) > cut and min(t) >= first and max(t) <= last else t for t in terms]
+    )
+
+
 def index_terms(text: str, language: str | None, vocabulary: frozenset[str] = frozenset()) -> str:
     """Space-separated terms of a search text as the lexical index stores them.
 
@@ -567,18 +607,20 @@ def index_terms(text: str, language: str | None, vocabulary: frozenset[str] = fr
     Russian stems, each distinct form once: whatever language a query is analyzed
     in, its terms meet these. A German text also gets the stems of its compounds'
     parts that ``vocabulary`` (its document's words) holds, so that "Papiergröße"
-    finds "Standardpapiergröße".
+    finds "Standardpapiergröße". Every term is stored in its :func:`index_form`.
     """
     words = tokens(text)
     if language == "de" and vocabulary:
         extra = [part for word in words for part in compound_parts(word, vocabulary)]
-        return " ".join(_stemmer(language).stemWords(words + extra))
+        return _index_forms(_stemmer(language).stemWords(words + extra), text)
     if language in SUPPORTED_LANGUAGES:
-        return " ".join(_stemmer(language).stemWords(words))
+        return _index_forms(_stemmer(language).stemWords(words), text)
     stems = [_stemmer(lang).stemWords(words) for lang in SUPPORTED_LANGUAGES]
     terms: list[str] = []
+    ascii_text = text.isascii()  # O(1): no Cyrillic term, every form its index form
     for index, word in enumerate(words):
-        terms.extend(dict.fromkeys([word, *(stemmed[index] for stemmed in stems)]))
+        forms = (word, *(stemmed[index] for stemmed in stems))
+        terms.extend(dict.fromkeys(forms if ascii_text else map(index_form, forms)))
     return " ".join(terms)
 
 
@@ -625,7 +667,9 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
     are added when documents of unknown language are in scope (they carry them, for
     languages we cannot stem). Stop words of the query's likely
     language are dropped (of every language it is stemmed in when none is likely),
-    unless nothing else is left.
+    unless nothing else is left. Each term is matched in its :func:`index_form`, and
+    as it is when that differs, for rows an older analyzer wrote (until `ragox
+    reprocess` rebuilds them).
     """
     words = tokens(text)
     present = {lang for lang in scope_languages if lang in SUPPORTED_LANGUAGES}
@@ -647,11 +691,15 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
     stop_languages = [likely] if likely is not None else languages
     stop: frozenset[str] = frozenset().union(*(_SEARCH_STOPWORDS[lang] for lang in stop_languages))
     content = [w for w in words if w not in stop] or words
-    terms: dict[str, None] = {}
+    found: dict[str, None] = {}
     if unknown:
-        terms.update(dict.fromkeys(content))
+        found.update(dict.fromkeys(content))
     for lang in languages:
-        terms.update(dict.fromkeys(_stemmer(lang).stemWords(content)))
+        found.update(dict.fromkeys(_stemmer(lang).stemWords(content)))
+    terms: dict[str, None] = {}
+    for term in found:
+        terms[index_form(term)] = None
+        terms[term] = None
     return QueryAnalysis(
         terms=tuple(terms),
         languages=tuple(languages),
