@@ -422,8 +422,9 @@ _STOPWORDS: Final = {
 _local = threading.local()
 
 
-#: Stems a :class:`_Stems` keeps before it starts again (a few MB).
-_STEMS_KEPT: Final = 200_000
+#: Stems a :class:`_Stems` keeps before it starts again (up to about 10 MB per
+#: language and thread; the Debian reference has about 24k distinct words).
+_STEMS_KEPT: Final = 50_000
 
 
 class _Stems:
