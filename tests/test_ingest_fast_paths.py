@@ -4,23 +4,30 @@ replace: each is checked against the original walk, written out here."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 import regex
+import Stemmer  # type: ignore[import-not-found]
 from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt, rules_block
 
-from ragox.extract import ExtractOptions
+import searchtext_reference
+from ragox.extract import Block, BlockKind, ExtractionError, ExtractOptions
+from ragox.extract.html import extract_html
 from ragox.extract.markdown import _MARKS, _blocks, _Lines, _parser, extract_markdown
 from ragox.extract.plain import _CONTROL_RUN, _CONTROLS
 from ragox.extract.rst import extract_rst
 from ragox.ingest._pipeline import _Fresh
+from ragox.ingest._searchtext import build_search_text
 from ragox.ingest._sentences import _FINDALL_SPAN, token_count
+from ragox.search import _analyze
 from ragox.service import Ragox
-from ragox.text import BASE_PROFILE, AlignmentBuilder
+from ragox.text import BASE_PROFILE, Alignment, AlignmentBuilder, Coordinates, Span, step_by_name
+from ragox.text._normalize import _composable_seconds, _scan_composable_seconds
 
 DATA = Path(__file__).parent / "data"
 
@@ -280,3 +287,185 @@ def test_markdown_marks_per_tokenizer_call_equal_marks_per_rule_call() -> None:
             found.append((blocks, cells))
         assert found[0] == found[1]
         assert len(found[0][0]) > 5
+
+
+# -- the search text's steps (tests/searchtext_reference.py holds them as they were) --
+
+NORMALIZE_PIECES = st.sampled_from(
+    [
+        "a",
+        "Z",
+        " ",
+        "\n",
+        "\r\n",
+        "\t",
+        "\u00a0",  # NFKC: a space
+        "\u2026",  # NFKC: three full stops
+        "ﬁ",
+        "ﬃ",
+        "\uff21",  # full-width A
+        "x\u00b2",
+        "e\u0301",
+        "\u0301",  # a combining mark, also at a line start
+        "\u0323\u0307",  # two marks out of canonical order
+        "q\u0307\u0323",
+        "Å",
+        "\u212b",  # a singleton: Å
+        "\u1100\u1161\u11a8",  # conjoining jamo
+        "\uac00\u11a8",  # a syllable and a trailing jamo
+        "\u0b47\u0b3e",  # a composable second that is a starter
+        "\u0f73",  # a mark that decomposes
+        "\u0344",
+        "👨\u200d👩",
+        "日本",
+        "\u00ad",
+        "-",
+        "word",
+    ]
+)
+NORMALIZE_TEXTS = st.lists(NORMALIZE_PIECES, max_size=40).map("".join)
+
+
+@given(NORMALIZE_TEXTS, st.sampled_from(["NFC", "NFKC"]))
+def test_normalization_step_equals_the_code_point_walk(text: str, form: str) -> None:
+    """The step finds the chunks that may change by a pattern of the text's code
+    points of interest: the same text and segments as walking every line that is not
+    normalized code point by code point."""
+    assert form in ("NFC", "NFKC")
+    expected_text, expected = searchtext_reference.normalize(
+        "NFC" if form == "NFC" else "NFKC", text
+    )
+    found_text, found = step_by_name(form).apply(text)
+    assert found_text == expected_text
+    assert found.to_bytes() == expected.to_bytes()
+
+
+def test_composable_seconds_table_equals_the_scan() -> None:
+    """The table of composable seconds kept for this Unicode version is the scan's."""
+    assert _composable_seconds() == _scan_composable_seconds()
+
+
+ALIGNMENT_OPS = st.lists(
+    st.tuples(st.sampled_from(["copy", "replace", "insert", "delete"]), st.integers(1, 5)),
+    max_size=12,
+)
+
+
+def _built(ops: list[tuple[str, int]], data: st.DataObject) -> Alignment:
+    builder = AlignmentBuilder()
+    for op, length in ops:
+        if op == "copy":
+            builder.copy(length)
+        elif op == "insert":
+            builder.replace(length, 0)
+        elif op == "delete":
+            builder.replace(0, length)
+        else:
+            builder.replace(data.draw(st.integers(1, 5)), length)
+    return builder.build()
+
+
+@given(ALIGNMENT_OPS, st.data())
+def test_compose_equals_the_segment_walk(ops: list[tuple[str, int]], data: st.DataObject) -> None:
+    """``Alignment.compose`` (one function, state in locals) builds the segments of
+    the cursor walk it replaced, for alignments of copies, replacements, insertions
+    and deletions that meet anywhere."""
+    inner = _built(ops, data)
+    # an outer alignment whose input is the inner one's output
+    builder = AlignmentBuilder()
+    left = inner.output_length
+    for op, length in data.draw(ALIGNMENT_OPS):
+        if op == "insert":
+            builder.replace(length, 0)
+            continue
+        taken = min(length, left)
+        left -= taken
+        if op == "copy":
+            builder.copy(taken)
+        elif op == "delete":
+            builder.replace(0, taken)
+        else:
+            builder.replace(data.draw(st.integers(0, 4)), taken)
+    builder.copy(left)
+    outer = builder.build()
+    expected = searchtext_reference.compose(outer, inner)
+    assert outer.compose(inner).to_bytes() == expected.to_bytes()
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=12), st.integers(0, 2), st.data())
+def test_collapsed_equals_the_copy_replace_loop(
+    kept: list[int], width: int, data: st.DataObject
+) -> None:
+    """``Alignment.collapsed`` from run lengths is what a builder's per-run calls give."""
+    runs = data.draw(st.lists(st.integers(0, 4), min_size=len(kept) - 1, max_size=len(kept) - 1))
+    builder = AlignmentBuilder()
+    for length, run in zip(kept, runs, strict=False):
+        builder.copy(length)
+        builder.replace(width, run)
+    builder.copy(kept[-1])
+    assert Alignment.collapsed(kept, runs, width).to_bytes() == builder.build().to_bytes()
+
+
+SEARCH_INPUTS = [
+    *sorted((DATA / "html").rglob("*.html")),
+    DATA / "tables" / "pump-specs.html",
+    DATA / "md" / "manual.md",
+    DATA / "tables" / "parts.md",
+]
+
+
+@pytest.mark.parametrize("source", SEARCH_INPUTS, ids=lambda p: p.name)
+def test_search_text_equals_the_reference_steps(source: Path) -> None:
+    """``build_search_text`` (identity when nothing is dropped or inserted, white space
+    collapsed from run lengths, the fast steps above) gives the reference's text,
+    alignment and dropped blocks, with and without chunk spans."""
+    data = source.read_bytes()
+    try:
+        if source.suffix == ".md":
+            extraction = extract_markdown(data, BASE_PROFILE)
+        else:
+            extraction = extract_html(data, BASE_PROFILE)
+    except ExtractionError:
+        return  # a refused file has no search text
+    text, blocks = extraction.text, extraction.blocks
+    spans = [(b.span.start, b.span.end) for b in sorted(blocks, key=lambda b: b.span.start)]
+    for chunk_spans in ((), spans[::2]):
+        expected = searchtext_reference.build_search_text(text, blocks, chunk_spans)
+        found = build_search_text(text, blocks, chunk_spans)
+        assert found.text == expected.text
+        assert found.alignment.to_bytes() == expected.alignment.to_bytes()
+        assert found.dropped_blocks == expected.dropped_blocks
+
+
+@given(NORMALIZE_TEXTS)
+def test_search_text_of_plain_text_equals_the_reference_steps(text: str) -> None:
+    """Random texts with marks, compatibility characters, hyphens and white space, as
+    one paragraph block."""
+    text = unicodedata.normalize("NFC", text.replace("\r\n", "\n"))
+    block = Block(0, BlockKind.PARAGRAPH, Span(Coordinates.CODEPOINT, 0, len(text)), "p")
+    expected = searchtext_reference.build_search_text(text, [block])
+    found = build_search_text(text, [block])
+    assert found.text == expected.text
+    assert found.alignment.to_bytes() == expected.alignment.to_bytes()
+
+
+STEM_WORDS = st.lists(
+    st.sampled_from(["running", "runs", "ran", "Häuser", "häuser", "установка", "a", ""]),
+    max_size=20,
+)
+
+
+@given(st.lists(STEM_WORDS, max_size=6), st.sampled_from(["en", "de", "ru"]))
+def test_remembered_stems_are_the_stemmers(calls: list[list[str]], language: str) -> None:
+    """The stemmer that remembers its stems gives PyStemmer's, call after call, also
+    when it starts again (a small limit here)."""
+    stems = _analyze._Stems(Stemmer.Stemmer(_analyze.SUPPORTED_LANGUAGES[language]))
+    plain = Stemmer.Stemmer(_analyze.SUPPORTED_LANGUAGES[language])
+    limit = _analyze._STEMS_KEPT
+    try:
+        _analyze._STEMS_KEPT = 3  # type: ignore[misc]
+        for words in calls:
+            assert stems.stemWords(words) == plain.stemWords(words)
+    finally:
+        _analyze._STEMS_KEPT = limit  # type: ignore[misc]
+    assert stems.stemWords(["running", "runs"]) == plain.stemWords(["running", "runs"])

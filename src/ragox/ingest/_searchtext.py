@@ -110,24 +110,18 @@ def header_text(
     return f"{' / '.join(names)}: " if names else ""
 
 
-def build_search_text(
+def _drop_and_insert(
     text: str,
     blocks: Sequence[Block],
-    chunk_spans: Sequence[tuple[int, int]] = (),
-) -> SearchText:
-    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can.
-
-    With ``chunk_spans`` (the chunks' representation ranges, in order), a cell's header
-    text is given once per chunk, and only for header cells outside the chunk;
-    without, every cell gets all of its headers."""
-    dropped = repeated_margin_blocks(text, blocks)
+    dropped: set[int],
+    chunk_spans: Sequence[tuple[int, int]],
+) -> tuple[str, Alignment]:
+    """Step 1 of :func:`build_search_text`: ``dropped`` blocks removed, table cells'
+    header texts inserted before them."""
     by_id = {block.block_id: block for block in blocks}
     chunk_starts = [start for start, _ in chunk_spans]
     given: set[str] | None = set() if chunk_spans else None
     in_chunk = -1
-
-    # 1. Drop repeated headers and footers (whole blocks); put each table cell's
-    #    header text before it (inserted: it maps to no representation text).
     builder = AlignmentBuilder()
     pieces: list[str] = []
     position = 0
@@ -159,10 +153,31 @@ def build_search_text(
     builder.copy(len(text) - position)
     pieces.append(text[position:])
     current = "".join(pieces)
-    alignment = builder.build()
+    return current, builder.build()
+
+
+def build_search_text(
+    text: str,
+    blocks: Sequence[Block],
+    chunk_spans: Sequence[tuple[int, int]] = (),
+) -> SearchText:
+    """Clean ``text`` for indexing; the result maps back to ``text`` exactly where it can.
+
+    With ``chunk_spans`` (the chunks' representation ranges, in order), a cell's header
+    text is given once per chunk, and only for header cells outside the chunk;
+    without, every cell gets all of its headers."""
+    dropped = repeated_margin_blocks(text, blocks)
+
+    # 1. Drop repeated headers and footers (whole blocks); put each table cell's
+    #    header text before it (inserted: it maps to no representation text).
+    if not dropped and not any(b.cell is not None and b.cell.header_ids for b in blocks):
+        # Nothing to drop or insert (most documents): the step is the identity.
+        current, alignment = text, Alignment.identity(len(text))
+    else:
+        current, alignment = _drop_and_insert(text, blocks, dropped, chunk_spans)
     # The representation is not needed below: a caller that passes its only reference
     # lets a large one go here instead of holding it beside the cleaned copies.
-    del text, pieces
+    del text
 
     # 2. Join words hyphenated at line ends; drop remaining soft hyphens.
     # (The alignment is built from the matches; the text by one substitution, so no
@@ -197,10 +212,13 @@ def build_search_text(
     current, step = step_by_name("NFKC").apply(current)
     alignment = step.compose(alignment)
 
-    # 4. Collapse white space runs to one space.
-    builder = AlignmentBuilder()
-    spaces = (space.span() for space in _OTHER_SPACES.finditer(current))
-    if builder.replace_runs(spaces, 1, len(current)):
-        current = _OTHER_SPACES.sub(" ", current)
-    alignment = builder.build().compose(alignment)
+    # 4. Collapse white space runs to one space (the runs and the text between them
+    #    found by two scans in C; the alignment built from their lengths at once).
+    runs = _OTHER_SPACES.findall(current)
+    if runs:
+        kept = _OTHER_SPACES.split(current)
+        collapse = Alignment.collapsed(list(map(len, kept)), list(map(len, runs)), 1)
+        current = " ".join(kept)
+        del kept, runs
+        alignment = collapse.compose(alignment)
     return SearchText(current, alignment, tuple(sorted(dropped)))

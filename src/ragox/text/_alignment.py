@@ -15,8 +15,9 @@ from __future__ import annotations
 import struct
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, compress
 from typing import Final
 
 __all__ = ["Alignment", "AlignmentBuilder", "MappedRange"]
@@ -135,6 +136,40 @@ class Alignment:
         builder.copy(length)
         return builder.build()
 
+    @classmethod
+    def collapsed(cls, kept: Sequence[int], runs: Sequence[int], width: int) -> Alignment:
+        """The alignment of a text in which run ``i`` (``runs[i]`` input code points)
+        became ``width`` output code points, with ``kept[i]`` copied code points before
+        it and ``kept[-1]`` after the last: what ``copy(kept[0]); replace(width,
+        runs[0]); copy(kept[1]); ...`` on a builder gives, built from the lengths at
+        once (white space collapsed by ``re.split`` and ``findall``)."""
+        if len(kept) != len(runs) + 1:
+            raise ValueError("one kept length more than runs is needed")
+        if width <= 0 or min(runs, default=1) <= 0 or min(kept) < 0:
+            builder = AlignmentBuilder()
+            for length, run in zip(kept, runs, strict=False):
+                builder.copy(length)
+                builder.replace(width, run)
+            builder.copy(kept[-1])
+            return builder.build()
+        count = 2 * len(runs) + 1
+        in_lengths = [0] * count
+        in_lengths[0::2] = kept
+        in_lengths[1::2] = runs
+        out_lengths = in_lengths.copy()
+        out_lengths[1::2] = [width] * len(runs)
+        kinds = bytes([_COPY, _REPLACE]) * len(runs) + bytes([_COPY])
+        if 0 in kept:  # an empty copy is no segment
+            keep = [length > 0 for length in in_lengths]
+            in_lengths = list(compress(in_lengths, keep))
+            out_lengths = list(compress(out_lengths, keep))
+            kinds = bytes(compress(kinds, keep))
+        return cls(
+            array("q", accumulate(out_lengths, initial=0)),
+            array("q", accumulate(in_lengths, initial=0)),
+            kinds,
+        )
+
     # -- inspection ---------------------------------------------------------
 
     @property
@@ -204,42 +239,7 @@ class Alignment:
             return self
         if self._single_copy():
             return inner
-        outer_c = _Cursor(self._in, self._out, self._kind)
-        inner_c = _Cursor(inner._out, inner._in, inner._kind)
-        builder = AlignmentBuilder()
-        pos = 0
-        while True:
-            if outer_c.zero_at(pos):
-                builder.replace(outer_c.take_zero(), 0)
-                continue
-            if inner_c.zero_at(pos):
-                builder.replace(0, inner_c.take_zero())
-                continue
-            if outer_c.done() or inner_c.done():
-                break
-            if outer_c.current_is_copy() and inner_c.current_is_copy():
-                target = min(outer_c.current_end(), inner_c.current_end())
-                outer_c.reach(target)
-                inner_c.reach(target)
-                builder.copy(target - pos)
-                pos = target
-                continue
-            far_outer, far_inner = outer_c.far, inner_c.far
-            target = pos
-            for cursor in (outer_c, inner_c):
-                if not cursor.current_is_copy():
-                    target = max(target, cursor.current_end())
-            while True:
-                ext_outer = outer_c.reach(target)
-                ext_inner = inner_c.reach(target)
-                if ext_outer is None and ext_inner is None:
-                    break
-                target = max(x for x in (ext_outer, ext_inner) if x is not None)
-            builder.replace(outer_c.far - far_outer, inner_c.far - far_inner)
-            pos = target
-        if not (outer_c.done() and inner_c.done()):
-            raise ValueError("alignments do not meet: segments left over")
-        return builder.build()
+        return _compose(self._in, self._out, self._kind, inner._out, inner._in, inner._kind)
 
     # -- persistence --------------------------------------------------------
 
@@ -308,56 +308,165 @@ def _map(
     return MappedRange(mapped_start, mapped_end, exact)
 
 
-class _Cursor:
-    """Walks one alignment along its side that meets the other alignment."""
+def _reach(
+    mids: array[int], fars: array[int], kinds: bytes, k: int, mid: int, far: int, target: int
+) -> tuple[int, int, int, int | None]:
+    """Advance one side of a composition to ``target``: its new ``(k, mid, far)``, and a
+    later target when ``target`` falls inside one of its replacements (else None)."""
+    n = len(kinds)
+    while k < n:
+        seg_start, seg_end = mids[k], mids[k + 1]
+        if seg_end < target or (seg_end == target and seg_start < target):
+            far = fars[k + 1]
+            mid = seg_end
+            k += 1
+            continue
+        if seg_start >= target:
+            break
+        if kinds[k] == _COPY:
+            far = fars[k] + (target - seg_start)
+            mid = target
+            break
+        return k, mid, far, seg_end
+    return k, mid, far, None
 
-    __slots__ = ("far", "fars", "k", "kinds", "mid", "mids", "n")
 
-    def __init__(self, mids: array[int], fars: array[int], kinds: bytes) -> None:
-        self.mids = mids
-        self.fars = fars
-        self.kinds = kinds
-        self.n = len(kinds)
-        self.k = 0
-        self.mid = 0
-        self.far = 0
-
-    def done(self) -> bool:
-        return self.k >= self.n
-
-    def zero_at(self, pos: int) -> bool:
-        k = self.k
-        return k < self.n and self.mids[k] == self.mids[k + 1] == pos and self.mid == pos
-
-    def take_zero(self) -> int:
-        k = self.k
-        length = self.fars[k + 1] - self.fars[k]
-        self.far = self.fars[k + 1]
-        self.k += 1
-        return length
-
-    def current_is_copy(self) -> bool:
-        return self.kinds[self.k] == _COPY
-
-    def current_end(self) -> int:
-        return self.mids[self.k + 1]
-
-    def reach(self, target: int) -> int | None:
-        """Advance to ``target``; return a later target if it falls inside a replacement."""
-        mids, fars, kinds = self.mids, self.fars, self.kinds
-        while self.k < self.n:
-            k = self.k
-            seg_start, seg_end = mids[k], mids[k + 1]
-            if seg_end < target or (seg_end == target and seg_start < target):
-                self.far = fars[k + 1]
-                self.mid = seg_end
-                self.k += 1
+def _compose(
+    o_mids: array[int],
+    o_fars: array[int],
+    o_kinds: bytes,
+    i_mids: array[int],
+    i_fars: array[int],
+    i_kinds: bytes,
+) -> Alignment:
+    """Walk two alignments along the text where they meet (the outer one's input, the
+    inner one's output), building the composed segments: where both copy, a copy;
+    where either replaces, one replacement as wide as the replacements that overlap.
+    One function with its state in locals (ingestion composes alignments of every
+    step of every document)."""
+    o_n, i_n = len(o_kinds), len(i_kinds)
+    o_k = o_mid = o_far = 0
+    i_k = i_mid = i_far = 0
+    out = array("q", [0])
+    inp = array("q", [0])
+    kinds = bytearray()
+    pos = 0
+    while True:
+        # An outer segment with no middle text at ``pos``: output inserted here.
+        if o_k < o_n and o_mid == pos and o_mids[o_k] == o_mids[o_k + 1] == pos:
+            length = o_fars[o_k + 1] - o_fars[o_k]
+            o_far = o_fars[o_k + 1]
+            o_k += 1
+            if length:
+                out.append(out[-1] + length)
+                inp.append(inp[-1])
+                kinds.append(_REPLACE)
+            continue
+        # An inner segment with no middle text at ``pos``: input deleted here.
+        if i_k < i_n and i_mid == pos and i_mids[i_k] == i_mids[i_k + 1] == pos:
+            length = i_fars[i_k + 1] - i_fars[i_k]
+            i_far = i_fars[i_k + 1]
+            i_k += 1
+            if length:
+                out.append(out[-1])
+                inp.append(inp[-1] + length)
+                kinds.append(_REPLACE)
+            continue
+        if o_k >= o_n or i_k >= i_n:
+            break
+        if o_kinds[o_k] == _COPY and i_kinds[i_k] == _COPY:
+            o_end, i_end = o_mids[o_k + 1], i_mids[i_k + 1]
+            target = o_end if o_end < i_end else i_end
+            # ``_reach(target)`` of two copies, inlined: the segment that ends at
+            # ``target`` is passed, the other one is entered.
+            start = o_mids[o_k]
+            if start < target:
+                if o_end == target:
+                    o_far = o_fars[o_k + 1]
+                    o_k += 1
+                else:
+                    o_far = o_fars[o_k] + (target - start)
+                o_mid = target
+            start = i_mids[i_k]
+            if start < target:
+                if i_end == target:
+                    i_far = i_fars[i_k + 1]
+                    i_k += 1
+                else:
+                    i_far = i_fars[i_k] + (target - start)
+                i_mid = target
+            length = target - pos
+            if length:
+                if kinds and kinds[-1] == _COPY:
+                    out[-1] += length
+                    inp[-1] += length
+                else:
+                    out.append(out[-1] + length)
+                    inp.append(inp[-1] + length)
+                    kinds.append(_COPY)
+            pos = target
+            continue
+        far_outer, far_inner = o_far, i_far
+        o_end, i_end = o_mids[o_k + 1], i_mids[i_k + 1]
+        if o_kinds[o_k] != i_kinds[i_k]:
+            # One side replaces within the other's copy (a collapsed space in an
+            # unchanged line): the walk below, inlined.
+            o_start, i_start = o_mids[o_k], i_mids[i_k]
+            if o_kinds[o_k] != _COPY and o_start < o_end <= i_end:
+                target = o_end
+                o_far = o_fars[o_k + 1]
+                o_k += 1
+                o_mid = target
+                if i_start < target:
+                    if i_end == target:
+                        i_far = i_fars[i_k + 1]
+                        i_k += 1
+                    else:
+                        i_far = i_fars[i_k] + (target - i_start)
+                    i_mid = target
+            elif i_kinds[i_k] != _COPY and i_start < i_end <= o_end:
+                target = i_end
+                i_far = i_fars[i_k + 1]
+                i_k += 1
+                i_mid = target
+                if o_start < target:
+                    if o_end == target:
+                        o_far = o_fars[o_k + 1]
+                        o_k += 1
+                    else:
+                        o_far = o_fars[o_k] + (target - o_start)
+                    o_mid = target
+            else:
+                target = -1
+            if target >= 0:
+                out_length, in_length = o_far - far_outer, i_far - far_inner
+                if out_length or in_length:
+                    out.append(out[-1] + out_length)
+                    inp.append(inp[-1] + in_length)
+                    kinds.append(_REPLACE)
+                pos = target
                 continue
-            if seg_start >= target:
+        target = pos
+        if o_kinds[o_k] != _COPY:
+            target = max(target, o_mids[o_k + 1])
+        if i_kinds[i_k] != _COPY:
+            target = max(target, i_mids[i_k + 1])
+        while True:
+            o_k, o_mid, o_far, ext_outer = _reach(
+                o_mids, o_fars, o_kinds, o_k, o_mid, o_far, target
+            )
+            i_k, i_mid, i_far, ext_inner = _reach(
+                i_mids, i_fars, i_kinds, i_k, i_mid, i_far, target
+            )
+            if ext_outer is None and ext_inner is None:
                 break
-            if kinds[k] == _COPY:
-                self.far = fars[k] + (target - seg_start)
-                self.mid = target
-                break
-            return seg_end
-        return None
+            target = max(x for x in (ext_outer, ext_inner) if x is not None)
+        out_length, in_length = o_far - far_outer, i_far - far_inner
+        if out_length or in_length:
+            out.append(out[-1] + out_length)
+            inp.append(inp[-1] + in_length)
+            kinds.append(_REPLACE)
+        pos = target
+    if not (o_k >= o_n and i_k >= i_n):
+        raise ValueError("alignments do not meet: segments left over")
+    return Alignment(out, inp, bytes(kinds))

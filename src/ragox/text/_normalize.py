@@ -7,6 +7,7 @@ the representation can be carried back to the decoded source and its bytes.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -83,9 +84,29 @@ def _DECOMPOSABLE_RANGE() -> Iterator[int]:
     yield from range(0x2F800, 0x2FA20)
 
 
+#: :func:`_composable_seconds` of Unicode 14.0.0 (Python 3.11's ``unicodedata``), as
+#: inclusive code point ranges, so that a process does not scan the code points for it
+#: (a test compares it with the scan); another Unicode version is scanned.
+_SECONDS_14: Final = (
+    (0x09BE, 0x09BE), (0x09D7, 0x09D7), (0x0B3E, 0x0B3E), (0x0B56, 0x0B57), (0x0BBE, 0x0BBE),
+    (0x0BD7, 0x0BD7), (0x0CC2, 0x0CC2), (0x0CD5, 0x0CD6), (0x0D3E, 0x0D3E), (0x0D57, 0x0D57),
+    (0x0DCF, 0x0DCF), (0x0DDF, 0x0DDF), (0x0FB5, 0x0FB5), (0x0FB7, 0x0FB7), (0x102E, 0x102E),
+    (0x1161, 0x1175), (0x11A8, 0x11C2), (0x1B35, 0x1B35), (0x11127, 0x11127),
+    (0x1133E, 0x1133E), (0x11357, 0x11357), (0x114B0, 0x114B0), (0x114BA, 0x114BA),
+    (0x114BD, 0x114BD), (0x115AF, 0x115AF), (0x11930, 0x11930),
+)  # fmt: skip
+
+
 @cache
 def _composable_seconds() -> frozenset[str]:
     """Starters (ccc 0) that can be the second half of a canonical composition."""
+    if unicodedata.unidata_version == "14.0.0":
+        return frozenset(chr(c) for low, high in _SECONDS_14 for c in range(low, high + 1))
+    return _scan_composable_seconds()
+
+
+def _scan_composable_seconds() -> frozenset[str]:
+    """:func:`_composable_seconds` by a scan of the code points that can decompose."""
     seconds: set[str] = set()
     for code_point in _DECOMPOSABLE_RANGE():
         decomposition = unicodedata.decomposition(chr(code_point))
@@ -114,48 +135,83 @@ def _is_safe_start(ch: str, seconds: frozenset[str], form: _Form) -> bool:
     return unicodedata.combining(first) == 0 and first not in seconds
 
 
+@cache
+def _interesting(ch: str, form: _Form) -> tuple[bool, bool]:
+    """``(unsafe, changes)`` for one code point: whether it is not a stable boundary
+    (:func:`_is_safe_start` is false: it joins the chunk before it), and whether
+    normalizing it alone changes it."""
+    return (
+        not _is_safe_start(ch, _composable_seconds(), form),
+        unicodedata.normalize(form, ch) != ch,
+    )
+
+
+def _chunk_pattern(text: str, form: _Form) -> re.Pattern[str] | None:
+    """The chunks of ``text`` that need normalizing to tell a copy from a replacement:
+    a code point followed by a run of unsafe ones (a line's first code point, or one
+    after a stable boundary), a line that starts with unsafe code points, or one
+    code point that changes alone. Every other code point is a chunk of its own that
+    normalization leaves as it is. Built from the code points the text holds (few);
+    None when none is of interest."""
+    unsafe: list[str] = []
+    changes: list[str] = []
+    for ch in set(text):
+        is_unsafe, is_changed = _interesting(ch, form)
+        if is_unsafe:
+            unsafe.append(ch)
+        elif is_changed:
+            changes.append(ch)
+    if not unsafe and not changes:
+        return None
+    alternatives = []
+    if unsafe:
+        u = "".join(sorted(map(re.escape, unsafe)))
+        alternatives += [f"^[{u}]+", f"[^{u}\\n][{u}]+"]
+    if changes:
+        alternatives.append("[" + "".join(sorted(map(re.escape, changes))) + "]")
+    return re.compile("|".join(alternatives), re.MULTILINE)
+
+
 def _normalization_step(form: _Form) -> Step:
     def apply(text: str) -> tuple[str, Alignment]:
         if unicodedata.is_normalized(form, text):
             return text, Alignment.identity(len(text))
         whole = unicodedata.normalize(form, text)
-        seconds = _composable_seconds()
         builder = AlignmentBuilder()
+        # The text is cut into chunks at stable boundaries (and at every line start:
+        # LF is a stable boundary in every form); a chunk that normalization changes
+        # is a replacement segment, the rest are copies. Only the chunks that may
+        # change are found and normalized (a pattern of the few code points of
+        # interest), so a long text with a handful of no-break spaces costs a scan.
         # Chunking at stable boundaries must agree with normalizing the whole text:
         # each piece is compared with `whole` where it should sit (no list of pieces,
         # as large as the text, is built). If they ever disagree, fall back to one
         # honest, coarse segment.
+        pattern = _chunk_pattern(text, form)
         cursor = 0
+        position = 0
         agrees = True
-        # LF is a stable boundary in every form: lines that are already normalized
-        # are copied whole, and only the others are walked code point by code point.
-        line_start = 0
-        total = len(text)
-        while agrees and line_start < total:
-            newline = text.find("\n", line_start)
-            line_end = total if newline < 0 else newline + 1
-            line = text[line_start:line_end]
-            line_start = line_end
-            if unicodedata.is_normalized(form, line):
-                builder.copy(len(line))
-                agrees = whole.startswith(line, cursor)
-                cursor += len(line)
-                continue
-            start = 0
-            length = len(line)
-            while agrees and start < length:
-                end = start + 1
-                while end < length and not _is_safe_start(line[end], seconds, form):
-                    end += 1
-                chunk = line[start:end]
-                normalized = unicodedata.normalize(form, chunk)
-                if normalized == chunk:
-                    builder.copy(len(chunk))
-                else:
-                    builder.replace(len(normalized), len(chunk))
-                agrees = whole.startswith(normalized, cursor)
-                cursor += len(normalized)
-                start = end
+        for match in pattern.finditer(text) if pattern is not None else ():
+            start, end = match.span()
+            if start > position:
+                builder.copy(start - position)
+                agrees = whole.startswith(text[position:start], cursor)
+                cursor += start - position
+            chunk = match.group()
+            normalized = unicodedata.normalize(form, chunk)
+            if normalized == chunk:
+                builder.copy(end - start)
+            else:
+                builder.replace(len(normalized), end - start)
+            agrees = agrees and whole.startswith(normalized, cursor)
+            cursor += len(normalized)
+            position = end
+            if not agrees:
+                break
+        if agrees and position < len(text):
+            builder.copy(len(text) - position)
+            agrees = whole.startswith(text[position:], cursor)
+            cursor += len(text) - position
         if not agrees or cursor != len(whole):
             fallback = AlignmentBuilder()
             fallback.replace(len(whole), len(text))
