@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ragox.extract._model import TableCell
+from ragox.extract._pdffinder import Region, find_tables, region_of
 
 __all__ = ["MIN_RULES", "CellRef", "CellShape", "GridShape", "TableTracker", "split_page"]
 
@@ -145,14 +146,17 @@ class _Linked:
     header_ids: dict[int, list[str]] = field(default_factory=dict)
 
 
-def _grid_like(page: Any) -> bool:
+def _grid_like(page: Any) -> tuple[bool, Region | None]:
     """Whether the page's vector graphics could draw a grid: at least
     :data:`MIN_RULES` horizontal rules of one extent (the rows of one table) and as
     many vertical rules of one extent (its columns); rectangle sides count as rules,
-    rules shorter than :data:`_MIN_RULE_LENGTH` (ticks, underlines of a letter) not."""
+    rules shorter than :data:`_MIN_RULE_LENGTH` (ticks, underlines of a letter) not.
+    With it, the box that holds all of the graphics (``None`` on a rotated page,
+    whose graphics the finder reads turned)."""
     horizontal: Counter[tuple[int, int]] = Counter()
     vertical: Counter[tuple[int, int]] = Counter()
-    for path in page.get_cdrawings():
+    drawings = page.get_cdrawings()
+    for path in drawings:
         for item in path.get("items", ()):
             if item[0] == "re":
                 x0, y0, x1, y1 = item[1]
@@ -167,10 +171,11 @@ def _grid_like(page: Any) -> bool:
                     horizontal[(round(min(a, c)), round(max(a, c)))] += 1
                 elif abs(a - c) < 1 and abs(b - d) >= _MIN_RULE_LENGTH:
                     vertical[(round(min(b, d)), round(max(b, d)))] += 1
-    return (
+    grid = (
         max(horizontal.values(), default=0) >= MIN_RULES
         and max(vertical.values(), default=0) >= MIN_RULES
     )
+    return grid, (region_of(drawings) if grid and not page.rotation else None)
 
 
 def _grid(table: Any) -> _Grid | None:
@@ -349,10 +354,11 @@ def _shape(grid: _Grid) -> GridShape:
 
 
 def _find(page: Any) -> list[_Grid]:
-    if not _grid_like(page):
+    grid, region = _grid_like(page)
+    if not grid:
         return []
     try:
-        found = page.find_tables(strategy="lines", use_layout=False)
+        found = find_tables(page, region)
     except Exception:  # the finder's own failures leave the page as text blocks
         return []
     grids = [g for g in map(_grid, found.tables) if g is not None]
