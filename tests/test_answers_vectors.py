@@ -170,8 +170,14 @@ def test_ask_uses_vectors_in_hybrid_mode_only(app: Ragox) -> None:
     words_only = ExtractiveGenerator(term_weights=app.term_weights(staff))
     hybrid = app.ask(CURRENCY, staff, mode=SearchMode.HYBRID)
     assert [c.anchor.document_id for c in hybrid.citations][:2] == ["franc", "debian"]
+    # Debian is first in the lexical list and the franc in the vector list, so the fused
+    # list ties them (equal reciprocal ranks) and orders the tie by chunk id, which holds
+    # the ingestion time: words alone then quote whichever came first. When Debian did,
+    # only the vector evidence can have put the franc first.
+    first = app.search(CURRENCY, staff, SearchMode.HYBRID, limit=2)[0].document_id
     without = app.ask(CURRENCY, staff, generator=words_only, mode=SearchMode.HYBRID)
-    assert without.citations[0].anchor.document_id == "debian"
+    if first == "debian":
+        assert without.citations[0].anchor.document_id == "debian"
     lexical = app.ask(CURRENCY, staff, mode=SearchMode.LEXICAL)
     assert lexical.citations[0].anchor.document_id == "debian"
     assert (
