@@ -313,6 +313,10 @@ def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> Non
                     break
                 first.send_signal(signal.SIGCONT)
             time.sleep(0.005)
+        # the stalled job's lease (1 s) runs out before the second worker looks: a drain
+        # worker leaves a job with a live lease alone, and on a fast machine it emptied
+        # the rest of the queue and exited within that second (seen on a clean clone)
+        time.sleep(1.5)
         second = _worker(home, *options)
         second_results = _results(second)
         first.send_signal(signal.SIGCONT)
