@@ -6,7 +6,8 @@ the extractive generator in lexical mode:
 
 - ``xquad``: every XQuAD question in en, de and ru over its language's articles (every
   fifth article held out, so its questions should abstain), as ``bench_answers`` does;
-- ``dev``: every question of the real-document development set (the Debian FAQ);
+- ``dev``: every question of the real-document development set (the Debian FAQ and
+  the Developer's Reference);
 - ``--home=DIR``: the 100 questions of ``bench_scale`` as its group reader, over a built
   scale home (a copy: each ask stores its answer).
 

@@ -1,6 +1,6 @@
-"""Issue 16's real-document DEVELOPMENT set: the Debian FAQ in English, German and
-Russian, fetched by scripts/fetch_realdocs into .cache/realdocs-dev (see
-tests/data/realdocs-dev/README.md).
+"""Issue 16's real-document DEVELOPMENT set: the Debian FAQ and the Debian Developer's
+Reference in English, German and Russian, fetched by scripts/fetch_realdocs into
+.cache/realdocs-dev (see tests/data/realdocs-dev/README.md).
 
 This is the set failures are diagnosed and improvements designed on; the 97 questions
 of tests/data/realdocs stay held out. Its structure is asserted; its figures are printed
@@ -114,8 +114,14 @@ def test_dev_table(
     # abstentions .042 / recall@5 .764 (after the third round: .708 / .821 / .069 /
     # .764; before it .653 / .714 / .056 / .764; the second round's 71: .727 / .938 /
     # .055); with analyzer 4 (Russian derivations) merged beside it: .764 / .893 / .042 /
-    # .778 (one Russian unanswerable question is now answered)
-    assert overall["answered_with_gold_citation"] >= 0.76
+    # .778 (one Russian unanswerable question is now answered).
+    # Widened to 145 questions by 45 on the Debian Developer's Reference (a handbook:
+    # long chapters, commands, lists), written before anything was measured on them;
+    # the floors are the widened set's measured figures, rounded down (the ceiling on
+    # false abstentions rounded up): gold .593 / abstained .892 / false abstentions
+    # .111 / recall@5 .759 (the FAQ's 100 in the same home: .764 / .964 / .028 / .778;
+    # the Reference's 45: .250 / .667 / .278 / .722)
+    assert overall["answered_with_gold_citation"] >= 0.59
     assert overall["abstained_correctly"] >= 0.89
-    assert overall["false_abstentions"] <= 0.05
-    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.76
+    assert overall["false_abstentions"] <= 0.12
+    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.75
