@@ -138,7 +138,7 @@ _RANKED = f"""
     SELECT c.chunk_id, s.score FROM scored s
     JOIN chunks c ON c.rowid = s.rowid
     {_PERMITTED}
-    ORDER BY s.score DESC, s.rowid
+    ORDER BY s.score DESC, d.document_id COLLATE "C", c.start, c."end"
     LIMIT %(limit)s
 """
 
@@ -615,14 +615,27 @@ class PostgresIndex:
         the SQLite backend)."""
         with self._store.read() as conn:
             rows = conn.execute(
-                "SELECT c.chunk_id, e.vector FROM chunks c "
+                'SELECT c.chunk_id, e.vector, d.document_id, c.start, c."end" FROM chunks c '
                 "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = %(key)s "
                 + _PERMITTED,
                 {**_params(scope), "key": embedder_key},
             ).fetchall()
-        for chunk_id, vector in rows:
+        # in tie_keys order, sorted here by code point (a collation may order otherwise)
+        rows.sort(key=lambda row: (str(row[2]), int(row[3]), int(row[4])))
+        for chunk_id, vector, *_ in rows:
             values = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
             yield str(chunk_id), np.asarray(values, dtype="<f4").tobytes()
+
+    def tie_keys(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, int, int]]:
+        """``chunk_id → (document id, start, end)``: the order of equal scores."""
+        with self._store.read() as conn:
+            rows = conn.execute(
+                'SELECT c.chunk_id, m.document_id, c.start, c."end" FROM chunks c '
+                "JOIN manifests m ON m.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id = ANY(%s)",
+                (list(chunk_ids),),
+            ).fetchall()
+        return {str(row[0]): (str(row[1]), int(row[2]), int(row[3])) for row in rows}
 
     def nearest(
         self, embedder_key: str, scope: Scope, vector: bytes, limit: int
@@ -669,11 +682,14 @@ class PostgresIndex:
             else sql.SQL("(e.vector::{cast}) <#> %(query)s::{cast}").format(cast=cast)
         )
         return sql.SQL(
-            "SELECT c.chunk_id, {distance} FROM embeddings e "
+            'SELECT c.chunk_id, {distance}, d.document_id, c.start, c."end" FROM embeddings e '
             "JOIN chunks c ON c.chunk_id = e.chunk_id {permitted} "
-            "AND e.embedder_key = {key} ORDER BY {distance} LIMIT %(limit)s"
+            "AND e.embedder_key = {key} ORDER BY {distance}{ties} LIMIT %(limit)s"
         ).format(
             distance=distance,
+            # the exact query sorts every permitted row: equal products in tie_keys
+            # order there (the index serves no second key)
+            ties=sql.SQL(', d.document_id COLLATE "C", c.start, c."end"' if exact else ""),
             permitted=sql.SQL(_PERMITTED),
             key=sql.Literal(embedder_key),
         )
@@ -715,11 +731,20 @@ class PostgresIndex:
         limit: int,
         exact: bool,
     ) -> list[tuple[str, float]]:
+        # One row more than asked, to order a tie at the ``limit``-th place by content
+        # too (an HNSW scan is approximate: rows beyond may still tie).
         rows = conn.execute(
             self.ann_statement(embedder_key, len(query), exact),
-            {**_params(scope), "query": query, "limit": limit},
+            {**_params(scope), "query": query, "limit": limit + 1},
         ).fetchall()
-        return [(str(chunk_id), -float(negative)) for chunk_id, negative in rows]
+        ranked = sorted(
+            (
+                (-float(negative), (str(doc), int(start), int(end)), str(chunk_id))
+                for chunk_id, negative, doc, start, end in rows
+            ),
+            key=lambda item: (-item[0], item[1]),
+        )
+        return [(chunk_id, score) for score, _, chunk_id in ranked[:limit]]
 
     def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
         with self._store.read() as conn:

@@ -66,11 +66,12 @@ _PERMITTED_MANIFESTS = """
 """
 
 
-# Which of some ranked rows (``:rowids``) the scope may read, and their chunk ids.
-# CROSS JOIN keeps this order (rows, then their chunk, revision and document), so
-# the work done is per ranked row, never per revision of the tenant.
+# Which of some ranked rows (``:rowids``) the scope may read, their chunk ids and
+# tie keys (document id, chunk range). CROSS JOIN keeps this order (rows, then their
+# chunk, revision and document), so the work done is per ranked row, never per
+# revision of the tenant.
 _PERMITTED_ROWS = """
-    SELECT c.rowid, c.chunk_id FROM json_each(:rowids) j
+    SELECT c.rowid, c.chunk_id, d.document_id, c.start, c.end FROM json_each(:rowids) j
     CROSS JOIN chunks c ON c.rowid = j.value
     CROSS JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
     CROSS JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
@@ -519,26 +520,42 @@ class SqliteIndex:
         limit: int,
     ) -> list[tuple[str, float]]:
         """The first ``limit`` ranked rows the scope may read, as ``(chunk_id, score)``
-        (ranked rows are asked for ``limit`` at first, then in windows growing x4)."""
-        found: list[tuple[str, float]] = []
-        batch = limit
-        while len(found) < limit:
+        (ranked rows are asked for ``limit`` at first, then in windows growing x4).
+
+        Equal scores rank by document id, then the chunk's range in its text, never
+        by rowid, which follows the order of ingestion: rows that tie with the
+        ``limit``-th are all read before the cut, so that which of them make it
+        depends on content only (the first window reads one row more to see that the
+        next one does not tie).
+        """
+        found: list[tuple[float, tuple[str, int, int], str]] = []
+        batch = limit + 1
+        while True:
             window = [item for _, item in zip(range(batch), ranked, strict=False)]
             if not window:
                 break
             scores = dict(window)
-            permitted = dict(
-                conn.execute(
+            permitted = {
+                int(row[0]): (str(row[1]), (str(row[2]), int(row[3]), int(row[4])))
+                for row in conn.execute(
                     _PERMITTED_ROWS, {**params, "rowids": json.dumps(list(scores))}
                 ).fetchall()
-            )
+            }
             found.extend(
-                (str(permitted[rowid]), score) for rowid, score in window if rowid in permitted
+                (score, permitted[rowid][1], permitted[rowid][0])
+                for rowid, score in window
+                if rowid in permitted
             )
             if len(window) < batch:
                 break
+            if len(found) >= limit:
+                # ranked best first: a row after this window scores at most its last
+                cut = sorted((-score for score, _, _ in found))[limit - 1]
+                if -window[-1][1] > cut:
+                    break
             batch *= 4
-        return found[:limit]
+        found.sort(key=lambda item: (-item[0], item[1]))
+        return [(chunk_id, score) for score, _, chunk_id in found[:limit]]
 
     @staticmethod
     def _totals(conn: sqlite3.Connection, partition: Partition) -> Totals:
@@ -603,14 +620,35 @@ class SqliteIndex:
         return total, frequencies
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
-        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
-        cursor = self._store._connection().execute(
-            "SELECT c.chunk_id, e.vector FROM chunks c "
-            "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key " + _PERMITTED,
-            {**_params(scope), "key": embedder_key},
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
+        :meth:`tie_keys` order (sorted here: SQLite's sorter would copy every blob)."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT c.chunk_id, e.vector, d.document_id, c.start, c.end FROM chunks c "
+                "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key "
+                + _PERMITTED,
+                {**_params(scope), "key": embedder_key},
+            )
+            .fetchall()
         )
-        for row in cursor:
+        rows.sort(key=lambda row: (str(row[2]), int(row[3]), int(row[4])))
+        for row in rows:
             yield str(row[0]), bytes(row[1])
+
+    def tie_keys(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, int, int]]:
+        """``chunk_id → (document id, start, end)``: the order of equal scores."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT c.chunk_id, m.document_id, c.start, c.end FROM chunks c "
+                "JOIN manifests m ON m.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(chunk_ids)),),
+            )
+            .fetchall()
+        )
+        return {str(row[0]): (str(row[1]), int(row[2]), int(row[3])) for row in rows}
 
     def nearest(
         self, embedder_key: str, scope: Scope, vector: bytes, limit: int
