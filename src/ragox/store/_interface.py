@@ -274,8 +274,12 @@ class Store(Protocol):
         """A READY revision's index is whole (current: one lexical row per chunk)."""
         ...
 
-    def remove_index_orphans(self) -> int:
-        """Delete lexical rows of revisions that are not current; returns how many."""
+    def remove_index_orphans(
+        self, tenant: str | None = None, document_id: str | None = None
+    ) -> int:
+        """Delete lexical rows of revisions that are not current, in the whole store,
+        or (``tenant`` and ``document_id``) only what that document can have left,
+        found by its ids; returns how many."""
         ...
 
     def start_job(self, tenant: str, document_id: str, revision: str) -> str: ...

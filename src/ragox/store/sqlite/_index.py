@@ -398,6 +398,71 @@ class SqliteIndex:
             self.bump(conn)
         return removed
 
+    def remove_orphans_of(self, conn: sqlite3.Connection, tenant: str, document_id: str) -> int:
+        """:meth:`remove_orphans` for what one document can have left, found by ids:
+        lexical rows of its representations that are not current and READY, or that
+        are not one of their chunks or lie outside its tenant's partitions, and FTS
+        rows of its chunks' rowids that no ``lexical_rows`` entry of their partition
+        accounts for. Returns how many. A sweep costs what the document has, not what
+        the store has; FTS rows of chunk rows that no longer exist at all name no
+        document: :meth:`remove_orphans` finds those."""
+        manifests = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT manifest_id FROM manifests WHERE tenant = ? AND document_id = ?",
+                (tenant, document_id),
+            ).fetchall()
+        ]
+        if not manifests:
+            return 0
+        current = {
+            str(row[0])
+            for row in conn.execute(
+                "SELECT r.manifest_id FROM documents d JOIN revisions r "
+                "ON r.tenant = d.tenant AND r.document_id = d.document_id "
+                "AND r.revision = d.current_revision "
+                "WHERE d.tenant = ? AND d.document_id = ? AND r.state = 'READY'",
+                (tenant, document_id),
+            ).fetchall()
+        }
+        partitions = [
+            Partition(int(row[0]), str(row[1]))
+            for row in conn.execute(
+                "SELECT partition_id, name FROM lexical_partitions WHERE tenant = ?", (tenant,)
+            ).fetchall()
+        ]
+        stale = json.dumps([m for m in manifests if m not in current])
+        kept = json.dumps([m for m in manifests if m in current])
+        owned = json.dumps([p.partition_id for p in partitions])
+        doomed = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT l.rowid FROM lexical_rows l WHERE l.manifest_id IN "
+                "(SELECT value FROM json_each(:stale)) "
+                "UNION ALL SELECT l.rowid FROM lexical_rows l "
+                "WHERE l.manifest_id IN (SELECT value FROM json_each(:kept)) AND ("
+                "l.partition_id NOT IN (SELECT value FROM json_each(:owned)) OR NOT EXISTS "
+                "(SELECT 1 FROM chunks c WHERE c.rowid = l.rowid "
+                "AND c.manifest_id = l.manifest_id))",
+                {"stale": stale, "kept": kept, "owned": owned},
+            ).fetchall()
+        ]
+        _evict(conn, "rowid IN (SELECT value FROM json_each(?))", (json.dumps(doomed),))
+        removed = len(doomed)
+        everything = json.dumps(manifests)
+        for partition in partitions:
+            cursor = conn.execute(
+                f"DELETE FROM {partition.name} WHERE rowid IN (SELECT c.rowid FROM chunks c "
+                "WHERE c.manifest_id IN (SELECT value FROM json_each(?)) AND NOT EXISTS "
+                "(SELECT 1 FROM lexical_rows l WHERE l.rowid = c.rowid AND l.partition_id = ?))",
+                (everything, partition.partition_id),
+            )
+            removed += max(cursor.rowcount, 0)
+        if removed:
+            _prune(conn)
+            self.bump(conn)
+        return removed
+
     def regroup(
         self, conn: sqlite3.Connection, tenant: str, document_id: str, revision: str
     ) -> None:
