@@ -10,7 +10,12 @@ the old statements prepared and run once on a connection with the store's
 ``force_generic_plan`` (what psycopg does to a statement run five times), and the new
 sweep run six times on another; then the rest is loaded with autovacuum off, so no
 table is analyzed. Defaults: 1,800 documents (90k lexical rows, 1.5M postings),
-SMALL=1, the old prepared statement cancelled after RUN_OLD ms (300,000).
+SMALL=1, the old prepared statement cancelled after RUN_OLD ms (300,000; 0 skips it).
+
+Then the sweep a delete or a retry runs (``remove_orphans_of``: one document's
+leftovers, found by its ids) beside the whole-tenant sweep delete ran before, timed
+alternately on the same store (both also run six times while the home was small, on a
+connection that forces generic plans).
 
 ``python bench/pg_orphan_plans.py`` (env: N_DOCS, SMALL, ANALYZE_SMALL=0|1, RUN_OLD)
 """
@@ -184,6 +189,8 @@ def main() -> None:
         for _ in range(6):
             store.index.remove_orphans(tx, "default")
             tx.rollback()
+            store.index.remove_orphans_of(tx, "default", "d1")
+            tx.rollback()
         started = time.perf_counter()
         load(conn, small + 1, documents)
         print(f"loaded in {time.perf_counter() - started:.1f}s, nothing analyzed since")
@@ -198,6 +205,25 @@ def main() -> None:
         removed = store.index.remove_orphans(tx, "default")
         print(f"new sweep: removed {removed}, {time.perf_counter() - started:.2f} s wall")
         tx.rollback()
+        # a document with a leftover row (one per 100 documents), as delete sweeps it
+        target = f"d{max(100, documents // 200 * 100)}"
+        removed = store.index.remove_orphans_of(Explaining(tx), "default", target)  # type: ignore[arg-type]
+        tx.rollback()
+        whole: list[float] = []
+        mine: list[float] = []
+        for _ in range(3):
+            started = time.perf_counter()
+            store.index.remove_orphans(tx, "default")
+            whole.append(time.perf_counter() - started)
+            tx.rollback()
+            started = time.perf_counter()
+            removed = store.index.remove_orphans_of(tx, "default", target)
+            mine.append(time.perf_counter() - started)
+            tx.rollback()
+        print(
+            f"sweep of the tenant (what delete ran): {min(whole) * 1000:.1f} ms (best of 3); "
+            f"sweep of {target} (what delete runs): {min(mine) * 1000:.1f} ms, removed {removed}"
+        )
         if cancel_ms:
             old.execute(f"SET statement_timeout = {cancel_ms}")
             for name in ("old_orphans('default')", "old_stray"):

@@ -21,10 +21,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import DATA, OPERATOR, legacy_lexical_tables, older_database, serving
+from conftest import (
+    DATA,
+    OPERATOR,
+    legacy_lexical_tables,
+    older_database,
+    serving,
+    store_sql,
+)
 from ragox.access import Principal
 from ragox.search import SearchMode, analyze_document, analyze_query, fts_match, scope_of
-from ragox.service import Ragox
+from ragox.service import ActionRefused, Ragox
 from ragox.store import SCHEMA_VERSION
 
 pytestmark = pytest.mark.both_backends
@@ -380,6 +387,40 @@ def test_orphan_sweep_removes_the_orphans_and_nothing_else(app: Ragox) -> None:
                 conn, tenant, record.manifest_id
             ) == app.store.chunk_count(record.manifest_id)
     assert observed() == before
+
+
+def test_delete_and_retry_sweep_only_their_documents_leftovers(app: Ragox, home: Path) -> None:
+    """Deleting a document removes every lexical trace it can have left (rows of an old
+    revision, words of its chunks that no lexical row accounts for) and a retry sweeps
+    what its document's dead runs left; both find them by the document's ids and leave
+    other documents' leftovers to the whole-store sweep (they scan no one else's rows)."""
+    for doc, word in (("manual", "seal"), ("other", "gasket"), ("third", "washer")):
+        _ingest(app, doc, f"The valve {word} leaks.", {"staff"})
+        _ingest(app, doc, f"The pump {word} is new.", {"staff"})
+    ours, _ = _leftover(app, "default", "manual", "valv seal")
+    _leftover(app, "default", "other", "valv gasket")
+    _, third_rows = _leftover(app, "default", "third", "valv washer")
+    current = app.store.get_revision("default", "manual", "r2")
+    assert current is not None and current.manifest_id is not None
+    # what an older version could leave: the current revision's row entries gone, its
+    # words (FTS rows, postings) still there
+    store_sql(home, "DELETE FROM lexical_rows WHERE manifest_id = ?", (current.manifest_id,))
+    terms = ["seal", "gasket", "washer"]
+
+    def frequencies() -> dict[str, int]:
+        return app.store.index.term_statistics(scope_of(OPERATOR), terms)[1]
+
+    assert frequencies() == {"seal": 2, "gasket": 2, "washer": 2}
+    assert app.delete("manual")
+    assert frequencies() == {"seal": 0, "gasket": 2, "washer": 2}
+    assert not app.search("seal", OPERATOR, SearchMode.LEXICAL)
+    with app.store.transaction() as conn:
+        assert app.store.index.lexical_row_count(conn, "default", ours) == 0
+    outcome = app.retry("other", "r2")
+    assert not isinstance(outcome, ActionRefused) and outcome.state.value == "READY"
+    assert frequencies() == {"seal": 0, "gasket": 1, "washer": 2}
+    assert app.store.remove_index_orphans() == third_rows
+    assert frequencies() == {"seal": 0, "gasket": 1, "washer": 1}
 
 
 @pytest.mark.sqlite_only  # reads SQLite's own tables or VM steps

@@ -12,13 +12,14 @@ from ragox.search._matrix import build_matrix, top_rows
 def _brute(
     vectors: np.ndarray, ids: list[str], query: np.ndarray, k: int, penalty: np.ndarray | None
 ) -> list[tuple[str, float]]:
-    """Every row scored in float64, rounded to float32, less the penalty; ties by id."""
+    """Every row scored in float64, rounded to float32, less the penalty; ties in row
+    order (the store's tie order), not by chunk id."""
     # numpy's own loop, not BLAS (whose threads crawl on a busy machine)
     exact = np.einsum("ij,j->i", vectors.astype(np.float64), query.astype(np.float64))
     exact = exact.astype(np.float32)
     if penalty is not None:
         exact = exact - penalty
-    ranked = np.lexsort((np.array(ids), -exact))[:k]
+    ranked = np.lexsort((np.arange(len(ids)), -exact))[:k]
     return [(ids[r], float(exact[r])) for r in ranked]
 
 
@@ -38,7 +39,7 @@ def _corpus(rows: int, seed: int, anisotropic: bool) -> tuple[np.ndarray, list[s
 @pytest.mark.parametrize("half", [True, False])
 def test_top_rows_equal_brute_force(anisotropic: bool, half: bool) -> None:
     """The top k of both first steps (float16 and float32) is the exact top k: same
-    rows, same scores, equal scores in chunk id order, with and without a penalty."""
+    rows, same scores, equal scores in row order, with and without a penalty."""
     vectors, ids = _corpus(6000, seed=3, anisotropic=anisotropic)
     languages = {chunk_id: ("de" if n % 3 == 0 else "en") for n, chunk_id in enumerate(ids)}
     matrix = build_matrix(ids, vectors, languages, ("de", "en"), half=half)

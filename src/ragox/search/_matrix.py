@@ -11,10 +11,11 @@ float16 copy beside the exact rows and ranks in two steps:
    step can make, scored exactly: each product summed in float64 from the float32
    rows and the float32 query, then rounded to float32.
 
-The result is exactly the top ``k`` of the exact scores (ties in chunk id order), not an
-approximation: see :func:`_half_margin` for the bound. Without SimSIMD (a platform
-without its wheel) step 1 is a float32 product on one BLAS thread, with its own
-(smaller) bound, and the result is the same.
+The result is exactly the top ``k`` of the exact scores (ties in row order: the store
+hands rows in the order equal scores rank in), not an approximation: see
+:func:`_half_margin` for the bound. Without SimSIMD (a platform without its wheel)
+step 1 is a float32 product on one BLAS thread, with its own (smaller) bound, and the
+result is the same.
 """
 
 from __future__ import annotations
@@ -64,8 +65,6 @@ class VectorMatrix:
     languages: dict[str, npt.NDArray[np.bool_]]
     #: chunk id → the language of its representation (None: not detected)
     language_of: dict[str, str | None]
-    #: each row's place in chunk id order (equal scores rank in that order)
-    id_order: npt.NDArray[np.intp]
 
 
 @functools.cache
@@ -85,7 +84,11 @@ def build_matrix(
     *,
     half: bool = True,
 ) -> VectorMatrix:
-    """The matrix of these rows, with the float16 copy when it is useful (and ``half``)."""
+    """The matrix of these rows, with the float16 copy when it is useful (and ``half``).
+
+    Equal scores rank in the order of the rows (the store's tie order: document id,
+    then the chunk's range), never by chunk id, which differs between two homes of the
+    same files."""
     exact = np.ascontiguousarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(exact.astype(np.float64), axis=1) if len(exact) else np.zeros(0)
     max_norm = float(norms.max()) if len(norms) else 0.0
@@ -96,9 +99,7 @@ def build_matrix(
         lang: np.fromiter((language_of.get(i) == lang for i in chunk_ids), np.bool_, len(chunk_ids))
         for lang in supported
     }
-    id_order = np.empty(len(chunk_ids), dtype=np.intp)
-    id_order[sorted(range(len(chunk_ids)), key=chunk_ids.__getitem__)] = np.arange(len(chunk_ids))
-    return VectorMatrix(tuple(chunk_ids), exact, copy, max_norm, masks, language_of, id_order)
+    return VectorMatrix(tuple(chunk_ids), exact, copy, max_norm, masks, language_of)
 
 
 def _half_margin(query_norm: float, max_norm: float, dimension: int) -> float:
@@ -132,7 +133,7 @@ def top_rows(
     penalty: npt.NDArray[np.float32] | None = None,
 ) -> list[tuple[int, float]]:
     """The ``count`` rows of the highest exact score minus ``penalty``, best first
-    (equal scores in chunk id order), each with that score.
+    (equal scores in row order), each with that score.
 
     ``penalty`` is a per-row amount subtracted from the scores (a language bonus).
     """
@@ -167,5 +168,5 @@ def top_rows(
     scores = exact.astype(np.float32)
     if penalty is not None:
         scores = scores - penalty[candidates]
-    order = np.lexsort((matrix.id_order[candidates], -scores))[:count]
+    order = np.lexsort((candidates, -scores))[:count]
     return [(int(candidates[i]), float(scores[i])) for i in order]

@@ -75,6 +75,8 @@ SAME_LANGUAGE_BONUS: Final[dict[str, dict[str, float]]] = {
 #: (bench/bench_crosslingual.py).
 TRANSLATION_SIMILARITY: Final[dict[str, float]] = {"multilingual-e5-small-q4": 0.86}
 _SNIPPET_CHARS: Final = 240
+#: The tie key of a chunk deleted since it was ranked (it is dropped before the hits).
+_NO_KEY: Final = ("", 0, 0)
 #: Candidates per wanted hit that an index's nearest-neighbour list brings when a
 #: same-language bonus re-ranks them (a bonus lowers some; others move up).
 ANN_BONUS_CANDIDATES: Final = 4
@@ -323,7 +325,18 @@ class Searcher:
                 fused[chunk_id] = weights[chunk_id] / (RRF_K + rank)
         for rank, (chunk_id, _) in enumerate(vector, start=1):
             fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
-        return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+        # Equal fused scores (first in one list and second in the other, against the
+        # other way round) rank by content (document id, then range), as each list's
+        # own ties do: chunk ids hold their manifest's ingestion time.
+        seen: dict[float, int] = {}
+        for score in fused.values():
+            seen[score] = seen.get(score, 0) + 1
+        tied = [chunk_id for chunk_id, score in fused.items() if seen[score] > 1]
+        keys = self.store.index.tie_keys(tied) if tied else {}
+        return sorted(
+            fused.items(),
+            key=lambda item: (-item[1], keys.get(item[0], _NO_KEY), item[0]),
+        )
 
     def search(
         self,

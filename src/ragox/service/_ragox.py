@@ -1089,7 +1089,8 @@ class Ragox:
             return ActionRefused.BYTES_MISSING
         stale = [h.job.job_id for h in health if h.liveness is Liveness.STALE]
         self.store.end_jobs(tenant, document_id, revision, stale, JOB_ABANDONED)
-        self.store.remove_index_orphans()
+        # what the dead runs of this document can have left, not the whole store's
+        self.store.remove_index_orphans(tenant, document_id)
         data = self.store.blobs.get(record.source_sha256)
         return self.ingestor.process(record, data, created=False)
 

@@ -80,7 +80,18 @@ class SearchIndex(Protocol):
         """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.
 
         ``match`` is quoted phrases joined by OR. BM25 statistics come only from rows
-        the scope may read, and rows it may not read cost nothing to the query.
+        the scope may read, and rows it may not read cost nothing to the query. Equal
+        scores rank in :meth:`tie_keys` order, also at the ``limit``-th place.
+        """
+        ...
+
+    def tie_keys(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, int, int]]:
+        """The key that orders equal scores, of each of these chunks that exists: its
+        document id, then its range in the representation text (code points).
+
+        Derived from content, unlike chunk ids (their manifest holds the ingestion
+        time) and rowids (the order of ingestion), so that two homes built from the
+        same files rank alike. Strings compare by code point, as Python compares them.
         """
         ...
 
@@ -90,7 +101,8 @@ class SearchIndex(Protocol):
         ...
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
-        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
+        :meth:`tie_keys` order (the order equal scores rank in)."""
         ...
 
     def nearest(
@@ -99,8 +111,9 @@ class SearchIndex(Protocol):
         """``(chunk_id, inner product)`` of the ``limit`` chunks the scope may read that
         are nearest to ``vector`` (little-endian float32), best first, from an
         approximate-nearest-neighbour index that filters by the scope inside its scan
-        (never a top k filtered afterwards); None when the backend leaves this scope
-        to the caller's exact scan of :meth:`permitted_vectors`."""
+        (never a top k filtered afterwards); equal products in :meth:`tie_keys` order;
+        None when the backend leaves this scope to the caller's exact scan of
+        :meth:`permitted_vectors`."""
         ...
 
     def missing_vectors(self, manifest_id: str, embedder_key: str) -> int:
@@ -261,8 +274,12 @@ class Store(Protocol):
         """A READY revision's index is whole (current: one lexical row per chunk)."""
         ...
 
-    def remove_index_orphans(self) -> int:
-        """Delete lexical rows of revisions that are not current; returns how many."""
+    def remove_index_orphans(
+        self, tenant: str | None = None, document_id: str | None = None
+    ) -> int:
+        """Delete lexical rows of revisions that are not current, in the whole store,
+        or (``tenant`` and ``document_id``) only what that document can have left,
+        found by its ids; returns how many."""
         ...
 
     def start_job(self, tenant: str, document_id: str, revision: str) -> str: ...

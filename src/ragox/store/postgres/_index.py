@@ -138,7 +138,7 @@ _RANKED = f"""
     SELECT c.chunk_id, s.score FROM scored s
     JOIN chunks c ON c.rowid = s.rowid
     {_PERMITTED}
-    ORDER BY s.score DESC, s.rowid
+    ORDER BY s.score DESC, d.document_id COLLATE "C", c.start, c."end"
     LIMIT %(limit)s
 """
 
@@ -485,6 +485,103 @@ class PostgresIndex:
             self.bump(conn)
         return removed
 
+    def remove_orphans_of(
+        self, conn: psycopg.Connection[Any], tenant: str, document_id: str
+    ) -> int:
+        """:meth:`remove_orphans` for what one document can have left, found by ids:
+        lexical rows of its representations that are not current and READY, or that
+        are not one of their chunks or lie outside its tenant's partitions, and
+        postings of its chunks' rows that no lexical row holds. Returns how many.
+
+        Every statement reads through an index by the document's ids (its manifests,
+        their chunks' rowids), so a sweep costs what the document has, not what the
+        store has (the whole-store sweep reads every posting). None is prepared: a
+        generic plan made while the tables were small is what made the anti-join this
+        replaces run for minutes (bench/pg_orphan_plans.py). Postings of chunk rows
+        that no longer exist at all (an older version replaced them) name no
+        document: :meth:`remove_orphans` finds those."""
+        manifests = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT manifest_id FROM manifests WHERE tenant = %s AND document_id = %s",
+                (tenant, document_id),
+                prepare=False,
+            ).fetchall()
+        ]
+        if not manifests:
+            return 0
+        current = {
+            str(row[0])
+            for row in conn.execute(
+                "SELECT r.manifest_id FROM documents d JOIN revisions r "
+                "ON r.tenant = d.tenant AND r.document_id = d.document_id "
+                "AND r.revision = d.current_revision "
+                "WHERE d.tenant = %s AND d.document_id = %s AND r.state = 'READY'",
+                (tenant, document_id),
+                prepare=False,
+            ).fetchall()
+        }
+        partitions = {
+            int(row[0])
+            for row in conn.execute(
+                "SELECT partition_id FROM lexical_partitions WHERE tenant = %s",
+                (tenant,),
+                prepare=False,
+            ).fetchall()
+        }
+        # Each statement looks rows up by ids through an index; the comparisons are
+        # made here, so that no plan can choose to scan a table (on tables not yet
+        # analyzed, a NOT EXISTS or an anti-join was planned as a scan of all chunks
+        # or of all lexical rows).
+        chunk_rows = {
+            int(rowid): str(manifest_id)
+            for rowid, manifest_id in conn.execute(
+                "SELECT rowid, manifest_id FROM chunks WHERE manifest_id = ANY(%s)",
+                (manifests,),
+                prepare=False,
+            ).fetchall()
+        }
+        removed = 0
+        stale = [m for m in manifests if m not in current]
+        if stale:
+            removed += self._evict(conn, "manifest_id = ANY(%s)", (stale,), prepare=False)
+        kept = [m for m in manifests if m in current]
+        if kept:
+            # rows of a current representation that are not one of its chunks, or lie
+            # outside its tenant's partitions
+            doomed = [
+                int(rowid)
+                for rowid, manifest_id, partition_id in conn.execute(
+                    "SELECT rowid, manifest_id, partition_id FROM lexical_rows "
+                    "WHERE manifest_id = ANY(%s)",
+                    (kept,),
+                    prepare=False,
+                ).fetchall()
+                if int(partition_id) not in partitions
+                or chunk_rows.get(int(rowid)) != str(manifest_id)
+            ]
+            if doomed:
+                removed += self._evict(conn, "rowid = ANY(%s)", (doomed,), prepare=False)
+        # postings of the document's chunk rows that no lexical row holds
+        held = {
+            int(row[0])
+            for row in conn.execute(
+                "SELECT rowid FROM lexical_rows WHERE rowid = ANY(%s)",
+                (list(chunk_rows),),
+                prepare=False,
+            ).fetchall()
+        }
+        stray = [rowid for rowid in chunk_rows if rowid not in held]
+        if stray:
+            cursor = conn.execute(
+                "DELETE FROM lexical_postings WHERE rowid = ANY(%s)", (stray,), prepare=False
+            )
+            removed += max(cursor.rowcount, 0)
+        if removed:
+            self._prune(conn)
+            self.bump(conn)
+        return removed
+
     def regroup(
         self, conn: psycopg.Connection[Any], tenant: str, document_id: str, revision: str
     ) -> None:
@@ -615,14 +712,27 @@ class PostgresIndex:
         the SQLite backend)."""
         with self._store.read() as conn:
             rows = conn.execute(
-                "SELECT c.chunk_id, e.vector FROM chunks c "
+                'SELECT c.chunk_id, e.vector, d.document_id, c.start, c."end" FROM chunks c '
                 "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = %(key)s "
                 + _PERMITTED,
                 {**_params(scope), "key": embedder_key},
             ).fetchall()
-        for chunk_id, vector in rows:
+        # in tie_keys order, sorted here by code point (a collation may order otherwise)
+        rows.sort(key=lambda row: (str(row[2]), int(row[3]), int(row[4])))
+        for chunk_id, vector, *_ in rows:
             values = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
             yield str(chunk_id), np.asarray(values, dtype="<f4").tobytes()
+
+    def tie_keys(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, int, int]]:
+        """``chunk_id → (document id, start, end)``: the order of equal scores."""
+        with self._store.read() as conn:
+            rows = conn.execute(
+                'SELECT c.chunk_id, m.document_id, c.start, c."end" FROM chunks c '
+                "JOIN manifests m ON m.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id = ANY(%s)",
+                (list(chunk_ids),),
+            ).fetchall()
+        return {str(row[0]): (str(row[1]), int(row[2]), int(row[3])) for row in rows}
 
     def nearest(
         self, embedder_key: str, scope: Scope, vector: bytes, limit: int
@@ -669,11 +779,14 @@ class PostgresIndex:
             else sql.SQL("(e.vector::{cast}) <#> %(query)s::{cast}").format(cast=cast)
         )
         return sql.SQL(
-            "SELECT c.chunk_id, {distance} FROM embeddings e "
+            'SELECT c.chunk_id, {distance}, d.document_id, c.start, c."end" FROM embeddings e '
             "JOIN chunks c ON c.chunk_id = e.chunk_id {permitted} "
-            "AND e.embedder_key = {key} ORDER BY {distance} LIMIT %(limit)s"
+            "AND e.embedder_key = {key} ORDER BY {distance}{ties} LIMIT %(limit)s"
         ).format(
             distance=distance,
+            # the exact query sorts every permitted row: equal products in tie_keys
+            # order there (the index serves no second key)
+            ties=sql.SQL(', d.document_id COLLATE "C", c.start, c."end"' if exact else ""),
             permitted=sql.SQL(_PERMITTED),
             key=sql.Literal(embedder_key),
         )
@@ -715,11 +828,20 @@ class PostgresIndex:
         limit: int,
         exact: bool,
     ) -> list[tuple[str, float]]:
+        # One row more than asked, to order a tie at the ``limit``-th place by content
+        # too (an HNSW scan is approximate: rows beyond may still tie).
         rows = conn.execute(
             self.ann_statement(embedder_key, len(query), exact),
-            {**_params(scope), "query": query, "limit": limit},
+            {**_params(scope), "query": query, "limit": limit + 1},
         ).fetchall()
-        return [(str(chunk_id), -float(negative)) for chunk_id, negative in rows]
+        ranked = sorted(
+            (
+                (-float(negative), (str(doc), int(start), int(end)), str(chunk_id))
+                for chunk_id, negative, doc, start, end in rows
+            ),
+            key=lambda item: (-item[0], item[1]),
+        )
+        return [(chunk_id, score) for score, _, chunk_id in ranked[:limit]]
 
     def representation_languages(self, manifest_ids: Sequence[str]) -> dict[str, str]:
         with self._store.read() as conn:

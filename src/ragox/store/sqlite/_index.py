@@ -66,11 +66,12 @@ _PERMITTED_MANIFESTS = """
 """
 
 
-# Which of some ranked rows (``:rowids``) the scope may read, and their chunk ids.
-# CROSS JOIN keeps this order (rows, then their chunk, revision and document), so
-# the work done is per ranked row, never per revision of the tenant.
+# Which of some ranked rows (``:rowids``) the scope may read, their chunk ids and
+# tie keys (document id, chunk range). CROSS JOIN keeps this order (rows, then their
+# chunk, revision and document), so the work done is per ranked row, never per
+# revision of the tenant.
 _PERMITTED_ROWS = """
-    SELECT c.rowid, c.chunk_id FROM json_each(:rowids) j
+    SELECT c.rowid, c.chunk_id, d.document_id, c.start, c.end FROM json_each(:rowids) j
     CROSS JOIN chunks c ON c.rowid = j.value
     CROSS JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
     CROSS JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
@@ -397,6 +398,71 @@ class SqliteIndex:
             self.bump(conn)
         return removed
 
+    def remove_orphans_of(self, conn: sqlite3.Connection, tenant: str, document_id: str) -> int:
+        """:meth:`remove_orphans` for what one document can have left, found by ids:
+        lexical rows of its representations that are not current and READY, or that
+        are not one of their chunks or lie outside its tenant's partitions, and FTS
+        rows of its chunks' rowids that no ``lexical_rows`` entry of their partition
+        accounts for. Returns how many. A sweep costs what the document has, not what
+        the store has; FTS rows of chunk rows that no longer exist at all name no
+        document: :meth:`remove_orphans` finds those."""
+        manifests = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT manifest_id FROM manifests WHERE tenant = ? AND document_id = ?",
+                (tenant, document_id),
+            ).fetchall()
+        ]
+        if not manifests:
+            return 0
+        current = {
+            str(row[0])
+            for row in conn.execute(
+                "SELECT r.manifest_id FROM documents d JOIN revisions r "
+                "ON r.tenant = d.tenant AND r.document_id = d.document_id "
+                "AND r.revision = d.current_revision "
+                "WHERE d.tenant = ? AND d.document_id = ? AND r.state = 'READY'",
+                (tenant, document_id),
+            ).fetchall()
+        }
+        partitions = [
+            Partition(int(row[0]), str(row[1]))
+            for row in conn.execute(
+                "SELECT partition_id, name FROM lexical_partitions WHERE tenant = ?", (tenant,)
+            ).fetchall()
+        ]
+        stale = json.dumps([m for m in manifests if m not in current])
+        kept = json.dumps([m for m in manifests if m in current])
+        owned = json.dumps([p.partition_id for p in partitions])
+        doomed = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT l.rowid FROM lexical_rows l WHERE l.manifest_id IN "
+                "(SELECT value FROM json_each(:stale)) "
+                "UNION ALL SELECT l.rowid FROM lexical_rows l "
+                "WHERE l.manifest_id IN (SELECT value FROM json_each(:kept)) AND ("
+                "l.partition_id NOT IN (SELECT value FROM json_each(:owned)) OR NOT EXISTS "
+                "(SELECT 1 FROM chunks c WHERE c.rowid = l.rowid "
+                "AND c.manifest_id = l.manifest_id))",
+                {"stale": stale, "kept": kept, "owned": owned},
+            ).fetchall()
+        ]
+        _evict(conn, "rowid IN (SELECT value FROM json_each(?))", (json.dumps(doomed),))
+        removed = len(doomed)
+        everything = json.dumps(manifests)
+        for partition in partitions:
+            cursor = conn.execute(
+                f"DELETE FROM {partition.name} WHERE rowid IN (SELECT c.rowid FROM chunks c "
+                "WHERE c.manifest_id IN (SELECT value FROM json_each(?)) AND NOT EXISTS "
+                "(SELECT 1 FROM lexical_rows l WHERE l.rowid = c.rowid AND l.partition_id = ?))",
+                (everything, partition.partition_id),
+            )
+            removed += max(cursor.rowcount, 0)
+        if removed:
+            _prune(conn)
+            self.bump(conn)
+        return removed
+
     def regroup(
         self, conn: sqlite3.Connection, tenant: str, document_id: str, revision: str
     ) -> None:
@@ -519,26 +585,42 @@ class SqliteIndex:
         limit: int,
     ) -> list[tuple[str, float]]:
         """The first ``limit`` ranked rows the scope may read, as ``(chunk_id, score)``
-        (ranked rows are asked for ``limit`` at first, then in windows growing x4)."""
-        found: list[tuple[str, float]] = []
-        batch = limit
-        while len(found) < limit:
+        (ranked rows are asked for ``limit`` at first, then in windows growing x4).
+
+        Equal scores rank by document id, then the chunk's range in its text, never
+        by rowid, which follows the order of ingestion: rows that tie with the
+        ``limit``-th are all read before the cut, so that which of them make it
+        depends on content only (the first window reads one row more to see that the
+        next one does not tie).
+        """
+        found: list[tuple[float, tuple[str, int, int], str]] = []
+        batch = limit + 1
+        while True:
             window = [item for _, item in zip(range(batch), ranked, strict=False)]
             if not window:
                 break
             scores = dict(window)
-            permitted = dict(
-                conn.execute(
+            permitted = {
+                int(row[0]): (str(row[1]), (str(row[2]), int(row[3]), int(row[4])))
+                for row in conn.execute(
                     _PERMITTED_ROWS, {**params, "rowids": json.dumps(list(scores))}
                 ).fetchall()
-            )
+            }
             found.extend(
-                (str(permitted[rowid]), score) for rowid, score in window if rowid in permitted
+                (score, permitted[rowid][1], permitted[rowid][0])
+                for rowid, score in window
+                if rowid in permitted
             )
             if len(window) < batch:
                 break
+            if len(found) >= limit:
+                # ranked best first: a row after this window scores at most its last
+                cut = sorted((-score for score, _, _ in found))[limit - 1]
+                if -window[-1][1] > cut:
+                    break
             batch *= 4
-        return found[:limit]
+        found.sort(key=lambda item: (-item[0], item[1]))
+        return [(chunk_id, score) for score, _, chunk_id in found[:limit]]
 
     @staticmethod
     def _totals(conn: sqlite3.Connection, partition: Partition) -> Totals:
@@ -603,14 +685,35 @@ class SqliteIndex:
         return total, frequencies
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
-        """``(chunk_id, vector blob)`` of every current chunk the scope may read."""
-        cursor = self._store._connection().execute(
-            "SELECT c.chunk_id, e.vector FROM chunks c "
-            "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key " + _PERMITTED,
-            {**_params(scope), "key": embedder_key},
+        """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
+        :meth:`tie_keys` order (sorted here: SQLite's sorter would copy every blob)."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT c.chunk_id, e.vector, d.document_id, c.start, c.end FROM chunks c "
+                "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.embedder_key = :key "
+                + _PERMITTED,
+                {**_params(scope), "key": embedder_key},
+            )
+            .fetchall()
         )
-        for row in cursor:
+        rows.sort(key=lambda row: (str(row[2]), int(row[3]), int(row[4])))
+        for row in rows:
             yield str(row[0]), bytes(row[1])
+
+    def tie_keys(self, chunk_ids: Sequence[str]) -> dict[str, tuple[str, int, int]]:
+        """``chunk_id → (document id, start, end)``: the order of equal scores."""
+        rows = (
+            self._store._connection()
+            .execute(
+                "SELECT c.chunk_id, m.document_id, c.start, c.end FROM chunks c "
+                "JOIN manifests m ON m.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(chunk_ids)),),
+            )
+            .fetchall()
+        )
+        return {str(row[0]): (str(row[1]), int(row[2]), int(row[3])) for row in rows}
 
     def nearest(
         self, embedder_key: str, scope: Scope, vector: bytes, limit: int

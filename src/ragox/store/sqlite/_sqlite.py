@@ -359,11 +359,12 @@ class SqliteStore:
                     "(SELECT chunk_id FROM chunks WHERE manifest_id=?)",
                     (manifest_id,),
                 )
-            conn.execute("DELETE FROM documents WHERE tenant=? AND document_id=?", key)
             # Rows a crashed run of an older version left behind are attached to no
             # chunk any drop can find: a deleted document's words must not stay
-            # matchable, so deleting also sweeps the lexical tables.
-            self.index.remove_orphans(conn, tenant)
+            # matchable, so deleting also sweeps what the document can have left in
+            # the lexical tables (found by its ids, while its chunks are still there).
+            self.index.remove_orphans_of(conn, tenant, document_id)
+            conn.execute("DELETE FROM documents WHERE tenant=? AND document_id=?", key)
             # Blobs are content-addressed and shared: bytes another document (of any
             # tenant) still has stay.
             still_used = (
@@ -637,10 +638,15 @@ class SqliteStore:
             manifest_id
         )
 
-    def remove_index_orphans(self) -> int:
+    def remove_index_orphans(
+        self, tenant: str | None = None, document_id: str | None = None
+    ) -> int:
         """Delete lexical rows of revisions that are not current (crash leftovers of
-        older versions); returns how many."""
+        older versions), in the whole store or only what one document can have left;
+        returns how many."""
         with self.transaction() as conn:
+            if tenant is not None and document_id is not None:
+                return self.index.remove_orphans_of(conn, tenant, document_id)
             return self.index.remove_orphans(conn)
 
     # -- jobs ------------------------------------------------------------------------
