@@ -563,7 +563,7 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
     ) -> dict[str, Any]:
         try:
-            hits = ragox.search(q, who, SearchMode(mode) if mode else None, limit)
+            hits = ragox.search(q, who, SearchMode(mode) if mode else None, limit, collapse=True)
         except (SearchError, EmbedderError) as error:
             raise Problem(400, "Bad Request", error.code) from None
         return {"hits": [hit_json(hit) for hit in hits]}

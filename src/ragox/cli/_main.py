@@ -802,7 +802,7 @@ def search(
     who = _principal(principal, groups, tenant)
     with _app(ctx) as app:
         try:
-            hits = app.search(query, who, _search_mode(mode), limit)
+            hits = app.search(query, who, _search_mode(mode), limit, collapse=True)
         except _search_errors() as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
@@ -817,6 +817,9 @@ def search(
         pages = f"  p. {', '.join(map(str, hit.pages))}" if hit.pages else ""
         click.echo(f"{number:>2}. {hit.document_id}@{hit.revision}{pages}  ({lists})")
         click.echo(f"    {' '.join(hit.snippet.split())}")
+        for other in hit.also_in:
+            at = f"  p. {', '.join(map(str, other.pages))}" if other.pages else ""
+            click.echo(f"    also in {other.document_id}@{other.revision}{at}")
 
 
 @cli.command()

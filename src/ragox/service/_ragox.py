@@ -349,10 +349,17 @@ class Ragox:
         mode: SearchMode | None = None,
         limit: int = 10,
         embedder: Embedder | None = None,
+        collapse: bool = False,
     ) -> list[Hit]:
-        """Hybrid when the index has vectors, lexical otherwise, unless ``mode`` says."""
+        """Hybrid when the index has vectors, lexical otherwise, unless ``mode`` says.
+
+        ``collapse``: one hit per passage, its copies in other documents (HTML and PDF
+        of one manual) under it as ``also_in`` (what a reader is shown); answers and
+        evaluations read every chunk."""
         searcher = self.searcher(embedder)
-        return searcher.search(query, principal, mode or self.default_mode(), limit)
+        return searcher.search(
+            query, principal, mode or self.default_mode(), limit, collapse=collapse
+        )
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
