@@ -42,6 +42,7 @@ from ragox.answer import (
     OpenAIGenerator,
     citation_json,
     generator_from_spec,
+    message_language,
 )
 from ragox.api._chat import chat_router
 from ragox.extract import ErrorCode, ExtractionError, OcrMode
@@ -589,6 +590,9 @@ def create_app(
             "abstained": record.abstained,
             "missing": record.missing,
             "citations": [{**citation_json(c), **cited(c.anchor, who)} for c in record.citations],
+            # additive (issue 16): the language of the answer's own words (abstention,
+            # missing words, notices), for the page's ``lang``
+            "message_language": message_language(record.question, record.answer_language),
             # additive (issue 12), only when asked for: the answer language, and what the
             # answer says about itself (e.g. that its generator could not translate)
             **_language_fields(record),
