@@ -6,6 +6,7 @@ the question's language."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pymupdf  # type: ignore[import-untyped]
@@ -268,6 +269,37 @@ def test_cli_ask_json_lists_also_in(ragox_cli, app: Ragox) -> None:  # type: ign
     also = data["citations"][0]["also_in"]
     assert len(also) == 1 and set(also[0]) == {"source_id", "anchor", "status", "also_in"}
     assert also[0]["status"] == "RESOLVED"
+
+
+@pytest.mark.both_backends
+def test_answer_show_lists_also_in_the_reader_may_read_now(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
+    """`answer show` lists the other document as "also in" like `ask` (text and an
+    additive also_in in --json); once the reader may no longer read that copy, it is
+    not named at all."""
+    _doc(app, "upgrade-html", SCHRITTE_HTML, "upgrade.html")
+    _doc(app, "upgrade-copy", SCHRITTE_HTML.replace("<h1>", "<h2>"), "upgrade2.html")
+    app.close()
+    who = ("--principal", "sam", "--groups", "staff")
+    asked = ragox_cli(
+        "ask", "Was erfordert die Aktualisierung auf eine neue Version?", "--json", *who
+    ).json()
+    (cited,) = asked["citations"]
+    (other,) = cited["also_in"]
+    copy = other["anchor"]["document_id"]
+    shown = ragox_cli("answer", "show", asked["answer_id"], *who)
+    assert shown.code == 0, shown.stderr
+    assert f"also in {copy}@r1" in shown.stdout
+    data = ragox_cli("answer", "show", asked["answer_id"], "--json", *who).json()
+    assert [o["anchor"]["anchor_id"] for o in data["citations"][0]["also_in"]] == [
+        other["anchor"]["anchor_id"]
+    ]
+    assert ragox_cli("acl", copy, "--groups", "board").code == 0
+    hidden = ragox_cli("answer", "show", asked["answer_id"], *who)
+    assert hidden.code == 0, hidden.stderr  # the cited passage itself still resolves
+    assert copy not in hidden.stdout and "also in" not in hidden.stdout
+    data = ragox_cli("answer", "show", asked["answer_id"], "--json", *who).json()
+    assert data["citations"][0]["also_in"] == []
+    assert copy not in json.dumps(data)
 
 
 def test_display_text_joins_line_end_hyphens() -> None:

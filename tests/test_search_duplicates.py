@@ -147,17 +147,27 @@ def test_a_copy_the_reader_may_not_read_is_never_named(app: Ragox, ragox_cli) ->
 
 
 def test_api_search_lists_also_in(app: Ragox) -> None:
-    """GET /v1/search on a real server: one hit, the other copy under also_in."""
+    """GET /v1/search on a real server: one hit, the other copy under also_in; an
+    answer replayed by GET /v1/answers/{id} lists its copy as POST /v1/ask did."""
     _manual(app)
     key = app.create_key(STAFF)
     home = app.home
     app.close()
+    auth = {"Authorization": f"Bearer {key}"}
     with serving(home) as url:
         response = httpx.get(
-            f"{url}/v1/search",
-            params={"q": QUERY, "mode": "lexical"},
-            headers={"Authorization": f"Bearer {key}"},
+            f"{url}/v1/search", params={"q": QUERY, "mode": "lexical"}, headers=auth
         )
+        asked = httpx.post(
+            f"{url}/v1/ask",
+            json={"question": "Was erfordert die Aktualisierung auf eine neue Version?"},
+            headers=auth,
+            timeout=60,
+        ).json()
+        replayed = httpx.get(f"{url}/v1/answers/{asked['answer_id']}", headers=auth).json()
+    (cited,) = asked["citations"]
+    assert len(cited["also_in"]) == 1
+    assert replayed["citations"][0]["also_in"] == cited["also_in"]
     assert response.status_code == 200, response.text
     hits = response.json()["hits"]
     assert len(hits) == 1

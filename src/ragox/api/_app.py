@@ -619,6 +619,9 @@ def create_app(
                     "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
                     "status": c.resolution.status.value,
                     **({"translation": c.translation.to_json()} if c.translation else {}),
+                    # additive (issue 16): the same passage in other documents, as `ask`
+                    # listed it; only the copies that resolve now for the caller
+                    **({"also_in": [citation_json(o) for o in c.also_in]} if c.also_in else {}),
                     # additive: the citation's anchor was migrated by a rebuild
                     **(
                         {"migrated": successor_json(c.anchor, c.successor)}

@@ -1168,7 +1168,8 @@ def _print_answer(
     translations: dict[str, Translation] | None = None,
     language: tuple[str | None, tuple[str, ...]] = (None, ()),
 ) -> None:
-    """``also_in`` (from ``ask``): the same passage in other documents, cited once;
+    """``also_in``: the same passage in other documents, cited once (``answer show``:
+    the copies that resolve now for the reader);
     ``migrated`` (from ``answer show``): citations whose anchor has a successor;
     ``translations``: quotes rendered in the answer's language (derived, labelled);
     ``language``: the answer language asked for and the answer's notices."""
@@ -1290,6 +1291,7 @@ def answer_show(
         replay.record.missing,
         [(c.source_id, c.anchor_id, c.anchor, c.resolution.status.value) for c in replay.citations],
         as_json,
+        {c.anchor_id: c.also_in for c in replay.citations},
         migrated={
             c.anchor_id: successor_json(c.anchor, c.successor)
             for c in replay.citations
