@@ -302,6 +302,38 @@ def test_answer_show_lists_also_in_the_reader_may_read_now(ragox_cli, app: Ragox
     assert copy not in json.dumps(data)
 
 
+SEAL_LINES = [
+    "Replacing the pump seal requires these steps:",
+    "1. Close the inlet valve of the cooling circuit and drain the pump housing.",
+    "2. Remove the four cover bolts with a 13 mm spanner and lift the cover.",
+]
+SEAL_HTML = (
+    "<html><body><p>Replacing the pump seal requires these steps:</p><ol>"
+    "<li>Close the inlet valve of the cooling circuit and drain the pump housing.</li>"
+    "<li>Remove the four cover bolts with a 13 mm spanner and lift the cover.</li>"
+    "</ol></body></html>"
+)
+
+
+@pytest.mark.both_backends
+def test_a_pdf_list_item_is_the_same_passage_as_the_html_one(app: Ragox) -> None:
+    """The PDF writes "1. Close the inlet valve …" where the HTML has a list item without
+    the number: the step is cited once, the other document listed as "also in"."""
+    _doc(app, "seal-html", SEAL_HTML, "seal.html")
+    outcome = app.ingestor.ingest_bytes(
+        _pdf(SEAL_LINES), "seal.pdf", "seal-pdf", groups=frozenset({"staff"}), tenant="default"
+    )
+    assert outcome.state.value == "READY", outcome.error_code
+    record = app.ask("What must be closed before draining the pump housing?", STAFF)
+    assert not record.abstained
+    assert record.answer.count("Close the inlet valve") == 1
+    assert len(record.citations) == 1
+    (cited,) = record.citations
+    assert [o.anchor.document_id for o in cited.also_in] == ["seal-pdf"]
+    assert "1. Close" in cited.also_in[0].anchor.quote.exact  # the PDF's own text
+    _resolves(app, (cited, *cited.also_in))
+
+
 def test_display_text_joins_line_end_hyphens() -> None:
     """ "Schrit-\\nte" reads "Schritte"; a compound's capitalised part keeps its hyphen;
     paragraph breaks before a command stay."""

@@ -199,3 +199,24 @@ def test_a_chunk_that_takes_in_a_tip_label_is_the_same_passage(app: Ragox) -> No
     assert near_same_passage(f"tip {key}", key)
     assert not near_same_passage(key, key.replace("emergency", "planned"))
     assert not near_same_passage("apt get update", "run apt get update and then reboot now")
+
+
+def test_list_markers_do_not_make_another_passage(app: Ragox) -> None:
+    """A PDF's "•" or "1." before a list item, absent from the HTML's list item, leaves
+    one hit; a number inside a line still counts."""
+    lines = [
+        "• Close the inlet valve of the cooling circuit and drain the pump housing.",
+        "2. Remove the four cover bolts with a 13 mm spanner and lift the cover.",
+    ]
+    html = (
+        "<html><body><ul><li>Close the inlet valve of the cooling circuit and drain the "
+        "pump housing.</li></ul><ol start='2'><li>Remove the four cover bolts with a 13 mm "
+        "spanner and lift the cover.</li></ol></body></html>"
+    )
+    _ingest(app, "seal-pdf", _pdf(lines), "seal.pdf")
+    _ingest(app, "seal-html", html.encode(), "seal.html")
+    hits = app.search("inlet valve cover bolts spanner", STAFF, SearchMode.LEXICAL, collapse=True)
+    assert len(hits) == 1 and len(hits[0].also_in) == 1
+    assert same_passage_key("1. Close it\n2. Lift it\n– then\n• go") == "close it lift it then go"
+    assert same_passage_key("a) first\nb) second") == same_passage_key("first\n\nsecond")
+    assert same_passage_key("Bolt 2. Remove it") == "bolt 2 remove it"

@@ -17,6 +17,11 @@ __all__ = ["join_broken_words", "near_same_passage", "same_passage_key"]
 #: a lower-case word broken at a line end and going on in lower case on the next line
 _BROKEN_WORD: Final = regex.compile(r"(\p{Ll})-\n[ \t]*(?=\p{Ll})")
 _WORDS: Final = regex.compile(r"\w+")
+#: a list item's marker at the start of a line: a PDF writes "•" or "1." where the
+#: HTML of the same manual has a list item whose number the browser draws
+_LIST_MARKER: Final = regex.compile(
+    r"^[ \t]*(?:[•*\-–—+·▪◦‣⁃]|\(?(?:\d{1,2}|[a-z])[.)])[ \t]+", regex.MULTILINE
+)
 #: share of the longer text's words that may stand outside the shorter one when one
 #: holds the other: a chunk boundary that takes in an admonition's "Tip" or the next
 #: section's heading in one representation and not in the other (measured on the
@@ -32,8 +37,10 @@ def join_broken_words(text: str) -> str:
 
 def same_passage_key(text: str) -> str:
     """Equal for the same words in two representations: case-folded words only, so white
-    space, punctuation, quotation marks and list markers ("•", "*", "–") do not count."""
-    return " ".join(_WORDS.findall(join_broken_words(text).casefold()))
+    space, punctuation and quotation marks do not count, nor a list item's marker at the
+    start of a line ("•", "–", "1.", "a)": the HTML's list item has it only on screen)."""
+    unmarked = _LIST_MARKER.sub("", join_broken_words(text))
+    return " ".join(_WORDS.findall(unmarked.casefold()))
 
 
 def near_same_passage(one: str, other: str) -> bool:
