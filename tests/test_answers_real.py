@@ -6,6 +6,7 @@ the question's language."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pymupdf  # type: ignore[import-untyped]
@@ -268,6 +269,69 @@ def test_cli_ask_json_lists_also_in(ragox_cli, app: Ragox) -> None:  # type: ign
     also = data["citations"][0]["also_in"]
     assert len(also) == 1 and set(also[0]) == {"source_id", "anchor", "status", "also_in"}
     assert also[0]["status"] == "RESOLVED"
+
+
+@pytest.mark.both_backends
+def test_answer_show_lists_also_in_the_reader_may_read_now(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
+    """`answer show` lists the other document as "also in" like `ask` (text and an
+    additive also_in in --json); once the reader may no longer read that copy, it is
+    not named at all."""
+    _doc(app, "upgrade-html", SCHRITTE_HTML, "upgrade.html")
+    _doc(app, "upgrade-copy", SCHRITTE_HTML.replace("<h1>", "<h2>"), "upgrade2.html")
+    app.close()
+    who = ("--principal", "sam", "--groups", "staff")
+    asked = ragox_cli(
+        "ask", "Was erfordert die Aktualisierung auf eine neue Version?", "--json", *who
+    ).json()
+    (cited,) = asked["citations"]
+    (other,) = cited["also_in"]
+    copy = other["anchor"]["document_id"]
+    shown = ragox_cli("answer", "show", asked["answer_id"], *who)
+    assert shown.code == 0, shown.stderr
+    assert f"also in {copy}@r1" in shown.stdout
+    data = ragox_cli("answer", "show", asked["answer_id"], "--json", *who).json()
+    assert [o["anchor"]["anchor_id"] for o in data["citations"][0]["also_in"]] == [
+        other["anchor"]["anchor_id"]
+    ]
+    assert ragox_cli("acl", copy, "--groups", "board").code == 0
+    hidden = ragox_cli("answer", "show", asked["answer_id"], *who)
+    assert hidden.code == 0, hidden.stderr  # the cited passage itself still resolves
+    assert copy not in hidden.stdout and "also in" not in hidden.stdout
+    data = ragox_cli("answer", "show", asked["answer_id"], "--json", *who).json()
+    assert data["citations"][0]["also_in"] == []
+    assert copy not in json.dumps(data)
+
+
+SEAL_LINES = [
+    "Replacing the pump seal requires these steps:",
+    "1. Close the inlet valve of the cooling circuit and drain the pump housing.",
+    "2. Remove the four cover bolts with a 13 mm spanner and lift the cover.",
+]
+SEAL_HTML = (
+    "<html><body><p>Replacing the pump seal requires these steps:</p><ol>"
+    "<li>Close the inlet valve of the cooling circuit and drain the pump housing.</li>"
+    "<li>Remove the four cover bolts with a 13 mm spanner and lift the cover.</li>"
+    "</ol></body></html>"
+)
+
+
+@pytest.mark.both_backends
+def test_a_pdf_list_item_is_the_same_passage_as_the_html_one(app: Ragox) -> None:
+    """The PDF writes "1. Close the inlet valve …" where the HTML has a list item without
+    the number: the step is cited once, the other document listed as "also in"."""
+    _doc(app, "seal-html", SEAL_HTML, "seal.html")
+    outcome = app.ingestor.ingest_bytes(
+        _pdf(SEAL_LINES), "seal.pdf", "seal-pdf", groups=frozenset({"staff"}), tenant="default"
+    )
+    assert outcome.state.value == "READY", outcome.error_code
+    record = app.ask("What must be closed before draining the pump housing?", STAFF)
+    assert not record.abstained
+    assert record.answer.count("Close the inlet valve") == 1
+    assert len(record.citations) == 1
+    (cited,) = record.citations
+    assert [o.anchor.document_id for o in cited.also_in] == ["seal-pdf"]
+    assert "1. Close" in cited.also_in[0].anchor.quote.exact  # the PDF's own text
+    _resolves(app, (cited, *cited.also_in))
 
 
 def test_display_text_joins_line_end_hyphens() -> None:

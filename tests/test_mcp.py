@@ -261,3 +261,25 @@ def test_ask_takes_the_answer_language(mcp_home: Path) -> None:
     assert answer["citations"][0]["exact"] == "Replace the shaft seal after 2,000 operating hours."
     assert answer["notices"][0] in asked.content[0].text
     assert bad.is_error
+
+
+def test_stdio_search_lists_the_same_passage_once(app: Ragox) -> None:
+    """The same manual in two documents: the `search` tool returns one hit per passage
+    with the other document under ``also_in``, in its structured and its text result."""
+    for doc in ("pump.txt", "pump-copy.txt"):
+        app.ingestor.ingest_bytes(
+            MANUAL.encode(), doc, doc, groups=frozenset({"staff"}), tenant="default"
+        )
+    home = app.home
+    app.close()
+
+    async def session() -> tuple[dict[str, Any], str]:
+        async with _stdio(home, "--principal", "sam", "--groups", "staff") as client:
+            found = await client.call_tool("search", {"query": "shaft seal operating hours"})
+            return found.structured_content, found.content[0].text
+
+    structured, text = _run(session())
+    assert len(structured["hits"]) == 1
+    hit = structured["hits"][0]
+    assert [o["document_id"] for o in hit["also_in"]] in (["pump.txt"], ["pump-copy.txt"])
+    assert f"also in {hit['also_in'][0]['document_id']}@r1" in text

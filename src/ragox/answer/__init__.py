@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         Scoring,
         score_sentences,
     )
+    from ragox.answer._messages import message_language
     from ragox.answer._model import (
         Citation,
         CitationStatus,
@@ -73,6 +74,7 @@ __all__ = [
     "citation_json",
     "compose",
     "generator_from_spec",
+    "message_language",
     "missing_terms",
     "redact_answer",
     "score_sentences",
@@ -106,6 +108,7 @@ __getattr__, __dir__ = lazy_exports(
             "Translation",
             "Translator",
         ),
+        "._messages": ("message_language",),
         "._openai": ("OpenAIGenerator",),
         "._pipeline": (
             "ABSTAIN_TEXT",

@@ -18,6 +18,8 @@ from typing import Final
 
 import regex
 
+from ragox.text import join_broken_words, same_passage_key
+
 __all__ = [
     "block_end",
     "display_text",
@@ -43,7 +45,6 @@ _ITEM_GOES_ON: Final = regex.compile(
 _SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
 _PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
 _GAP: Final = regex.compile(r"\s*")
-_WORDS: Final = regex.compile(r"\w+")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
@@ -174,7 +175,6 @@ def has_instruction(text: str) -> bool:
     return bool(_IMPERATIVE.search(text))
 
 
-_BROKEN_WORD: Final = regex.compile(r"(\p{Ll})-\n[ \t]*(?=\p{Ll})")
 _SOFT_BREAK: Final = regex.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+]|[$#])\s)")
 
 
@@ -182,11 +182,6 @@ def display_text(quote: str) -> str:
     """The quote as a reader sees it: a word broken at a line end is joined
     ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces, and
     paragraph breaks (before a command or a step) stay."""
-    joined = _BROKEN_WORD.sub(r"\1", quote)
+    joined = join_broken_words(quote)
     lines = _PARAGRAPH.split(joined)
     return "\n".join(_SOFT_BREAK.sub(" ", line).strip() for line in lines if line.strip())
-
-
-def same_passage_key(quote: str) -> str:
-    """Equal for the same words in two representations (HTML and PDF of one manual)."""
-    return " ".join(_WORDS.findall(display_text(quote).casefold()))

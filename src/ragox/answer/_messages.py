@@ -10,7 +10,7 @@ import regex
 
 from ragox.search import detect_language
 
-__all__ = ["MESSAGES", "Messages", "messages_for", "question_language"]
+__all__ = ["MESSAGES", "Messages", "message_language", "messages_for", "question_language"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +73,15 @@ _GERMAN: Final = regex.compile(
 def messages_for(question: str, answer_language: str | None = None) -> Messages:
     """The messages in the answer language the reader asked for, when we have it,
     else in the question's language."""
+    return MESSAGES[message_language(question, answer_language)]
+
+
+def message_language(question: str, answer_language: str | None = None) -> str:
+    """The language (en, de or ru) of an answer's own words: its abstention, the words
+    no passage mentions, its notices (what a page marks with ``lang``)."""
     if answer_language is not None and answer_language in MESSAGES:
-        return MESSAGES[answer_language]
-    return MESSAGES[question_language(question)]
+        return answer_language
+    return question_language(question)
 
 
 def question_language(question: str) -> str:

@@ -42,6 +42,7 @@ from ragox.answer import (
     OpenAIGenerator,
     citation_json,
     generator_from_spec,
+    message_language,
 )
 from ragox.api._chat import chat_router
 from ragox.extract import ErrorCode, ExtractionError, OcrMode
@@ -563,7 +564,7 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
     ) -> dict[str, Any]:
         try:
-            hits = ragox.search(q, who, SearchMode(mode) if mode else None, limit)
+            hits = ragox.search(q, who, SearchMode(mode) if mode else None, limit, collapse=True)
         except (SearchError, EmbedderError) as error:
             raise Problem(400, "Bad Request", error.code) from None
         return {"hits": [hit_json(hit) for hit in hits]}
@@ -589,6 +590,9 @@ def create_app(
             "abstained": record.abstained,
             "missing": record.missing,
             "citations": [{**citation_json(c), **cited(c.anchor, who)} for c in record.citations],
+            # additive (issue 16): the language of the answer's own words (abstention,
+            # missing words, notices), for the page's ``lang``
+            "message_language": message_language(record.question, record.answer_language),
             # additive (issue 12), only when asked for: the answer language, and what the
             # answer says about itself (e.g. that its generator could not translate)
             **_language_fields(record),
@@ -615,6 +619,9 @@ def create_app(
                     "anchor": c.anchor.to_json() if c.anchor else {"anchor_id": c.anchor_id},
                     "status": c.resolution.status.value,
                     **({"translation": c.translation.to_json()} if c.translation else {}),
+                    # additive (issue 16): the same passage in other documents, as `ask`
+                    # listed it; only the copies that resolve now for the caller
+                    **({"also_in": [citation_json(o) for o in c.also_in]} if c.also_in else {}),
                     # additive: the citation's anchor was migrated by a rebuild
                     **(
                         {"migrated": successor_json(c.anchor, c.successor)}

@@ -802,7 +802,7 @@ def search(
     who = _principal(principal, groups, tenant)
     with _app(ctx) as app:
         try:
-            hits = app.search(query, who, _search_mode(mode), limit)
+            hits = app.search(query, who, _search_mode(mode), limit, collapse=True)
         except _search_errors() as error:
             if as_json:
                 print_json({"status": "ERROR", "reason": error.code})
@@ -817,6 +817,9 @@ def search(
         pages = f"  p. {', '.join(map(str, hit.pages))}" if hit.pages else ""
         click.echo(f"{number:>2}. {hit.document_id}@{hit.revision}{pages}  ({lists})")
         click.echo(f"    {' '.join(hit.snippet.split())}")
+        for other in hit.also_in:
+            at = f"  p. {', '.join(map(str, other.pages))}" if other.pages else ""
+            click.echo(f"    also in {other.document_id}@{other.revision}{at}")
 
 
 @cli.command()
@@ -1165,7 +1168,8 @@ def _print_answer(
     translations: dict[str, Translation] | None = None,
     language: tuple[str | None, tuple[str, ...]] = (None, ()),
 ) -> None:
-    """``also_in`` (from ``ask``): the same passage in other documents, cited once;
+    """``also_in``: the same passage in other documents, cited once (``answer show``:
+    the copies that resolve now for the reader);
     ``migrated`` (from ``answer show``): citations whose anchor has a successor;
     ``translations``: quotes rendered in the answer's language (derived, labelled);
     ``language``: the answer language asked for and the answer's notices."""
@@ -1287,6 +1291,7 @@ def answer_show(
         replay.record.missing,
         [(c.source_id, c.anchor_id, c.anchor, c.resolution.status.value) for c in replay.citations],
         as_json,
+        {c.anchor_id: c.also_in for c in replay.citations},
         migrated={
             c.anchor_id: successor_json(c.anchor, c.successor)
             for c in replay.citations

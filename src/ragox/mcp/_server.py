@@ -27,6 +27,7 @@ from ragox.anchor import (
     web_selectors,
 )
 from ragox.search import EmbedderError, SearchError, SearchMode
+from ragox.search import Hit as SearchHit
 from ragox.service import NotFound, Ragox
 
 __all__ = ["PrincipalOf", "Unauthorized", "build_server"]
@@ -97,6 +98,9 @@ class Hit(BaseModel):
     snippet: str
     pages: list[int]
     range: dict[str, Any] = Field(description="Code-point range of the chunk in its revision")
+    also_in: list[Hit] = Field(
+        default=[], description="The same passage in other documents the caller may read"
+    )
 
 
 class SearchResult(BaseModel):
@@ -171,25 +175,20 @@ def build_server(app: Ragox, principal_of: PrincipalOf, viewer_url: str | None) 
     ) -> Annotated[CallToolResult, SearchResult]:
         principal = who(ctx)
         try:
-            hits = app.search(query, principal, SearchMode(mode) if mode else None, limit)
+            hits = app.search(
+                query, principal, SearchMode(mode) if mode else None, limit, collapse=True
+            )
         except (SearchError, EmbedderError) as error:
             return _error(error.code)
         result = SearchResult(
             hits=[
-                Hit(
-                    document_id=hit.document_id,
-                    revision=hit.revision,
-                    chunk_id=hit.chunk_id,
-                    score=hit.score,
-                    snippet=hit.snippet,
-                    pages=list(hit.pages),
-                    range={"coordinates": "codepoint", "start": hit.start, "end": hit.end},
-                )
+                _hit(hit).model_copy(update={"also_in": [_hit(o) for o in hit.also_in]})
                 for hit in hits
             ]
         )
         lines = [
             f"{n}. {h.document_id}@{h.revision}: {' '.join(h.snippet.split())}"
+            + "".join(f"\n   also in {o.document_id}@{o.revision}" for o in h.also_in)
             for n, h in enumerate(result.hits, start=1)
         ]
         return _result("\n".join(lines) or "no results", result)
@@ -319,6 +318,18 @@ def build_server(app: Ragox, principal_of: PrincipalOf, viewer_url: str | None) 
             raise ValueError("no such revision, or not readable by the caller") from None
 
     return server
+
+
+def _hit(hit: SearchHit) -> Hit:
+    return Hit(
+        document_id=hit.document_id,
+        revision=hit.revision,
+        chunk_id=hit.chunk_id,
+        score=hit.score,
+        snippet=hit.snippet,
+        pages=list(hit.pages),
+        range={"coordinates": "codepoint", "start": hit.start, "end": hit.end},
+    )
 
 
 def _result(text: str, structured: BaseModel) -> CallToolResult:

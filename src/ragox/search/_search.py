@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from ragox._lazy import lazy_module
@@ -24,6 +24,7 @@ from ragox.search._analyze import (
 )
 from ragox.search._matrix import VectorMatrix, build_matrix, top_rows
 from ragox.store import HitSource, Scope, Store
+from ragox.text import near_same_passage, same_passage_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,6 +81,9 @@ _NO_KEY: Final = ("", 0, 0)
 #: Candidates per wanted hit that an index's nearest-neighbour list brings when a
 #: same-language bonus re-ranks them (a bonus lowers some; others move up).
 ANN_BONUS_CANDIDATES: Final = 4
+#: Most candidates per retriever a collapsed search reads to fill its ``limit`` with
+#: distinct passages (each try reads four times as many as the one before).
+MAX_COLLAPSE_CANDIDATES: Final = 4096
 
 
 class SearchMode(enum.Enum):
@@ -118,6 +122,9 @@ class Hit:
     end: int
     pages: tuple[int, ...]
     snippet: str
+    #: the same passage in other chunks the caller may read (the PDF of an HTML manual,
+    #: one text in two documents), in rank order; only in a collapsed search
+    also_in: tuple[Hit, ...] = ()
 
 
 def scope_of(principal: Principal) -> Scope:
@@ -345,30 +352,79 @@ class Searcher:
         mode: SearchMode = SearchMode.HYBRID,
         limit: int = 10,
         candidates: int = 50,
+        collapse: bool = False,
     ) -> list[Hit]:
-        """The best ``limit`` chunks for ``query`` that ``principal`` may read now."""
+        """The best ``limit`` chunks for ``query`` that ``principal`` may read now.
+
+        ``collapse``: one hit per passage (:func:`~ragox.text.same_passage_key`), the
+        same passage in other chunks listed under it as ``also_in``; ``limit`` counts
+        distinct passages, and more candidates are read until it is met or none are left.
+        """
         self._validate(query)
         scope = scope_of(principal)
         pool = max(limit, candidates)
-        lists: dict[str, list[tuple[str, float]]] = {}
-        if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
-            lists["lexical"] = self.lexical(query, scope, pool)
-        if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
-            lists["vector"] = self.vector(query, scope, pool)
-        fused = self.fuse(query, scope, lists)
-        ranks: dict[str, list[ListRank]] = {}
-        for name, ranked in lists.items():
-            for rank, (chunk_id, score) in enumerate(ranked, start=1):
-                ranks.setdefault(chunk_id, []).append(ListRank(name, rank, score))
-        order = [chunk_id for chunk_id, _ in fused][:limit]
-        final = dict(fused)
-        # one read for all hits: each chunk's own span of text, never whole documents
-        sources = self.store.hit_sources(order)
-        return [
-            _hit(sources[chunk_id], final[chunk_id], tuple(ranks[chunk_id]), query)
-            for chunk_id in order
-            if chunk_id in sources  # a chunk deleted since it was ranked
-        ]
+        while True:
+            lists: dict[str, list[tuple[str, float]]] = {}
+            if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
+                lists["lexical"] = self.lexical(query, scope, pool)
+            if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
+                lists["vector"] = self.vector(query, scope, pool)
+            fused = self.fuse(query, scope, lists)
+            ranks: dict[str, list[ListRank]] = {}
+            for name, ranked in lists.items():
+                for rank, (chunk_id, score) in enumerate(ranked, start=1):
+                    ranks.setdefault(chunk_id, []).append(ListRank(name, rank, score))
+            final = dict(fused)
+            if not collapse:
+                order = [chunk_id for chunk_id, _ in fused][:limit]
+                # one read for all hits: each chunk's own span of text, never whole documents
+                sources = self.store.hit_sources(order)
+                return [
+                    _hit(sources[chunk_id], final[chunk_id], tuple(ranks[chunk_id]), query)
+                    for chunk_id in order
+                    if chunk_id in sources  # a chunk deleted since it was ranked
+                ]
+            hits = self._collapsed([chunk_id for chunk_id, _ in fused], final, ranks, query, limit)
+            exhausted = all(len(ranked) < pool for ranked in lists.values())
+            if len(hits) >= limit or exhausted or pool >= MAX_COLLAPSE_CANDIDATES:
+                return hits
+            pool = min(pool * 4, MAX_COLLAPSE_CANDIDATES)
+
+    def _collapsed(
+        self,
+        order: list[str],
+        final: dict[str, float],
+        ranks: dict[str, list[ListRank]],
+        query: str,
+        limit: int,
+    ) -> list[Hit]:
+        """Up to ``limit`` distinct passages of ``order``, each with the same passage's
+        other chunks (all from the same scoped lists) under it, in rank order."""
+        groups: list[tuple[Hit, list[str], list[Hit]]] = []  # first hit, keys, others
+        batch = max(2 * limit, 20)
+        for begin in range(0, len(order), batch):
+            chunk_ids = order[begin : begin + batch]
+            sources = self.store.hit_sources(chunk_ids)
+            for chunk_id in chunk_ids:
+                source = sources.get(chunk_id)
+                if source is None:
+                    continue  # deleted since it was ranked
+                hit = _hit(source, final[chunk_id], tuple(ranks[chunk_id]), query)
+                key = same_passage_key(source.text)
+                group = next(
+                    (g for g in groups if any(near_same_passage(key, k) for k in g[1])), None
+                )
+                if group is None:
+                    if len(groups) < limit:
+                        groups.append((hit, [key], []))
+                    continue
+                group[1].append(key)
+                group[2].append(hit)
+            if len(groups) >= limit:
+                # what comes later may still be a copy of a passage shown: list it
+                # only from the candidates read so far, never read more for that
+                break
+        return [replace(first, also_in=tuple(others)) for first, _, others in groups]
 
 
 def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str) -> Hit:

@@ -70,6 +70,14 @@ def resolution_json(result: Resolution) -> dict[str, Any]:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
+    """A hit; ``also_in`` (additive): the same passage in other chunks, each a hit."""
+    return {
+        **_hit_fields(hit),
+        "also_in": [_hit_fields(other) for other in hit.also_in],
+    }
+
+
+def _hit_fields(hit: Hit) -> dict[str, Any]:
     return {
         "chunk_id": hit.chunk_id,
         "document_id": hit.document_id,

@@ -57,7 +57,7 @@ from ragox.text import BASE_PROFILE, MappedRange, Profile
 # ingestion pipeline nor search, answers or checks, so those are imported where used.
 if TYPE_CHECKING:
     from ragox.anchor import Anchor, Migration
-    from ragox.answer import AnswerRecord, Generator, Translation
+    from ragox.answer import AnswerRecord, Citation, Generator, Translation
     from ragox.ingest import (
         Ingestor,
         IngestOutcome,
@@ -254,6 +254,9 @@ class ReplayedCitation:
     #: the quote in the answer's language (derived from the document's text, so
     #: withheld with the anchor)
     translation: Translation | None = None
+    #: the same passage in other documents (cited once, as ``ask`` showed it): only the
+    #: copies that resolve now for this principal; the others are not named
+    also_in: tuple[Citation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,10 +352,17 @@ class Ragox:
         mode: SearchMode | None = None,
         limit: int = 10,
         embedder: Embedder | None = None,
+        collapse: bool = False,
     ) -> list[Hit]:
-        """Hybrid when the index has vectors, lexical otherwise, unless ``mode`` says."""
+        """Hybrid when the index has vectors, lexical otherwise, unless ``mode`` says.
+
+        ``collapse``: one hit per passage, its copies in other documents (HTML and PDF
+        of one manual) under it as ``also_in`` (what a reader is shown); answers and
+        evaluations read every chunk."""
         searcher = self.searcher(embedder)
-        return searcher.search(query, principal, mode or self.default_mode(), limit)
+        return searcher.search(
+            query, principal, mode or self.default_mode(), limit, collapse=collapse
+        )
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
@@ -493,6 +503,14 @@ class Ragox:
         record = self._stored_answer(answer_id, principal)
         lookup = self.lookup(principal)
         now = {c.anchor.anchor_id: resolve(c.anchor, lookup) for c in record.citations}
+        copies = {
+            c.anchor.anchor_id: tuple(
+                replace(other, status=again.status)
+                for other in c.also_in
+                if (again := resolve(other.anchor, lookup)).resolved
+            )
+            for c in record.citations
+        }
         parts = []
         for claim in record.claims:
             result = now.get(claim.anchor_id)
@@ -517,6 +535,7 @@ class Ragox:
                     result,
                     successor,
                     citation.translation if result.resolved else None,
+                    copies[citation.anchor.anchor_id],
                 )
             )
         for withdrawn in record.withdrawn:  # its document was deleted: no anchor, no quote

@@ -32,6 +32,7 @@ from ragox.text._normalize import (
     decode_utf8_strict,
     step_by_name,
 )
+from ragox.text._passage import join_broken_words, near_same_passage, same_passage_key
 
 __all__ = [
     "BASE_PROFILE",
@@ -54,8 +55,11 @@ __all__ = [
     "decode_utf8_strict",
     "grapheme_boundaries",
     "is_grapheme_boundary",
+    "join_broken_words",
+    "near_same_passage",
     "next_grapheme_boundary",
     "previous_grapheme_boundary",
+    "same_passage_key",
     "step_by_name",
     "utf8_to_codepoint",
     "utf16_to_codepoint",

@@ -66,71 +66,99 @@ function pageText(pages) {
   return labels.length === 1 ? ` · page ${labels[0]}` : ` · pages ${labels[0]}–${labels[labels.length - 1]}`;
 }
 
-function card(citation) {
-  const { anchor } = citation;
+/** One card per source: an answer that quotes two sentences of one passage says its
+ * source label ("[S1]") after each, and both quotes belong to that label's card. */
+function card(citations) {
+  const first = citations[0];
   const item = document.createElement("li");
   item.className = "card";
-  item.dataset.anchor = anchor.anchor_id;
-  item.dataset.status = citation.status;
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "cite";
-  button.dataset.anchor = anchor.anchor_id;
-  button.setAttribute("aria-pressed", "false");
-  const head = document.createElement("span");
-  head.className = "card-head";
-  const number = document.createElement("span");
-  number.className = "source";
-  number.textContent = `[${citation.source_id}]`;
-  const where = document.createElement("span");
-  where.className = "where";
-  where.textContent = ` ${anchor.document_id} · revision ${anchor.revision}${pageText(citation.pages)}`;
-  head.append(number, where);
-  const quote = document.createElement("span");
-  quote.className = "quote";
-  quote.dir = "auto"; // an Arabic or Hebrew passage reads right to left
-  // a little context: the server's, else the anchor's own prefix and suffix
-  const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
-  // runs of white space as one space; a space next to the passage stays, so a word
-  // cut by the passage is not split
-  const squeeze = (value) => (value || "").replace(/\s+/g, " ");
-  const bit = (value) => squeeze(value).trim() !== "";
-  const before = document.createElement("span");
-  before.className = "context";
-  const cut = (end) => (around[end] ? "" : "…"); // the text goes on beyond what is shown
-  before.textContent = bit(around.before) ? `${cut("from_start")}${squeeze(around.before).trimStart()}` : "";
-  const exact = document.createElement("mark");
-  exact.textContent = anchor.quote.exact;
-  const after = document.createElement("span");
-  after.className = "context";
-  after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}${cut("to_end")}` : "";
-  quote.append(before, exact, after);
-  button.append(head, quote, statusBadge(citation.status));
-  if (citation.translation) button.append(translation(citation.translation));
-  button.onclick = () => open(anchor.anchor_id, item, button);
-  const copy = document.createElement("button");
-  copy.type = "button";
-  copy.className = "copy";
-  copy.textContent = "Copy link";
-  copy.setAttribute("aria-label", `Copy link to ${citation.source_id}`);
-  const copied = document.createElement("span");
-  copied.className = "copied";
-  copied.setAttribute("role", "status");
-  copy.onclick = async () => {
-    const link = new URL(viewerUrl(anchor.anchor_id), location.origin).href; // never the key
-    try {
-      await navigator.clipboard.writeText(link);
-      copied.textContent = "Link copied";
-    } catch {
-      copied.textContent = link; // no clipboard here: show it to copy by hand
+  item.dataset.source = first.source_id;
+  item.dataset.anchor = first.anchor.anchor_id;
+  item.dataset.status = first.status;
+  citations.forEach((citation, index) => {
+    const { anchor } = citation;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "cite";
+    button.dataset.anchor = anchor.anchor_id;
+    button.setAttribute("aria-pressed", "false");
+    if (index === 0) {
+      const head = document.createElement("span");
+      head.className = "card-head";
+      const number = document.createElement("span");
+      number.className = "source";
+      number.textContent = `[${citation.source_id}]`;
+      const where = document.createElement("span");
+      where.className = "where";
+      const pages = citations.flatMap((c) => c.pages || []);
+      where.textContent = ` ${anchor.document_id} · revision ${anchor.revision}${pageText(pages)}`;
+      head.append(number, where);
+      button.append(head);
+    } else {
+      // shown once on the card; a screen reader still hears whose quote each one is
+      const label = document.createElement("span");
+      label.className = "sr-only";
+      label.textContent = `[${citation.source_id}] `;
+      button.append(label);
     }
-    item.dataset.link = link;
-  };
-  const tools = document.createElement("span");
-  tools.className = "card-tools";
-  tools.append(copy, copied);
-  item.append(button, tools);
+    const quote = document.createElement("span");
+    quote.className = "quote";
+    quote.dir = "auto"; // an Arabic or Hebrew passage reads right to left
+    // a little context: the server's, else the anchor's own prefix and suffix
+    const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
+    // runs of white space as one space; a space next to the passage stays, so a word
+    // cut by the passage is not split
+    const squeeze = (value) => (value || "").replace(/\s+/g, " ");
+    const bit = (value) => squeeze(value).trim() !== "";
+    const before = document.createElement("span");
+    before.className = "context";
+    const cut = (end) => (around[end] ? "" : "…"); // the text goes on beyond what is shown
+    before.textContent = bit(around.before) ? `${cut("from_start")}${squeeze(around.before).trimStart()}` : "";
+    const exact = document.createElement("mark");
+    exact.textContent = anchor.quote.exact;
+    const after = document.createElement("span");
+    after.className = "context";
+    after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}${cut("to_end")}` : "";
+    quote.append(before, exact, after);
+    button.append(quote, statusBadge(citation.status));
+    if (citation.translation) button.append(translation(citation.translation));
+    if (citation.also_in && citation.also_in.length) button.append(alsoIn(citation.also_in));
+    button.onclick = () => open(anchor.anchor_id, item, button);
+    const copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "copy";
+    copy.textContent = "Copy link";
+    const which = index ? `, quote ${index + 1}` : "";
+    copy.setAttribute("aria-label", `Copy link to ${citation.source_id}${which}`);
+    const copied = document.createElement("span");
+    copied.className = "copied";
+    copied.setAttribute("role", "status");
+    copy.onclick = async () => {
+      const link = new URL(viewerUrl(anchor.anchor_id), location.origin).href; // never the key
+      try {
+        await navigator.clipboard.writeText(link);
+        copied.textContent = "Link copied";
+      } catch {
+        copied.textContent = link; // no clipboard here: show it to copy by hand
+      }
+      item.dataset.link = link;
+    };
+    const tools = document.createElement("span");
+    tools.className = "card-tools";
+    tools.append(copy, copied);
+    item.append(button, tools);
+  });
   return item;
+}
+
+/** The same passage in other documents the reader may read (the PDF of an HTML manual). */
+function alsoIn(others) {
+  const line = document.createElement("span");
+  line.className = "also-in";
+  line.textContent = "Also in " + others
+    .map((o) => `${o.anchor.document_id} · revision ${o.anchor.revision}${pageText(o.pages)}`)
+    .join("; ");
+  return line;
 }
 
 /** A quote's translation: labelled as such, with the generator that made it, and apart
@@ -204,17 +232,26 @@ document.getElementById("ask").onsubmit = async (event) => {
   for (const notice of body.notices || []) {
     const line = document.createElement("p");
     line.className = "notice";
+    line.lang = body.message_language || "en";
     line.textContent = notice;
     reply.append(line);
   }
   renderRich(body.answer, reply);
   reply.classList.add("answer");
-  if (body.answer_language) reply.lang = body.answer_language;
+  // an abstention is the answer's own words; an answer quotes its passages, written in
+  // the reader's language only when a generator translated them
+  if (body.abstained) reply.lang = body.message_language || "en";
+  else if (body.answer_language) reply.lang = body.answer_language;
   if (body.citations.length) {
     const list = document.createElement("ul");
     list.className = "cards";
     list.setAttribute("aria-label", "Citations");
-    for (const citation of body.citations) list.append(card(citation));
+    const bySource = new Map();
+    for (const citation of body.citations) {
+      if (!bySource.has(citation.source_id)) bySource.set(citation.source_id, []);
+      bySource.get(citation.source_id).push(citation);
+    }
+    for (const citations of bySource.values()) list.append(card(citations));
     item.append(list);
   }
   root.dataset.ragoxState = state;

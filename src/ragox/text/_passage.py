@@ -1,0 +1,54 @@
+"""When two texts are the same passage for a reader (issue 16).
+
+A manual ingested as HTML and as PDF, or one text in two documents, holds the same
+words with different white space, line-end hyphens ("Schrit-\\nte"), quotation marks
+and list markers ("•" in the PDF, an HTML list item). Answers cite such a passage
+once and search lists it once; the others are listed as "also in".
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+
+__all__ = ["join_broken_words", "near_same_passage", "same_passage_key"]
+
+#: a lower-case word broken at a line end and going on in lower case on the next line
+_BROKEN_WORD: Final = regex.compile(r"(\p{Ll})-\n[ \t]*(?=\p{Ll})")
+_WORDS: Final = regex.compile(r"\w+")
+#: a list item's marker at the start of a line: a PDF writes "•" or "1." where the
+#: HTML of the same manual has a list item whose number the browser draws
+_LIST_MARKER: Final = regex.compile(
+    r"^[ \t]*(?:[•*\-–—+·▪◦‣⁃]|\(?(?:\d{1,2}|[a-z])[.)])[ \t]+", regex.MULTILINE
+)
+#: share of the longer text's words that may stand outside the shorter one when one
+#: holds the other: a chunk boundary that takes in an admonition's "Tip" or the next
+#: section's heading in one representation and not in the other (measured on the
+#: Debian reference's HTML and PDF: 1 to 5 words at one edge)
+_NEAR_EXTRA: Final = 0.2
+
+
+def join_broken_words(text: str) -> str:
+    """``text`` with each word broken at a line end joined ("Schrit-\\nte" → "Schritte");
+    a compound's capitalised part keeps its hyphen ("Debian-\\nSystem")."""
+    return _BROKEN_WORD.sub(r"\1", text)
+
+
+def same_passage_key(text: str) -> str:
+    """Equal for the same words in two representations: case-folded words only, so white
+    space, punctuation and quotation marks do not count, nor a list item's marker at the
+    start of a line ("•", "–", "1.", "a)": the HTML's list item has it only on screen)."""
+    unmarked = _LIST_MARKER.sub("", join_broken_words(text))
+    return " ".join(_WORDS.findall(unmarked.casefold()))
+
+
+def near_same_passage(one: str, other: str) -> bool:
+    """Two passage keys (:func:`same_passage_key`) of the same passage: equal, or one
+    holds the other as a run of whole words with at most a fifth of its words more."""
+    if one == other:
+        return True
+    shorter, longer = sorted((one, other), key=len)
+    if not shorter or f" {shorter} " not in f" {longer} ":
+        return False
+    return shorter.count(" ") + 1 >= (1 - _NEAR_EXTRA) * (longer.count(" ") + 1)

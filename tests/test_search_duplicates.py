@@ -1,0 +1,222 @@
+"""Search lists a passage once (issue 16): the same words in the HTML and the PDF of one
+manual, or in two documents, are one hit with the others under it as "also in"; the
+requested number of distinct passages is still met, and a copy the reader may not read
+is never named."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pymupdf  # type: ignore[import-untyped]
+import pytest
+
+from conftest import serving
+from ragox.access import Principal
+from ragox.search import SearchMode
+from ragox.service import Ragox
+from ragox.text import near_same_passage, same_passage_key
+
+pytestmark = pytest.mark.both_backends
+
+STAFF = Principal("sam", groups=frozenset({"staff"}))
+
+UPGRADE_LINES = [
+    "Vor dem Upgrade sichern Sie alle Daten. Die Aktualisierung auf eine neue",
+    "Version der Distribution erfordert nach dem Sichern der Daten mehrere Schrit-",
+    "te, die in den Hinweisen zur Veröffentlichung beschrieben sind.",
+]
+UPGRADE_HTML = (
+    "<html lang='de'><body><p>Vor dem Upgrade sichern Sie alle Daten. "
+    "Die Aktualisierung auf eine neue Version der Distribution erfordert nach dem "
+    "Sichern der Daten mehrere Schritte, die in den Hinweisen zur Veröffentlichung "
+    "beschrieben sind.</p></body></html>"
+)
+QUERY = "Aktualisierung Distribution Schritte"
+
+
+def _pdf(lines: list[str]) -> bytes:
+    document = pymupdf.open()
+    page = document.new_page()
+    for number, line in enumerate(lines):
+        page.insert_text((72, 72 + 14 * number), line, fontsize=11)
+    data: bytes = document.tobytes()
+    document.close()
+    return data
+
+
+def _ingest(app: Ragox, doc: str, data: bytes, name: str, group: str = "staff") -> None:
+    outcome = app.ingestor.ingest_bytes(
+        data, name, doc, groups=frozenset({group}), tenant="default"
+    )
+    assert outcome.state.value == "READY", outcome.error_code
+
+
+def _manual(app: Ragox) -> None:
+    _ingest(app, "upgrade-html", UPGRADE_HTML.encode(), "upgrade.html")
+    _ingest(app, "upgrade-pdf", _pdf(UPGRADE_LINES), "upgrade.pdf")
+
+
+def test_html_and_pdf_of_one_passage_are_one_hit(app: Ragox) -> None:
+    """The paragraph in the HTML and in the PDF (with "Schrit-\\nte") is one hit; the
+    other is listed under it with its own document, range and page."""
+    _manual(app)
+    plain = app.search(QUERY, STAFF, SearchMode.LEXICAL)
+    assert len(plain) == 2  # answers and evaluations still read both chunks
+    hits = app.search(QUERY, STAFF, SearchMode.LEXICAL, collapse=True)
+    assert len(hits) == 1
+    (hit,) = hits
+    assert len(hit.also_in) == 1
+    other = hit.also_in[0]
+    assert {hit.document_id, other.document_id} == {"upgrade-html", "upgrade-pdf"}
+    assert hit.chunk_id == plain[0].chunk_id  # the better ranked one stands for both
+    pdf = hit if hit.document_id == "upgrade-pdf" else other
+    assert pdf.pages == (1,)
+    assert "Schrit-\nte" in app.store.text(pdf.manifest_id)[pdf.start : pdf.end]
+
+
+def test_cli_search_lists_also_in(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
+    """`search --json` keeps every field of a hit and adds also_in (hits with the same
+    fields); the text output names the other document once, as "also in"."""
+    _manual(app)
+    app.close()
+    result = ragox_cli("search", QUERY, "--json")
+    assert result.code == 0, result.stderr
+    data = result.json()
+    assert len(data["hits"]) == 1
+    hit = data["hits"][0]
+    fields = {"chunk_id", "document_id", "revision", "score", "found_by", "range", "pages"}
+    assert set(hit) == fields | {"snippet", "also_in"}
+    assert len(hit["also_in"]) == 1
+    assert set(hit["also_in"][0]) == fields | {"snippet"}
+    assert {hit["document_id"], hit["also_in"][0]["document_id"]} == {
+        "upgrade-html",
+        "upgrade-pdf",
+    }
+    text = ragox_cli("search", QUERY)
+    assert text.code == 0, text.stderr
+    assert text.stdout.count(" 1. ") == 1 and " 2. " not in text.stdout
+    other = hit["also_in"][0]["document_id"]
+    assert f"also in {other}@r1" in text.stdout
+
+
+def test_collapsing_still_returns_the_requested_number_of_passages(app: Ragox) -> None:
+    """Ten passages, each in three documents: asked for four with only four candidates
+    per list, search reads more and returns four distinct passages, each with its two
+    copies; asked for more than exist, it returns all ten."""
+    for number in range(10):
+        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
+        for copy in range(3):
+            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
+    searcher = app.searcher()
+    hits = searcher.search(
+        "valve cooling circuit inspected",
+        STAFF,
+        SearchMode.LEXICAL,
+        limit=4,
+        candidates=4,
+        collapse=True,
+    )
+    assert len(hits) == 4
+    assert len({same_passage_key(h.snippet) for h in hits}) == 4
+    assert all(len(h.also_in) == 2 for h in hits)
+    everything = app.search(
+        "valve cooling circuit inspected", STAFF, SearchMode.LEXICAL, limit=50, collapse=True
+    )
+    assert len(everything) == 10
+    assert sum(1 + len(h.also_in) for h in everything) == 30
+
+
+def test_a_copy_the_reader_may_not_read_is_never_named(app: Ragox, ragox_cli) -> None:  # type: ignore[no-untyped-def]
+    """A third copy in a document of another group is neither a hit nor "also in": its
+    id appears nowhere in the reader's search output; its own readers see it."""
+    _manual(app)
+    _ingest(app, "board-secret", UPGRADE_HTML.encode(), "secret.html", group="board")
+    hits = app.search(QUERY, STAFF, SearchMode.LEXICAL, collapse=True)
+    assert len(hits) == 1 and len(hits[0].also_in) == 1
+    named = {hits[0].document_id, *(o.document_id for o in hits[0].also_in)}
+    assert "board-secret" not in named
+    board = Principal("bo", groups=frozenset({"board"}))
+    (seen,) = app.search(QUERY, board, SearchMode.LEXICAL, collapse=True)
+    assert seen.document_id == "board-secret" and not seen.also_in
+    app.close()
+    result = ragox_cli("search", QUERY, "--json", "--principal", "sam", "--groups", "staff")
+    assert result.code == 0, result.stderr
+    assert "board-secret" not in result.stdout
+    assert len(result.json()["hits"][0]["also_in"]) == 1
+
+
+def test_api_search_lists_also_in(app: Ragox) -> None:
+    """GET /v1/search on a real server: one hit, the other copy under also_in; an
+    answer replayed by GET /v1/answers/{id} lists its copy as POST /v1/ask did."""
+    _manual(app)
+    key = app.create_key(STAFF)
+    home = app.home
+    app.close()
+    auth = {"Authorization": f"Bearer {key}"}
+    with serving(home) as url:
+        response = httpx.get(
+            f"{url}/v1/search", params={"q": QUERY, "mode": "lexical"}, headers=auth
+        )
+        asked = httpx.post(
+            f"{url}/v1/ask",
+            json={"question": "Was erfordert die Aktualisierung auf eine neue Version?"},
+            headers=auth,
+            timeout=60,
+        ).json()
+        replayed = httpx.get(f"{url}/v1/answers/{asked['answer_id']}", headers=auth).json()
+    (cited,) = asked["citations"]
+    assert len(cited["also_in"]) == 1
+    assert replayed["citations"][0]["also_in"] == cited["also_in"]
+    assert response.status_code == 200, response.text
+    hits = response.json()["hits"]
+    assert len(hits) == 1
+    assert [o["document_id"] for o in hits[0]["also_in"]] in (["upgrade-html"], ["upgrade-pdf"])
+    json.dumps(hits)  # plain JSON all the way down
+
+
+def test_a_chunk_that_takes_in_a_tip_label_is_the_same_passage(app: Ragox) -> None:
+    """On the Debian reference the HTML chunk ends with an admonition's "Tip" that the
+    PDF chunk lacks: still one passage. Two passages that only share most of their
+    words are not."""
+    sentence = (
+        "Run apt-get update and apt-get dist-upgrade to force downgrading of packages "
+        "across the system. Remove this special preferences file after this emergency "
+        "downgrading."
+    )
+    cut = sentence.index(" ", 70)
+    _ingest(app, "down-pdf", _pdf([sentence[:cut], sentence[cut + 1 :]]), "down.pdf")
+    _ingest(
+        app,
+        "down-html",
+        f"<html><body><p>{sentence}</p><p><b>Tip</b></p></body></html>".encode(),
+        "down.html",
+    )
+    hits = app.search("emergency downgrading", STAFF, SearchMode.LEXICAL, collapse=True)
+    assert len(hits) == 1 and len(hits[0].also_in) == 1
+    key = same_passage_key(sentence)
+    assert near_same_passage(key, f"{key} tip")
+    assert near_same_passage(f"tip {key}", key)
+    assert not near_same_passage(key, key.replace("emergency", "planned"))
+    assert not near_same_passage("apt get update", "run apt get update and then reboot now")
+
+
+def test_list_markers_do_not_make_another_passage(app: Ragox) -> None:
+    """A PDF's "•" or "1." before a list item, absent from the HTML's list item, leaves
+    one hit; a number inside a line still counts."""
+    lines = [
+        "• Close the inlet valve of the cooling circuit and drain the pump housing.",
+        "2. Remove the four cover bolts with a 13 mm spanner and lift the cover.",
+    ]
+    html = (
+        "<html><body><ul><li>Close the inlet valve of the cooling circuit and drain the "
+        "pump housing.</li></ul><ol start='2'><li>Remove the four cover bolts with a 13 mm "
+        "spanner and lift the cover.</li></ol></body></html>"
+    )
+    _ingest(app, "seal-pdf", _pdf(lines), "seal.pdf")
+    _ingest(app, "seal-html", html.encode(), "seal.html")
+    hits = app.search("inlet valve cover bolts spanner", STAFF, SearchMode.LEXICAL, collapse=True)
+    assert len(hits) == 1 and len(hits[0].also_in) == 1
+    assert same_passage_key("1. Close it\n2. Lift it\n– then\n• go") == "close it lift it then go"
+    assert same_passage_key("a) first\nb) second") == same_passage_key("first\n\nsecond")
+    assert same_passage_key("Bolt 2. Remove it") == "bolt 2 remove it"
