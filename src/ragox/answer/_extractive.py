@@ -49,6 +49,7 @@ from ragox.answer._cells import TableCells, answer_from_cells
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
+    FREQUENCY_WORDS,
     AnswerKind,
     Support,
     TermMatcher,
@@ -191,6 +192,14 @@ class ExtractiveConfig:
     #: not answered by "Probleme werden binnen Tagen behoben". Set by the same reasoning
     #: as ``description`` (the sentence lacks the kind of answer asked for), not fitted
     no_number: float = 2.0
+    #: score and answerability penalty of a sentence that says no frequency (neither
+    #: "twice each day", "einmal monatlich", "каждые 15 минут" nor a number of times)
+    #: for a "how often"/"wie oft"/"как часто" question. It lowers the ranking too (not
+    #: only answerability, as ``no_number`` does): a manual's sentences about the
+    #: same thing repeat the question's words far more than the one that says how
+    #: often. Set by the same reasoning as ``no_number``, the same size; XQuAD asks
+    #: three such questions in 1,190, so nothing was fitted there
+    no_frequency: float = 2.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -212,7 +221,13 @@ class ExtractiveConfig:
     def score(self, features: Support, kind: AnswerKind | None = None) -> float:
         named = kind in (AnswerKind.INSTRUCTION, AnswerKind.NAME)
         bonus = self.instruction if named else self.answer_kind
-        return self.evidence_score(features) + bonus * features.answer_kind
+        score = self.evidence_score(features) + bonus * features.answer_kind
+        if kind is AnswerKind.FREQUENCY and not features.answer_kind:
+            # "how often …?" is not answered by a sentence that says no frequency,
+            # however many of its words it repeats ("This distribution is updated more
+            # often than stable" beside "The update is launched twice each day")
+            score -= self.no_frequency
+        return score
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:
         """What decides answerability: the evidence score, less a penalty for a weighty
@@ -230,6 +245,8 @@ class ExtractiveConfig:
             credit = self.instruction_evidence
         elif kind is AnswerKind.NUMBER and not features.answer_kind:
             credit = -self.no_number
+        elif kind is AnswerKind.FREQUENCY and not features.answer_kind:
+            credit = -self.no_frequency
         return self.evidence_score(features) - self.uncovered * features.uncovered + credit
 
     def evidence_score(self, features: Support) -> float:
@@ -316,10 +333,14 @@ def score_sentences(
     # a function word of any of our languages is no term ("ich" stemmed as English)
     # …nor is the asker's own pronoun ("How do *I* …", "mein Rechner", "на моём
     # компьютере"): it says who asks, not what about
+    kind = answer_kind(question)
+    # …nor, in a "how often" question, the word that asks for the frequency: a sentence
+    # answers it with a frequency (``no_frequency``), not by repeating "often"
+    asking = FREQUENCY_WORDS if kind is AnswerKind.FREQUENCY else frozenset()
     content = [
         word
         for word in tokens(question)
-        if not is_stopword(word) and word.casefold() not in _ASKER_WORDS
+        if not is_stopword(word) and word.casefold() not in _ASKER_WORDS | asking
     ]
     terms = analyze_query(" ".join(content) or question, languages)
     matcher = TermMatcher(terms, languages)
@@ -357,7 +378,6 @@ def score_sentences(
             )
             for term in terms
         }
-    kind = answer_kind(question)
     scored: list[ScoredSentence] = []
     answerability = 0.0
     for index, (item, sentences, headings) in enumerate(

@@ -1,0 +1,93 @@
+"""Extractive answers on a handbook (issue 16, the Developer's Reference round): the
+kinds of answer a long manual's chapters hide among sentences that repeat the
+question's words.
+
+- "how often"/"wie oft"/"как часто" asks for a frequency: a sentence that says none
+  ranks below one that does ("four times a day", "viermal täglich", "четыре раза в
+  день"), and "often" itself is no term to match.
+
+The manual text is made up for these tests (en, de, ru)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
+
+
+def _evidence(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+MIRRORS = {
+    "en": (
+        "4.2. Mirror synchronisation\n\n"
+        "The mirror network copies new packages from the main archive to servers all over "
+        "the world. Mirrors that receive new packages from the main archive often lag "
+        "behind it, and a mirror that receives new packages late is marked as stale. "
+        "Mirrors get the new packages four times a day, right after the archive has been "
+        "updated.",
+        "How often do mirrors receive new packages from the main archive?",
+        "four times a day",
+    ),
+    "de": (
+        "4.2. Spiegel-Synchronisation\n\n"
+        "Das Spiegelnetz kopiert neue Pakete aus dem Hauptarchiv auf Server in aller Welt. "
+        "Spiegel, die neue Pakete aus dem Hauptarchiv erhalten, hinken ihm oft hinterher, "
+        "und ein Spiegel, der neue Pakete zu spät erhält, wird als veraltet markiert. Die "
+        "Spiegel erhalten die neuen Pakete viermal täglich, gleich nachdem das Archiv "
+        "aktualisiert wurde.",
+        "Wie oft erhalten Spiegel neue Pakete aus dem Hauptarchiv?",
+        "viermal täglich",
+    ),
+    "ru": (
+        "4.2. Синхронизация зеркал\n\n"
+        "Сеть зеркал копирует новые пакеты из основного архива на серверы по всему миру. "
+        "Зеркала, которые получают новые пакеты из основного архива, часто отстают от "
+        "него, а зеркало, которое получает новые пакеты поздно, помечается как "
+        "устаревшее. Зеркала получают новые пакеты четыре раза в день, сразу после "
+        "обновления архива.",
+        "Как часто зеркала получают новые пакеты из основного архива?",
+        "четыре раза в день",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_how_often_is_answered_by_the_sentence_that_says_how_often(language: str) -> None:
+    """The sentence with the frequency ranks first and is quoted first, although the
+    one before it repeats more of the question (and "often" itself)."""
+    text, question, frequency = MIRRORS[language]
+    assert answer_kind(question) is AnswerKind.FREQUENCY
+    best = score_sentences(question, _evidence(text)).sentences[0]
+    assert frequency in text[best.start : best.end]
+    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    assert not draft.abstained
+    assert frequency in draft.claims[0].text
+
+
+def test_what_says_a_frequency() -> None:
+    """Frequencies in words and numbers of times; "more often", "every package" and a
+    bare number are none."""
+    says = [
+        "The update is launched twice each day.",
+        "Updates are processed at least once a month.",
+        "The queue is scanned every few minutes.",
+        "Aktualisierungen werden mindestens einmal monatlich bearbeitet.",
+        "Der Spiegel wird alle sechs Stunden abgeglichen.",
+        "Каталог сканируется каждые 15 минут.",
+        "Обновление запускается дважды в день.",
+    ]
+    not_says = [
+        "This distribution is updated more often than stable.",
+        "Every package has a maintainer.",
+        "The archive holds 30000 source packages.",
+        "Das ist ein normaler Vorgang.",
+        "Каждый пакет имеет сопровождающего.",
+    ]
+    assert all(holds_answer_kind(AnswerKind.FREQUENCY, s) for s in says)
+    assert not any(holds_answer_kind(AnswerKind.FREQUENCY, s) for s in not_says)
