@@ -4,7 +4,9 @@ question's words.
 
 - "how often"/"wie oft"/"как часто" asks for a frequency: a sentence that says none
   ranks below one that does ("four times a day", "viermal täglich", "четыре раза в
-  день"), and "often" itself is no term to match.
+  день"), and "often" itself is no term to match;
+- an elliptical sentence ("Debian Maintainers can't.") is one unit with the sentence
+  before it: scored and quoted with what it leaves out.
 
 The manual text is made up for these tests (en, de, ru)."""
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from ragox.answer._extractive import units
 from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
 
 
@@ -91,3 +94,61 @@ def test_what_says_a_frequency() -> None:
     ]
     assert all(holds_answer_kind(AnswerKind.FREQUENCY, s) for s in says)
     assert not any(holds_answer_kind(AnswerKind.FREQUENCY, s) for s in not_says)
+
+
+PUSH = {
+    "en": (
+        "5.3. Pushing updates\n\n"
+        "A push tells a mirror that new packages are waiting, so that the mirror starts to "
+        "synchronise at once. Pushing updates to a mirror is described in the mirror "
+        "documentation and needs a key of the mirror. Mirror administrators can push "
+        "updates. Ordinary users can't.",
+        "Can ordinary users push updates to a mirror?",
+        "Mirror administrators can push updates. Ordinary users can't.",
+    ),
+    "de": (
+        "5.3. Aktualisierungen anstoßen\n\n"
+        "Ein Anstoß teilt einem Spiegel mit, dass neue Pakete warten, damit der Spiegel "
+        "sofort abgleicht. Wie man einem Spiegel Aktualisierungen anstößt, steht in der "
+        "Dokumentation des Spiegels. Spiegel-Administratoren können Aktualisierungen "
+        "anstoßen. Gewöhnliche Benutzer können das nicht.",
+        "Können gewöhnliche Benutzer einem Spiegel Aktualisierungen anstoßen?",
+        "Spiegel-Administratoren können Aktualisierungen anstoßen. Gewöhnliche Benutzer "
+        "können das nicht.",
+    ),
+    "ru": (
+        "5.3. Запуск обновлений\n\n"
+        "Запуск сообщает зеркалу, что ждут новые пакеты, и зеркало сразу начинает "
+        "синхронизацию. Как запускать обновления зеркала, описано в документации "
+        "зеркала. Администраторы зеркал могут запускать обновления. Обычные "
+        "пользователи не могут.",
+        "Могут ли обычные пользователи запускать обновления зеркала?",
+        "Администраторы зеркал могут запускать обновления. Обычные пользователи не могут.",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_an_elliptical_sentence_is_quoted_with_what_it_leaves_out(language: str) -> None:
+    """ "Ordinary users can't." answers the question only with the sentence before it:
+    the answer quotes both as one claim."""
+    text, question, pair = PUSH[language]
+    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    assert not draft.abstained
+    assert draft.claims[0].text == pair
+
+
+def test_only_short_sentences_that_leave_something_out_are_joined() -> None:
+    """A short sentence that says something of its own stays a unit, and so does an
+    elliptical one after a paragraph break."""
+    text = (
+        "Mirror administrators can push updates. Ordinary users can't. The key is secret. "
+        "Users who ask for a key get one, but only after a review they cannot skip.\n\n"
+        "Nobody else can."
+    )
+    assert [text[start:end] for start, end, _ in units(text)] == [
+        "Mirror administrators can push updates. Ordinary users can't.",
+        "The key is secret.",
+        "Users who ask for a key get one, but only after a review they cannot skip.",
+        "Nobody else can.",
+    ]

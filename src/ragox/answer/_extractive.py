@@ -454,9 +454,35 @@ def units(text: str) -> list[tuple[int, int, bool]]:
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
             continue
-        out.append((start, end, False))
+        if out and _elliptical(sentence) and "\n" not in text[out[-1][1] : start]:
+            # "Debian Developers can sponsor packages. Debian Maintainers can't.": the
+            # second says nothing without the first, and answers only with it
+            out[-1] = (out[-1][0], end, out[-1][2])
+        else:
+            out.append((start, end, False))
         index += 1
     return out
+
+
+#: the last words of an elliptical sentence, one that leaves out what the sentence
+#: before it said ("Debian Maintainers can't.", "Debian-Betreuer können dies nicht.",
+#: "Сопровождающие Debian не могут."): an auxiliary or modal verb, a negation, "too"
+_ELLIPSIS_END: Final = regex.compile(
+    r"\b(?:can(?:not|'t|’t)?|could(?:n't|n’t)?|wo(?:n't|n’t)|will|would(?:n't|n’t)?"
+    r"|should(?:n't|n’t)?|must(?:n't|n’t)?|may|might|do(?:es)?(?:n't|n’t)?|did(?:n't|n’t)?"
+    r"|is(?:n't|n’t)?|are(?:n't|n’t)?|was(?:n't|n’t)?|were(?:n't|n’t)?|ha(?:s|ve)(?:n't|n’t)?"
+    r"|not|too|either|nicht|nie|auch|ebenfalls|ebenso|kann|können|darf|dürfen|muss|müssen"
+    r"|soll|sollen|не|нет|нельзя|можно|тоже|также|(?:не )?(?:может|могут|должен|должны"
+    r"|вправе))\W*$",
+    regex.IGNORECASE,
+)
+#: most words of an elliptical sentence
+_ELLIPSIS_WORDS: Final = 6
+
+
+def _elliptical(sentence: str) -> bool:
+    """A short sentence that leaves out what the one before it said."""
+    return len(sentence.split()) <= _ELLIPSIS_WORDS and bool(_ELLIPSIS_END.search(sentence))
 
 
 _NUMBERED_HEADING = regex.compile(r"^\s*(?:\d+\.)+\d*\s+\S")
