@@ -6,11 +6,16 @@ question's words.
   ranks below one that does ("four times a day", "viermal täglich", "четыре раза в
   день"), and "often" itself is no term to match;
 - an elliptical sentence ("Debian Maintainers can't.") is one unit with the sentence
-  before it: scored and quoted with what it leaves out.
+  before it: scored and quoted with what it leaves out;
+- a list introduced right after the best sentence ("The following checks are
+  currently implemented:") is quoted with it, and a passage's first heading no longer
+  speaks for the sentences under a later heading in the same passage.
 
 The manual text is made up for these tests (en, de, ru)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pytest
 
@@ -152,3 +157,70 @@ def test_only_short_sentences_that_leave_something_out_are_joined() -> None:
         "Users who ask for a key get one, but only after a review they cannot skip.",
         "Nobody else can.",
     ]
+
+
+#: a chapter's passage with two tools' sections: the list of checks under the first
+CHECKS = {
+    "en": (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck inspects a mirror and reports stale files and broken links.\n\n"
+        "The following checks are currently implemented:\n\n"
+        "stale index files\n\nbroken symlinks\n\nmissing signatures\n\n"
+        "2.3.2. logscan¶\n\n"
+        "logscan is a tool for finding common problems in the logs of a mirror.",
+        "What problems does the urlcheck tool report?",
+        "broken symlinks",
+    ),
+    "de": (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck untersucht einen Spiegel und meldet veraltete Dateien und defekte Links."
+        "\n\nDie folgenden Prüfungen sind derzeit umgesetzt:\n\n"
+        "veraltete Indexdateien\n\ndefekte Symlinks\n\nfehlende Signaturen\n\n"
+        "2.3.2. logscan¶\n\n"
+        "logscan ist ein Werkzeug, das häufige Probleme in den Protokollen eines Spiegels "
+        "findet.",
+        "Welche Probleme meldet das Werkzeug urlcheck?",
+        "defekte Symlinks",
+    ),
+    "ru": (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck проверяет зеркало и сообщает об устаревших файлах и битых ссылках.\n\n"
+        "В настоящее время реализованы следующие проверки:\n\n"
+        "устаревшие индексные файлы\n\nбитые символьные ссылки\n\n"
+        "2.3.2. logscan¶\n\n"
+        "logscan — это утилита для поиска частых проблем в журналах зеркала.",
+        "О каких проблемах сообщает утилита urlcheck?",
+        "устаревшие индексные файлы",
+    ),
+}
+
+
+def _index_weights(terms: Sequence[str]) -> dict[str, float]:
+    """IDF as an index of many manuals gives it: a tool's name is rare, "tool",
+    "problem" and "report" are common."""
+    return {term: 5.0 if "urlcheck" in term else 2.0 for term in terms}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_the_list_announced_after_the_best_sentence_is_quoted_with_it(language: str) -> None:
+    """ "urlcheck … reports stale files and broken links." names what the tool reports;
+    the list right after it says which checks there are: both are quoted."""
+    text, question, item = CHECKS[language]
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    draft = generator.generate(question, _evidence(text))
+    assert not draft.abstained
+    assert draft.claims[0].text.startswith("urlcheck")
+    assert any(item in claim.text for claim in draft.claims[1:])
+    assert not any("logscan" in claim.text for claim in draft.claims)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_a_later_heading_in_the_passage_opens_another_section(language: str) -> None:
+    """The passage opens with "2.3.1. urlcheck"; the sentence under "2.3.2. logscan"
+    gets nothing from the first heading (before, "urlcheck" counted for it as if said in
+    the sentence before it)."""
+    text, question, _ = CHECKS[language]
+    scoring = score_sentences(question, _evidence(text), _index_weights)
+    (logscan,) = [s for s in scoring.sentences if text[s.start :].startswith("logscan")]
+    assert logscan.support.previous == 0.0
+    assert logscan.support.heading == 0.0

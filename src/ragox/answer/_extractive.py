@@ -281,6 +281,8 @@ class ScoredSentence:
     score: float
     #: the question terms the sentence itself contains exactly
     matched_terms: frozenset[str] = frozenset()
+    #: a sentence introducing a block (a list, a command, steps) together with it
+    block: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +349,10 @@ def score_sentences(
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
+    blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     for item, headings in zip(evidence, heading_spans, strict=True):
+        spans = units(item.text)
+        blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
             [
                 (
@@ -362,7 +367,7 @@ def score_sentences(
                     ),
                     matcher.credit(matcher.stems(item.text[start:end])),
                 )
-                for start, end, quotable in units(item.text)
+                for start, end, quotable in spans
             ]
         )
     if not terms or not any(quotable for sentences in passages for _, _, quotable, _ in sentences):
@@ -404,6 +409,15 @@ def score_sentences(
                 elif numbered or within is not None or _is_heading(item.text[start:end]):
                     section = credits
                     section_span = within
+                    if position > 1 and (
+                        numbered
+                        or within is not None
+                        or _NUMBERED_HEADING.match(item.text[start:end])
+                    ):
+                        # a numbered heading further down the passage ("1.2.8.
+                        # i18nspector" after "1.2.7. adequate"'s list) opens another
+                        # section: the passage's first heading no longer speaks for it
+                        heading = None
                 continue  # headings, labels and questions are not statements to quote
             before = sentences[position - 1][3] if position > 0 else None
             if heading and position > 1:
@@ -426,7 +440,15 @@ def score_sentences(
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
             scored.append(
-                ScoredSentence(item, start, end, features, config.score(features, kind), exact)
+                ScoredSentence(
+                    item,
+                    start,
+                    end,
+                    features,
+                    config.score(features, kind),
+                    exact,
+                    start in blocks[index],
+                )
             )
             answerability = max(answerability, config.answerability(features, kind))
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
@@ -605,10 +627,15 @@ class ExtractiveGenerator:
             next((s for s in scored if _supplies_kind(s, best)), None)
             or next((s for s in scored if _continues(s, best)), None)
             or next((s for s in scored if _next_step(s, best, kind)), None)
+            or next((s for s in scored if _lists_for(s, best)), None)
         )
         if (
             follow is not None
-            and (follow.score >= config.second_ratio * best.score or _next_step(follow, best, kind))
+            and (
+                follow.score >= config.second_ratio * best.score
+                or _next_step(follow, best, kind)
+                or _lists_for(follow, best)
+            )
             and len(chosen) < config.max_sentences
             and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
         ):
@@ -681,6 +708,20 @@ def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
         and sentence.start >= best.end
         and not sentence.evidence.text[best.end : sentence.start].strip()
         and bool(_ANAPHORA.match(_quote(sentence)))
+    )
+
+
+def _lists_for(sentence: ScoredSentence, best: ScoredSentence) -> bool:
+    """The sentence right after ``best`` in its passage introduces a block that goes on
+    about it ("adequate checks packages installed on the system …" then "The following
+    checks are currently implemented:" and the list): the list is what ``best`` only
+    names."""
+    return (
+        sentence.block
+        and not best.block
+        and sentence.evidence.source_id == best.evidence.source_id
+        and sentence.start >= best.end
+        and not sentence.evidence.text[best.end : sentence.start].strip()
     )
 
 
