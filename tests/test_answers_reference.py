@@ -224,3 +224,20 @@ def test_a_later_heading_in_the_passage_opens_another_section(language: str) -> 
     (logscan,) = [s for s in scoring.sentences if text[s.start :].startswith("logscan")]
     assert logscan.support.previous == 0.0
     assert logscan.support.heading == 0.0
+
+
+def test_a_block_announced_inside_the_paragraph_is_not_added() -> None:
+    """ "… Fully stated, the checks are as follows:" and a list, in the best sentence's
+    own paragraph, goes on to something else (XQuAD's "Fully stated, this is the law:"
+    and a formula after the answer): it is not quoted beside the answer."""
+    text = (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck inspects a mirror and reports stale files and broken links. Fully "
+        "stated, the rules of the mirror network are as follows:\n\n"
+        "stale index files\n\nbroken symlinks\n\nmissing signatures"
+    )
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    draft = generator.generate("What problems does the urlcheck tool report?", _evidence(text))
+    assert [claim.text for claim in draft.claims] == [
+        "urlcheck inspects a mirror and reports stale files and broken links."
+    ]

@@ -715,13 +715,16 @@ def _lists_for(sentence: ScoredSentence, best: ScoredSentence) -> bool:
     """The sentence right after ``best`` in its passage introduces a block that goes on
     about it ("adequate checks packages installed on the system …" then "The following
     checks are currently implemented:" and the list): the list is what ``best`` only
-    names."""
+    names. The introducing sentence opens a paragraph of its own (not "… the magnetic
+    force. Fully stated, this is the law:" and a formula, inside one paragraph)."""
+    between = sentence.evidence.text[best.end : sentence.start]
     return (
         sentence.block
         and not best.block
         and sentence.evidence.source_id == best.evidence.source_id
         and sentence.start >= best.end
-        and not sentence.evidence.text[best.end : sentence.start].strip()
+        and not between.strip()
+        and "\n" in between
     )
 
 
