@@ -120,8 +120,13 @@ def test_dev_table(
     # the floors are the widened set's measured figures, rounded down (the ceiling on
     # false abstentions rounded up): gold .593 / abstained .892 / false abstentions
     # .111 / recall@5 .759 (the FAQ's 100 in the same home: .764 / .964 / .028 / .778;
-    # the Reference's 45: .250 / .667 / .278 / .722)
-    assert overall["answered_with_gold_citation"] >= 0.59
+    # the Reference's 45: .250 / .667 / .278 / .722).
+    # After the Reference's first round ("how often" asks for a frequency, an elliptical
+    # sentence is quoted with the one before it, the list announced after the best
+    # sentence is quoted with it): gold .639 / abstained .892 / false abstentions .139
+    # / recall@5 .759 (the Reference's 45: .389 / .667 / .361; three answers from the
+    # wrong passage became abstentions, hence the higher ceiling; the FAQ's unchanged)
+    assert overall["answered_with_gold_citation"] >= 0.63
     assert overall["abstained_correctly"] >= 0.89
-    assert overall["false_abstentions"] <= 0.12
+    assert overall["false_abstentions"] <= 0.14
     assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.75

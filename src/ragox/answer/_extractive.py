@@ -49,6 +49,7 @@ from ragox.answer._cells import TableCells, answer_from_cells
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
+    FREQUENCY_WORDS,
     AnswerKind,
     Support,
     TermMatcher,
@@ -191,6 +192,14 @@ class ExtractiveConfig:
     #: not answered by "Probleme werden binnen Tagen behoben". Set by the same reasoning
     #: as ``description`` (the sentence lacks the kind of answer asked for), not fitted
     no_number: float = 2.0
+    #: score and answerability penalty of a sentence that says no frequency (neither
+    #: "twice each day", "einmal monatlich", "каждые 15 минут" nor a number of times)
+    #: for a "how often"/"wie oft"/"как часто" question. It lowers the ranking too (not
+    #: only answerability, as ``no_number`` does): a manual's sentences about the
+    #: same thing repeat the question's words far more than the one that says how
+    #: often. Set by the same reasoning as ``no_number``, the same size; XQuAD asks
+    #: three such questions in 1,190, so nothing was fitted there
+    no_frequency: float = 2.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -212,7 +221,13 @@ class ExtractiveConfig:
     def score(self, features: Support, kind: AnswerKind | None = None) -> float:
         named = kind in (AnswerKind.INSTRUCTION, AnswerKind.NAME)
         bonus = self.instruction if named else self.answer_kind
-        return self.evidence_score(features) + bonus * features.answer_kind
+        score = self.evidence_score(features) + bonus * features.answer_kind
+        if kind is AnswerKind.FREQUENCY and not features.answer_kind:
+            # "how often …?" is not answered by a sentence that says no frequency,
+            # however many of its words it repeats ("This distribution is updated more
+            # often than stable" beside "The update is launched twice each day")
+            score -= self.no_frequency
+        return score
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:
         """What decides answerability: the evidence score, less a penalty for a weighty
@@ -230,6 +245,8 @@ class ExtractiveConfig:
             credit = self.instruction_evidence
         elif kind is AnswerKind.NUMBER and not features.answer_kind:
             credit = -self.no_number
+        elif kind is AnswerKind.FREQUENCY and not features.answer_kind:
+            credit = -self.no_frequency
         return self.evidence_score(features) - self.uncovered * features.uncovered + credit
 
     def evidence_score(self, features: Support) -> float:
@@ -264,6 +281,8 @@ class ScoredSentence:
     score: float
     #: the question terms the sentence itself contains exactly
     matched_terms: frozenset[str] = frozenset()
+    #: a sentence introducing a block (a list, a command, steps) together with it
+    block: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,17 +335,24 @@ def score_sentences(
     # a function word of any of our languages is no term ("ich" stemmed as English)
     # …nor is the asker's own pronoun ("How do *I* …", "mein Rechner", "на моём
     # компьютере"): it says who asks, not what about
+    kind = answer_kind(question)
+    # …nor, in a "how often" question, the word that asks for the frequency: a sentence
+    # answers it with a frequency (``no_frequency``), not by repeating "often"
+    asking = FREQUENCY_WORDS if kind is AnswerKind.FREQUENCY else frozenset()
     content = [
         word
         for word in tokens(question)
-        if not is_stopword(word) and word.casefold() not in _ASKER_WORDS
+        if not is_stopword(word) and word.casefold() not in _ASKER_WORDS | asking
     ]
     terms = analyze_query(" ".join(content) or question, languages)
     matcher = TermMatcher(terms, languages)
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
+    blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     for item, headings in zip(evidence, heading_spans, strict=True):
+        spans = units(item.text)
+        blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
             [
                 (
@@ -341,7 +367,7 @@ def score_sentences(
                     ),
                     matcher.credit(matcher.stems(item.text[start:end])),
                 )
-                for start, end, quotable in units(item.text)
+                for start, end, quotable in spans
             ]
         )
     if not terms or not any(quotable for sentences in passages for _, _, quotable, _ in sentences):
@@ -357,7 +383,6 @@ def score_sentences(
             )
             for term in terms
         }
-    kind = answer_kind(question)
     scored: list[ScoredSentence] = []
     answerability = 0.0
     for index, (item, sentences, headings) in enumerate(
@@ -384,6 +409,15 @@ def score_sentences(
                 elif numbered or within is not None or _is_heading(item.text[start:end]):
                     section = credits
                     section_span = within
+                    if position > 1 and (
+                        numbered
+                        or within is not None
+                        or _NUMBERED_HEADING.match(item.text[start:end])
+                    ):
+                        # a numbered heading further down the passage ("1.2.8.
+                        # i18nspector" after "1.2.7. adequate"'s list) opens another
+                        # section: the passage's first heading no longer speaks for it
+                        heading = None
                 continue  # headings, labels and questions are not statements to quote
             before = sentences[position - 1][3] if position > 0 else None
             if heading and position > 1:
@@ -406,7 +440,15 @@ def score_sentences(
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
             scored.append(
-                ScoredSentence(item, start, end, features, config.score(features, kind), exact)
+                ScoredSentence(
+                    item,
+                    start,
+                    end,
+                    features,
+                    config.score(features, kind),
+                    exact,
+                    start in blocks[index],
+                )
             )
             answerability = max(answerability, config.answerability(features, kind))
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
@@ -434,9 +476,35 @@ def units(text: str) -> list[tuple[int, int, bool]]:
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
             continue
-        out.append((start, end, False))
+        if out and _elliptical(sentence) and "\n" not in text[out[-1][1] : start]:
+            # "Debian Developers can sponsor packages. Debian Maintainers can't.": the
+            # second says nothing without the first, and answers only with it
+            out[-1] = (out[-1][0], end, out[-1][2])
+        else:
+            out.append((start, end, False))
         index += 1
     return out
+
+
+#: the last words of an elliptical sentence, one that leaves out what the sentence
+#: before it said ("Debian Maintainers can't.", "Debian-Betreuer können dies nicht.",
+#: "Сопровождающие Debian не могут."): an auxiliary or modal verb, a negation, "too"
+_ELLIPSIS_END: Final = regex.compile(
+    r"\b(?:can(?:not|'t|’t)?|could(?:n't|n’t)?|wo(?:n't|n’t)|will|would(?:n't|n’t)?"
+    r"|should(?:n't|n’t)?|must(?:n't|n’t)?|may|might|do(?:es)?(?:n't|n’t)?|did(?:n't|n’t)?"
+    r"|is(?:n't|n’t)?|are(?:n't|n’t)?|was(?:n't|n’t)?|were(?:n't|n’t)?|ha(?:s|ve)(?:n't|n’t)?"
+    r"|not|too|either|nicht|nie|auch|ebenfalls|ebenso|kann|können|darf|dürfen|muss|müssen"
+    r"|soll|sollen|не|нет|нельзя|можно|тоже|также|(?:не )?(?:может|могут|должен|должны"
+    r"|вправе))\W*$",
+    regex.IGNORECASE,
+)
+#: most words of an elliptical sentence
+_ELLIPSIS_WORDS: Final = 6
+
+
+def _elliptical(sentence: str) -> bool:
+    """A short sentence that leaves out what the one before it said."""
+    return len(sentence.split()) <= _ELLIPSIS_WORDS and bool(_ELLIPSIS_END.search(sentence))
 
 
 _NUMBERED_HEADING = regex.compile(r"^\s*(?:\d+\.)+\d*\s+\S")
@@ -559,10 +627,15 @@ class ExtractiveGenerator:
             next((s for s in scored if _supplies_kind(s, best)), None)
             or next((s for s in scored if _continues(s, best)), None)
             or next((s for s in scored if _next_step(s, best, kind)), None)
+            or next((s for s in scored if _lists_for(s, best)), None)
         )
         if (
             follow is not None
-            and (follow.score >= config.second_ratio * best.score or _next_step(follow, best, kind))
+            and (
+                follow.score >= config.second_ratio * best.score
+                or _next_step(follow, best, kind)
+                or _lists_for(follow, best)
+            )
             and len(chosen) < config.max_sentences
             and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
         ):
@@ -635,6 +708,23 @@ def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
         and sentence.start >= best.end
         and not sentence.evidence.text[best.end : sentence.start].strip()
         and bool(_ANAPHORA.match(_quote(sentence)))
+    )
+
+
+def _lists_for(sentence: ScoredSentence, best: ScoredSentence) -> bool:
+    """The sentence right after ``best`` in its passage introduces a block that goes on
+    about it ("adequate checks packages installed on the system …" then "The following
+    checks are currently implemented:" and the list): the list is what ``best`` only
+    names. The introducing sentence opens a paragraph of its own (not "… the magnetic
+    force. Fully stated, this is the law:" and a formula, inside one paragraph)."""
+    between = sentence.evidence.text[best.end : sentence.start]
+    return (
+        sentence.block
+        and not best.block
+        and sentence.evidence.source_id == best.evidence.source_id
+        and sentence.start >= best.end
+        and not between.strip()
+        and "\n" in between
     )
 
 

@@ -30,7 +30,15 @@ import regex
 from ragox.answer._blocks import has_instruction
 from ragox.search import analyze_document
 
-__all__ = ["AnswerKind", "Support", "TermMatcher", "answer_kind", "holds_answer_kind", "support"]
+__all__ = [
+    "FREQUENCY_WORDS",
+    "AnswerKind",
+    "Support",
+    "TermMatcher",
+    "answer_kind",
+    "holds_answer_kind",
+    "support",
+]
 
 
 class AnswerKind(Enum):
@@ -38,6 +46,9 @@ class AnswerKind(Enum):
 
     DATE = "date"
     NUMBER = "number"
+    #: "how often …", "wie oft …", "как часто …": a frequency ("twice each day", "einmal
+    #: monatlich", "каждые 15 минут"), or a number of times
+    FREQUENCY = "frequency"
     #: "how do I …", "wie ändere ich …", "как изменить …": a command or steps
     INSTRUCTION = "instruction"
     #: "where is … stored", "in welcher Datei …", "где хранится …": a file, folder or
@@ -54,6 +65,14 @@ _KINDS: Final = (
         regex.compile(
             r"^\W*(?:when\b|in what year|what year|which year|wann\b|in welchem jahr"
             r"|seit wann|когда\b|в каком году|в котором году)",
+            regex.IGNORECASE,
+        ),
+    ),
+    (
+        AnswerKind.FREQUENCY,
+        regex.compile(
+            r"\b(?:how often|how frequently|wie oft|wie häufig|in welchen abständen"
+            r"|как часто|с какой (?:частотой|периодичностью))\b",
             regex.IGNORECASE,
         ),
     ),
@@ -108,6 +127,26 @@ _MONTH: Final = regex.compile(
     regex.IGNORECASE,
 )
 _DIGIT: Final = regex.compile(r"\d")
+#: the words of a "how often" question that ask for the frequency: what answers them is
+#: a frequency, not the same word ("more often than stable" does not say how often)
+FREQUENCY_WORDS: Final = frozenset(
+    {"often", "frequently", "oft", "häufig", "abständen", "часто", "частотой", "периодичностью"}
+)
+#: how often, in words: "once", "twice each day", "every few minutes", "daily",
+#: "einmal monatlich", "mehrmals", "jede Woche", "дважды в день", "ежедневно",
+#: "каждые несколько минут", "раз в неделю"
+_FREQUENCY: Final = regex.compile(
+    r"\b(?:once|twice|thrice|\w+ times|hourly|daily|nightly|weekly|fortnightly|monthly"
+    r"|quarterly|yearly|annually|(?:every|each|per|a) (?:\w+ )?(?:second|minute|hour|day"
+    r"|night|week|month|year)s?"
+    r"|(?:ein|zwei|drei|vier|fünf|mehr|\d+)[ -]?mal(?:s|ig)?|(?:täg|wöchent|monat"
+    r"|stünd|jähr)lich\w*|(?:jede[nrs]?|pro|alle) (?:\w+ )?(?:sekunde|minute"
+    r"|stunde|tag|woche|monat|jahr)\w*"
+    r"|\w+ раза?|раза? в|дважды|трижды|ежечасно|ежедневно|еженедельно|ежемесячно"
+    r"|ежегодно|кажд\w+ (?:\w+ )?(?:секунд|минут|час|дн|день|недел|месяц|год|лет)\w*"
+    r"|в (?:секунду|минуту|час|день|сутки|неделю|месяц|год))\b",
+    regex.IGNORECASE,
+)
 #: a number in words ("seven days", "sieben Tage", "семь дней"); not "ein"/"one" as an
 #: article or pronoun
 _NUMBER_WORD: Final = regex.compile(
@@ -136,6 +175,8 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
         return bool(_DIGIT.search(sentence) or _NUMBER_WORD.search(sentence))
+    if kind is AnswerKind.FREQUENCY:
+        return bool(_FREQUENCY.search(sentence))
     if kind is AnswerKind.INSTRUCTION:
         return has_instruction(sentence)
     if kind is AnswerKind.LOCATION:

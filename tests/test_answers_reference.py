@@ -1,0 +1,243 @@
+"""Extractive answers on a handbook (issue 16, the Developer's Reference round): the
+kinds of answer a long manual's chapters hide among sentences that repeat the
+question's words.
+
+- "how often"/"wie oft"/"как часто" asks for a frequency: a sentence that says none
+  ranks below one that does ("four times a day", "viermal täglich", "четыре раза в
+  день"), and "often" itself is no term to match;
+- an elliptical sentence ("Debian Maintainers can't.") is one unit with the sentence
+  before it: scored and quoted with what it leaves out;
+- a list introduced right after the best sentence ("The following checks are
+  currently implemented:") is quoted with it, and a passage's first heading no longer
+  speaks for the sentences under a later heading in the same passage.
+
+The manual text is made up for these tests (en, de, ru)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from ragox.answer._extractive import units
+from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
+
+
+def _evidence(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+MIRRORS = {
+    "en": (
+        "4.2. Mirror synchronisation\n\n"
+        "The mirror network copies new packages from the main archive to servers all over "
+        "the world. Mirrors that receive new packages from the main archive often lag "
+        "behind it, and a mirror that receives new packages late is marked as stale. "
+        "Mirrors get the new packages four times a day, right after the archive has been "
+        "updated.",
+        "How often do mirrors receive new packages from the main archive?",
+        "four times a day",
+    ),
+    "de": (
+        "4.2. Spiegel-Synchronisation\n\n"
+        "Das Spiegelnetz kopiert neue Pakete aus dem Hauptarchiv auf Server in aller Welt. "
+        "Spiegel, die neue Pakete aus dem Hauptarchiv erhalten, hinken ihm oft hinterher, "
+        "und ein Spiegel, der neue Pakete zu spät erhält, wird als veraltet markiert. Die "
+        "Spiegel erhalten die neuen Pakete viermal täglich, gleich nachdem das Archiv "
+        "aktualisiert wurde.",
+        "Wie oft erhalten Spiegel neue Pakete aus dem Hauptarchiv?",
+        "viermal täglich",
+    ),
+    "ru": (
+        "4.2. Синхронизация зеркал\n\n"
+        "Сеть зеркал копирует новые пакеты из основного архива на серверы по всему миру. "
+        "Зеркала, которые получают новые пакеты из основного архива, часто отстают от "
+        "него, а зеркало, которое получает новые пакеты поздно, помечается как "
+        "устаревшее. Зеркала получают новые пакеты четыре раза в день, сразу после "
+        "обновления архива.",
+        "Как часто зеркала получают новые пакеты из основного архива?",
+        "четыре раза в день",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_how_often_is_answered_by_the_sentence_that_says_how_often(language: str) -> None:
+    """The sentence with the frequency ranks first and is quoted first, although the
+    one before it repeats more of the question (and "often" itself)."""
+    text, question, frequency = MIRRORS[language]
+    assert answer_kind(question) is AnswerKind.FREQUENCY
+    best = score_sentences(question, _evidence(text)).sentences[0]
+    assert frequency in text[best.start : best.end]
+    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    assert not draft.abstained
+    assert frequency in draft.claims[0].text
+
+
+def test_what_says_a_frequency() -> None:
+    """Frequencies in words and numbers of times; "more often", "every package" and a
+    bare number are none."""
+    says = [
+        "The update is launched twice each day.",
+        "Updates are processed at least once a month.",
+        "The queue is scanned every few minutes.",
+        "Aktualisierungen werden mindestens einmal monatlich bearbeitet.",
+        "Der Spiegel wird alle sechs Stunden abgeglichen.",
+        "Каталог сканируется каждые 15 минут.",
+        "Обновление запускается дважды в день.",
+    ]
+    not_says = [
+        "This distribution is updated more often than stable.",
+        "Every package has a maintainer.",
+        "The archive holds 30000 source packages.",
+        "Das ist ein normaler Vorgang.",
+        "Каждый пакет имеет сопровождающего.",
+    ]
+    assert all(holds_answer_kind(AnswerKind.FREQUENCY, s) for s in says)
+    assert not any(holds_answer_kind(AnswerKind.FREQUENCY, s) for s in not_says)
+
+
+PUSH = {
+    "en": (
+        "5.3. Pushing updates\n\n"
+        "A push tells a mirror that new packages are waiting, so that the mirror starts to "
+        "synchronise at once. Pushing updates to a mirror is described in the mirror "
+        "documentation and needs a key of the mirror. Mirror administrators can push "
+        "updates. Ordinary users can't.",
+        "Can ordinary users push updates to a mirror?",
+        "Mirror administrators can push updates. Ordinary users can't.",
+    ),
+    "de": (
+        "5.3. Aktualisierungen anstoßen\n\n"
+        "Ein Anstoß teilt einem Spiegel mit, dass neue Pakete warten, damit der Spiegel "
+        "sofort abgleicht. Wie man einem Spiegel Aktualisierungen anstößt, steht in der "
+        "Dokumentation des Spiegels. Spiegel-Administratoren können Aktualisierungen "
+        "anstoßen. Gewöhnliche Benutzer können das nicht.",
+        "Können gewöhnliche Benutzer einem Spiegel Aktualisierungen anstoßen?",
+        "Spiegel-Administratoren können Aktualisierungen anstoßen. Gewöhnliche Benutzer "
+        "können das nicht.",
+    ),
+    "ru": (
+        "5.3. Запуск обновлений\n\n"
+        "Запуск сообщает зеркалу, что ждут новые пакеты, и зеркало сразу начинает "
+        "синхронизацию. Как запускать обновления зеркала, описано в документации "
+        "зеркала. Администраторы зеркал могут запускать обновления. Обычные "
+        "пользователи не могут.",
+        "Могут ли обычные пользователи запускать обновления зеркала?",
+        "Администраторы зеркал могут запускать обновления. Обычные пользователи не могут.",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_an_elliptical_sentence_is_quoted_with_what_it_leaves_out(language: str) -> None:
+    """ "Ordinary users can't." answers the question only with the sentence before it:
+    the answer quotes both as one claim."""
+    text, question, pair = PUSH[language]
+    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    assert not draft.abstained
+    assert draft.claims[0].text == pair
+
+
+def test_only_short_sentences_that_leave_something_out_are_joined() -> None:
+    """A short sentence that says something of its own stays a unit, and so does an
+    elliptical one after a paragraph break."""
+    text = (
+        "Mirror administrators can push updates. Ordinary users can't. The key is secret. "
+        "Users who ask for a key get one, but only after a review they cannot skip.\n\n"
+        "Nobody else can."
+    )
+    assert [text[start:end] for start, end, _ in units(text)] == [
+        "Mirror administrators can push updates. Ordinary users can't.",
+        "The key is secret.",
+        "Users who ask for a key get one, but only after a review they cannot skip.",
+        "Nobody else can.",
+    ]
+
+
+#: a chapter's passage with two tools' sections: the list of checks under the first
+CHECKS = {
+    "en": (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck inspects a mirror and reports stale files and broken links.\n\n"
+        "The following checks are currently implemented:\n\n"
+        "stale index files\n\nbroken symlinks\n\nmissing signatures\n\n"
+        "2.3.2. logscan¶\n\n"
+        "logscan is a tool for finding common problems in the logs of a mirror.",
+        "What problems does the urlcheck tool report?",
+        "broken symlinks",
+    ),
+    "de": (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck untersucht einen Spiegel und meldet veraltete Dateien und defekte Links."
+        "\n\nDie folgenden Prüfungen sind derzeit umgesetzt:\n\n"
+        "veraltete Indexdateien\n\ndefekte Symlinks\n\nfehlende Signaturen\n\n"
+        "2.3.2. logscan¶\n\n"
+        "logscan ist ein Werkzeug, das häufige Probleme in den Protokollen eines Spiegels "
+        "findet.",
+        "Welche Probleme meldet das Werkzeug urlcheck?",
+        "defekte Symlinks",
+    ),
+    "ru": (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck проверяет зеркало и сообщает об устаревших файлах и битых ссылках.\n\n"
+        "В настоящее время реализованы следующие проверки:\n\n"
+        "устаревшие индексные файлы\n\nбитые символьные ссылки\n\n"
+        "2.3.2. logscan¶\n\n"
+        "logscan — это утилита для поиска частых проблем в журналах зеркала.",
+        "О каких проблемах сообщает утилита urlcheck?",
+        "устаревшие индексные файлы",
+    ),
+}
+
+
+def _index_weights(terms: Sequence[str]) -> dict[str, float]:
+    """IDF as an index of many manuals gives it: a tool's name is rare, "tool",
+    "problem" and "report" are common."""
+    return {term: 5.0 if "urlcheck" in term else 2.0 for term in terms}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_the_list_announced_after_the_best_sentence_is_quoted_with_it(language: str) -> None:
+    """ "urlcheck … reports stale files and broken links." names what the tool reports;
+    the list right after it says which checks there are: both are quoted."""
+    text, question, item = CHECKS[language]
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    draft = generator.generate(question, _evidence(text))
+    assert not draft.abstained
+    assert draft.claims[0].text.startswith("urlcheck")
+    assert any(item in claim.text for claim in draft.claims[1:])
+    assert not any("logscan" in claim.text for claim in draft.claims)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_a_later_heading_in_the_passage_opens_another_section(language: str) -> None:
+    """The passage opens with "2.3.1. urlcheck"; the sentence under "2.3.2. logscan"
+    gets nothing from the first heading (before, "urlcheck" counted for it as if said in
+    the sentence before it)."""
+    text, question, _ = CHECKS[language]
+    scoring = score_sentences(question, _evidence(text), _index_weights)
+    (logscan,) = [s for s in scoring.sentences if text[s.start :].startswith("logscan")]
+    assert logscan.support.previous == 0.0
+    assert logscan.support.heading == 0.0
+
+
+def test_a_block_announced_inside_the_paragraph_is_not_added() -> None:
+    """ "… Fully stated, the checks are as follows:" and a list, in the best sentence's
+    own paragraph, goes on to something else (XQuAD's "Fully stated, this is the law:"
+    and a formula after the answer): it is not quoted beside the answer."""
+    text = (
+        "2.3.1. urlcheck¶\n\n"
+        "urlcheck inspects a mirror and reports stale files and broken links. Fully "
+        "stated, the rules of the mirror network are as follows:\n\n"
+        "stale index files\n\nbroken symlinks\n\nmissing signatures"
+    )
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    draft = generator.generate("What problems does the urlcheck tool report?", _evidence(text))
+    assert [claim.text for claim in draft.claims] == [
+        "urlcheck inspects a mirror and reports stale files and broken links."
+    ]
