@@ -51,7 +51,9 @@ from ragox.access import Principal
 from ragox.search import EmbedderIdentity, SearchMode, analyze_document, analyze_query, reindex
 from ragox.service import Ragox
 
-CACHE = ROOT / ".cache" / "scale"
+#: where built homes are kept; ``RAGOX_BENCH_SCALE_DIR`` moves them (``.cache`` may be a
+#: link to another checkout's cache)
+CACHE = Path(os.environ.get("RAGOX_BENCH_SCALE_DIR") or ROOT / ".cache" / "scale")
 SIZES = (10_000, 100_000)
 MILLION = 1_000_000
 QUERIES = 100
