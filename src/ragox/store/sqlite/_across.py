@@ -132,6 +132,15 @@ def first_varint(blob: bytes) -> int:
     return varints(blob)[0]
 
 
+def _narrow(values: npt.NDArray[np.int64]) -> npt.NDArray[np.integer]:
+    """The same non-negative integers in the smallest unsigned type that holds them."""
+    top = int(values.max()) if len(values) else 0
+    for kind in (np.uint16, np.uint32):
+        if top <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
 def match_count(
     conn: sqlite3.Connection, partition: Partition, phrase: str, memo: ScopeMemo | None
 ) -> int:
@@ -221,11 +230,19 @@ class AcrossRanking:
             return term_postings(self._conn, partition.name, term)
         key = ("postings", term)
         found = memo.get(partition.partition_id, partition.generation, key)
-        if isinstance(found, tuple):
-            return found  # what was put: term_postings's
+        if isinstance(found, tuple):  # what was put below
+            return tuple(array.astype(np.int64) for array in found)
         read = term_postings(self._conn, partition.name, term)
-        size = sum(int(array.nbytes) for array in read)
-        memo.put(partition.partition_id, partition.generation, key, read, size)
+        # kept in the narrowest type that holds every value (about 10 bytes a posting
+        # instead of 24), widened again when read
+        kept = tuple(_narrow(array) for array in read)
+        memo.put(
+            partition.partition_id,
+            partition.generation,
+            key,
+            kept,
+            sum(int(array.nbytes) for array in kept),
+        )
         return read
 
     def _read(self, phrase: str) -> None:
