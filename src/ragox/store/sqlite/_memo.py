@@ -36,7 +36,7 @@ from ragox.store._scope import Scope
 __all__ = ["ScopeMemo", "StatisticsMemo"]
 
 #: Scopes whose memos are kept (the least recently used is dropped whole).
-MEMO_SCOPES: Final = 32
+MEMO_SCOPES: Final = 16
 #: Bytes of cached statistics per scope (posting lists are most of it).
 MEMO_BYTES: Final = 32 << 20
 #: An entry's own cost over its payload (keys, tuples, the dict slot).
