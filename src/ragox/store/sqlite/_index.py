@@ -12,6 +12,10 @@ the partitions' own statistics, term instances and row lengths.
 
 Scope filtering (current READY revisions whose reader groups meet the reader's)
 is still part of every query, never a filter applied after the top k.
+
+What a scope's queries read of its partitions (totals, match counts, posting lists)
+is kept for its next queries (``_memo``), keyed by the partitions' generations
+(schema 27), which every write to a partition's rows replaces (``_touch``).
 """
 
 from __future__ import annotations
