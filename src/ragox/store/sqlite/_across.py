@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Final
 
 from ragox._lazy import lazy_module
 from ragox.store._frequencies import plain_term, term_postings
+from ragox.store.sqlite._memo import ScopeMemo
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,6 +50,7 @@ __all__ = [
     "Totals",
     "first_varint",
     "idf",
+    "match_count",
     "varints",
 ]
 
@@ -80,6 +82,8 @@ class Partition:
 
     partition_id: int
     name: str
+    #: the generation of its last change (schema 27; a key of cached statistics)
+    generation: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +132,39 @@ def first_varint(blob: bytes) -> int:
     return varints(blob)[0]
 
 
+def _narrow(values: npt.NDArray[np.int64]) -> npt.NDArray[np.integer]:
+    """The same non-negative integers in the smallest unsigned type that holds them."""
+    top = int(values.max()) if len(values) else 0
+    for kind in (np.uint16, np.uint32):
+        if top <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
+def match_count(
+    conn: sqlite3.Connection, partition: Partition, phrase: str, memo: ScopeMemo | None
+) -> int:
+    """How many rows of the partition match the phrase (from the scope's memo when it
+    has the count, or the phrase's posting list)."""
+    if memo is not None:
+        key = ("count", phrase)
+        found = memo.get(partition.partition_id, partition.generation, key)
+        if isinstance(found, int):
+            return found
+        term = plain_term(phrase)
+        if term is not None:
+            postings = memo.get(partition.partition_id, partition.generation, ("postings", term))
+            if isinstance(postings, tuple):
+                return len(postings[0])
+    row = conn.execute(
+        f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?", (phrase,)
+    ).fetchone()
+    count = int(row[0])
+    if memo is not None:
+        memo.put(partition.partition_id, partition.generation, ("count", phrase), count)
+    return count
+
+
 def idf(rows: int, hits: int) -> float:
     """FTS5's BM25 IDF, floored at a tiny positive weight."""
     value = math.log((rows - hits + 0.5) / (hits + 0.5))
@@ -148,8 +185,10 @@ class AcrossRanking:
         phrases: Sequence[str],
         totals: Sequence[Totals],
         phrase_rows: PhraseRows,
+        memo: ScopeMemo | None = None,
     ) -> None:
         self._conn = conn
+        self._memo = memo
         self._phrases = list(phrases)
         self._rows = sum(t.rows for t in totals)
         tokens = sum(t.tokens for t in totals)
@@ -180,10 +219,31 @@ class AcrossRanking:
     # -- reading FTS5 ----------------------------------------------------------------
 
     def _count(self, partition: Partition, phrase: str) -> int:
-        row = self._conn.execute(
-            f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?", (phrase,)
-        ).fetchone()
-        return int(row[0])
+        return match_count(self._conn, partition, phrase, self._memo)
+
+    def _term_postings(
+        self, partition: Partition, term: str
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """:func:`term_postings` of one partition, from the scope's memo when it has them."""
+        memo = self._memo
+        if memo is None:
+            return term_postings(self._conn, partition.name, term)
+        key = ("postings", term)
+        found = memo.get(partition.partition_id, partition.generation, key)
+        if isinstance(found, tuple):  # what was put below
+            return tuple(array.astype(np.int64) for array in found)
+        read = term_postings(self._conn, partition.name, term)
+        # kept in the narrowest type that holds every value (about 10 bytes a posting
+        # instead of 24), widened again when read
+        kept = tuple(_narrow(array) for array in read)
+        memo.put(
+            partition.partition_id,
+            partition.generation,
+            key,
+            kept,
+            sum(int(array.nbytes) for array in kept),
+        )
+        return read
 
     def _read(self, phrase: str) -> None:
         """The phrase's whole posting list over all partitions."""
@@ -192,7 +252,7 @@ class AcrossRanking:
         sizes: list[float] = []
         term = plain_term(phrase)
         if term is not None:  # frequencies straight from FTS5's vocabulary
-            read = [term_postings(self._conn, p.name, term) for p, _ in self._live]
+            read = [self._term_postings(p, term) for p, _ in self._live]
             self._postings[phrase] = _Postings(
                 np.concatenate([r[0] for r in read]),
                 np.concatenate([r[1] for r in read]).astype(np.float64),

@@ -12,6 +12,10 @@ the partitions' own statistics, term instances and row lengths.
 
 Scope filtering (current READY revisions whose reader groups meet the reader's)
 is still part of every query, never a filter applied after the top k.
+
+What a scope's queries read of its partitions (totals, match counts, posting lists)
+is kept for its next queries (``_memo``), keyed by the partitions' generations
+(schema 27), which every write to a partition's rows replaces (``_touch``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,16 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Final, Protocol
 
 from ragox.store._scope import Scope
-from ragox.store.sqlite._across import BM25_B, BM25_K1, AcrossRanking, Partition, Totals, varints
+from ragox.store.sqlite._across import (
+    BM25_B,
+    BM25_K1,
+    AcrossRanking,
+    Partition,
+    Totals,
+    match_count,
+    varints,
+)
+from ragox.store.sqlite._memo import ScopeMemo, StatisticsMemo
 
 __all__ = ["BM25_B", "BM25_K1", "Scope", "SqliteIndex", "upgrade_lexical"]
 
@@ -86,13 +99,13 @@ _PERMITTED_ROWS = """
 # The partitions a reader may read: found by its groups through an index, so that
 # other group sets' partitions are not even listed (the operator lists its tenant's).
 _READABLE_PARTITIONS = """
-    SELECT DISTINCT p.partition_id, p.name FROM lexical_partition_groups g
+    SELECT DISTINCT p.partition_id, p.name, p.generation FROM lexical_partition_groups g
     JOIN lexical_partitions p ON p.partition_id = g.partition_id
     WHERE g.tenant = :tenant AND g.group_name IN (SELECT value FROM json_each(:groups))
     ORDER BY p.partition_id
 """
 _TENANT_PARTITIONS = """
-    SELECT p.partition_id, p.name FROM lexical_partitions p
+    SELECT p.partition_id, p.name, p.generation FROM lexical_partitions p
     WHERE p.tenant = :tenant ORDER BY p.partition_id
 """
 
@@ -148,6 +161,20 @@ def _create_partition(conn: sqlite3.Connection, tenant: str, groups: frozenset[s
     return Partition(int(cursor.lastrowid), name)
 
 
+def _touch(conn: sqlite3.Connection, partition_id: int) -> None:
+    """Give a partition whose rows changed a new generation (schema 27): the next
+    value of a counter that only grows, so that no earlier state of this partition,
+    nor of one dropped and made again under the same id, had it."""
+    conn.execute(
+        "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key='lexical_generation'"
+    )
+    conn.execute(
+        "UPDATE lexical_partitions SET generation = (SELECT CAST(value AS INTEGER) "
+        "FROM settings WHERE key='lexical_generation') WHERE partition_id = ?",
+        (partition_id,),
+    )
+
+
 def _manifest_groups(conn: sqlite3.Connection, manifest_id: str) -> frozenset[str]:
     """Reader groups of the revision a representation belongs to."""
     rows = conn.execute(
@@ -177,6 +204,7 @@ def _evict(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> No
             f"(SELECT rowid FROM lexical_rows WHERE partition_id = ? AND ({where}))",
             (partition_id, *params),
         )
+        _touch(conn, int(partition_id))
     conn.execute(f"DELETE FROM lexical_rows WHERE {where}", params)
 
 
@@ -204,6 +232,7 @@ def _insert(
         "INSERT INTO lexical_rows(rowid, manifest_id, partition_id) VALUES(?, ?, ?)",
         [(rowid, manifest_id, partition.partition_id) for rowid, _ in rows],
     )
+    _touch(conn, partition.partition_id)
 
 
 def upgrade_lexical(conn: sqlite3.Connection) -> None:
@@ -241,6 +270,8 @@ class SqliteIndex:
 
     def __init__(self, store: _Store) -> None:
         self._store = store
+        #: match counts, posting lists and totals per scope and partition generation
+        self.memo = StatisticsMemo()
 
     # -- bookkeeping ---------------------------------------------------------------
 
@@ -276,23 +307,27 @@ class SqliteIndex:
             self.bump(conn)
 
     @contextmanager
-    def _snapshot(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction, so that the statistics of several statements agree."""
+    def _snapshot(self, scope: Scope) -> Iterator[tuple[sqlite3.Connection, ScopeMemo | None]]:
+        """One read transaction, so that the statistics of several statements agree,
+        and the scope's memo. Inside a transaction the caller opened (which may hold
+        writes not committed yet, and may roll them back along with the generations
+        they drew) nothing is read from the memo or put in it."""
         conn = self._store._connection()
         if conn.in_transaction:
-            yield conn
+            yield conn, None
             return
         conn.execute("BEGIN")
         try:
-            yield conn
+            yield conn, self.memo.of(scope)
         finally:
             conn.execute("COMMIT")
 
     @staticmethod
     def _partitions(conn: sqlite3.Connection, scope: Scope) -> list[Partition]:
-        """The partitions the scope may read; no other partition is ever opened for it."""
+        """The partitions the scope may read, with their generations; no other
+        partition is ever opened for it."""
         return [
-            Partition(int(row[0]), str(row[1]))
+            Partition(int(row[0]), str(row[1]), int(row[2]))
             for row in conn.execute(
                 _TENANT_PARTITIONS if scope.operator else _READABLE_PARTITIONS, _params(scope)
             ).fetchall()
@@ -392,6 +427,8 @@ class SqliteIndex:
                 "(SELECT rowid FROM lexical_rows WHERE partition_id = ?)",
                 (partition_id,),
             )
+            if cursor.rowcount:
+                _touch(conn, int(partition_id))
             removed += max(cursor.rowcount, 0)
         if removed:
             _prune(conn)
@@ -495,6 +532,8 @@ class SqliteIndex:
                 "UPDATE lexical_rows SET partition_id=? WHERE manifest_id=? AND partition_id=?",
                 (target.partition_id, manifest_id, partition_id),
             )
+            _touch(conn, source.partition_id)
+            _touch(conn, target.partition_id)
         _prune(conn)
         self.bump(conn)
 
@@ -546,14 +585,14 @@ class SqliteIndex:
         of the permitted rows.
         """
         params = _params(scope)
-        with self._snapshot() as conn:
+        with self._snapshot(scope) as (conn, memo):
             partitions = self._partitions(conn, scope)
             if not partitions:
                 return []
             if len(partitions) == 1:
                 ranked = self._ranked_by_fts5(conn, partitions[0], match, _window(limit))
             else:
-                ranked = self._ranked_across(conn, partitions, _phrases(match), limit)
+                ranked = self._ranked_across(conn, partitions, _phrases(match), limit, memo)
             return self._permitted_top(conn, ranked, params, limit)
 
     @staticmethod
@@ -623,11 +662,20 @@ class SqliteIndex:
         return [(chunk_id, score) for score, _, chunk_id in found[:limit]]
 
     @staticmethod
-    def _totals(conn: sqlite3.Connection, partition: Partition) -> Totals:
+    def _totals(
+        conn: sqlite3.Connection, partition: Partition, memo: ScopeMemo | None = None
+    ) -> Totals:
         """Row and token counts from FTS5's own averages record (what ``bm25()`` reads)."""
+        if memo is not None:
+            found = memo.get(partition.partition_id, partition.generation, "totals")
+            if isinstance(found, Totals):
+                return found
         row = conn.execute(f"SELECT block FROM {partition.name}_data WHERE id = 1").fetchone()
         values = varints(bytes(row[0])) if row is not None and row[0] else []
-        return Totals(values[0] if values else 0, values[1] if len(values) > 1 else 0)
+        totals = Totals(values[0] if values else 0, values[1] if len(values) > 1 else 0)
+        if memo is not None:
+            memo.put(partition.partition_id, partition.generation, "totals", totals)
+        return totals
 
     @staticmethod
     def _phrase_rows(
@@ -648,13 +696,14 @@ class SqliteIndex:
         partitions: Sequence[Partition],
         phrases: Sequence[str],
         first: int,
+        memo: ScopeMemo | None = None,
     ) -> Iterator[tuple[int, float]]:
         """Matches in the partitions, best first, scored as FTS5's ``bm25()`` would
         score them in one table holding exactly these partitions' rows: the exact top
         ``first`` (found by :class:`_AcrossRanking`, which stops reading posting lists
         early), then deeper windows (x4) only when the caller asks for more."""
-        totals = [self._totals(conn, partition) for partition in partitions]
-        ranking = AcrossRanking(conn, partitions, phrases, totals, self._phrase_rows)
+        totals = [self._totals(conn, partition, memo) for partition in partitions]
+        ranking = AcrossRanking(conn, partitions, phrases, totals, self._phrase_rows, memo)
         seen = 0
         depth = first
         while True:
@@ -673,15 +722,12 @@ class SqliteIndex:
         """
         total = 0
         frequencies: dict[str, int] = dict.fromkeys(terms, 0)
-        with self._snapshot() as conn:
+        with self._snapshot(scope) as (conn, memo):
             for partition in self._partitions(conn, scope):
-                total += self._totals(conn, partition).rows
+                total += self._totals(conn, partition, memo).rows
                 for term in terms:
-                    row = conn.execute(
-                        f"SELECT COUNT(*) FROM {partition.name} WHERE {partition.name} MATCH ?",
-                        ('"' + term.replace('"', '""') + '"',),
-                    ).fetchone()
-                    frequencies[term] += int(row[0])
+                    phrase = '"' + term.replace('"', '""') + '"'
+                    frequencies[term] += match_count(conn, partition, phrase, memo)
         return total, frequencies
 
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:

@@ -485,6 +485,15 @@ _V23: Final = ("ALTER TABLE blocks ADD COLUMN cell TEXT",)
 #: Schema 26: a queued job carries the upload's OCR mode (``auto``/``off``/``force``),
 #: which the worker that claims it runs with; jobs written before (NULL) run ``auto``.
 _V26: Final = ("ALTER TABLE jobs ADD COLUMN ocr TEXT",)
+#: Schema 27: each lexical partition carries the generation of its last change, drawn
+#: from one counter that only grows (so a partition dropped and made again never
+#: shows an earlier value): a reader's cached match counts are keyed by its own
+#: partitions' generations, so a write to a partition it cannot read changes
+#: nothing it sees, not even whether its cache is warm (issue 15).
+_V27: Final = (
+    "ALTER TABLE lexical_partitions ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+    "INSERT OR IGNORE INTO settings(key, value) VALUES('lexical_generation', '0')",
+)
 
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
@@ -505,6 +514,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (22, _V22),
     (23, _V23),
     (26, _V26),
+    (27, _V27),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
