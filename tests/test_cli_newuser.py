@@ -165,6 +165,7 @@ def test_ingest_reports_each_file_as_it_is_done(home: Path, tmp_path: Path) -> N
     (before: every line at the end, so a long folder was silent in a log for minutes):
     the small first file's line arrives well before the summary that follows the large
     second file."""
+    import os
     import subprocess
     import sys
     import time
@@ -174,23 +175,32 @@ def test_ingest_reports_each_file_as_it_is_done(home: Path, tmp_path: Path) -> N
     (folder / "a.txt").write_text("A short note about pumps.\n")
     words = ["pump", "seal", "valve", "bearing", "shaft", "motor", "impeller", "gasket"]
     paragraphs = (
-        " ".join(words[(i * 7 + j) % len(words)] for j in range(60)) + "." for i in range(600)
+        " ".join(words[(i * 7 + j) % len(words)] for j in range(60)) + "." for i in range(4000)
     )
-    (folder / "b.txt").write_text("\n\n".join(paragraphs) + "\n")  # ~400 KB: seconds
+    # ~1.4 MB: about a second of ingestion (220 KB took under 0.1 s once ingestion got faster)
+    (folder / "b.txt").write_text("\n\n".join(paragraphs) + "\n")
+    # Python block-buffers a pipe unless PYTHONUNBUFFERED is set (as on some machines):
+    # the command itself must flush each line.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
     process = subprocess.Popen(
         [sys.executable, "-m", "ragox", "--home", str(home), "ingest", str(folder)],
         stdout=subprocess.PIPE,
         text=True,
+        env=env,
     )
     assert process.stdout is not None
     arrived = []
+    running_at_first_line = None
     for line in process.stdout:
         arrived.append((time.monotonic(), line.rstrip("\n")))
+        if running_at_first_line is None:
+            running_at_first_line = process.poll() is None
     assert process.wait(timeout=300) == 0
     lines = [line for _, line in arrived]
     assert lines[0].startswith("READY    a.txt@r1")
     assert lines[1].startswith("READY    b.txt@r1")
     assert lines[-1] == "2 ready, 0 skipped, 0 failed"
+    assert running_at_first_line  # a's line came while b was still being ingested
     assert arrived[-1][0] - arrived[0][0] > 0.1
 
 
