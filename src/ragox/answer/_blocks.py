@@ -19,6 +19,9 @@ from typing import Final
 import regex
 
 from ragox.text import join_broken_words, same_passage_key
+from ragox.text._instructions import PARAGRAPH_BREAK as _PARAGRAPH
+from ragox.text._instructions import command_like as _command_like
+from ragox.text._instructions import has_instruction
 
 __all__ = [
     "block_end",
@@ -36,49 +39,14 @@ _INTRODUCER: Final = regex.compile(
     r"|\bследующ\w*|\bниже\b|\bтак:\s*$",
     regex.IGNORECASE,
 )
-_PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 _LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
-_COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s|^[a-z][\w.-]*(?:\s|$)")
 _ITEM_GOES_ON: Final = regex.compile(
     r"(?:[,;]|\b(?:and|or|und|oder|sowie|и|или|а также))\s*$", regex.IGNORECASE
 )
-_SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
-_PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
 _GAP: Final = regex.compile(r"\s*")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
-#: an instruction: a command line, a numbered step, an imperative opening
-_ENGLISH_IMPERATIVE: Final = (
-    r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
-    r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
-)
-_IMPERATIVE: Final = regex.compile(
-    r"^"
-    + _ENGLISH_IMPERATIVE
-    # after a condition: "If you want to run testing, then change the third field …",
-    # or after a colon: "Installing Debian from CD is straightforward: configure …"
-    + r"|(?:[,;:]\s*|\bthen\s+)"
-    + _ENGLISH_IMPERATIVE
-    # advice addressed to the reader is an instruction too: "You should make a backup
-    # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
-    + r"|\byou (?:should|must|need to|have to)\b|\b(?-i:Sie) (?:sollten|müssen)\b"
-    r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
-    r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
-    r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
-    r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
-    # any polite imperative opening a sentence, also a negated one ("Посмотрите файл …",
-    # "Не забудьте сделать резервную копию")
-    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
-    # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
-    # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
-    # können Sie … suchen" is a modal, no instruction)
-    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте)\b"
-    r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
-    r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
-    r"\p{Ll}+(?:en|ern|eln) Sie\b",
-    regex.IGNORECASE | regex.MULTILINE,
-)
 
 
 def is_introducer(sentence: str) -> bool:
@@ -112,15 +80,6 @@ def runs_into_block(sentence: str) -> bool:
     """The sentence has no end of its own: it continues in the block that follows."""
     stripped = sentence.strip()
     return bool(_OPEN_END.search(stripped)) and len(stripped.split()) >= _OPEN_MIN_WORDS
-
-
-def _command_like(paragraph: str) -> bool:
-    line = paragraph.strip()
-    if _PROMPT.match(line):
-        return True
-    if "\n" in line or len(line) > 200 or _SENTENCE_END.search(line):
-        return False
-    return bool(_COMMAND_SIGN.search(line))
 
 
 def _block_like(paragraph: str) -> bool:
@@ -162,17 +121,6 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
         count += 1
         cursor = finish
     return end
-
-
-def has_instruction(text: str) -> bool:
-    """A command, a numbered step or an imperative: what a how-to question asks for."""
-    for paragraph in _PARAGRAPH.split(text):
-        stripped = paragraph.strip()
-        if _PROMPT.match(stripped) or regex.match(r"^\d{1,2}[.)]\s+\S", stripped):
-            return True
-        if _command_like(stripped) and not _SENTENCE_END.search(stripped):
-            return True
-    return bool(_IMPERATIVE.search(text))
 
 
 _SOFT_BREAK: Final = regex.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+]|[$#])\s)")
