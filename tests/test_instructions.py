@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragox.answer._blocks import block_end
 from ragox.text._instructions import asks_for_instructions, command_like, has_instruction
 
 
@@ -67,3 +68,27 @@ def test_lowercase_sie_is_no_polite_imperative() -> None:
 def test_how_to_questions(question: str, how_to: bool) -> None:
     """A question that asks how to do something is told from one that asks a fact."""
     assert asks_for_instructions(question) is how_to
+
+
+CHECKS = (
+    "The checker looks for these problems:\n\n"
+    "broken links\n\n"
+    "missing licence file\n\n"
+    "Python modules not compiled\n\n"
+    "Шрифты без метрик\n\n"
+    "missing icons, unknown symbols, size mismatches\n\n"
+    "2.4. Other checkers\n\n"
+    "The other checkers are described in their own manuals."
+)
+
+
+def test_a_list_of_bare_lines_is_quoted_whole() -> None:
+    """A list whose items are lines without a marker goes on past an item that opens
+    with a capital or a Cyrillic letter, and stops at the next numbered heading."""
+    intro = "The checker looks for these problems:"
+    end = block_end(CHECKS, len(intro), True)
+    assert end is not None
+    assert CHECKS[:end].endswith("missing icons, unknown symbols, size mismatches")
+    # prose after an introducer is no list of bare lines
+    prose = "It works as follows:\n\nFirst it reads the file. Then it checks it.\n\nMore text."
+    assert prose[: block_end(prose, len("It works as follows:"), True)].endswith("checks it.")

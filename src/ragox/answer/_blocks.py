@@ -20,8 +20,8 @@ import regex
 
 from ragox.text import join_broken_words, same_passage_key
 from ragox.text._instructions import PARAGRAPH_BREAK as _PARAGRAPH
+from ragox.text._instructions import SENTENCE_END, has_instruction, is_section_heading
 from ragox.text._instructions import command_like as _command_like
-from ragox.text._instructions import has_instruction
 
 __all__ = [
     "block_end",
@@ -47,6 +47,8 @@ _GAP: Final = regex.compile(r"\s*")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
+#: most words of a list item without a marker
+_BARE_ITEM_WORDS: Final = 10
 
 
 def is_introducer(sentence: str) -> bool:
@@ -82,6 +84,20 @@ def runs_into_block(sentence: str) -> bool:
     return bool(_OPEN_END.search(stripped)) and len(stripped.split()) >= _OPEN_MIN_WORDS
 
 
+def _bare_item(paragraph: str) -> bool:
+    """A list item without a marker: one short line with no sentence's end, not a
+    numbered section's heading ("1.2.8. i18nspector")."""
+    line = paragraph.strip()
+    return (
+        bool(line)
+        and "\n" not in line
+        and len(line.split()) <= _BARE_ITEM_WORDS
+        and not SENTENCE_END.search(line)
+        and not line.endswith((":", "¶"))
+        and not is_section_heading(line)
+    )
+
+
 def _block_like(paragraph: str) -> bool:
     text = paragraph.strip()
     if _LIST_ITEM.match(text) or _command_like(text):
@@ -98,6 +114,7 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
     stop = len(text) if limit is None else limit
     cursor = position
     end: int | None = None
+    last = position  # where the block's last paragraph begins
     count = 0
     while count < _MAX_PARAGRAPHS:
         gap = _GAP.match(text, cursor, stop)
@@ -113,10 +130,15 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
         # an enumeration goes on while its items end with a comma or "and" ("0 (halt),"
         # then "1 (single user),"): its next item belongs to the block
         listed = end is not None and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
-        if not (first or listed or _block_like(paragraph)):
+        # a list whose items are bare lines ("broken symlinks", "Python modules not
+        # byte-compiled", …: HTML list items without a marker) goes on while its
+        # lines stay short and without a sentence's end, whatever letter opens them
+        bare = end is not None and _bare_item(text[last:end]) and _bare_item(paragraph)
+        if not (first or listed or bare or _block_like(paragraph)):
             break
         if end is not None and finish - position > _MAX_CHARS:
             break
+        last = begin
         end = finish
         count += 1
         cursor = finish

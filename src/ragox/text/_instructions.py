@@ -19,6 +19,7 @@ __all__ = [
     "asks_for_instructions",
     "command_like",
     "has_instruction",
+    "is_section_heading",
 ]
 
 _PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
@@ -72,6 +73,11 @@ _IMPERATIVE: Final = regex.compile(
 )
 
 
+def is_section_heading(line: str) -> bool:
+    """The line opens with a numbered section's number ("1.3. ", "4.6.2 ")."""
+    return _SECTION_NUMBER.match(line) is not None
+
+
 def command_like(paragraph: str) -> bool:
     """One line that looks like a command: a shell prompt, or options, paths or
     assignments without a sentence's end."""
@@ -80,8 +86,8 @@ def command_like(paragraph: str) -> bool:
         return True
     if "\n" in line or len(line) > 200 or SENTENCE_END.search(line):
         return False
-    if _SECTION_NUMBER.match(line):
-        return False  # a heading: "1.3. Helpers for debian/rules"
+    if is_section_heading(line):
+        return False  # "1.3. Helpers for debian/rules"
     if _COMMAND_SIGN.search(line):
         return True
     return (
