@@ -126,7 +126,15 @@ def test_dev_table(
     # sentence is quoted with it): gold .639 / abstained .892 / false abstentions .139
     # / recall@5 .759 (the Reference's 45: .389 / .667 / .361; three answers from the
     # wrong passage became abstentions, hence the higher ceiling; the FAQ's unchanged)
-    assert overall["answered_with_gold_citation"] >= 0.63
+    # After the how-to round (search puts instructions first for a how-to question,
+    # stricter instruction tests, a list of bare lines quoted whole): gold .648 /
+    # abstained .892 / false abstentions .130 / recall@1 .583 / recall@5 .778; how-to
+    # questions recall@1 .481, recall@5 .611 (before: .370 / .574)
+    assert overall["answered_with_gold_citation"] >= 0.64
     assert overall["abstained_correctly"] >= 0.89
-    assert overall["false_abstentions"] <= 0.14
-    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.75
+    assert overall["false_abstentions"] <= 0.13
+    assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.58
+    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.77
+    how_to = retrieval.figures(GoldGroup(None, QuestionKind.HOW_TO))
+    assert how_to["recall@1"] >= 0.48
+    assert how_to["recall@5"] >= 0.61

@@ -19,6 +19,9 @@ from typing import Final
 import regex
 
 from ragox.text import join_broken_words, same_passage_key
+from ragox.text._instructions import PARAGRAPH_BREAK as _PARAGRAPH
+from ragox.text._instructions import SENTENCE_END, has_instruction, is_section_heading
+from ragox.text._instructions import command_like as _command_like
 
 __all__ = [
     "block_end",
@@ -36,49 +39,16 @@ _INTRODUCER: Final = regex.compile(
     r"|\bследующ\w*|\bниже\b|\bтак:\s*$",
     regex.IGNORECASE,
 )
-_PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 _LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
-_COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s|^[a-z][\w.-]*(?:\s|$)")
 _ITEM_GOES_ON: Final = regex.compile(
     r"(?:[,;]|\b(?:and|or|und|oder|sowie|и|или|а также))\s*$", regex.IGNORECASE
 )
-_SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
-_PARAGRAPH: Final = regex.compile(r"\n[ \t]*\n\s*")
 _GAP: Final = regex.compile(r"\s*")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
-#: an instruction: a command line, a numbered step, an imperative opening
-_ENGLISH_IMPERATIVE: Final = (
-    r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
-    r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
-)
-_IMPERATIVE: Final = regex.compile(
-    r"^"
-    + _ENGLISH_IMPERATIVE
-    # after a condition: "If you want to run testing, then change the third field …",
-    # or after a colon: "Installing Debian from CD is straightforward: configure …"
-    + r"|(?:[,;:]\s*|\bthen\s+)"
-    + _ENGLISH_IMPERATIVE
-    # advice addressed to the reader is an instruction too: "You should make a backup
-    # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
-    + r"|\byou (?:should|must|need to|have to)\b|\b(?-i:Sie) (?:sollten|müssen)\b"
-    r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
-    r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
-    r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
-    r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
-    # any polite imperative opening a sentence, also a negated one ("Посмотрите файл …",
-    # "Не забудьте сделать резервную копию")
-    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
-    # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
-    # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
-    # können Sie … suchen" is a modal, no instruction)
-    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте)\b"
-    r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
-    r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
-    r"\p{Ll}+(?:en|ern|eln) Sie\b",
-    regex.IGNORECASE | regex.MULTILINE,
-)
+#: most words of a list item without a marker
+_BARE_ITEM_WORDS: Final = 10
 
 
 def is_introducer(sentence: str) -> bool:
@@ -114,13 +84,18 @@ def runs_into_block(sentence: str) -> bool:
     return bool(_OPEN_END.search(stripped)) and len(stripped.split()) >= _OPEN_MIN_WORDS
 
 
-def _command_like(paragraph: str) -> bool:
+def _bare_item(paragraph: str) -> bool:
+    """A list item without a marker: one short line with no sentence's end, not a
+    numbered section's heading ("1.2.8. i18nspector")."""
     line = paragraph.strip()
-    if _PROMPT.match(line):
-        return True
-    if "\n" in line or len(line) > 200 or _SENTENCE_END.search(line):
-        return False
-    return bool(_COMMAND_SIGN.search(line))
+    return (
+        bool(line)
+        and "\n" not in line
+        and len(line.split()) <= _BARE_ITEM_WORDS
+        and not SENTENCE_END.search(line)
+        and not line.endswith((":", "¶"))
+        and not is_section_heading(line)
+    )
 
 
 def _block_like(paragraph: str) -> bool:
@@ -139,6 +114,7 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
     stop = len(text) if limit is None else limit
     cursor = position
     end: int | None = None
+    last = position  # where the block's last paragraph begins
     count = 0
     while count < _MAX_PARAGRAPHS:
         gap = _GAP.match(text, cursor, stop)
@@ -154,25 +130,19 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
         # an enumeration goes on while its items end with a comma or "and" ("0 (halt),"
         # then "1 (single user),"): its next item belongs to the block
         listed = end is not None and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
-        if not (first or listed or _block_like(paragraph)):
+        # a list whose items are bare lines ("broken symlinks", "Python modules not
+        # byte-compiled", …: HTML list items without a marker) goes on while its
+        # lines stay short and without a sentence's end, whatever letter opens them
+        bare = end is not None and _bare_item(text[last:end]) and _bare_item(paragraph)
+        if not (first or listed or bare or _block_like(paragraph)):
             break
         if end is not None and finish - position > _MAX_CHARS:
             break
+        last = begin
         end = finish
         count += 1
         cursor = finish
     return end
-
-
-def has_instruction(text: str) -> bool:
-    """A command, a numbered step or an imperative: what a how-to question asks for."""
-    for paragraph in _PARAGRAPH.split(text):
-        stripped = paragraph.strip()
-        if _PROMPT.match(stripped) or regex.match(r"^\d{1,2}[.)]\s+\S", stripped):
-            return True
-        if _command_like(stripped) and not _SENTENCE_END.search(stripped):
-            return True
-    return bool(_IMPERATIVE.search(text))
 
 
 _SOFT_BREAK: Final = regex.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+]|[$#])\s)")

@@ -27,8 +27,8 @@ from typing import Final
 
 import regex
 
-from ragox.answer._blocks import has_instruction
 from ragox.search import analyze_document
+from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 
 __all__ = [
     "FREQUENCY_WORDS",
@@ -84,15 +84,7 @@ _KINDS: Final = (
             regex.IGNORECASE,
         ),
     ),
-    (
-        AnswerKind.INSTRUCTION,
-        regex.compile(
-            r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
-            r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
-            r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
-            regex.IGNORECASE,
-        ),
-    ),
+    (AnswerKind.INSTRUCTION, HOW_TO_QUESTION),
     (
         AnswerKind.LOCATION,
         regex.compile(

@@ -353,15 +353,22 @@ class Ragox:
         limit: int = 10,
         embedder: Embedder | None = None,
         collapse: bool = False,
+        prefer_instructions: bool = True,
     ) -> list[Hit]:
         """Hybrid when the index has vectors, lexical otherwise, unless ``mode`` says.
 
         ``collapse``: one hit per passage, its copies in other documents (HTML and PDF
         of one manual) under it as ``also_in`` (what a reader is shown); answers and
-        evaluations read every chunk."""
+        evaluations read every chunk. ``prefer_instructions``: see
+        :meth:`~ragox.search.Searcher.search`."""
         searcher = self.searcher(embedder)
         return searcher.search(
-            query, principal, mode or self.default_mode(), limit, collapse=collapse
+            query,
+            principal,
+            mode or self.default_mode(),
+            limit,
+            collapse=collapse,
+            prefer_instructions=prefer_instructions,
         )
 
     def default_mode(self) -> SearchMode:
@@ -438,7 +445,11 @@ class Ragox:
         from ragox.answer._vectors import vector_evidence  # noqa: PLC0415
         from ragox.search import detect_language  # noqa: PLC0415
 
-        hits = self.search(question, principal, mode, limit=candidates)
+        # The evidence in BM25 order: the extractive scorer weighs a sentence's
+        # instruction and its passage's rank itself, and search's preference for
+        # instructions on top of that (issue 16's dev set) turned an abstention and a
+        # gold citation into wrong answers.
+        hits = self.search(question, principal, mode, limit=candidates, prefer_instructions=False)
         if self._embedder is None or not any(
             rank.retriever == "vector" for hit in hits for rank in hit.found_by
         ):

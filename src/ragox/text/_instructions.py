@@ -1,0 +1,123 @@
+"""Instructions: what a how-to question asks for, and the text that gives it.
+
+A how-to question ("How do I …", "Wie ändere ich …", "Как изменить …") is answered by
+a command, numbered steps or an imperative addressed to the reader. Search prefers
+such passages for such questions (:mod:`ragox.search`), and answers quote them
+(:mod:`ragox.answer`); both read the same tests here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+
+__all__ = [
+    "HOW_TO_QUESTION",
+    "PARAGRAPH_BREAK",
+    "SENTENCE_END",
+    "asks_for_instructions",
+    "command_like",
+    "has_instruction",
+    "is_section_heading",
+]
+
+_PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
+#: an option, a path, an assignment or a pipe: a command line's signs
+_COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
+#: a line that opens with a lowercase word ("make deb-pkg", "apt full-upgrade") is a
+#: command only when it is short and has no clause: "install (installieren) - der
+#: Benutzer möchte …;", "to this:", "release 11, a.k.a. …" are prose cut into lines
+_BARE_COMMAND: Final = regex.compile(r"^[a-z][\w.-]*(?:\s|$)")
+_CLAUSE: Final = regex.compile(r",\s|[,;:]$")
+_BARE_COMMAND_WORDS: Final = 7
+#: a numbered section's heading opens so ("1.3. ", "4.6.2 ")
+_SECTION_NUMBER: Final = regex.compile(r"^\d+\.\d+(?:\.\d+)*\.?\s")
+#: the end of a sentence (a command line has none)
+SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
+#: a blank line between two paragraphs
+PARAGRAPH_BREAK: Final = regex.compile(r"\n[ \t]*\n\s*")
+#: an instruction: a command line, a numbered step, an imperative opening
+_ENGLISH_IMPERATIVE: Final = (
+    r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
+    r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
+)
+_IMPERATIVE: Final = regex.compile(
+    r"^"
+    + _ENGLISH_IMPERATIVE
+    # after a condition: "If you want to run testing, then change the third field …",
+    # or after a colon: "Installing Debian from CD is straightforward: configure …"
+    + r"|(?:[,;:]\s*|\bthen\s+)"
+    + _ENGLISH_IMPERATIVE
+    # not a word of an enumeration ("unknown, install, remove purge und hold")
+    + r"(?!\s*[,;)]|\s+(?:and|or|und|oder|и|или)\b)"
+    # advice addressed to the reader is an instruction too: "You should make a backup
+    # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
+    + r"|\byou (?:should|must|need to|have to)\b|\b(?-i:Sie) (?:sollten|müssen)\b"
+    r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
+    r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
+    r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
+    r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
+    # any polite imperative opening a sentence, also a negated one ("Посмотрите файл …",
+    # "Не забудьте сделать резервную копию")
+    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
+    # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
+    # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
+    # können Sie … suchen" is a modal, no instruction)
+    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте)\b"
+    r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
+    r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
+    # "Sie" capitalised: "…, den sie …" is "they", no instruction
+    r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+
+
+def is_section_heading(line: str) -> bool:
+    """The line opens with a numbered section's number ("1.3. ", "4.6.2 ")."""
+    return _SECTION_NUMBER.match(line) is not None
+
+
+def command_like(paragraph: str) -> bool:
+    """One line that looks like a command: a shell prompt, or options, paths or
+    assignments without a sentence's end."""
+    line = paragraph.strip()
+    if _PROMPT.match(line):
+        return True
+    if "\n" in line or len(line) > 200 or SENTENCE_END.search(line):
+        return False
+    if is_section_heading(line):
+        return False  # "1.3. Helpers for debian/rules"
+    if _COMMAND_SIGN.search(line):
+        return True
+    return (
+        _BARE_COMMAND.match(line) is not None
+        and _CLAUSE.search(line) is None
+        and len(line.split()) <= _BARE_COMMAND_WORDS
+    )
+
+
+def has_instruction(text: str) -> bool:
+    """A command, a numbered step or an imperative: what a how-to question asks for."""
+    for paragraph in PARAGRAPH_BREAK.split(text):
+        stripped = paragraph.strip()
+        if _PROMPT.match(stripped) or regex.match(r"^\d{1,2}[.)]\s+\S", stripped):
+            return True
+        if command_like(stripped) and not SENTENCE_END.search(stripped):
+            return True
+    return bool(_IMPERATIVE.search(text))
+
+
+#: a how-to question: "How do I …", "How can a user …", "Wie ändere ich …", "Wie kann
+#: man …", "Как изменить …", "Как мне узнать …"
+HOW_TO_QUESTION: Final = regex.compile(
+    r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
+    r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
+    r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
+    regex.IGNORECASE,
+)
+
+
+def asks_for_instructions(question: str) -> bool:
+    """The question asks how to do something: a command or steps answer it."""
+    return HOW_TO_QUESTION.search(question) is not None

@@ -1,0 +1,94 @@
+"""What counts as an instruction (a command line, a step, an imperative) and as a
+how-to question: the tests that search and answers share (``ragox.text._instructions``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragox.answer._blocks import block_end
+from ragox.text._instructions import asks_for_instructions, command_like, has_instruction
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make deb-pkg",
+        "apt full-upgrade",
+        "debdiff package_1-1_arch.changes package_2-1_arch.changes",
+        "dpkg --listfiles foo",
+        "$ ls /etc",
+    ],
+)
+def test_command_lines_are_commands(line: str) -> None:
+    """Short lines opening with a program name, or with options or a prompt, are commands."""
+    assert command_like(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a definition list's item: a lowercase term, then prose with a clause
+        "unknown (unbekannt) - der Benutzer hat nie angegeben, ob er das Paket will;",
+        "to this:",
+        "release 11, a.k.a. the stable distribution",
+        "so that they work when your local list has an entry pointing at the mirror",
+        # a numbered section's heading that names a path
+        "1.3. Helpers for debian/rules",
+    ],
+)
+def test_prose_cut_into_lines_and_headings_are_not_commands(line: str) -> None:
+    """A lowercase opening word is not enough for prose with a clause, a long line or a
+    heading: none of them is a command line."""
+    assert not command_like(line)
+    assert not has_instruction(line)
+
+
+def test_a_list_of_words_is_no_imperative() -> None:
+    """English verbs inside an enumeration ("unknown, install, remove") instruct nobody."""
+    assert not has_instruction("Was bedeuten unknown, install, remove, purge und hold im Status?")
+    assert has_instruction("If the file is missing, install the package again.")
+
+
+def test_lowercase_sie_is_no_polite_imperative() -> None:
+    """Lowercase "sie" (they) after a comma is no instruction; "…, fügen Sie … hinzu" is."""
+    assert not has_instruction("Er nennt die Pakete, denen sie vertrauen.")
+    assert has_instruction("Wenn das fehlt, fügen Sie den Benutzer der Gruppe hinzu.")
+
+
+@pytest.mark.parametrize(
+    ("question", "how_to"),
+    [
+        ("How do I change the default editor?", True),
+        ("Wie ändere ich die Zeitzone?", True),
+        ("Как изменить часовой пояс?", True),
+        ("How many packages are there?", False),
+        ("What is the default editor?", False),
+    ],
+)
+def test_how_to_questions(question: str, how_to: bool) -> None:
+    """A question that asks how to do something is told from one that asks a fact."""
+    assert asks_for_instructions(question) is how_to
+
+
+CHECKS = (
+    "The checker looks for these problems:\n\n"
+    "broken links\n\n"
+    "missing licence file\n\n"
+    "Python modules not compiled\n\n"
+    "Шрифты без метрик\n\n"
+    "missing icons, unknown symbols, size mismatches\n\n"
+    "2.4. Other checkers\n\n"
+    "The other checkers are described in their own manuals."
+)
+
+
+def test_a_list_of_bare_lines_is_quoted_whole() -> None:
+    """A list whose items are lines without a marker goes on past an item that opens
+    with a capital or a Cyrillic letter, and stops at the next numbered heading."""
+    intro = "The checker looks for these problems:"
+    end = block_end(CHECKS, len(intro), True)
+    assert end is not None
+    assert CHECKS[:end].endswith("missing icons, unknown symbols, size mismatches")
+    # prose after an introducer is no list of bare lines
+    prose = "It works as follows:\n\nFirst it reads the file. Then it checks it.\n\nMore text."
+    assert prose[: block_end(prose, len("It works as follows:"), True)].endswith("checks it.")
