@@ -32,18 +32,23 @@ class HitSource:
     pages: tuple[int, ...]
 
 
+# Each row is reached by an equality on a whole unique key whose right side has no
+# affinity (``+``, a JSON value): SQLite reads that one row and stops. With a column
+# on the right, or an IN list, it stepped on to the next entry of the index, so that
+# whether another document's (random) manifest id sorted after this one changed the
+# work done for a reader who may not read that document.
 _SOURCES = """
     SELECT c.chunk_id, c.manifest_id, c.ordinal, c.start, c.end, c.search_start,
            c.search_end, c.tokens, c.blocks, m.document_id, m.revision,
            substr(rep.text, c.start + 1, c.end - c.start),
-           (SELECT json_group_array(DISTINCT b.page) FROM blocks b
-            WHERE b.manifest_id = c.manifest_id AND b.page IS NOT NULL
-              AND b.block_index IN (SELECT json_extract(r.value, '$[0]')
-                                    FROM json_each(c.blocks) r))
+           (SELECT json_group_array(DISTINCT b.page) FROM json_each(c.blocks) r
+            CROSS JOIN blocks b ON b.manifest_id = +c.manifest_id
+                AND b.block_index = json_extract(r.value, '$[0]')
+            WHERE b.page IS NOT NULL)
     FROM json_each(:ids) j
     CROSS JOIN chunks c ON c.chunk_id = j.value
-    CROSS JOIN manifests m ON m.manifest_id = c.manifest_id
-    CROSS JOIN representations rep ON rep.manifest_id = c.manifest_id
+    CROSS JOIN manifests m ON m.manifest_id = +c.manifest_id
+    CROSS JOIN representations rep ON rep.manifest_id = +c.manifest_id
 """
 
 

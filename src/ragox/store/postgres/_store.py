@@ -1451,10 +1451,12 @@ class PostgresStore:
             'SELECT c.chunk_id, c.manifest_id, c.ordinal, c.start, c."end", c.search_start, '
             "c.search_end, c.tokens, c.blocks, m.document_id, m.revision, "
             'substr(rep.text, c.start + 1, c."end" - c.start), '
-            "(SELECT array_agg(DISTINCT b.page ORDER BY b.page) FROM blocks b "
-            " WHERE b.manifest_id = c.manifest_id AND b.page IS NOT NULL "
-            "   AND b.block_index IN (SELECT (r.value ->> 0)::int "
-            "                         FROM json_array_elements(c.blocks::json) r)) "
+            # each block by its whole key, as on SQLite (see ragox.store._hits)
+            "(SELECT array_agg(DISTINCT b.page ORDER BY b.page) "
+            " FROM json_array_elements(c.blocks::json) r "
+            " JOIN blocks b ON b.manifest_id = c.manifest_id "
+            "   AND b.block_index = (r.value ->> 0)::int "
+            " WHERE b.page IS NOT NULL) "
             "FROM chunks c JOIN manifests m ON m.manifest_id = c.manifest_id "
             "JOIN representations rep ON rep.manifest_id = c.manifest_id "
             "WHERE c.chunk_id = ANY(%s)",

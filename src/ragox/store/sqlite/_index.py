@@ -81,17 +81,24 @@ _PERMITTED_MANIFESTS = """
 
 # Which of some ranked rows (``:rowids``) the scope may read, their chunk ids and
 # tie keys (document id, chunk range). CROSS JOIN keeps this order (rows, then their
-# chunk, revision and document), so the work done is per ranked row, never per
-# revision of the tenant.
+# chunk, manifest, revision and document), so the work done is per ranked row, never
+# per revision of the tenant. Each row is reached by an equality on a whole unique
+# key whose right side has no affinity (``+``): SQLite then reads that one row and
+# stops; with a column on the right (or through the non-unique revisions_by_manifest)
+# it steps to the next entry of the index, and whether there is one (a hidden
+# document's random manifest id sorting after the reader's) changed the work done.
 _PERMITTED_ROWS = """
     SELECT c.rowid, c.chunk_id, d.document_id, c.start, c.end FROM json_each(:rowids) j
     CROSS JOIN chunks c ON c.rowid = j.value
-    CROSS JOIN revisions r ON r.manifest_id = c.manifest_id AND r.state = 'READY'
-    CROSS JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+    CROSS JOIN manifests m ON m.manifest_id = +c.manifest_id
+    CROSS JOIN revisions r ON r.tenant = +m.tenant AND r.document_id = +m.document_id
+        AND r.revision = +m.revision AND +r.manifest_id = c.manifest_id AND r.state = 'READY'
+    CROSS JOIN documents d ON d.tenant = +r.tenant AND d.document_id = +r.document_id
         AND d.current_revision = r.revision
     WHERE r.tenant = :tenant AND (:operator OR EXISTS (
         SELECT 1 FROM revision_groups g
-        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
+        WHERE g.tenant = +r.tenant AND g.document_id = +r.document_id
+          AND g.revision = +r.revision
           AND g.group_name IN (SELECT value FROM json_each(:groups))))
 """
 
