@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import enum
 import threading
+from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from ragox._lazy import lazy_module
 from ragox.access import Principal
@@ -144,14 +146,34 @@ def scope_of(principal: Principal) -> Scope:
     )
 
 
+#: Scopes whose languages and vector matrices a searcher keeps (the one that asked
+#: least recently is dropped first, whole).
+CACHED_SCOPES: Final = 16
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _keep(cache: OrderedDict[_K, _V], key: _K, value: _V) -> None:
+    """Put ``value`` under ``key``, newest, within :data:`CACHED_SCOPES` entries
+    (caller holds the lock)."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHED_SCOPES:
+        cache.popitem(last=False)
+
+
 class Searcher:
     """Runs queries against one store with (optionally) one embedder."""
 
     def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
-        self._matrices: dict[tuple[int, str, str], VectorMatrix] = {}
-        self._language_cache: dict[tuple[int, str], set[str | None]] = {}
+        # Per scope (and embedder), what was read at the scope's generation
+        # (``index.scope_generation``: on SQLite, its own partitions' generations; on
+        # PostgreSQL, the store's), the scopes that asked last kept (CACHED_SCOPES).
+        self._matrices: OrderedDict[tuple[str, str], tuple[Hashable, VectorMatrix]] = OrderedDict()
+        self._language_cache: OrderedDict[str, tuple[Hashable, set[str | None]]] = OrderedDict()
         # whether a chunk holds an instruction, by chunk id (a chunk's text never
         # changes under its id: a new revision has new chunks)
         self._instructions: dict[str, bool] = {}
@@ -192,18 +214,21 @@ class Searcher:
     # -- retrievers ----------------------------------------------------------------
 
     def _languages(self, scope: Scope) -> set[str | None]:
-        """Languages in the scope, cached until the index changes (generation)."""
-        key = (self.store.index.generation(), repr(scope))
+        """Languages in the scope, cached until what the scope reads changes."""
+        # The generation is read before what it keys: a write between the two leaves
+        # newer rows under an older key (rebuilt at the next query), never older rows
+        # under a newer one.
+        generation = self.store.index.scope_generation(scope)
+        key = repr(scope)
         with self._lock:
-            cached = self._language_cache.get(key)
-        if cached is None:
-            cached = self.store.index.languages(scope)
-            with self._lock:
-                self._language_cache = {
-                    k: v for k, v in self._language_cache.items() if k[0] == key[0]
-                }
-                self._language_cache[key] = cached
-        return cached
+            found = self._language_cache.get(key)
+            if found is not None and found[0] == generation:
+                self._language_cache.move_to_end(key)
+                return found[1]
+        languages = self.store.index.languages(scope)
+        with self._lock:
+            _keep(self._language_cache, key, (generation, languages))
+        return languages
 
     def lexical(
         self, query: str, scope: Scope, limit: int, prefer_instructions: bool = True
@@ -242,9 +267,9 @@ class Searcher:
         return sorted(boosted, key=lambda item: -item[1])
 
     def _matrix(self, key: str, scope: Scope) -> VectorMatrix:
-        cache_key = (self.store.index.generation(), key, repr(scope))
-        with self._lock:
-            cached = self._matrices.get(cache_key)
+        generation = self.store.index.scope_generation(scope)  # read first (_languages)
+        cache_key = (key, repr(scope))
+        cached = self._matrix_at(cache_key, generation)
         if cached is not None:
             return cached
         ids: list[str] = []
@@ -261,19 +286,27 @@ class Searcher:
             ids, vectors, self.store.index.chunk_languages(ids), SUPPORTED_LANGUAGES
         )
         with self._lock:
-            # Keyed by index generation and scope: a group change or a new revision
-            # bumps the generation, so a stale permission set is never reused.
-            self._matrices = {k: v for k, v in self._matrices.items() if k[0] == cache_key[0]}
-            self._matrices[cache_key] = matrix
+            # Keyed by embedder and scope, valid at the scope's generation: a new
+            # revision, a deletion, a group change or vectors written that the scope
+            # can see change it, so a stale permission set is never reused; a write
+            # the scope cannot see (SQLite) leaves it, and the matrix, as they are.
+            _keep(self._matrices, cache_key, (generation, matrix))
         return matrix
 
+    def _matrix_at(self, cache_key: tuple[str, str], generation: Hashable) -> VectorMatrix | None:
+        with self._lock:
+            found = self._matrices.get(cache_key)
+            if found is None or found[0] != generation:
+                return None
+            self._matrices.move_to_end(cache_key)
+            return found[1]
+
     def _cached_matrix(self, scope: Scope) -> VectorMatrix | None:
-        """The matrix of this scope at the index's current generation, if one is built."""
+        """The matrix of this scope at its current generation, if one is built."""
         if self.embedder is None:
             return None
-        cache_key = (self.store.index.generation(), self.embedder.identity.key, repr(scope))
-        with self._lock:
-            return self._matrices.get(cache_key)
+        generation = self.store.index.scope_generation(scope)
+        return self._matrix_at((self.embedder.identity.key, repr(scope)), generation)
 
     def _chunk_languages(self, scope: Scope, chunk_ids: list[str]) -> dict[str, str | None]:
         """Each chunk's language: from the scope's matrix (read at this generation by

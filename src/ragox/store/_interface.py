@@ -8,7 +8,7 @@ or rows, nor which backend it talks to.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -48,6 +48,13 @@ class SearchIndex(Protocol):
     """Lexical rows, vectors and index settings of a store."""
 
     def generation(self) -> int: ...
+
+    def scope_generation(self, scope: Scope) -> Hashable:
+        """A key that changes whenever what ``scope`` can find may have changed (the
+        key of a searcher's caches of that scope). SQLite: the generations of the
+        partitions the scope may read, so that a write the scope cannot see changes
+        nothing of it; PostgreSQL: the store-wide :meth:`generation`."""
+        ...
 
     def setting(self, key: str) -> str | None: ...
 

@@ -207,6 +207,13 @@ class PostgresIndex:
         with self._store.read() as conn:
             return int(_one(conn, "SELECT value FROM settings WHERE key='index_generation'")[0])
 
+    def scope_generation(self, scope: Scope) -> int:
+        """The store-wide :meth:`generation`: PostgreSQL keeps no generation per
+        partition (SQLite's schema 27 does), so any write anywhere changes every
+        scope's key, and a reader's next query rebuilds its caches (which shows, by
+        its time, that some write happened somewhere, never what or where)."""
+        return self.generation()
+
     def bump(self, conn: psycopg.Connection[Any]) -> None:
         """Every change to what a scope may find bumps the generation (cache key):
         once, as the last statement of the write transaction (:meth:`flush_bump`),

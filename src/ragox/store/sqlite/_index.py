@@ -290,6 +290,16 @@ class SqliteIndex:
         )
         return int(row[0])
 
+    def scope_generation(self, scope: Scope) -> tuple[tuple[int, int], ...]:
+        """The ``(partition id, generation)`` of each partition the scope may read:
+        every write a reader of the scope can see (rows of a new revision, a
+        deletion, a group change, vectors written or dropped) gives one of them a new
+        generation, and no write to another partition changes it, so that caches
+        keyed by it (a searcher's scope languages and vector matrix) stay warm, and
+        queries as fast, whatever happens to rows the scope may not read."""
+        conn = self._store._connection()
+        return tuple((p.partition_id, p.generation) for p in self._partitions(conn, scope))
+
     def bump(self, conn: sqlite3.Connection) -> None:
         """Every change to what a scope may find bumps the generation (cache key)."""
         conn.execute(
@@ -551,6 +561,16 @@ class SqliteIndex:
                 "ON CONFLICT(chunk_id, embedder_key) DO UPDATE SET vector=excluded.vector",
                 [(chunk_id, embedder_key, blob) for chunk_id, blob in rows],
             )
+            # A reader's vector matrix is keyed by its partitions' generations: the
+            # partitions of the chunks whose vectors changed take new ones (a chunk
+            # with no lexical row is not current: no scope reads its vector).
+            for (partition_id,) in conn.execute(
+                "SELECT DISTINCT l.partition_id FROM chunks c "
+                "JOIN lexical_rows l ON l.rowid = c.rowid AND l.manifest_id = c.manifest_id "
+                "WHERE c.chunk_id IN (SELECT value FROM json_each(?))",
+                (json.dumps([chunk_id for chunk_id, _ in rows]),),
+            ).fetchall():
+                _touch(conn, int(partition_id))
             self.bump(conn)
 
     def swap_embedder(self, embedder_key: str, spec: str) -> None:
@@ -563,6 +583,12 @@ class SqliteIndex:
                     (key, value),
                 )
             conn.execute("DELETE FROM embeddings WHERE embedder_key <> ?", (embedder_key,))
+            # Vectors of any partition may be gone, and the index's embedder is the
+            # store's: every partition takes a new generation (an operator's reindex).
+            for (partition_id,) in conn.execute(
+                "SELECT partition_id FROM lexical_partitions"
+            ).fetchall():
+                _touch(conn, int(partition_id))
             self.bump(conn)
 
     # -- reading -------------------------------------------------------------------
@@ -573,7 +599,11 @@ class SqliteIndex:
             self._store._connection()
             .execute(
                 "SELECT DISTINCT rep.language FROM representations rep "
-                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})",
+                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS}) "
+                # only what the scope's partitions hold (whose generations key the
+                # searcher's cache of this set): a representation with no rows has
+                # nothing to search
+                "AND EXISTS (SELECT 1 FROM lexical_rows l WHERE l.manifest_id = rep.manifest_id)",
                 _params(scope),
             )
             .fetchall()
