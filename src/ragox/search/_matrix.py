@@ -51,7 +51,8 @@ _F16_MAX: Final = 65000.0
 
 @dataclass(frozen=True, slots=True)
 class VectorMatrix:
-    """The permitted rows of one scope, one embedder and one index generation."""
+    """The permitted rows of one scope and one embedder, at one generation of what the
+    scope reads (``SearchIndex.scope_generation``)."""
 
     chunk_ids: tuple[str, ...]
     #: the stored float32 vectors, one row per chunk
