@@ -188,3 +188,17 @@ def test_one_scopes_matrix_is_never_served_to_another(home_app: Ragox) -> None:
     assert [h.document_id for h in app.search(QUESTION, STAFF, SearchMode.VECTOR)] == ["pump"]
     assert app.search(QUESTION, nobody, SearchMode.VECTOR) == []
     assert searcher._cached_matrix(Scope(False, "acme", ("staff",))) is None
+
+
+def test_a_revision_with_nothing_to_search_adds_no_language(home_app: Ragox) -> None:
+    """A READY revision without chunks (a text of punctuation only) writes no lexical
+    row, so no partition of its readers changes: its language must not count among the
+    scope's languages either, or a cached set would differ from a fresh one."""
+    app = home_app
+    searcher, _, languages = _warm(app, STAFF)
+    _ingest(app, "dots", "...", {"staff"}, "de")
+    assert not _chunks(app, "dots")
+    app.set_groups("dots", frozenset({"staff", "board"}))
+    scope = scope_of(STAFF)
+    assert searcher._languages(scope) is languages
+    assert Searcher(app.store)._languages(scope) == languages == {"en"}
