@@ -237,3 +237,21 @@ def test_schema_26_home_gets_partition_generations(tmp_path: Path) -> None:
         _check_all(upgraded)
     finally:
         upgraded.close()
+
+
+def test_no_stale_counts_after_a_documents_own_sweep(app: Ragox) -> None:
+    """Words of a document's chunks that no lexical row accounts for (what a killed run
+    of an older version could leave) count until the document's own sweep
+    (``remove_orphans_of``, run by delete and retry) removes them; a warm memo then
+    gives what an empty memo gives (the sweep's FTS deletions change the partition's
+    generation too)."""
+    _home(app)
+    revision = app.store.get_revision("default", "eng-a", "r1")
+    assert revision is not None and revision.manifest_id is not None
+    with app.store.transaction() as conn:
+        conn.execute("DELETE FROM lexical_rows WHERE manifest_id = ?", (revision.manifest_id,))
+    app.store.index.memo = StatisticsMemo()  # the edit above bypassed the index
+    _check_all(app)  # warm, the leftover words counted
+    with app.store.transaction() as conn:
+        assert app.store.index.remove_orphans_of(conn, "default", "eng-a") > 0
+    _check_all(app)

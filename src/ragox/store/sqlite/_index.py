@@ -511,6 +511,8 @@ class SqliteIndex:
                 "(SELECT 1 FROM lexical_rows l WHERE l.rowid = c.rowid AND l.partition_id = ?))",
                 (everything, partition.partition_id),
             )
+            if cursor.rowcount:
+                _touch(conn, partition.partition_id)
             removed += max(cursor.rowcount, 0)
         if removed:
             _prune(conn)
