@@ -459,6 +459,8 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
         conn.execute(f"ALTER TABLE jobs DROP COLUMN {column}")
     conn.execute("ALTER TABLE blocks DROP COLUMN ocr")  # schema 22, after 17
     conn.execute("ALTER TABLE blocks DROP COLUMN cell")  # schema 23
+    conn.execute("ALTER TABLE lexical_partitions DROP COLUMN generation")  # schema 27
+    conn.execute("DELETE FROM settings WHERE key = 'lexical_generation'")
     # the schema just before 17 (later entries, if any, come after it)
     before = max(number for number, _ in MIGRATIONS if number < 17)
     conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(before),))
