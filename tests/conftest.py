@@ -519,3 +519,17 @@ def legacy_lexical_tables(old: sqlite3.Connection) -> dict[str, str]:
                     f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{partition}"
                 )
     return names
+
+
+def pdf_of_lines(lines: list[str]) -> bytes:
+    """A one-page PDF holding ``lines`` one under the other (11 pt, 14 pt apart), as a
+    PDF export of a manual lays out a paragraph: line-end hyphens stay in its text."""
+    import pymupdf  # type: ignore[import-untyped]
+
+    document = pymupdf.open()
+    page = document.new_page()
+    for number, line in enumerate(lines):
+        page.insert_text((72, 72 + 14 * number), line, fontsize=11)
+    data: bytes = document.tobytes()
+    document.close()
+    return data

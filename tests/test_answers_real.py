@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-import pymupdf  # type: ignore[import-untyped]
 import pytest
 
-from conftest import OPERATOR
+from conftest import OPERATOR, pdf_of_lines
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus, resolve
 from ragox.answer import Evidence, ExtractiveGenerator, select_context
@@ -202,18 +201,6 @@ def test_one_shared_word_is_no_answer(app: Ragox) -> None:
     assert "australia" in (record.missing or "").casefold()
 
 
-def _pdf(text_lines: list[str]) -> bytes:
-    document = pymupdf.open()
-    page = document.new_page()
-    y = 72.0
-    for line in text_lines:
-        page.insert_text((72, y), line, fontsize=11)
-        y += 14
-    data: bytes = document.tobytes()
-    document.close()
-    return data
-
-
 SCHRITTE_LINES = [
     "Vor dem Upgrade sichern Sie alle Daten. Die Aktualisierung auf eine neue",
     "Version der Distribution erfordert nach dem Sichern der Daten mehrere Schrit-",
@@ -233,7 +220,7 @@ def test_the_same_passage_in_html_and_pdf_is_cited_once(app: Ragox) -> None:
     other is listed under also_in, verified, and the shown text has no line-end hyphen."""
     _doc(app, "upgrade-html", SCHRITTE_HTML, "upgrade.html")
     outcome = app.ingestor.ingest_bytes(
-        _pdf(SCHRITTE_LINES),
+        pdf_of_lines(SCHRITTE_LINES),
         "upgrade.pdf",
         "upgrade-pdf",
         groups=frozenset({"staff"}),
@@ -321,7 +308,11 @@ def test_a_pdf_list_item_is_the_same_passage_as_the_html_one(app: Ragox) -> None
     the number: the step is cited once, the other document listed as "also in"."""
     _doc(app, "seal-html", SEAL_HTML, "seal.html")
     outcome = app.ingestor.ingest_bytes(
-        _pdf(SEAL_LINES), "seal.pdf", "seal-pdf", groups=frozenset({"staff"}), tenant="default"
+        pdf_of_lines(SEAL_LINES),
+        "seal.pdf",
+        "seal-pdf",
+        groups=frozenset({"staff"}),
+        tenant="default",
     )
     assert outcome.state.value == "READY", outcome.error_code
     record = app.ask("What must be closed before draining the pump housing?", STAFF)

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import httpx
-import pymupdf  # type: ignore[import-untyped]
 import pytest
 
-from conftest import serving
+from conftest import pdf_of_lines, serving
 from ragox.access import Principal
 from ragox.search import SearchMode
 from ragox.search._embed import Embedder, EmbeddingKind, embedder_from_spec
@@ -41,16 +40,6 @@ UPGRADE_HTML = (
 QUERY = "Aktualisierung Distribution Schritte"
 
 
-def _pdf(lines: list[str]) -> bytes:
-    document = pymupdf.open()
-    page = document.new_page()
-    for number, line in enumerate(lines):
-        page.insert_text((72, 72 + 14 * number), line, fontsize=11)
-    data: bytes = document.tobytes()
-    document.close()
-    return data
-
-
 def _ingest(app: Ragox, doc: str, data: bytes, name: str, group: str = "staff") -> None:
     outcome = app.ingestor.ingest_bytes(
         data, name, doc, groups=frozenset({group}), tenant="default"
@@ -60,7 +49,7 @@ def _ingest(app: Ragox, doc: str, data: bytes, name: str, group: str = "staff") 
 
 def _manual(app: Ragox) -> None:
     _ingest(app, "upgrade-html", UPGRADE_HTML.encode(), "upgrade.html")
-    _ingest(app, "upgrade-pdf", _pdf(UPGRADE_LINES), "upgrade.pdf")
+    _ingest(app, "upgrade-pdf", pdf_of_lines(UPGRADE_LINES), "upgrade.pdf")
 
 
 def test_html_and_pdf_of_one_passage_are_one_hit(app: Ragox) -> None:
@@ -191,7 +180,7 @@ def test_a_chunk_that_takes_in_a_tip_label_is_the_same_passage(app: Ragox) -> No
         "downgrading."
     )
     cut = sentence.index(" ", 70)
-    _ingest(app, "down-pdf", _pdf([sentence[:cut], sentence[cut + 1 :]]), "down.pdf")
+    _ingest(app, "down-pdf", pdf_of_lines([sentence[:cut], sentence[cut + 1 :]]), "down.pdf")
     _ingest(
         app,
         "down-html",
@@ -219,7 +208,7 @@ def test_list_markers_do_not_make_another_passage(app: Ragox) -> None:
         "pump housing.</li></ul><ol start='2'><li>Remove the four cover bolts with a 13 mm "
         "spanner and lift the cover.</li></ol></body></html>"
     )
-    _ingest(app, "seal-pdf", _pdf(lines), "seal.pdf")
+    _ingest(app, "seal-pdf", pdf_of_lines(lines), "seal.pdf")
     _ingest(app, "seal-html", html.encode(), "seal.html")
     hits = app.search("inlet valve cover bolts spanner", STAFF, SearchMode.LEXICAL, collapse=True)
     assert len(hits) == 1 and len(hits[0].also_in) == 1

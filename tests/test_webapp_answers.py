@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pymupdf  # type: ignore[import-untyped]
 import pytest
 
 from browser import CHROMIUM, chromium
-from conftest import serving
+from conftest import pdf_of_lines, serving
 from ragox.access import Principal
 from ragox.service import Ragox
 
@@ -48,16 +47,6 @@ class Site:
     key: str
 
 
-def _pdf(lines: list[str]) -> bytes:
-    document = pymupdf.open()
-    page = document.new_page()
-    for number, line in enumerate(lines):
-        page.insert_text((72, 72 + 14 * number), line, fontsize=11)
-    data: bytes = document.tobytes()
-    document.close()
-    return data
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("webanswers") / "home"
@@ -65,7 +54,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     for data, name in (
         (PUMP.encode(), "pump.txt"),
         (UPGRADE_HTML.encode(), "upgrade.html"),
-        (_pdf(UPGRADE_LINES), "upgrade.pdf"),
+        (pdf_of_lines(UPGRADE_LINES), "upgrade.pdf"),
     ):
         outcome = app.ingestor.ingest_bytes(
             data, name, name, groups=frozenset({"staff"}), tenant="default"
