@@ -18,12 +18,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from conftest import older_database
 from ragox.access import Principal
 from ragox.search import SearchMode, analyze_query, fts_match, scope_of
 from ragox.service import Ragox
 from ragox.store import SCHEMA_VERSION
-from ragox.store.sqlite._memo import ScopeMemo, StatisticsMemo
+from ragox.store.sqlite._memo import (
+    MEMO_DEFAULT_MIB,
+    MEMO_SCOPES,
+    MEMO_VARIABLE,
+    ScopeMemo,
+    StatisticsMemo,
+    memo_budget,
+)
 
 # Each reader's scope spans two partitions (its own group's and the shared one), so
 # its lexical ranking goes through the cross-partition path that reads the memo.
@@ -255,3 +264,36 @@ def test_no_stale_counts_after_a_documents_own_sweep(app: Ragox) -> None:
     with app.store.transaction() as conn:
         assert app.store.index.remove_orphans_of(conn, "default", "eng-a") > 0
     _check_all(app)
+
+
+@pytest.mark.parametrize(("setting", "per_scope"), [("", 16 << 20), ("32", 2 << 20), ("0", 0)])
+def test_memo_size_follows_its_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str, per_scope: int
+) -> None:
+    """``RAGOX_LEXICAL_MEMO_MB`` sizes the whole memo (256 MiB unset), split equally
+    among the scopes it keeps; each scope's memo stays within its share, ``0`` keeps
+    nothing, and the answers are the same whatever the size."""
+    monkeypatch.setenv(MEMO_VARIABLE, setting)
+    app = Ragox(tmp_path / "home")
+    try:
+        _home(app)
+        assert _memo(app, STAFF)._budget == per_scope
+        for principal in READERS:
+            assert _observe(app, principal) == _observe(app, principal)
+            memo = _memo(app, principal)
+            assert memo._bytes <= per_scope
+            assert bool(memo._entries) == (per_scope > 0)
+        monkeypatch.setenv(MEMO_VARIABLE, "")
+        _check_all(app)
+    finally:
+        app.close()
+
+
+def test_memo_budget_reads_the_setting_or_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole number of MiB is split among the memo's scopes; anything else (a
+    negative number, a unit) leaves the default."""
+    for setting, expected in (("16", 1 << 20), ("-5", 16 << 20), ("64MB", 16 << 20)):
+        monkeypatch.setenv(MEMO_VARIABLE, setting)
+        assert memo_budget() == expected, setting
+    monkeypatch.delenv(MEMO_VARIABLE)
+    assert memo_budget() == (MEMO_DEFAULT_MIB << 20) // MEMO_SCOPES

@@ -26,6 +26,7 @@ Access (DESIGN.md section 7: caches are keyed by tenant and permission scope):
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -33,12 +34,16 @@ from typing import Final
 
 from ragox.store._scope import Scope
 
-__all__ = ["ScopeMemo", "StatisticsMemo"]
+__all__ = ["MEMO_VARIABLE", "ScopeMemo", "StatisticsMemo", "memo_budget"]
 
 #: Scopes whose memos are kept (the least recently used is dropped whole).
 MEMO_SCOPES: Final = 16
-#: Bytes of cached statistics per scope (posting lists are most of it).
-MEMO_BYTES: Final = 32 << 20
+#: The environment variable that sizes the whole memo, in MiB (all scopes together).
+MEMO_VARIABLE: Final = "RAGOX_LEXICAL_MEMO_MB"
+#: The whole memo's default size in MiB: 16 MiB for each of :data:`MEMO_SCOPES`
+#: scopes, room for the posting lists of a few dozen frequent terms of a
+#: million-chunk scope (about 10 bytes a posting).
+MEMO_DEFAULT_MIB: Final = 256
 #: An entry's own cost over its payload (keys, tuples, the dict slot).
 _OVERHEAD: Final = 200
 
@@ -94,10 +99,26 @@ class ScopeMemo:
                 self._bytes -= self._entries.popitem(last=False)[1][1]
 
 
-class StatisticsMemo:
-    """The memos of the scopes that asked last (one per store, shared by its threads)."""
+def memo_budget() -> int:
+    """Bytes for each scope's memo: ``$RAGOX_LEXICAL_MEMO_MB`` (the whole memo, in
+    MiB; ``0`` keeps nothing) when it is a whole number, else
+    :data:`MEMO_DEFAULT_MIB`, shared equally by :data:`MEMO_SCOPES` scopes.
 
-    def __init__(self, scopes: int = MEMO_SCOPES, budget: int = MEMO_BYTES) -> None:
+    Each scope has a budget of its own rather than a share of one pool: what one
+    scope's questions read never evicts another's entries (see the module's
+    docstring), so the whole is split up front."""
+    chosen = os.environ.get(MEMO_VARIABLE, "").strip()
+    mib = int(chosen) if chosen.isdigit() else MEMO_DEFAULT_MIB
+    return (mib << 20) // MEMO_SCOPES
+
+
+class StatisticsMemo:
+    """The memos of the scopes that asked last (one per store, shared by its threads);
+    ``budget`` is each scope's, in bytes (:func:`memo_budget` when not given)."""
+
+    def __init__(self, scopes: int = MEMO_SCOPES, budget: int | None = None) -> None:
+        if budget is None:
+            budget = memo_budget()
         self._scopes = scopes
         self._budget = budget
         self._lock = threading.Lock()
