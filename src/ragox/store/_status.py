@@ -3,7 +3,9 @@ number (issue 15), for both backends: the SQL is the same but for its parameter 
 
 Read one by one, status cost about ten queries per document (its revisions, each
 one's reader groups, latest job, manifest, chunk count, notes, index versions and
-missing vectors): seconds for a home of a hundred thousand chunks.
+missing vectors): seconds for a home of a hundred thousand chunks. Chunks are not
+counted here either: each representation's count is kept as chunks are written and
+deleted (``chunk_counts``, SQLite schema 28, PostgreSQL schema 6).
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ def read_status(
     tenant: str,
     document_id: str | None,
     embedder_key: str | None,
+    hints: tuple[str, str] = ("", ""),
 ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
     """The tenant's documents (or the one named), by id, each with its revisions in
-    order and what status shows of each: the same values the one-by-one reads give."""
+    order and what status shows of each: the same values the one-by-one reads give.
+    ``hints`` follow the names of the representations and search texts (SQLite's
+    ``INDEXED BY`` of their covering indexes)."""
     where = "tenant={p}" + ("" if document_id is None else " AND document_id={p}")
     scope: tuple[str, ...] = (tenant,) if document_id is None else (tenant, document_id)
 
@@ -69,7 +74,7 @@ def read_status(
         job = job_record(row)
         latest[job.document_id, job.revision] = job  # the last one started
     params = scope if embedder_key is None else (embedder_key, *scope)
-    facts = {str(row[0]): row[1:] for row in rows(_facts_sql(where, embedder_key), params)}
+    facts = {str(row[0]): row[1:] for row in rows(_facts_sql(where, embedder_key, hints), params)}
     revisions: dict[str, list[RevisionReads]] = {}
     for row in rows(
         f"SELECT {REVISION_COLUMNS} FROM revisions WHERE {where} ORDER BY document_id, seq",
@@ -82,7 +87,7 @@ def read_status(
     return [(doc, tuple(revisions.get(doc.document_id, ()))) for doc in documents]
 
 
-def _facts_sql(where: str, embedder_key: str | None) -> str:
+def _facts_sql(where: str, embedder_key: str | None, hints: tuple[str, str] = ("", "")) -> str:
     """Per representation of a revision: manifest, notes, index versions, chunks (and
     chunks without the embedder's vector)."""
     missing = (
@@ -96,11 +101,11 @@ def _facts_sql(where: str, embedder_key: str | None) -> str:
         "SELECT r.manifest_id, m.json, rep.manifest_id IS NOT NULL, rep.page_count, "
         "rep.pages_without_text, rep.warnings, st.manifest_id IS NOT NULL, st.cleaner, "
         "st.splitter, st.chunker, st.analyzer, "
-        "(SELECT COUNT(*) FROM chunks c WHERE c.manifest_id = r.manifest_id)"
+        "COALESCE((SELECT cc.chunks FROM chunk_counts cc WHERE cc.manifest_id = r.manifest_id), 0)"
         f"{missing} FROM revisions r "
         "LEFT JOIN manifests m ON m.manifest_id = r.manifest_id "
-        "LEFT JOIN representations rep ON rep.manifest_id = r.manifest_id "
-        "LEFT JOIN search_texts st ON st.manifest_id = r.manifest_id "
+        f"LEFT JOIN representations rep{hints[0]} ON rep.manifest_id = r.manifest_id "
+        f"LEFT JOIN search_texts st{hints[1]} ON st.manifest_id = r.manifest_id "
         f"WHERE r.{where.replace(' AND ', ' AND r.')} AND r.manifest_id IS NOT NULL"
     )
 

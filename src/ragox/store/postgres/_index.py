@@ -87,14 +87,22 @@ _PERMITTED = """
           AND g.group_name = ANY(%(groups)s)))
 """
 
+# The permission decision as a list of current manifests. A reader's rows are found
+# from its groups (revision_groups_by_group, schema 6), so the work is the revisions
+# it may read, never all of its tenant's; the operator reads every current revision.
 _PERMITTED_MANIFESTS = """
+    SELECT r.manifest_id FROM revision_groups g
+    JOIN revisions r ON r.tenant = g.tenant AND r.document_id = g.document_id
+        AND r.revision = g.revision
+    JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE NOT %(operator)s AND g.tenant = %(tenant)s AND g.group_name = ANY(%(groups)s)
+        AND r.state = 'READY'
+    UNION ALL
     SELECT r.manifest_id FROM revisions r
     JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
         AND d.current_revision = r.revision
-    WHERE r.state = 'READY' AND r.tenant = %(tenant)s AND (%(operator)s OR EXISTS (
-        SELECT 1 FROM revision_groups g
-        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
-          AND g.group_name = ANY(%(groups)s)))
+    WHERE %(operator)s AND r.tenant = %(tenant)s AND r.state = 'READY'
 """
 
 # The partitions a reader may read, found by its groups (the operator: its tenant's).

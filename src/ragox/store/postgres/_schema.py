@@ -317,11 +317,54 @@ _V4: Final = (ANN_SQL,)
 # Version 5: what SQLite's schema 26 added: a queued job's OCR mode (NULL: auto).
 _V5: Final = ("ALTER TABLE jobs ADD COLUMN ocr TEXT",)
 
+# Version 6: what SQLite's schema 28 added (issue 15): a reader's revisions found from
+# its groups, and each representation's chunk count kept as chunks are written and
+# deleted (statement triggers over the statement's rows: one row per representation
+# and statement, a cascade included), so that status reads a row instead of counting
+# a million index entries. The small columns need no index of their own here: the
+# text beside them is TOASTed out of the row. Each statement may run again over its
+# own result (a test that sets an older version number): it then recounts.
+_V6: Final = (
+    "CREATE INDEX IF NOT EXISTS revision_groups_by_group "
+    "ON revision_groups(tenant, group_name, document_id, revision)",
+    """CREATE TABLE IF NOT EXISTS chunk_counts (
+        manifest_id TEXT PRIMARY KEY,
+        chunks BIGINT NOT NULL
+    )""",
+    """INSERT INTO chunk_counts(manifest_id, chunks)
+        SELECT manifest_id, COUNT(*) FROM chunks GROUP BY manifest_id
+        ON CONFLICT (manifest_id) DO UPDATE SET chunks = excluded.chunks""",
+    """CREATE OR REPLACE FUNCTION chunk_counts_add() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO chunk_counts(manifest_id, chunks)
+            SELECT manifest_id, COUNT(*) FROM added GROUP BY manifest_id
+            ON CONFLICT (manifest_id) DO UPDATE SET chunks = chunk_counts.chunks + excluded.chunks;
+        RETURN NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION chunk_counts_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE chunk_counts c SET chunks = c.chunks - gone.n
+            FROM (SELECT manifest_id, COUNT(*) AS n FROM removed GROUP BY manifest_id) gone
+            WHERE c.manifest_id = gone.manifest_id;
+        DELETE FROM chunk_counts c WHERE c.chunks <= 0
+            AND c.manifest_id IN (SELECT manifest_id FROM removed);
+        RETURN NULL;
+    END $$""",
+    "DROP TRIGGER IF EXISTS chunk_counts_insert ON chunks",
+    "DROP TRIGGER IF EXISTS chunk_counts_delete ON chunks",
+    """CREATE TRIGGER chunk_counts_insert AFTER INSERT ON chunks
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION chunk_counts_add()""",
+    """CREATE TRIGGER chunk_counts_delete AFTER DELETE ON chunks
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
+        EXECUTE FUNCTION chunk_counts_remove()""",
+)
+
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
     (2, _V2),
     (4, _V4),
     (5, _V5),
+    (6, _V6),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -67,15 +67,23 @@ _PERMITTED = """
 """
 
 
-# The same decision as a list of current manifests (evaluated once per query).
+# The same decision as a list of current manifests (evaluated once per query). A
+# reader's rows are found from its groups (revision_groups_by_group, schema 28), so
+# the work is the revisions it may read, never all of its tenant's; the operator
+# reads every current revision of the tenant.
 _PERMITTED_MANIFESTS = """
+    SELECT r.manifest_id FROM revision_groups g
+    CROSS JOIN revisions r ON r.tenant = g.tenant AND r.document_id = g.document_id
+        AND r.revision = g.revision
+    CROSS JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
+        AND d.current_revision = r.revision
+    WHERE NOT :operator AND g.tenant = :tenant
+        AND g.group_name IN (SELECT value FROM json_each(:groups)) AND r.state = 'READY'
+    UNION ALL
     SELECT r.manifest_id FROM revisions r
     JOIN documents d ON d.tenant = r.tenant AND d.document_id = r.document_id
         AND d.current_revision = r.revision
-    WHERE r.state = 'READY' AND r.tenant = :tenant AND (:operator OR EXISTS (
-        SELECT 1 FROM revision_groups g
-        WHERE g.tenant = r.tenant AND g.document_id = r.document_id AND g.revision = r.revision
-          AND g.group_name IN (SELECT value FROM json_each(:groups))))
+    WHERE :operator AND r.tenant = :tenant AND r.state = 'READY'
 """
 
 
@@ -600,7 +608,10 @@ class SqliteIndex:
         rows = (
             self._store._connection()
             .execute(
+                # the language whole in an index (schema 28): the table's row is read
+                # through its text's overflow pages
                 "SELECT DISTINCT rep.language FROM representations rep "
+                "INDEXED BY representations_facts "
                 f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS}) "
                 # only what the scope's partitions hold (whose generations key the
                 # searcher's cache of this set): a representation with no rows has

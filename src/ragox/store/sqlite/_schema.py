@@ -495,6 +495,43 @@ _V27: Final = (
     "INSERT OR IGNORE INTO settings(key, value) VALUES('lexical_generation', '0')",
 )
 
+#: Schema 28: what a query reads per document without reading the document (issue 15).
+#: - ``revision_groups_by_group``: a reader's revisions found from its groups, so that the
+#:   permission query reads the rows of the groups it holds, not every revision of
+#:   its tenant (and its time follows what the reader may read).
+#: - ``representations_facts``, ``search_texts_versions``: the small columns of a
+#:   representation (language, extraction notes) and of its search text (processing
+#:   versions), whole in an index. The columns were added after the text (ALTER TABLE
+#:   appends), so reading them from the table walks the text's overflow pages: the
+#:   languages of a scope and ``ragox status`` read every document's text to find them.
+#: - ``chunk_counts``: each representation's number of chunks, kept by triggers in the
+#:   statement that writes or deletes a chunk (a cascade included), so that status
+#:   reads one row per representation instead of counting a million index entries.
+#: Each statement may run again over its own result (a test that sets an older version
+#: number on a current database): it then recounts.
+_V28: Final = (
+    "CREATE INDEX IF NOT EXISTS revision_groups_by_group "
+    "ON revision_groups(tenant, group_name, document_id, revision)",
+    "CREATE INDEX IF NOT EXISTS representations_facts ON representations("
+    "manifest_id, language, page_count, pages_without_text, warnings)",
+    "CREATE INDEX IF NOT EXISTS search_texts_versions ON search_texts("
+    "manifest_id, cleaner, splitter, chunker, analyzer)",
+    """CREATE TABLE IF NOT EXISTS chunk_counts (
+        manifest_id TEXT PRIMARY KEY,
+        chunks INTEGER NOT NULL
+    )""",
+    """INSERT OR REPLACE INTO chunk_counts(manifest_id, chunks)
+        SELECT manifest_id, COUNT(*) FROM chunks GROUP BY manifest_id""",
+    """CREATE TRIGGER IF NOT EXISTS chunk_counts_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunk_counts(manifest_id, chunks) VALUES (NEW.manifest_id, 1)
+            ON CONFLICT(manifest_id) DO UPDATE SET chunks = chunks + 1;
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS chunk_counts_delete AFTER DELETE ON chunks BEGIN
+        UPDATE chunk_counts SET chunks = chunks - 1 WHERE manifest_id = OLD.manifest_id;
+        DELETE FROM chunk_counts WHERE manifest_id = OLD.manifest_id AND chunks = 0;
+    END""",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -515,6 +552,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (23, _V23),
     (26, _V26),
     (27, _V27),
+    (28, _V28),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

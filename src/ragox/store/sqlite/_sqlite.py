@@ -424,6 +424,9 @@ class SqliteStore:
             tenant,
             document_id,
             embedder_key,
+            # the small columns whole in an index: the table's rows would be read
+            # through their text's overflow pages (schema 28)
+            (" INDEXED BY representations_facts", " INDEXED BY search_texts_versions"),
         )
 
     def revision_by_source(
