@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from json.encoder import encode_basestring
 
@@ -73,7 +74,7 @@ def _encode(value: object, newline: str, out: list[str]) -> None:
     elif isinstance(value, int):
         out.append(int.__repr__(value))
     elif isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise _Unusual
         out.append(float.__repr__(value))
     elif isinstance(value, (list, tuple)):
