@@ -1,12 +1,13 @@
 """A searcher's caches of a scope (its languages, its vector matrix) are keyed by what
-that scope can read (SQLite: the generations of its partitions, schema 27), not by
-the store-wide generation: a write the reader cannot see leaves them as they are (its
-next query is as fast, and so shows nothing of the write), while every write it can
-see (a new revision in its groups, a group change, a deletion, vectors written by
-ingestion or reindex) rebuilds them. One scope's cache is never another's.
+that scope can read (the generations of its partitions: SQLite's schema 27,
+PostgreSQL's migration 7), not by the store-wide generation: a write the reader
+cannot see leaves them as they are (its next query is as fast, and so shows nothing
+of the write), while every write it can see (a new revision in its groups, a group
+change, a deletion, vectors written by ingestion or reindex) rebuilds them. One
+scope's cache is never another's.
 
 Cache hits are observed by identity (the same matrix object, the same language set),
-never by timing. SQLite only: PostgreSQL keys them by its store-wide generation.
+never by timing. Each test runs on both backends.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ragox.store import Scope
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 BOARD = Principal("bo", groups=frozenset({"board"}))
 QUESTION = "How often must the pump seal be replaced?"
+
+pytestmark = pytest.mark.both_backends
 
 
 def _ingest(app: Ragox, doc: str, text: str, groups: set[str], language: str = "en") -> None:
@@ -131,11 +134,8 @@ def test_vectors_written_later_rebuild_the_matrix(home_app: Ragox) -> None:
     app = home_app
     _ingest(app, "valve", "Close the valve before opening the pump housing.", {"staff"})
     missing = _chunks(app, "valve")
-    store_sql(
-        app.home,
-        "DELETE FROM embeddings WHERE chunk_id IN (SELECT value FROM json_each(?))",
-        (str(missing).replace("'", '"'),),
-    )
+    for chunk_id in missing:
+        store_sql(app.home, "DELETE FROM embeddings WHERE chunk_id = ?", (chunk_id,))
     _, matrix, _ = _warm(app, STAFF)
     assert not set(missing) & set(matrix.chunk_ids)
 
