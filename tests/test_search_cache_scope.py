@@ -1,12 +1,13 @@
 """A searcher's caches of a scope (its languages, its vector matrix) are keyed by what
-that scope can read (SQLite: the generations of its partitions, schema 27), not by
-the store-wide generation: a write the reader cannot see leaves them as they are (its
-next query is as fast, and so shows nothing of the write), while every write it can
-see (a new revision in its groups, a group change, a deletion, vectors written by
-ingestion or reindex) rebuilds them. One scope's cache is never another's.
+that scope can read (the generations of its partitions: SQLite's schema 27,
+PostgreSQL's migration 7), not by the store-wide generation: a write the reader
+cannot see leaves them as they are (its next query is as fast, and so shows nothing
+of the write), while every write it can see (a new revision in its groups, a group
+change, a deletion, vectors written by ingestion or reindex) rebuilds them. One
+scope's cache is never another's.
 
 Cache hits are observed by identity (the same matrix object, the same language set),
-never by timing. SQLite only: PostgreSQL keys them by its store-wide generation.
+never by timing. Each test runs on both backends.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ragox.store import Scope
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 BOARD = Principal("bo", groups=frozenset({"board"}))
 QUESTION = "How often must the pump seal be replaced?"
+
+pytestmark = pytest.mark.both_backends
 
 
 def _ingest(app: Ragox, doc: str, text: str, groups: set[str], language: str = "en") -> None:
@@ -131,11 +134,8 @@ def test_vectors_written_later_rebuild_the_matrix(home_app: Ragox) -> None:
     app = home_app
     _ingest(app, "valve", "Close the valve before opening the pump housing.", {"staff"})
     missing = _chunks(app, "valve")
-    store_sql(
-        app.home,
-        "DELETE FROM embeddings WHERE chunk_id IN (SELECT value FROM json_each(?))",
-        (str(missing).replace("'", '"'),),
-    )
+    for chunk_id in missing:
+        store_sql(app.home, "DELETE FROM embeddings WHERE chunk_id = ?", (chunk_id,))
     _, matrix, _ = _warm(app, STAFF)
     assert not set(missing) & set(matrix.chunk_ids)
 
@@ -202,3 +202,77 @@ def test_a_revision_with_nothing_to_search_adds_no_language(home_app: Ragox) -> 
     scope = scope_of(STAFF)
     assert searcher._languages(scope) is languages
     assert Searcher(app.store)._languages(scope) == languages == {"en"}
+
+
+def test_lexical_writes_rebuild_the_languages_of_their_readers_only(app: Ragox) -> None:
+    """Without vectors (only lexical rows change): a new document, a deletion that leaves
+    its partition other rows, and a group change between two partitions that both keep
+    rows each change the languages of the readers of the partitions they touch (the
+    one written, the one left), and leave another reader's set the very object."""
+    _ingest(app, "pump", "The shaft seal of the pump is replaced yearly.", {"staff"})
+    _ingest(app, "minutes", "The board approved the pump budget.", {"board"})
+    _ingest(app, "shared", "The valve of the pump is shared by all.", {"staff", "board"})
+    fresh = Searcher(app.store)
+    searcher = app.searcher()
+    staff, board = scope_of(STAFF), scope_of(BOARD)
+    assert searcher._languages(staff) == searcher._languages(board) == {"en"}
+    board_languages = searcher._languages(board)
+
+    _ingest(app, "ventil", "Das Ventil der Pumpe wird jährlich ersetzt.", {"staff"}, "de")
+    assert searcher._languages(staff) == {"en", "de"}
+    assert searcher._languages(board) is board_languages
+    assert app.delete("ventil")  # the staff partition keeps pump's rows
+    assert searcher._languages(staff) == {"en"}
+    assert searcher._languages(board) is board_languages
+
+    _ingest(app, "fusion", "Die Fusion mit dem Ventilhersteller ist abgesagt.",
+            {"staff", "board"}, "de")  # fmt: skip
+    assert searcher._languages(board) == searcher._languages(staff) == {"en", "de"}
+    # from the shared partition (which keeps "shared") to staff's (which keeps "pump"):
+    # the board reads only the partition it left
+    app.set_groups("fusion", frozenset({"staff"}))
+    assert searcher._languages(board) == {"en"}
+    assert searcher._languages(staff) == {"en", "de"}
+    for scope in (staff, board):
+        assert fresh._languages(scope) == searcher._languages(scope)
+
+
+def test_a_documents_own_sweep_rebuilds_its_readers_caches(home_app: Ragox) -> None:
+    """Words of a chunk that no lexical row accounts for (what a killed run of an older
+    version could leave) go when the document's own sweep (delete, retry) removes
+    them: the partition they counted in takes a new generation (its readers' BM25
+    statistics changed); a partition the sweep did not touch keeps its own."""
+    app = home_app
+    _ingest(app, "valve", "Close the valve before opening the pump housing.", {"staff"})
+    staff, board = scope_of(STAFF), scope_of(BOARD)
+    index = app.store.index
+    (chunk_id,) = _chunks(app, "valve")
+    store_sql(
+        app.home,
+        "DELETE FROM lexical_rows WHERE rowid = (SELECT rowid FROM chunks WHERE chunk_id = ?)",
+        (chunk_id,),
+    )
+    staff_before, board_before = index.scope_generation(staff), index.scope_generation(board)
+    assert app.store.remove_index_orphans("default", "valve") > 0
+    assert index.scope_generation(board) == board_before
+    after = index.scope_generation(staff)
+    assert [p for p, _ in after] == [p for p, _ in staff_before]  # no partition pruned
+    assert after != staff_before
+
+
+def test_vectors_of_another_embedder_leave_the_matrix_warm(home_app: Ragox) -> None:
+    """Vectors written under an embedder the index does not record (a reindex before its
+    swap) are read by no search: the reader's matrix is kept; the same vector under
+    the recorded embedder rebuilds it."""
+    app = home_app
+    searcher, matrix, _ = _warm(app, STAFF)
+    (chunk_id,) = _chunks(app, "pump")
+    vector = np.ones(matrix.vectors.shape[1], dtype="<f4").tobytes()
+    app.store.index.write_vectors("another-embedder", [(chunk_id, vector)])
+    assert _cached(app, STAFF)[0] is matrix
+    recorded = app.store.index.setting("embedder_key")
+    assert recorded is not None
+    app.store.index.write_vectors(recorded, [(chunk_id, vector)])
+    rebuilt = _cached(app, STAFF)[0]
+    assert rebuilt is not None and rebuilt is not matrix
+    assert app.searcher() is searcher

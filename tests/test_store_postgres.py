@@ -82,6 +82,39 @@ def test_a_version_4_database_gains_the_jobs_ocr_mode(url: str, tmp_path: Path) 
     assert len(rows) == 1 and rows[0][1] is None
 
 
+def test_a_version_5_database_gains_partition_generations(url: str, tmp_path: Path) -> None:
+    """Migration 7 (SQLite's 27): a database from before it (no partition generations)
+    opens at the latest version; every partition is at generation 0, readers find what
+    they found, a write gives the partitions it touches a new generation and leaves
+    the others' as they were."""
+    app = Ragox(tmp_path / "home", store=url)
+    try:
+        _fill(app)
+        expected = [hit.chunk_id for hit in app.search("pump seal valve", MANY)]
+    finally:
+        app.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE lexical_generations")
+        conn.execute("UPDATE ragox_schema SET value='5' WHERE key='schema_version'")
+    upgraded = Ragox(tmp_path / "home", store=url)
+    try:
+        assert upgraded.store.schema_version() == SCHEMA_VERSION >= 7
+        staff, board = scope_of(STAFF), scope_of(Principal("bo", groups=frozenset({"board"})))
+        before = upgraded.store.index.scope_generation(staff)
+        assert before and {generation for _, generation in before} == {0}
+        assert [hit.chunk_id for hit in upgraded.search("pump seal valve", MANY)] == expected
+        outcome = upgraded.ingestor.ingest_bytes(
+            b"The pump motor hums.", "motor.txt", "motor", groups=frozenset({"staff"}),
+            tenant="default", language="en",
+        )  # fmt: skip
+        assert outcome.state.value == "READY"
+        after = dict(upgraded.store.index.scope_generation(staff))
+        assert after != dict(before) and max(after.values()) > 0
+        assert {generation for _, generation in upgraded.store.index.scope_generation(board)} == {0}
+    finally:
+        upgraded.close()
+
+
 def test_originals_are_in_the_database_for_every_process(url: str, tmp_path: Path) -> None:
     """An ingested original is read back by a store with another home (another machine),
     and no blob folder is written."""

@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import PostgresServer
 from ragox.ingest._jobs import Heartbeat
+from ragox.service import Ragox
 from ragox.store import RevisionRecord, RevisionState
 from ragox.store.postgres import PostgresStore
 
@@ -197,3 +199,74 @@ def test_a_heartbeat_thread_leaves_the_pool_open(store: PostgresStore) -> None:
     assert store._opened is pool
     store.close()
     assert pool.closed
+
+
+def _generation(store: PostgresStore, partition_id: int) -> int:
+    with store.read() as conn:
+        row = conn.execute(
+            "SELECT generation FROM lexical_generations WHERE partition_id = %s", (partition_id,)
+        ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def test_two_writers_of_one_partition_lose_no_generation(url: str, tmp_path: Path) -> None:
+    """Two vector writes of two chunks of one partition, in two stores (two workers), that
+    meet on no row but the partition's generation: while
+    the first holds its raised generation uncommitted, the second waits for it rather
+    than raising the value it read before; both raises count (no lost increment), so
+    a reader's key after both differs from its key after either alone."""
+    app = Ragox(tmp_path / "home", store=url)
+    try:
+        for doc in ("pump", "valve"):
+            outcome = app.ingestor.ingest_bytes(
+                f"The {doc} seal is replaced yearly.".encode(), f"{doc}.txt", doc,
+                groups=frozenset({"staff"}), tenant=TENANT, language="en",
+            )  # fmt: skip
+            assert outcome.state.value == "READY"
+        app.store.index.set_setting("embedder_key", "test-embedder")
+        with app.store.read() as conn:
+            rows = conn.execute(
+                "SELECT c.chunk_id, l.partition_id FROM chunks c "
+                "JOIN lexical_rows l ON l.rowid = c.rowid ORDER BY c.chunk_id"
+            ).fetchall()
+        assert len(rows) == 2 and rows[0][1] == rows[1][1]
+        (first_chunk, partition_id), (second_chunk, _) = rows
+        before = _generation(app.store, partition_id)
+        vector = np.ones(3, dtype="<f4").tobytes()
+        holding, release = threading.Event(), threading.Event()
+        errors: list[BaseException] = []
+
+        def hold() -> None:
+            first = PostgresStore(url, tmp_path / "first")
+            try:
+                with first.shared_transaction() as conn:
+                    first.index.write_vectors("test-embedder", [(first_chunk, vector)])
+                    first.index.flush_bump(conn)  # the raise is made, not committed
+                    holding.set()
+                    release.wait(60)
+            except BaseException as error:
+                errors.append(error)
+                holding.set()
+            finally:
+                first.close()
+
+        holder = threading.Thread(target=hold, daemon=True)
+        holder.start()
+        assert holding.wait(QUICK) and not errors, errors
+        second = PostgresStore(url, tmp_path / "second")
+        try:
+            thread, done = _timed(
+                lambda: second.index.write_vectors("test-embedder", [(second_chunk, vector)])
+            )
+            thread.join(HELD)
+            assert not done, "the second raise did not wait for the first writer's row"
+            release.set()
+            holder.join(QUICK)
+            thread.join(QUICK)
+            assert done and not errors, errors
+        finally:
+            release.set()
+            second.close()
+        assert _generation(app.store, partition_id) == before + 2
+    finally:
+        app.close()

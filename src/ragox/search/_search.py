@@ -170,8 +170,8 @@ class Searcher:
         self.store = store
         self.embedder = embedder
         # Per scope (and embedder), what was read at the scope's generation
-        # (``index.scope_generation``: on SQLite, its own partitions' generations; on
-        # PostgreSQL, the store's), the scopes that asked last kept (CACHED_SCOPES).
+        # (``index.scope_generation``: its own partitions' generations), the scopes
+        # that asked last kept (CACHED_SCOPES).
         self._matrices: OrderedDict[tuple[str, str], tuple[Hashable, VectorMatrix]] = OrderedDict()
         self._language_cache: OrderedDict[str, tuple[Hashable, set[str | None]]] = OrderedDict()
         # whether a chunk holds an instruction, by chunk id (a chunk's text never
@@ -289,7 +289,7 @@ class Searcher:
             # Keyed by embedder and scope, valid at the scope's generation: a new
             # revision, a deletion, a group change or vectors written that the scope
             # can see change it, so a stale permission set is never reused; a write
-            # the scope cannot see (SQLite) leaves it, and the matrix, as they are.
+            # the scope cannot see leaves it, and the matrix, as they are.
             _keep(self._matrices, cache_key, (generation, matrix))
         return matrix
 

@@ -51,9 +51,9 @@ class SearchIndex(Protocol):
 
     def scope_generation(self, scope: Scope) -> Hashable:
         """A key that changes whenever what ``scope`` can find may have changed (the
-        key of a searcher's caches of that scope). SQLite: the generations of the
-        partitions the scope may read, so that a write the scope cannot see changes
-        nothing of it; PostgreSQL: the store-wide :meth:`generation`."""
+        key of a searcher's caches of that scope): on both backends, the generations
+        of the partitions the scope may read (SQLite's schema 27, PostgreSQL's
+        migration 7), so that a write the scope cannot see changes nothing of it."""
         ...
 
     def setting(self, key: str) -> str | None: ...

@@ -12,6 +12,12 @@ backends rank alike: the statistics of one scope are the same numbers in both.
 Scope filtering (current READY revisions whose reader groups meet the reader's) is
 part of the ranking query itself, never a filter applied after a top k.
 
+Each partition has a generation (migration 7, ``lexical_generations``) that every
+write a reader of the partition could see raises in the writer's transaction, as
+its last step (:meth:`PostgresIndex.flush_bump`): a searcher keys its caches of a
+scope by its own partitions' generations, so a write in groups a reader cannot
+read leaves that reader's caches, and the time of its next query, as they were.
+
 Vectors of the recorded embedder have an HNSW index (pgvector), a partial index on
 that embedder's rows, cast to its dimension. A nearest-neighbour query filters by
 the reader's scope inside an iterative index scan (pgvector >= 0.8, strict order):
@@ -113,6 +119,14 @@ _PARTITIONS = """
         WHERE g.tenant = %(tenant)s AND g.group_name = ANY(%(groups)s)))
 """
 
+# The scope's partitions with their generations (0: never written since migration 7).
+_SCOPE_GENERATIONS = f"""
+    SELECT p.partition_id, COALESCE(g.generation, 0) FROM lexical_partitions p
+    LEFT JOIN lexical_generations g ON g.partition_id = p.partition_id
+    WHERE p.partition_id IN ({_PARTITIONS})
+    ORDER BY p.partition_id
+"""
+
 # BM25 of every permitted row holding a query term, over the scope's partitions only;
 # ``terms`` may repeat a term (FTS5 then counts it twice, and so does this).
 _RANKED = f"""
@@ -205,6 +219,7 @@ class PostgresIndex:
     def __init__(self, store: _Store) -> None:
         self._store = store
         #: per thread: whether its open write transaction changed what scopes find
+        #: (``pending``), and the partitions whose readers could see it (``touched``)
         self._bumps = threading.local()
         #: see :data:`ANN_MIN_ROWS` (per index, so that a test can lower it)
         self.ann_min_rows = ANN_MIN_ROWS
@@ -215,12 +230,26 @@ class PostgresIndex:
         with self._store.read() as conn:
             return int(_one(conn, "SELECT value FROM settings WHERE key='index_generation'")[0])
 
-    def scope_generation(self, scope: Scope) -> int:
-        """The store-wide :meth:`generation`: PostgreSQL keeps no generation per
-        partition (SQLite's schema 27 does), so any write anywhere changes every
-        scope's key, and a reader's next query rebuilds its caches (which shows, by
-        its time, that some write happened somewhere, never what or where)."""
-        return self.generation()
+    def scope_generation(self, scope: Scope) -> tuple[tuple[int, int], ...]:
+        """The ``(partition id, generation)`` of each partition the scope may read
+        (migration 7): every write a reader of the scope can see (rows of a new
+        revision, a deletion, a group change, vectors written, an embedder swap)
+        gives one of them a new generation, and no write to another partition
+        changes it, so that caches keyed by it (a searcher's scope languages and
+        vector matrix) stay warm, and queries as fast, whatever happens to rows the
+        scope may not read. One statement: the partitions and their generations of
+        one snapshot."""
+        with self._store.read() as conn:
+            rows = conn.execute(_SCOPE_GENERATIONS, _params(scope)).fetchall()
+        return tuple((int(row[0]), int(row[1])) for row in rows)
+
+    def _touch(self, partition_ids: Iterable[int]) -> None:
+        """These partitions' readers could see what the open write transaction
+        changed: each takes a new generation when it commits (:meth:`flush_bump`)."""
+        touched: set[int] | None = getattr(self._bumps, "touched", None)
+        if touched is None:
+            touched = self._bumps.touched = set()
+        touched.update(int(partition_id) for partition_id in partition_ids)
 
     def bump(self, conn: psycopg.Connection[Any]) -> None:
         """Every change to what a scope may find bumps the generation (cache key):
@@ -231,7 +260,27 @@ class PostgresIndex:
         self._bumps.pending = True
 
     def flush_bump(self, conn: psycopg.Connection[Any]) -> None:
-        """The bump the ending transaction asked for (called by the store)."""
+        """The bump the ending transaction asked for (called by the store): first the
+        generations of the partitions it touched, in id order, then the store's.
+
+        Every transaction locks these rows last and in the same order, after any
+        partition counters it updated, so that a vector write (which holds no
+        counter) and an indexing (which holds counters of partitions in whatever
+        order its rows came) never wait for each other's rows in opposite orders.
+        ``generation + 1`` is computed on the row as it is once the lock is held, so
+        two writers never lose an increment. A partition pruned meanwhile gets none
+        (partition ids are never reused)."""
+        touched = sorted(getattr(self._bumps, "touched", None) or ())
+        self._bumps.touched = None
+        if touched:
+            conn.execute(
+                "INSERT INTO lexical_generations(partition_id, generation) "
+                "SELECT t.id, 1 FROM unnest(%s::bigint[]) AS t(id) WHERE EXISTS "
+                "(SELECT 1 FROM lexical_partitions p WHERE p.partition_id = t.id) ORDER BY t.id "
+                "ON CONFLICT(partition_id) DO UPDATE "
+                "SET generation = lexical_generations.generation + 1",
+                (touched,),
+            )
         if getattr(self._bumps, "pending", False):
             self._bumps.pending = False
             conn.execute(
@@ -241,6 +290,7 @@ class PostgresIndex:
     def discard_bump(self) -> None:
         """The transaction ended without committing: nothing changed."""
         self._bumps.pending = False
+        self._bumps.touched = None
 
     def setting(self, key: str) -> str | None:
         with self._store.read() as conn:
@@ -306,8 +356,8 @@ class PostgresIndex:
         ).fetchall()
         return frozenset(str(row[0]) for row in rows)
 
-    @staticmethod
     def _evict(
+        self,
         conn: psycopg.Connection[Any],
         where: str,
         params: Sequence[object],
@@ -339,6 +389,7 @@ class PostgresIndex:
                 "WHERE partition_id = %s",
                 (rows, tokens, partition_id),
             )
+        self._touch(per)
         return len(gone)
 
     @staticmethod
@@ -401,6 +452,8 @@ class PostgresIndex:
             "WHERE partition_id = %s",
             (len(lengths), sum(item[3] for item in lengths), partition_id),
         )
+        if lengths:  # no row written: no reader can find anything new
+            self._touch([partition_id])
         self._prune(conn)
         conn.execute(
             "UPDATE representations SET language=%s WHERE manifest_id=%s", (language, manifest_id)
@@ -491,10 +544,19 @@ class PostgresIndex:
         # to guess), then a delete by those ids
         stray = conn.execute(
             "DELETE FROM lexical_postings WHERE rowid = ANY(ARRAY("
-            "SELECT rowid FROM lexical_postings EXCEPT SELECT rowid FROM lexical_rows))",
+            "SELECT rowid FROM lexical_postings EXCEPT SELECT rowid FROM lexical_rows)) "
+            "RETURNING partition_id",
             prepare=False,
-        ).rowcount
-        removed += max(stray, 0)
+        ).fetchall()
+        # a posting counts in its term's document frequency (BM25) until it is gone
+        self._touch({int(row[0]) for row in stray})
+        removed += len(stray)
+        # generations of partitions pruned by writes beside others (this runs alone)
+        conn.execute(
+            "DELETE FROM lexical_generations g WHERE NOT EXISTS "
+            "(SELECT 1 FROM lexical_partitions p WHERE p.partition_id = g.partition_id)",
+            prepare=False,
+        )
         if removed:
             self._prune(conn)
             self.bump(conn)
@@ -588,10 +650,13 @@ class PostgresIndex:
         }
         stray = [rowid for rowid in chunk_rows if rowid not in held]
         if stray:
-            cursor = conn.execute(
-                "DELETE FROM lexical_postings WHERE rowid = ANY(%s)", (stray,), prepare=False
-            )
-            removed += max(cursor.rowcount, 0)
+            gone = conn.execute(
+                "DELETE FROM lexical_postings WHERE rowid = ANY(%s) RETURNING partition_id",
+                (stray,),
+                prepare=False,
+            ).fetchall()
+            self._touch({int(row[0]) for row in gone})
+            removed += len(gone)
         if removed:
             self._prune(conn)
             self.bump(conn)
@@ -632,6 +697,7 @@ class PostgresIndex:
                 "WHERE partition_id = %s",
                 (rows, tokens, target),
             )
+            self._touch([int(source), target])
         self._prune(conn)
         self.bump(conn)
 
@@ -646,6 +712,25 @@ class PostgresIndex:
                         (chunk_id, embedder_key, np.frombuffer(blob, dtype="<f4"))
                         for chunk_id, blob in rows
                     ],
+                )
+            # A reader's vector matrix is keyed by its partitions' generations: the
+            # partitions of the chunks whose vectors changed take new ones (a chunk
+            # with no lexical row is not current: no scope reads its vector). Vectors
+            # of an embedder the index does not record (a reindex before its swap)
+            # are read by no search: the swap, which runs alone, touches every
+            # partition.
+            recorded = conn.execute(
+                "SELECT value FROM settings WHERE key='embedder_key'"
+            ).fetchone()
+            if recorded is not None and str(recorded[0]) == embedder_key:
+                self._touch(
+                    int(row[0])
+                    for row in conn.execute(
+                        "SELECT DISTINCT l.partition_id FROM chunks c "
+                        "JOIN lexical_rows l ON l.rowid = c.rowid "
+                        "AND l.manifest_id = c.manifest_id WHERE c.chunk_id = ANY(%s)",
+                        ([chunk_id for chunk_id, _ in rows],),
+                    ).fetchall()
                 )
             self.bump(conn)
 
@@ -671,6 +756,12 @@ class PostgresIndex:
                 "SELECT set_config('maintenance_work_mem', %s, true)", (_ANN_BUILD_MEMORY,)
             )
             conn.execute(ANN_SQL)
+            # Vectors of any partition may be gone, and the index's embedder is the
+            # store's: every partition takes a new generation (an operator's reindex).
+            self._touch(
+                int(row[0])
+                for row in conn.execute("SELECT partition_id FROM lexical_partitions").fetchall()
+            )
             self.bump(conn)
 
     # -- reading -------------------------------------------------------------------
@@ -679,7 +770,11 @@ class PostgresIndex:
         with self._store.read() as conn:
             rows = conn.execute(
                 "SELECT DISTINCT rep.language FROM representations rep "
-                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})",
+                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS}) "
+                # only what the scope's partitions hold (whose generations key the
+                # searcher's cache of this set): a representation with no rows has
+                # nothing to search
+                "AND EXISTS (SELECT 1 FROM lexical_rows l WHERE l.manifest_id = rep.manifest_id)",
                 _params(scope),
             ).fetchall()
         return {None if row[0] is None else str(row[0]) for row in rows}

@@ -359,12 +359,32 @@ _V6: Final = (
         EXECUTE FUNCTION chunk_counts_remove()""",
 )
 
+# Version 7: the generation of each lexical partition (SQLite's schema 27 keeps it
+# in its partitions' table): a number that every write changing what a reader of
+# the partition could find raises, in the writer's transaction. A searcher keys
+# its caches of a reader's scope by its own partitions' generations, so a write in
+# groups the reader cannot read changes nothing the reader could time. A table of
+# its own, not a column of ``lexical_partitions``: a transaction raises it as its
+# last step, for its partitions in id order, so writes that hold a partition's
+# counters (indexing) and writes that do not (vectors) never wait for each other in
+# opposite orders. A partition without a row is at generation 0; partition ids are
+# never reused (an identity), so a pruned partition's row is only swept. Idempotent:
+# a database whose version was set back (a test of an earlier migration) runs it
+# again.
+_V7: Final = (
+    """CREATE TABLE IF NOT EXISTS lexical_generations (
+        partition_id BIGINT PRIMARY KEY,
+        generation BIGINT NOT NULL
+    )""",
+)
+
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
     (2, _V2),
     (4, _V4),
     (5, _V5),
     (6, _V6),
+    (7, _V7),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

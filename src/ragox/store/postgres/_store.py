@@ -10,8 +10,8 @@ Write transactions take advisory locks first (transaction-scoped, see
 one document serialize as SQLite's ``BEGIN IMMEDIATE`` serializes every write (one
 revision per bytes, revision numbers without gaps or repeats, revision order), while
 writes of different documents run at once (workers gain from ``SKIP LOCKED``). Rows
-several documents share (partition counters, the index generation) are updated in
-place, so row locks order them. What spans documents (deleting a document and
+several documents share (partition counters and generations, the index generation)
+are updated in place, so row locks order them. What spans documents (deleting a document and
 sweeping the index, purges, retention, keys, settings, the embedder) takes the
 global lock exclusively, and every other write takes it shared: such a transaction
 runs alone, as every write did before.

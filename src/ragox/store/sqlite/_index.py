@@ -573,13 +573,23 @@ class SqliteIndex:
             )
             # A reader's vector matrix is keyed by its partitions' generations: the
             # partitions of the chunks whose vectors changed take new ones (a chunk
-            # with no lexical row is not current: no scope reads its vector).
-            for (partition_id,) in conn.execute(
-                "SELECT DISTINCT l.partition_id FROM chunks c "
-                "JOIN lexical_rows l ON l.rowid = c.rowid AND l.manifest_id = c.manifest_id "
-                "WHERE c.chunk_id IN (SELECT value FROM json_each(?))",
-                (json.dumps([chunk_id for chunk_id, _ in rows]),),
-            ).fetchall():
+            # with no lexical row is not current: no scope reads its vector). Vectors
+            # of an embedder the index does not record (a reindex before its swap)
+            # are read by no search: the swap touches every partition.
+            recorded = conn.execute(
+                "SELECT value FROM settings WHERE key='embedder_key'"
+            ).fetchone()
+            touched = (
+                conn.execute(
+                    "SELECT DISTINCT l.partition_id FROM chunks c "
+                    "JOIN lexical_rows l ON l.rowid = c.rowid AND l.manifest_id = c.manifest_id "
+                    "WHERE c.chunk_id IN (SELECT value FROM json_each(?))",
+                    (json.dumps([chunk_id for chunk_id, _ in rows]),),
+                ).fetchall()
+                if recorded is not None and str(recorded[0]) == embedder_key
+                else []
+            )
+            for (partition_id,) in touched:
                 _touch(conn, int(partition_id))
             self.bump(conn)
 
