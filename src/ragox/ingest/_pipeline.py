@@ -56,6 +56,7 @@ from ragox.store import (
 from ragox.text import Profile
 
 if TYPE_CHECKING:
+    from ragox.ingest._ahead import ExtractAhead
     from ragox.search import Embedder
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
@@ -153,6 +154,9 @@ class Ingestor:
         #: when set, asked for the embedder at each indexing instead (the index's
         #: embedder may change while a server runs: `ragox reindex` elsewhere)
         self.embedder_source: Callable[[], Embedder | None] | None = None
+        #: when set, the text files of a folder are extracted one step ahead by a
+        #: worker process (``ragox.ingest._ahead``); the result is the same
+        self.ahead: ExtractAhead | None = None
 
     def ingest_file(
         self,
@@ -171,6 +175,8 @@ class Ingestor:
         refused = _refuse_name(document_id, revision)
         if refused is not None:
             return refused
+        if self.ahead is not None:
+            self.ahead.begin(path)
         size = path.stat().st_size
         if size > self.max_bytes:
             digest = hashlib.sha256()
@@ -582,7 +588,13 @@ class Ingestor:
         OCR reads with the models of the document's given language."""
         if options.language is None:
             options = dataclasses.replace(options, language=given_language(self.store, record))
-        extraction = extractor_for(record.media_type)(data, self.profile, options)
+        extraction = None
+        if self.ahead is not None:
+            extraction = self.ahead.take(
+                record.source_sha256, record.media_type, self.profile, options
+            )
+        if extraction is None:
+            extraction = extractor_for(record.media_type)(data, self.profile, options)
         manifest = Manifest(
             document_id=record.document_id,
             revision=record.revision,

@@ -1,0 +1,242 @@
+"""Text files extracted ahead by a worker process (issue 15): what ingestion stores is
+the same, byte for byte, as when the pipeline extracts each file itself, and the
+pipeline extracts a file itself whenever the worker's extraction may not be its own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragox.anchor import sha256_hex
+from ragox.extract import ExtractOptions, detect_media_type, extractor_for
+from ragox.ingest import _ahead
+from ragox.ingest._ahead import ExtractAhead, _extract_file, _pack, _unpack
+from ragox.service import Ragox
+from ragox.text import BASE_PROFILE, Profile
+
+ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parent / "data"
+
+_TABLE_CRLF = (
+    "# Ports\r\n\r\nThe service listens on these ports.\r\n\r\n"
+    "| port | use |\r\n|---|---|\r\n| 80 | web \\| proxy |\r\n| 443 | tls |\r\n\r\n"
+    "> A quote\r\n> that goes on.\r\n\r\n- item one\r\n- item two\r\n"
+)
+_RST = "Title\n=====\n\nA paragraph of *text*.\n\n* a list item\n\n::\n\n   literal block\n"
+
+
+def _folder(target: Path) -> list[Path]:
+    """Real text files of the repository (Markdown, plain text in three scripts) and
+    made ones: a CRLF Markdown table, reStructuredText, NFC-changed text, and a file
+    the extractor refuses (invalid UTF-8)."""
+    target.mkdir()
+    sources = [
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        DATA / "md" / "manual.md",
+        DATA / "rtl" / "mixed.txt",
+        DATA / "ocr" / "ru-seed003.txt",
+        DATA / "ocr" / "de-geotopo-p6.txt",
+    ]
+    for i, source in enumerate(sources):
+        shutil.copyfile(source, target / f"{i:02d}-{source.name}")
+    (target / "10-table.md").write_bytes(_TABLE_CRLF.encode())
+    (target / "11-doc.rst").write_text(_RST, encoding="utf-8")
+    (target / "12-decomposed.txt").write_text("Mu\u0308ller\r\nPru\u0308fung\n", encoding="utf-8")
+    (target / "13-broken.txt").write_bytes(b"valid text, then \xff\xfe invalid")
+    return sorted(target.iterdir())
+
+
+def _stored(home: Path) -> dict[str, Any]:
+    """Everything a home stores per document, except values of the creation time
+    (the manifest's ``created_at`` and the ids derived from it)."""
+    conn = sqlite3.connect(home / "ragox.db")
+    found: dict[str, Any] = {}
+    for document_id, state, error_code in conn.execute(
+        "SELECT document_id, state, error_code FROM revisions"
+    ):
+        found[document_id] = [state, error_code]
+    for manifest_id, document_id in conn.execute("SELECT manifest_id, document_id FROM manifests"):
+        rows = [
+            conn.execute(
+                "SELECT text, alignment, char_boxes, page_count, pages_without_text, warnings, "
+                "language FROM representations WHERE manifest_id=?",
+                (manifest_id,),
+            ).fetchall(),
+            conn.execute(
+                "SELECT block_index, kind, start, end, locator FROM blocks "
+                "WHERE manifest_id=? ORDER BY block_index",
+                (manifest_id,),
+            ).fetchall(),
+            conn.execute(
+                "SELECT ordinal, start, end, search_start, search_end, tokens, blocks "
+                "FROM chunks WHERE manifest_id=? ORDER BY ordinal",
+                (manifest_id,),
+            ).fetchall(),
+            conn.execute(
+                "SELECT text, alignment FROM search_texts WHERE manifest_id=?", (manifest_id,)
+            ).fetchall(),
+        ]
+        for (name,) in conn.execute("SELECT name FROM lexical_partitions"):
+            rows.append(
+                conn.execute(
+                    f"SELECT t.body FROM {name} t JOIN chunks c ON c.rowid = t.rowid "
+                    "WHERE c.manifest_id=? ORDER BY c.ordinal",
+                    (manifest_id,),
+                ).fetchall()
+            )
+        found[document_id].append(rows)
+    conn.close()
+    return found
+
+
+def _ingest(home: Path, files: list[Path], ahead: bool) -> list[str]:
+    app = Ragox(home)
+    try:
+        if not ahead:
+            return [_state(app.ingest_path(p, p.parent)) for p in files]
+        with app.extracting_ahead(files):
+            return [_state(app.ingest_path(p, p.parent)) for p in files]
+    finally:
+        app.close()
+
+
+def _state(item: Any) -> str:
+    assert item.outcome is not None
+    return f"{item.outcome.state.value}:{item.outcome.error_code}"
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The media types the pipeline extracted in this process."""
+    calls: list[str] = []
+    original = extractor_for
+
+    def counting(media_type: str) -> Any:
+        calls.append(media_type)
+        return original(media_type)
+
+    monkeypatch.setattr("ragox.ingest._pipeline.extractor_for", counting)
+    monkeypatch.setattr(_ahead, "ahead_wanted", lambda: True)
+    return calls
+
+
+def test_folder_extracted_ahead_stores_what_serial_ingestion_stores(
+    tmp_path: Path, counted: list[str]
+) -> None:
+    """Every file of the folder is extracted by the worker (the pipeline extracts none
+    itself), and the homes hold the same texts, alignments, blocks, chunks, search
+    texts and lexical rows, and the same FAILED code for the refused file."""
+    files = _folder(tmp_path / "folder")
+    serial = _ingest(tmp_path / "serial", files, ahead=False)
+    assert len(counted) == len(files)
+    counted.clear()
+    ahead = _ingest(tmp_path / "ahead", files, ahead=True)
+    assert counted == []
+    assert ahead == serial
+    assert serial[-1] == "FAILED:INVALID_UTF8"
+    assert _stored(tmp_path / "ahead") == _stored(tmp_path / "serial")
+
+
+def test_a_file_changed_after_the_worker_read_it_is_extracted_again(
+    tmp_path: Path, counted: list[str]
+) -> None:
+    """The worker's extraction is taken only for the bytes the pipeline received: a
+    file rewritten in between is extracted by the pipeline, from its new bytes."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    first, second = folder / "a.md", folder / "b.md"
+    first.write_text("# A\n\nfirst file\n", encoding="utf-8")
+    second.write_text("# B\n\nold words\n", encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        with app.extracting_ahead([first, second]):
+            app.ingest_path(first, folder)
+            ahead = app.ingestor.ahead
+            assert ahead is not None
+            ahead._pending[1].result()  # the worker has read the old bytes
+            second.write_text("# B\n\nnew words\n", encoding="utf-8")
+            item = app.ingest_path(second, folder)
+        assert counted == ["text/markdown"]
+        assert item.outcome is not None
+        record = app.store.get_revision("default", "b.md", item.outcome.revision)
+        assert record is not None and record.manifest_id is not None
+        assert "new words" in app.store.text(record.manifest_id)
+    finally:
+        app.close()
+
+
+def test_a_dead_worker_leaves_the_extraction_to_the_pipeline(
+    tmp_path: Path, counted: list[str]
+) -> None:
+    """A worker that dies (killed here, as the kernel would for memory) costs only the
+    speed: the files it had extracted are taken, the others are extracted by the
+    pipeline, and every file is READY."""
+    files = _folder(tmp_path / "folder")[:6]
+    app = Ragox(tmp_path / "home")
+    try:
+        with app.extracting_ahead(files):
+            states = [_state(app.ingest_path(files[0], files[0].parent))]
+            ahead = app.ingestor.ahead
+            assert ahead is not None and ahead._pool is not None
+            for future in ahead._pending.values():
+                future.result()
+            for process in list(ahead._pool._processes.values()):  # type: ignore[attr-defined]
+                os.kill(process.pid, signal.SIGKILL)
+                process.join()
+            states += [_state(app.ingest_path(p, p.parent)) for p in files[1:]]
+    finally:
+        app.close()
+    assert states == ["READY:None"] * 6
+    assert len(counted) == 3  # the three files after the ones extracted before the kill
+
+
+@pytest.mark.parametrize(
+    "name", ["README.md", "CHANGELOG.md", "10-table.md", "11-doc.rst", "12-decomposed.txt"]
+)
+def test_packed_extraction_is_the_extraction(tmp_path: Path, name: str) -> None:
+    """Blocks (table cells and source ranges included), the alignment and the parser
+    identity come out of the worker's plain values equal to the extractor's."""
+    path = next(p for p in _folder(tmp_path / "folder") if p.name.endswith(name))
+    data = path.read_bytes()
+    media_type = detect_media_type(path.name, data)
+    assert media_type is not None
+    expected = extractor_for(media_type)(data, BASE_PROFILE, ExtractOptions())
+    packed = _pack(expected)
+    assert packed is not None
+    assert _unpack(packed) == expected
+    sha256, found_type, from_worker = _extract_file(str(path), BASE_PROFILE.id)
+    assert (sha256, found_type) == (sha256_hex(data), media_type)
+    assert from_worker == packed
+
+
+def test_only_default_options_and_the_same_profile_take_the_worker_result(
+    tmp_path: Path,
+) -> None:
+    """An extraction with another ``max_depth`` or another profile is the pipeline's."""
+    path = tmp_path / "a.md"
+    path.write_text("# A\n\ntext\n", encoding="utf-8")
+    sha256 = sha256_hex(path.read_bytes())
+    other = Profile.from_id("utf8-strict;crlf-to-lf;NFKC;" + BASE_PROFILE.id.split(";")[-1])
+    for profile, options in [
+        (BASE_PROFILE, ExtractOptions(max_depth=7)),
+        (other, ExtractOptions()),
+    ]:
+        ahead = ExtractAhead([path], BASE_PROFILE)
+        try:
+            ahead.begin(path)
+            assert ahead.take(sha256, "text/markdown", profile, options) is None
+        finally:
+            ahead.close()
+    ahead = ExtractAhead([path], BASE_PROFILE)
+    try:
+        ahead.begin(path)
+        assert ahead.take(sha256, "text/markdown", BASE_PROFILE, ExtractOptions()) is not None
+    finally:
+        ahead.close()
