@@ -8,6 +8,8 @@ import os
 import shutil
 import signal
 import sqlite3
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,10 @@ import pytest
 
 from ragox.anchor import sha256_hex
 from ragox.extract import ExtractOptions, detect_media_type, extractor_for
-from ragox.ingest import _ahead
+from ragox.ingest import _ahead, _pipeline
 from ragox.ingest._ahead import ExtractAhead, _extract_file, _pack, _unpack
+from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
+from ragox.ingest._language import document_language
 from ragox.service import Ragox
 from ragox.text import BASE_PROFILE, Profile
 
@@ -114,7 +118,8 @@ def _state(item: Any) -> str:
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The media types the pipeline extracted in this process."""
+    """The media types the pipeline extracted in this process, and each search text
+    and chunk plan and language detection it made itself."""
     calls: list[str] = []
     original = extractor_for
 
@@ -123,22 +128,38 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return original(media_type)
 
     monkeypatch.setattr("ragox.ingest._pipeline.extractor_for", counting)
+    for name in ("search_text_and_chunks", "document_language"):
+        original_step = getattr(_pipeline, name)
+
+        def step(*args: Any, _name: str = name, _step: Any = original_step) -> Any:
+            calls.append(_name)
+            return _step(*args)
+
+        monkeypatch.setattr(_pipeline, name, step)
     monkeypatch.setattr(_ahead, "ahead_wanted", lambda: True)
+    # every file waits for the worker (a file the worker has not started is otherwise
+    # the pipeline's, at a time that depends on the machine)
+    monkeypatch.setattr(_ahead, "SHARE", False)
     return calls
 
 
+@pytest.mark.parametrize("share", [False, True], ids=["worker-only", "shared"])
 def test_folder_extracted_ahead_stores_what_serial_ingestion_stores(
-    tmp_path: Path, counted: list[str]
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch, share: bool
 ) -> None:
-    """Every file of the folder is extracted by the worker (the pipeline extracts none
-    itself), and the homes hold the same texts, alignments, blocks, chunks, search
-    texts and lexical rows, and the same FAILED code for the refused file."""
+    """The homes hold the same texts, alignments, blocks, chunks, search texts and
+    lexical rows, and the same FAILED code for the refused file, whether the worker
+    extracts every file (the pipeline none) or the pipeline takes the files the
+    worker has not started."""
+    monkeypatch.setattr(_ahead, "SHARE", share)
     files = _folder(tmp_path / "folder")
     serial = _ingest(tmp_path / "serial", files, ahead=False)
-    assert len(counted) == len(files)
+    assert len([c for c in counted if c.startswith("text/")]) == len(files)
+    assert counted.count("search_text_and_chunks") == len(files) - 1  # not the refused one
     counted.clear()
     ahead = _ingest(tmp_path / "ahead", files, ahead=True)
-    assert counted == []
+    if not share:
+        assert counted == []
     assert ahead == serial
     assert serial[-1] == "FAILED:INVALID_UTF8"
     assert _stored(tmp_path / "ahead") == _stored(tmp_path / "serial")
@@ -163,7 +184,7 @@ def test_a_file_changed_after_the_worker_read_it_is_extracted_again(
             ahead._pending[1].result()  # the worker has read the old bytes
             second.write_text("# B\n\nnew words\n", encoding="utf-8")
             item = app.ingest_path(second, folder)
-        assert counted == ["text/markdown"]
+        assert counted == ["text/markdown", "search_text_and_chunks", "document_language"]
         assert item.outcome is not None
         record = app.store.get_revision("default", "b.md", item.outcome.revision)
         assert record is not None and record.manifest_id is not None
@@ -194,7 +215,9 @@ def test_a_dead_worker_leaves_the_extraction_to_the_pipeline(
     finally:
         app.close()
     assert states == ["READY:None"] * 6
-    assert len(counted) == 3  # the three files after the ones extracted before the kill
+    assert (
+        len([c for c in counted if c.startswith("text/")]) == 3
+    )  # the three files after the ones extracted before the kill
 
 
 @pytest.mark.parametrize(
@@ -210,7 +233,12 @@ def test_packed_extraction_is_the_extraction(tmp_path: Path, name: str) -> None:
     expected = extractor_for(media_type)(data, BASE_PROFILE, ExtractOptions())
     packed = _pack(expected)
     assert packed is not None
-    assert _unpack(packed) == expected
+    extraction, prepared = _unpack(packed)
+    assert extraction == expected
+    search, chunks = search_text_and_chunks("m", expected.text, expected.blocks)
+    assert prepared.search == search
+    assert planned_chunks("m", extraction.blocks, prepared.search, prepared.pieces) == chunks
+    assert prepared.language == document_language(search.text)
     sha256, found_type, from_worker = _extract_file(str(path), BASE_PROFILE.id)
     assert (sha256, found_type) == (sha256_hex(data), media_type)
     assert from_worker == packed
@@ -240,3 +268,36 @@ def test_only_default_options_and_the_same_profile_take_the_worker_result(
         assert ahead.take(sha256, "text/markdown", BASE_PROFILE, ExtractOptions()) is not None
     finally:
         ahead.close()
+
+
+def test_a_file_the_worker_has_not_started_is_the_pipelines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the worker is behind, the pipeline does not wait for it: a file still
+    queued is cancelled there and extracted by the pipeline."""
+    path = tmp_path / "a.md"
+    path.write_text("# A\n\ntext\n", encoding="utf-8")
+    queued: Future[Any] = Future()  # never started (the worker is busy)
+    late = threading.Timer(3, lambda: queued.set_result(_extract_file(str(path), BASE_PROFILE.id)))
+    monkeypatch.setattr(ExtractAhead, "_executor", lambda self: _Queue(queued))
+    ahead = ExtractAhead([path], BASE_PROFILE)
+    late.start()
+    try:
+        ahead.begin(path)
+        taken = ahead.take(
+            sha256_hex(path.read_bytes()), "text/markdown", BASE_PROFILE, ExtractOptions()
+        )
+        assert taken is None and queued.cancelled()
+    finally:
+        late.cancel()
+        ahead.close()
+
+
+class _Queue:
+    """An executor whose tasks wait in its queue."""
+
+    def __init__(self, future: Future[Any]) -> None:
+        self._future = future
+
+    def submit(self, *args: Any) -> Future[Any]:
+        return self._future

@@ -22,6 +22,7 @@ import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -38,9 +39,12 @@ from ragox.extract import (
     detect_media_type,
     extractor_for,
 )
+from ragox.ingest._chunker import plan_chunks
+from ragox.ingest._language import document_language
+from ragox.ingest._searchtext import SearchText
 from ragox.text import Alignment, Coordinates, Profile, Span
 
-__all__ = ["AHEAD_VARIABLE", "ExtractAhead", "ahead_wanted"]
+__all__ = ["AHEAD_VARIABLE", "ExtractAhead", "Prepared", "ahead_wanted"]
 
 #: ``RAGOX_EXTRACT_AHEAD=0`` extracts every file in the calling process.
 AHEAD_VARIABLE: Final = "RAGOX_EXTRACT_AHEAD"
@@ -50,13 +54,28 @@ TEXT_TYPES: Final = frozenset({"text/plain", "text/markdown", "text/x-rst"})
 #: Files extracted ahead of the one being stored: the worker never waits for the
 #: caller, and at most this many extractions are held.
 DEPTH: Final = 2
-#: Larger files are extracted by the caller (no large text held twice).
-MAX_AHEAD_BYTES: Final = 16 * 1024 * 1024
+#: The caller extracts a file itself when the worker has not started it yet.
+SHARE: Final = True
+#: Larger files are extracted by the caller: a file's text, search text and blocks
+#: are held whole while they wait (the caller streams a large file's rows, issue 10).
+MAX_AHEAD_BYTES: Final = 4 * 1024 * 1024
 
 #: What a worker hands back: the SHA-256 and media type of the bytes it read, and the
 #: packed extraction, an ``(error code, message)`` refusal, or None (extract it
 #: yourself).
 _Packed = tuple[str, str, "tuple[object, ...] | tuple[str, str] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What indexing computes from a representation alone, computed by the worker:
+    the search text, the chunks' ``(start, end, tokens)`` (``plan_chunks``) and the
+    language the text reads in (``document_language``, used unless the document's
+    language is given)."""
+
+    search: SearchText
+    pieces: list[tuple[int, int, int]]
+    language: str | None
 
 
 def ahead_wanted() -> bool:
@@ -105,6 +124,14 @@ def _pack(extraction: Extraction) -> tuple[object, ...] | None:
             )
         )
     alignment = extraction.source_alignment
+    search, pieces = plan_chunks(extraction.text, extraction.blocks)
+    plan = (
+        search.text,
+        search.alignment.to_bytes(),
+        search.dropped_blocks,
+        pieces,
+        document_language(search.text),
+    )
     return (
         extraction.text,
         blocks,
@@ -113,11 +140,12 @@ def _pack(extraction: Extraction) -> tuple[object, ...] | None:
         None if alignment is None else alignment.to_bytes(),
         extraction.pages_without_text,
         extraction.warnings,
+        plan,
     )
 
 
-def _unpack(packed: tuple[object, ...]) -> Extraction:
-    text, rows, parser, media_type, alignment, pages_without_text, warnings = packed
+def _unpack(packed: tuple[object, ...]) -> tuple[Extraction, Prepared]:
+    text, rows, parser, media_type, alignment, pages_without_text, warnings, plan = packed
     assert isinstance(text, str) and isinstance(rows, list) and isinstance(parser, tuple)
     kinds = {kind.value: kind for kind in BlockKind}
     blocks = tuple(
@@ -131,7 +159,7 @@ def _unpack(packed: tuple[object, ...]) -> Extraction:
         )
         for index, kind, start, end, locator, source_start, source_end, cell in rows
     )
-    return Extraction(
+    extraction = Extraction(
         text=text,
         blocks=blocks,
         parser=ParserInfo(*parser),
@@ -140,6 +168,10 @@ def _unpack(packed: tuple[object, ...]) -> Extraction:
         pages_without_text=pages_without_text,  # type: ignore[arg-type]
         warnings=warnings,  # type: ignore[arg-type]
     )
+    assert isinstance(plan, tuple)
+    search_text, search_alignment, dropped, pieces, language = plan
+    search = SearchText(search_text, Alignment.from_bytes(search_alignment), dropped)
+    return extraction, Prepared(search, pieces, language)
 
 
 def _extract_file(path: str, profile_id: str) -> _Packed:
@@ -172,6 +204,7 @@ class ExtractAhead:
         self._profile = profile
         self._pending: dict[int, Future[_Packed]] = {}
         self._current: Future[_Packed] | None = None
+        self._taken: tuple[Extraction, Prepared] | None = None
         self._pool: ProcessPoolExecutor | None = None
         self._broken = False
 
@@ -204,11 +237,16 @@ class ExtractAhead:
         as ``media_type`` with ``profile`` and options of the same output (raises its
         :class:`ExtractionError`); None: extract them yourself."""
         future, self._current = self._current, None
+        self._taken = None
         if (
             future is None
             or profile.id != self._profile.id
             or options.max_depth != ExtractOptions().max_depth
         ):
+            return None
+        if SHARE and future.cancel():
+            # The worker has not started this file yet (it is behind): extracting it
+            # here keeps both processes busy instead of this one waiting.
             return None
         try:
             sha256, found_type, packed = future.result()
@@ -220,7 +258,13 @@ class ExtractAhead:
         if len(packed) == 2:
             code, message = packed
             raise ExtractionError(ErrorCode(code), str(message))
-        return _unpack(packed)
+        self._taken = _unpack(packed)
+        return self._taken[0]
+
+    def prepared(self, extraction: Extraction) -> Prepared | None:
+        """The worker's indexing plan of an extraction :meth:`take` handed over."""
+        taken, self._taken = self._taken, None
+        return taken[1] if taken is not None and taken[0] is extraction else None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -232,7 +276,7 @@ class ExtractAhead:
         return self._pool
 
     def close(self) -> None:
-        self._current = None
+        self._current = self._taken = None
         for future in self._pending.values():
             future.cancel()
         self._pending.clear()

@@ -30,7 +30,7 @@ from ragox.extract import (
     extractor_for,
     parsers_for,
 )
-from ragox.ingest._chunker import search_text_and_chunks
+from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
 from ragox.ingest._headings import heading_context
 from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
 from ragox.ingest._jobs import Heartbeat
@@ -56,7 +56,7 @@ from ragox.store import (
 from ragox.text import Profile
 
 if TYPE_CHECKING:
-    from ragox.ingest._ahead import ExtractAhead
+    from ragox.ingest._ahead import ExtractAhead, Prepared
     from ragox.search import Embedder
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
@@ -92,6 +92,8 @@ class _Fresh:
     manifest_id: str
     text: str
     blocks: tuple[Block, ...]
+    #: the search text, chunk ranges and language the extraction worker computed
+    prepared: Prepared | None = None
 
 
 class _AnalyzedBodies:
@@ -395,15 +397,25 @@ class Ingestor:
         rows; its text and blocks as this run has just stored them (``fresh``), else
         read from the store."""
         blocks: Sequence[Block]
+        prepared = None
         if fresh is not None and fresh.store is self.store and fresh.manifest_id == manifest_id:
-            text, blocks = fresh.text, fresh.blocks
+            text, blocks, prepared = fresh.text, fresh.blocks, fresh.prepared
         else:
             blocks = self.store.blocks(manifest_id)
             text = self.store.text(manifest_id)
-        search, chunks = search_text_and_chunks(manifest_id, text, blocks)
+        if prepared is not None:
+            search = prepared.search
+            chunks = planned_chunks(manifest_id, blocks, search, prepared.pieces)
+        else:
+            search, chunks = search_text_and_chunks(manifest_id, text, blocks)
         document = self.store.get_document(tenant, document_id)
         assert document is not None
-        language = document.language or document_language(search.text)
+        if document.language:
+            language: str | None = document.language
+        elif prepared is not None:
+            language = prepared.language
+        else:
+            language = document_language(search.text)
         # each row carries the headings above its chunk (never the chunk's own text)
         context = heading_context(text, blocks, chunks)
         # German compounds are split against the document's own words
@@ -564,6 +576,7 @@ class Ingestor:
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
         manifest, extraction = self.extract(record, source.take(), options)
         source.release()
+        prepared = self.ahead.prepared(extraction) if self.ahead is not None else None
         manifest_id = self.store.save_representation(
             tenant,
             manifest,
@@ -579,7 +592,9 @@ class Ingestor:
             ),
             extracted=extracted,
         )
-        return manifest_id, _Fresh(self.store, manifest_id, extraction.text, extraction.blocks)
+        return manifest_id, _Fresh(
+            self.store, manifest_id, extraction.text, extraction.blocks, prepared
+        )
 
     def extract(
         self, record: RevisionRecord, data: bytes, options: ExtractOptions
