@@ -53,7 +53,7 @@ AHEAD_VARIABLE: Final = "RAGOX_EXTRACT_AHEAD"
 TEXT_TYPES: Final = frozenset({"text/plain", "text/markdown", "text/x-rst"})
 #: Files extracted ahead of the one being stored: the worker never waits for the
 #: caller, and at most this many extractions are held.
-DEPTH: Final = 2
+DEPTH: Final = 4
 #: The caller extracts a file itself when the worker has not started it yet.
 SHARE: Final = True
 #: Larger files are extracted by the caller: a file's text, search text and blocks
