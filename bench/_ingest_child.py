@@ -30,15 +30,17 @@ def ragox(paths: list[Path]) -> int:
     with tempfile.TemporaryDirectory() as home:
         app = Ragox(Path(home))
         units = 0
-        for path in paths:
-            item = app.ingest_path(path, path.parent)
-            assert item.outcome is not None and item.outcome.state.value == "READY", item
-            record = app.store.get_revision(
-                "default", item.outcome.document_id, item.outcome.revision
-            )
-            assert record is not None and record.manifest_id is not None
-            notes = app.store.notes(record.manifest_id)
-            units += notes.page_count or 1
+        # as `ragox ingest` does: text files extracted one step ahead by a worker
+        with app.extracting_ahead(paths):
+            for path in paths:
+                item = app.ingest_path(path, path.parent)
+                assert item.outcome is not None and item.outcome.state.value == "READY", item
+                record = app.store.get_revision(
+                    "default", item.outcome.document_id, item.outcome.revision
+                )
+                assert record is not None and record.manifest_id is not None
+                notes = app.store.notes(record.manifest_id)
+                units += notes.page_count or 1
         app.close()
     return units
 

@@ -313,31 +313,34 @@ def ingest(
         bar = _tqdm.tqdm(
             planned, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr
         )
-        for path, root, doc_id in bar:
-            if doc_id is None:
-                items.append(IngestItem(str(path), None, SkipReason.ID_COLLISION))
-            else:
-                items.append(
-                    _ingest_one(
-                        app,
-                        path,
-                        root,
-                        doc_id,
-                        revision,
-                        groups,
-                        tenant,
-                        password,
-                        language,
-                        queue,
-                        ocr,
-                    )
-                )
-            if not as_json:  # each file's line as soon as it is done: a log sees progress
-                line = _ingest_line(items[-1])
-                if bar.disable:
-                    click.echo(line)
+        # text files are extracted one step ahead while the one before is stored
+        ahead = [] if queue else [path for path, _, doc_id in planned if doc_id is not None]
+        with app.extracting_ahead(ahead):
+            for path, root, doc_id in bar:
+                if doc_id is None:
+                    items.append(IngestItem(str(path), None, SkipReason.ID_COLLISION))
                 else:
-                    bar.write(line, file=sys.stdout)
+                    items.append(
+                        _ingest_one(
+                            app,
+                            path,
+                            root,
+                            doc_id,
+                            revision,
+                            groups,
+                            tenant,
+                            password,
+                            language,
+                            queue,
+                            ocr,
+                        )
+                    )
+                if not as_json:  # each file's line as soon as it is done: a log sees progress
+                    line = _ingest_line(items[-1])
+                    if bar.disable:
+                        click.echo(line)
+                    else:
+                        bar.write(line, file=sys.stdout)
         ready = sum(item.ready for item in items)
         failed = sum(item.failed for item in items)
         queued = sum(item.queued and not item.ready and not item.failed for item in items)

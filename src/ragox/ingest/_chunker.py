@@ -28,6 +28,8 @@ __all__ = [
     "ChunkingConfig",
     "chunk_id",
     "chunk_representation",
+    "plan_chunks",
+    "planned_chunks",
     "search_text_and_chunks",
 ]
 
@@ -149,11 +151,31 @@ def search_text_and_chunks(
     """The search text and the chunks of a representation: chunks are cut first, so
     that the search text gives each chunk the header text of its table cells once
     (the header cells it does not hold itself)."""
+    search, pieces = plan_chunks(text, blocks, config)
+    return search, planned_chunks(manifest_id, blocks, search, pieces)
+
+
+def plan_chunks(
+    text: str, blocks: Sequence[Block], config: ChunkingConfig = DEFAULT_CHUNKING
+) -> tuple[SearchText, list[tuple[int, int, int]]]:
+    """The search text and the chunks' ``(start, end, tokens)`` of a representation:
+    :func:`search_text_and_chunks` without the records (which name the manifest)."""
     skip = frozenset(repeated_margin_blocks(text, blocks))
     pieces = _plan(text, blocks, config, skip)
     spans = [(p.start, p.end) for p in pieces if p.tokens]
     search = build_search_text(text, blocks, chunk_spans=spans)
-    return search, _records(manifest_id, blocks, pieces, search.alignment)
+    return search, [(p.start, p.end, p.tokens) for p in pieces if p.tokens]
+
+
+def planned_chunks(
+    manifest_id: str,
+    blocks: Sequence[Block],
+    search: SearchText,
+    pieces: Sequence[tuple[int, int, int]],
+) -> list[ChunkRecord]:
+    """The chunk records of a :func:`plan_chunks` plan: those of
+    :func:`search_text_and_chunks`."""
+    return _records(manifest_id, blocks, [_Piece(*p) for p in pieces], search.alignment)
 
 
 def _plan(
@@ -211,6 +233,7 @@ def _records(
     packed: Sequence[_Piece],
     search_alignment: Alignment,
 ) -> list[ChunkRecord]:
+    # (reads only the pieces' start, end and tokens)
     """3. Records with block ranges and search-text ranges."""
     ordered = sorted(blocks, key=lambda b: b.span.start)
     starts = [b.span.start for b in ordered]

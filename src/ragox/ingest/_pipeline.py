@@ -30,7 +30,7 @@ from ragox.extract import (
     extractor_for,
     parsers_for,
 )
-from ragox.ingest._chunker import search_text_and_chunks
+from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
 from ragox.ingest._headings import heading_context
 from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
 from ragox.ingest._jobs import Heartbeat
@@ -56,6 +56,7 @@ from ragox.store import (
 from ragox.text import Profile
 
 if TYPE_CHECKING:
+    from ragox.ingest._ahead import ExtractAhead, Prepared
     from ragox.search import Embedder
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
@@ -91,6 +92,8 @@ class _Fresh:
     manifest_id: str
     text: str
     blocks: tuple[Block, ...]
+    #: the search text, chunk ranges and language the extraction worker computed
+    prepared: Prepared | None = None
 
 
 class _AnalyzedBodies:
@@ -153,6 +156,9 @@ class Ingestor:
         #: when set, asked for the embedder at each indexing instead (the index's
         #: embedder may change while a server runs: `ragox reindex` elsewhere)
         self.embedder_source: Callable[[], Embedder | None] | None = None
+        #: when set, the text files of a folder are extracted one step ahead by a
+        #: worker process (``ragox.ingest._ahead``); the result is the same
+        self.ahead: ExtractAhead | None = None
 
     def ingest_file(
         self,
@@ -171,6 +177,8 @@ class Ingestor:
         refused = _refuse_name(document_id, revision)
         if refused is not None:
             return refused
+        if self.ahead is not None:
+            self.ahead.begin(path)
         size = path.stat().st_size
         if size > self.max_bytes:
             digest = hashlib.sha256()
@@ -389,15 +397,25 @@ class Ingestor:
         rows; its text and blocks as this run has just stored them (``fresh``), else
         read from the store."""
         blocks: Sequence[Block]
+        prepared = None
         if fresh is not None and fresh.store is self.store and fresh.manifest_id == manifest_id:
-            text, blocks = fresh.text, fresh.blocks
+            text, blocks, prepared = fresh.text, fresh.blocks, fresh.prepared
         else:
             blocks = self.store.blocks(manifest_id)
             text = self.store.text(manifest_id)
-        search, chunks = search_text_and_chunks(manifest_id, text, blocks)
+        if prepared is not None:
+            search = prepared.search
+            chunks = planned_chunks(manifest_id, blocks, search, prepared.pieces)
+        else:
+            search, chunks = search_text_and_chunks(manifest_id, text, blocks)
         document = self.store.get_document(tenant, document_id)
         assert document is not None
-        language = document.language or document_language(search.text)
+        if document.language:
+            language: str | None = document.language
+        elif prepared is not None:
+            language = prepared.language
+        else:
+            language = document_language(search.text)
         # each row carries the headings above its chunk (never the chunk's own text)
         context = heading_context(text, blocks, chunks)
         # German compounds are split against the document's own words
@@ -558,6 +576,7 @@ class Ingestor:
         self.store.set_state(tenant, doc, rev, RevisionState.EXTRACTING)
         manifest, extraction = self.extract(record, source.take(), options)
         source.release()
+        prepared = self.ahead.prepared(extraction) if self.ahead is not None else None
         manifest_id = self.store.save_representation(
             tenant,
             manifest,
@@ -573,7 +592,9 @@ class Ingestor:
             ),
             extracted=extracted,
         )
-        return manifest_id, _Fresh(self.store, manifest_id, extraction.text, extraction.blocks)
+        return manifest_id, _Fresh(
+            self.store, manifest_id, extraction.text, extraction.blocks, prepared
+        )
 
     def extract(
         self, record: RevisionRecord, data: bytes, options: ExtractOptions
@@ -582,7 +603,13 @@ class Ingestor:
         OCR reads with the models of the document's given language."""
         if options.language is None:
             options = dataclasses.replace(options, language=given_language(self.store, record))
-        extraction = extractor_for(record.media_type)(data, self.profile, options)
+        extraction = None
+        if self.ahead is not None:
+            extraction = self.ahead.take(
+                record.source_sha256, record.media_type, self.profile, options
+            )
+        if extraction is None:
+            extraction = extractor_for(record.media_type)(data, self.profile, options)
         manifest = Manifest(
             document_id=record.document_id,
             revision=record.revision,

@@ -11,6 +11,7 @@ import os
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -746,6 +747,26 @@ class Ragox:
             (path, root, doc_id if len(owners[doc_id]) == 1 else None)
             for path, root, doc_id in planned
         ]
+
+    @contextmanager
+    def extracting_ahead(self, paths: Sequence[Path]) -> Iterator[None]:
+        """While it is open, :meth:`ingest_path` of ``paths``, called in this order,
+        finds the text files among them (plain, Markdown, reStructuredText) already
+        extracted by a worker process, which reads the next ones while this one is
+        stored (issue 15). What is stored is the same; with one CPU, or with
+        ``RAGOX_EXTRACT_AHEAD=0``, every file is extracted here."""
+        from ragox.ingest._ahead import ExtractAhead, ahead_wanted  # noqa: PLC0415
+
+        if not ahead_wanted() or len(paths) < 2:
+            yield
+            return
+        ahead = ExtractAhead(paths, self.profile)
+        self.ingestor.ahead = ahead
+        try:
+            yield
+        finally:
+            self.ingestor.ahead = None
+            ahead.close()
 
     def ingest_path(
         self,
