@@ -28,6 +28,8 @@ __all__ = [
     "display_text",
     "has_instruction",
     "is_introducer",
+    "item_breaks",
+    "list_marker",
     "may_introduce",
     "runs_into_block",
     "same_passage_key",
@@ -40,6 +42,12 @@ _INTRODUCER: Final = regex.compile(
     regex.IGNORECASE,
 )
 _LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
+#: a line break before a list item: in a PDF's text the items of a list are lines,
+#: not paragraphs (no blank line between "· To configure the network:" and "1. Edit
+#: …"), so each item starts at such a break
+_ITEM_BREAK: Final = regex.compile(r"\n[ \t]*(?=(?:\d{1,2}[.)]|[*•\-–+·▪◦])\s+\S)")
+#: an item's marker: its number or letter form, or its bullet
+_MARKER: Final = regex.compile(r"^\s*(?:(\d{1,2})([.)])|([a-z])([.)])|([*•\-–+·▪◦]))\s+\S")
 _ITEM_GOES_ON: Final = regex.compile(
     r"(?:[,;]|\b(?:and|or|und|oder|sowie|и|или|а также))\s*$", regex.IGNORECASE
 )
@@ -105,13 +113,38 @@ def _block_like(paragraph: str) -> bool:
     return "\t" in text and "\n" not in text  # a table row with tab-separated cells
 
 
-def block_end(text: str, position: int, colon: bool, limit: int | None = None) -> int | None:
+def item_breaks(text: str, start: int, end: int) -> list[int]:
+    """Where list items start inside ``text[start:end]`` after a single line break (a
+    PDF's list: one item a line)."""
+    return [match.end() for match in _ITEM_BREAK.finditer(text, start, end)]
+
+
+def list_marker(paragraph: str) -> tuple[str, str] | None:
+    """The kind of an item's marker: ("1", ".") is a number with a dot, ("a", ")") a
+    letter with a parenthesis, ("•", "") a bullet; None for no item."""
+    match = _MARKER.match(paragraph)
+    if match is None:
+        return None
+    if match.group(1):
+        return ("1", match.group(2))
+    if match.group(3):
+        return ("a", match.group(4))
+    return (match.group(5), "")
+
+
+def block_end(
+    text: str, position: int, colon: bool, limit: int | None = None, opening: int | None = None
+) -> int | None:
     """Where the block introduced by a sentence ending at ``position`` ends in ``text``,
     or None when no block follows (prose after "the following" is not a block).
 
     ``limit`` bounds the search (the end of the evidence); a block cut by it is
-    not a block."""
+    not a block. ``opening`` is where the introducing sentence starts: when it is a
+    list item itself ("• To configure the network:" above its steps "1. …", "2. …"),
+    its block ends before the next item of its own list (the next "•"), whose steps
+    are another item's."""
     stop = len(text) if limit is None else limit
+    own = list_marker(text[opening:position]) if opening is not None else None
     cursor = position
     end: int | None = None
     last = position  # where the block's last paragraph begins
@@ -122,10 +155,13 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
         if begin >= stop:
             break
         found = _PARAGRAPH.search(text, begin, stop)
-        finish = found.start() if found else stop
-        if found is None and limit is not None and stop < len(text):
+        item = _ITEM_BREAK.search(text, begin + 1, found.start() if found else stop)
+        finish = item.start() if item else found.start() if found else stop
+        if item is None and found is None and limit is not None and stop < len(text):
             break  # the paragraph runs past what we may read: not known to be complete
         paragraph = text[begin:finish]
+        if own is not None and list_marker(paragraph) == own:
+            break  # the next item of the introducer's own list
         first = count == 0 and colon and len(paragraph) <= 600
         # an enumeration goes on while its items end with a comma or "and" ("0 (halt),"
         # then "1 (single user),"): its next item belongs to the block
@@ -145,7 +181,9 @@ def block_end(text: str, position: int, colon: bool, limit: int | None = None) -
     return end
 
 
-_SOFT_BREAK: Final = regex.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+]|[$#])\s)")
+_SOFT_BREAK: Final = regex.compile(
+    r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)"
+)
 
 
 def display_text(quote: str) -> str:

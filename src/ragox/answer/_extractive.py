@@ -31,6 +31,7 @@ instruction bonus for how-to questions is set by reasoning, not fitted (see
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ from ragox.answer._blocks import (
     block_end,
     display_text,
     is_introducer,
+    item_breaks,
+    list_marker,
     runs_into_block,
     same_passage_key,
 )
@@ -188,16 +191,19 @@ class ExtractiveConfig:
     #: real-document development set, never on the held-out set
     description: float = 2.0
     #: answerability penalty of a sentence without a number (in digits or words) for a
-    #: "how many"/"wie viele"/"сколько" question: "Wie viele Tage hat ein Schaltjahr?" is
-    #: not answered by "Probleme werden binnen Tagen behoben". Set by the same reasoning
-    #: as ``description`` (the sentence lacks the kind of answer asked for), not fitted
-    no_number: float = 2.0
+    #: "how many"/"wie viele"/"сколько"/"how big" question: none answers it ("Wie viele
+    #: Tage hat ein Schaltjahr?" is not answered by "Probleme werden binnen Tagen
+    #: behoben", "Wie groß darf ein Git-Repository auf Salsa sein?" not by the sentence
+    #: that introduces Salsa). It was 2.0, by the same reasoning as ``description``; the
+    #: real-document development set's unanswerable quantity questions passed it by up
+    #: to 2.3, and no answerable one there or in XQuAD's fit half lacks a number
+    no_number: float = math.inf
     #: score and answerability penalty of a sentence that says no frequency (neither
     #: "twice each day", "einmal monatlich", "каждые 15 минут" nor a number of times)
     #: for a "how often"/"wie oft"/"как часто" question. It lowers the ranking too (not
     #: only answerability, as ``no_number`` does): a manual's sentences about the
     #: same thing repeat the question's words far more than the one that says how
-    #: often. Set by the same reasoning as ``no_number``, the same size; XQuAD asks
+    #: often. Set by the same reasoning as ``description``, the same size; XQuAD asks
     #: three such questions in 1,190, so nothing was fitted there
     no_frequency: float = 2.0
     #: per share of the question found only in the heading of the sentence's section: a
@@ -239,11 +245,16 @@ class ExtractiveConfig:
                 return -math.inf
             credit = self.instruction_evidence if features.answer_kind else -self.description
             credit -= self.uncovered_rest * features.uncovered_rest
+        elif kind is AnswerKind.REASON and features.answer_kind:
+            # "why …?" answered by a sentence that states a reason ("Das ist der Grund,
+            # weshalb die erste Veröffentlichung 1.1 war")
+            credit = self.instruction_evidence
         elif kind is AnswerKind.NAME and features.answer_kind:
             # "which tool …?" answered by a sentence naming one ("You can use cron-apt;
             # this tool updates the system at regular intervals")
             credit = self.instruction_evidence
         elif kind is AnswerKind.NUMBER and not features.answer_kind:
+            # however many of the question's words the sentence repeats
             credit = -self.no_number
         elif kind is AnswerKind.FREQUENCY and not features.answer_kind:
             credit = -self.no_frequency
@@ -459,7 +470,13 @@ def units(text: str) -> list[tuple[int, int, bool]]:
     """Sentence spans of ``text``, except that a sentence introducing a block (a command,
     steps, a list) spans the block too and is always quotable; the block's own
     sentences are then part of it, not units of their own."""
-    spans = split_sentences(text)
+    spans = [
+        piece
+        for start, end in split_sentences(text)
+        # a PDF's list items are lines: each one starts a unit of its own, though the
+        # sentence splitter runs "… interface:\n1. Edit …" together
+        for piece in _pieces(text, start, end)
+    ]
     out: list[tuple[int, int, bool]] = []
     index = 0
     while index < len(spans):
@@ -467,7 +484,7 @@ def units(text: str) -> list[tuple[int, int, bool]]:
         sentence = text[start:end]
         # (the block is looked for only after a sentence that may introduce one)
         finish = (
-            block_end(text, end, sentence.rstrip().endswith(":"), len(text))
+            block_end(text, end, sentence.rstrip().endswith(":"), len(text), start)
             if is_introducer(sentence) or runs_into_block(sentence)
             else None
         )
@@ -484,6 +501,32 @@ def units(text: str) -> list[tuple[int, int, bool]]:
             out.append((start, end, False))
         index += 1
     return out
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The span ``[start, end)`` cut before each bullet that opens a line in it, and
+    before a numbered item right after a list item ("· To configure the network:" then
+    "1. Edit …"); a sentence announcing numbered steps ("… requires these steps:" then
+    "1. Close …") stays one unit with its first step, as the HTML of the same manual
+    has it."""
+    cuts = [start]
+    for cut in item_breaks(text, start, end):
+        if list_marker(text[cut:end]) in _NUMBERED and list_marker(text[cuts[-1] : cut]) is None:
+            continue
+        cuts.append(cut)
+    cuts.append(end)
+    out = []
+    for begin, cut in itertools.pairwise(cuts):
+        finish = cut
+        while finish > begin and text[finish - 1].isspace():
+            finish -= 1
+        if finish > begin:
+            out.append((begin, finish))
+    return out
+
+
+#: the markers of numbered or lettered list items, by kind (``list_marker``)
+_NUMBERED: Final = frozenset({("1", "."), ("1", ")"), ("a", "."), ("a", ")")})
 
 
 #: the last words of an elliptical sentence, one that leaves out what the sentence
@@ -669,6 +712,10 @@ class ExtractiveGenerator:
                 continue
             if any(_same(candidate, other) or _overlap(candidate, other) for other in chosen):
                 continue
+            # another item of the best one's list, with its own steps ("· To configure
+            # the printer:" beside "· To configure the network:"), is about another thing
+            if _sibling_item(candidate, best):
+                continue
             chosen.append(candidate)
         claims = []
         keys: dict[tuple[str, int], str] = {}  # each sentence's passage key, made once
@@ -762,6 +809,17 @@ def _supplies_kind(sentence: ScoredSentence, best: ScoredSentence) -> bool:
         and not best.support.answer_kind
         and sentence is not best
         and _adjacent(sentence, best)
+    )
+
+
+def _sibling_item(sentence: ScoredSentence, best: ScoredSentence) -> bool:
+    """Both introduce a block, in one passage, from list items of the same kind."""
+    return (
+        sentence.block
+        and best.block
+        and sentence.evidence.source_id == best.evidence.source_id
+        and (marker := list_marker(_quote(best))) is not None
+        and list_marker(_quote(sentence)) == marker
     )
 
 

@@ -27,7 +27,7 @@ from typing import Final
 
 import regex
 
-from ragox.search import analyze_document
+from ragox.search import analyze_document, detect_language
 from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 
 __all__ = [
@@ -54,6 +54,9 @@ class AnswerKind(Enum):
     #: "where is … stored", "in welcher Datei …", "где хранится …": a file, folder or
     #: web address (a place name does not count: it has no path to check for)
     LOCATION = "location"
+    #: "why …", "warum …", "почему …": a reason ("because", "Das ist der Grund, weshalb",
+    #: "потому что")
+    REASON = "reason"
     #: "which tool …", "in welchem Paket …", "в каком пакете …": the name of a package,
     #: program or command, written as one ("cron-apt", "debian-policy")
     NAME = "name"
@@ -71,7 +74,8 @@ _KINDS: Final = (
     (
         AnswerKind.FREQUENCY,
         regex.compile(
-            r"\b(?:how often|how frequently|wie oft|wie häufig|in welchen abständen"
+            r"\b(?:how often|how frequently|how many times|wie oft|wie häufig|wie viele male"
+            r"|in welchen abständen|сколько раз"
             r"|как часто|с какой (?:частотой|периодичностью))\b",
             regex.IGNORECASE,
         ),
@@ -80,11 +84,23 @@ _KINDS: Final = (
         AnswerKind.NUMBER,
         regex.compile(
             r"\b(?:how many|how much|what percentage|wie viele|wie viel|wieviel|wie hoch"
-            r"|сколько)\b",
+            r"|сколько)\b"
+            # a size or an amount: "how big", "wie groß", "какого размера"
+            r"|\b(?:how (?:big|large|small|heavy|tall|wide)|what size|wie (?:groß|klein"
+            r"|schwer|breit)|welche größe|какого (?:размера|объ[её]ма)|какой (?:размер"
+            r"|объ[её]м)|насколько (?:велик|большим|большой|большая))",
             regex.IGNORECASE,
         ),
     ),
     (AnswerKind.INSTRUCTION, HOW_TO_QUESTION),
+    (
+        AnswerKind.REASON,
+        regex.compile(
+            r"^\W*(?:why|for what reason|warum|wieso|weshalb|weswegen|aus welchem grund"
+            r"|почему|зачем|отчего|по какой причине)\b",
+            regex.IGNORECASE,
+        ),
+    ),
     (
         AnswerKind.LOCATION,
         regex.compile(
@@ -126,21 +142,24 @@ FREQUENCY_WORDS: Final = frozenset(
 )
 #: how often, in words: "once", "twice each day", "every few minutes", "daily",
 #: "einmal monatlich", "mehrmals", "jede Woche", "дважды в день", "ежедневно",
-#: "каждые несколько минут", "раз в неделю"
+#: "каждые несколько минут", "раз в неделю"; "times" and "раз" only after a count
+#: ("three times", "несколько раз"): "at times", "в этот раз" say no frequency
 _FREQUENCY: Final = regex.compile(
-    r"\b(?:once|twice|thrice|\w+ times|hourly|daily|nightly|weekly|fortnightly|monthly"
-    r"|quarterly|yearly|annually|(?:every|each|per|a) (?:\w+ )?(?:second|minute|hour|day"
-    r"|night|week|month|year)s?"
+    r"\b(?:once|twice|thrice|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|several|many|multiple|a few|a couple of|a number of) times|hourly|daily|nightly"
+    r"|weekly|fortnightly|monthly|quarterly|yearly|annually"
+    r"|(?:every|each|per|a) (?:\w+ )?(?:second|minute|hour|day|night|week|month|year)s?"
     r"|(?:ein|zwei|drei|vier|fünf|mehr|\d+)[ -]?mal(?:s|ig)?|(?:täg|wöchent|monat"
     r"|stünd|jähr)lich\w*|(?:jede[nrs]?|pro|alle) (?:\w+ )?(?:sekunde|minute"
     r"|stunde|tag|woche|monat|jahr)\w*"
-    r"|\w+ раза?|раза? в|дважды|трижды|ежечасно|ежедневно|еженедельно|ежемесячно"
+    r"|(?:\d+|один|два|две|три|четыре|пять|шесть|семь|восемь|девять|десять|несколько"
+    r"|много) раза?|раза? в|дважды|трижды|ежечасно|ежедневно|еженедельно|ежемесячно"
     r"|ежегодно|кажд\w+ (?:\w+ )?(?:секунд|минут|час|дн|день|недел|месяц|год|лет)\w*"
     r"|в (?:секунду|минуту|час|день|сутки|неделю|месяц|год))\b",
     regex.IGNORECASE,
 )
-#: a number in words ("seven days", "sieben Tage", "семь дней"); not "ein"/"one" as an
-#: article or pronoun
+#: a number in words ("seven days", "sieben Tage", "семь дней", "шестикратный"); not
+#: "ein"/"one" as an article or pronoun
 _NUMBER_WORD: Final = regex.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|\w+teen"
     r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
@@ -150,7 +169,21 @@ _NUMBER_WORD: Final = regex.compile(
     r"|два|две|двух|двум|двумя|три|трёх|трех|трём|тремя|четыре|четырёх|четырех|пять|пяти"
     r"|шесть|шести|семь|семи|восемь|восьми|девять|девяти|десять|десяти|\w+надцать"
     r"|\w+надцати|двадцат\w*|тридцат\w*|сорок|сорока|\w+десят|девяносто|сто|ста|двести"
-    r"|триста|четыреста|\w+сот|тысяч\w*|миллион\w*|миллиард\w*)\b",
+    r"|триста|четыреста|\w+сот|тысяч\w*|миллион\w*|миллиард\w*"
+    # a number as an adjective: "sechsfacher", "шестикратный" (a six-time winner)
+    r"|(?:zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)fach\w*"
+    r"|(?:одно|дву|двух|тр[её]х|четыр[её]х|пяти|шести|семи|восьми|девяти|десяти)кратн\w*)\b",
+    regex.IGNORECASE,
+)
+
+
+#: a reason stated: "because", "that is why", "weil", "Das ist der Grund, weshalb",
+#: "потому что", "поэтому"
+_REASON: Final = regex.compile(
+    r"\b(?:because|since|due to|owing to|so that|in order to|that is why|this is why"
+    r"|the reason|reasons?|therefore|as a result|weil|denn|deshalb|deswegen|daher|darum"
+    r"|weshalb|wegen|damit|grund|gründen|потому что|так как|поскольку|из-за|поэтому"
+    r"|причин\w*|чтобы|ибо|вследствие)\b",
     regex.IGNORECASE,
 )
 
@@ -166,11 +199,18 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.DATE:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
-        return bool(_DIGIT.search(sentence) or _NUMBER_WORD.search(sentence))
+        # a number that says how often ("every 15 minutes", "twice a day") is no count,
+        # size or amount
+        counted = _FREQUENCY.sub(" ", sentence)
+        return bool(_DIGIT.search(counted) or _NUMBER_WORD.search(counted))
     if kind is AnswerKind.FREQUENCY:
         return bool(_FREQUENCY.search(sentence))
     if kind is AnswerKind.INSTRUCTION:
-        return has_instruction(sentence)
+        # the sentence's own language: an English sentence left untranslated in a
+        # German manual instructs, a German one opening with "install" does not
+        return has_instruction(sentence, detect_language(sentence))
+    if kind is AnswerKind.REASON:
+        return bool(_REASON.search(sentence))
     if kind is AnswerKind.LOCATION:
         return bool(_PATH.search(sentence))
     if kind is AnswerKind.NAME:

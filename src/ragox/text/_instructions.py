@@ -42,7 +42,7 @@ _ENGLISH_IMPERATIVE: Final = (
     r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
     r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
 )
-_IMPERATIVE: Final = regex.compile(
+_ENGLISH: Final = regex.compile(
     r"^"
     + _ENGLISH_IMPERATIVE
     # after a condition: "If you want to run testing, then change the third field …",
@@ -52,8 +52,14 @@ _IMPERATIVE: Final = regex.compile(
     # not a word of an enumeration ("unknown, install, remove purge und hold")
     + r"(?!\s*[,;)]|\s+(?:and|or|und|oder|и|или)\b)"
     # advice addressed to the reader is an instruction too: "You should make a backup
-    # …", "Sie sollten Sicherungskopien … anlegen", "Вам нужно сделать резервную копию"
-    + r"|\byou (?:should|must|need to|have to)\b|\b(?-i:Sie) (?:sollten|müssen)\b"
+    # …"
+    + r"|\byou (?:should|must|need to|have to)\b",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+_IMPERATIVE: Final = regex.compile(
+    # advice addressed to the reader: "Sie sollten Sicherungskopien … anlegen", "Вам
+    # нужно сделать резервную копию"
+    r"\b(?-i:Sie) (?:sollten|müssen)\b"
     r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
     r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
     r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
@@ -97,14 +103,21 @@ def command_like(paragraph: str) -> bool:
     )
 
 
-def has_instruction(text: str) -> bool:
-    """A command, a numbered step or an imperative: what a how-to question asks for."""
+def has_instruction(text: str, language: str | None = None) -> bool:
+    """A command, a numbered step or an imperative: what a how-to question asks for.
+
+    ``language`` is the text's own language where the caller knows it: the English
+    imperatives ("install …", "start …") are looked for only in text that is not
+    German or Russian, where those words open a definition ("install (installieren) -
+    der Benutzer möchte …") or a noun ("Start des Systems …")."""
     for paragraph in PARAGRAPH_BREAK.split(text):
         stripped = paragraph.strip()
         if _PROMPT.match(stripped) or regex.match(r"^\d{1,2}[.)]\s+\S", stripped):
             return True
         if command_like(stripped) and not SENTENCE_END.search(stripped):
             return True
+    if language in (None, "en") and _ENGLISH.search(text):
+        return True
     return bool(_IMPERATIVE.search(text))
 
 
