@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         Searcher,
         SearchError,
         SearchMode,
+        query_language,
         scope_of,
     )
     from ragox.search._vectors import (
@@ -78,6 +79,7 @@ __all__ = [
     "index_terms",
     "is_stopword",
     "likely_language",
+    "query_language",
     "reindex",
     "scope_of",
     "tokens",
@@ -121,6 +123,7 @@ __getattr__, __dir__ = lazy_exports(
             "Searcher",
             "SearchError",
             "SearchMode",
+            "query_language",
             "scope_of",
         ),
         "._vectors": (

@@ -20,8 +20,8 @@ from ragox.access import Principal
 from ragox.search._analyze import (
     SUPPORTED_LANGUAGES,
     analyze_search_query,
-    detect_language,
     fts_match,
+    likely_language,
     tokens,
 )
 from ragox.search._matrix import VectorMatrix, build_matrix, top_rows
@@ -46,6 +46,7 @@ __all__ = [
     "SearchError",
     "SearchMode",
     "Searcher",
+    "query_language",
     "scope_of",
 ]
 
@@ -136,6 +137,18 @@ class Hit:
     #: the same passage in other chunks the caller may read (the PDF of an HTML manual,
     #: one text in two documents), in rank order; only in a collapsed search
     also_in: tuple[Hit, ...] = ()
+
+
+def query_language(query: str) -> str | None:
+    """The language a question is searched in by meaning (the same-language bonus of
+    its vector list, the cross-lingual rule of its fusion): guessed as eagerly as its
+    stop words are (:func:`~ragox.search.likely_language`), since a short question
+    ("Was machen einige Gemeinschaftsapotheken?") often has too few function words to
+    be detected. On XQuAD with 547 Debian-reference distractors, 47 of 1,190 German
+    questions are not detected and 38 of them are likely German; German hybrid
+    recall@5 .946 → .956 on the even articles, .957 → .965 on the odd ones
+    (bench/bench_crosslingual.py)."""
+    return likely_language(query)
 
 
 def scope_of(principal: Principal) -> Scope:
@@ -333,7 +346,7 @@ class Searcher:
         if not embedded:
             embedded.append(self.embedder.embed([query], "query")[0])
         query_vector = embedded[0]
-        spoken = detect_language(query)
+        spoken = query_language(query)
         bonus = SAME_LANGUAGE_BONUS.get(self.embedder.identity.model, {}).get(spoken or "", 0.0)
         # A backend with a vector index filters by scope inside its scan; with a
         # language bonus, more candidates than asked are ranked again here.
@@ -390,7 +403,7 @@ class Searcher:
             return list(only)
         lexical, vector = lists["lexical"], lists["vector"]
         weights = dict.fromkeys((chunk_id for chunk_id, _ in lexical), 1.0)
-        spoken = detect_language(query)
+        spoken = query_language(query)
         if spoken is not None and vector and lexical:
             languages = self._chunk_languages(scope, [vector[0][0], *weights])
             if languages.get(vector[0][0]) not in (spoken, None):

@@ -444,7 +444,7 @@ class Ragox:
         """The hits an answer is drawn from and, in hybrid or vector mode, the question's
         similarity by meaning to them (``ragox.answer._vectors``)."""
         from ragox.answer._vectors import vector_evidence  # noqa: PLC0415
-        from ragox.search import detect_language  # noqa: PLC0415
+        from ragox.search import query_language  # noqa: PLC0415
 
         # The evidence in BM25 order: the extractive scorer weighs a sentence's
         # instruction and its passage's rank itself, and search's preference for
@@ -457,7 +457,7 @@ class Ragox:
             return hits, None  # lexical mode: answers as they always were
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
         model = self._embedder.identity.model
-        return hits, vector_evidence(hits, model, detect_language(question), languages)
+        return hits, vector_evidence(hits, model, query_language(question), languages)
 
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'
