@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from conftest import DATA, store_class, store_sql
 from ragox.extract import ExtractOptions, extractor_for
 from ragox.ingest._chunker import search_text_and_chunks
-from ragox.ingest._headings import heading_context
+from ragox.ingest._headings import row_headings
 from ragox.search import compound_vocabulary, index_terms
 from ragox.service import Ragox
 from ragox.store import RevisionState
@@ -81,7 +81,7 @@ def test_stored_rows_are_what_the_stages_compute(
     assert app.store.chunks(manifest_id) == chunks
 
     (language,) = one("SELECT language FROM representations WHERE manifest_id=?")
-    context = heading_context(extraction.text, extraction.blocks, chunks)
+    context = row_headings(extraction.text, extraction.blocks, chunks)
     vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
     expected = {
         c.chunk_id: index_terms(

@@ -31,7 +31,7 @@ from ragox.extract import (
     parsers_for,
 )
 from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
-from ragox.ingest._headings import heading_context
+from ragox.ingest._headings import row_headings
 from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
 from ragox.ingest._jobs import Heartbeat
 from ragox.ingest._language import document_language
@@ -112,7 +112,7 @@ class _AnalyzedBodies:
     ) -> None:
         self._text = text
         self._chunks = chunks
-        self._context = context  # the headings above each chunk
+        self._context = context  # the headings above each chunk, and its own again
         self._language = language
         self._vocabulary = vocabulary
 
@@ -416,8 +416,9 @@ class Ingestor:
             language = prepared.language
         else:
             language = document_language(search.text)
-        # each row carries the headings above its chunk (never the chunk's own text)
-        context = heading_context(text, blocks, chunks)
+        # each row carries the headings above its chunk and its own headings once more
+        # (never the chunk's own text otherwise)
+        context = row_headings(text, blocks, chunks)
         # German compounds are split against the document's own words
         vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
         rows = _AnalyzedBodies(search.text, chunks, context, language, vocabulary)

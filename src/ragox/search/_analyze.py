@@ -46,12 +46,14 @@ __all__ = [
 SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
 
 #: Version of what :func:`index_terms` writes and :func:`analyze_search_query` matches
-#: (tokenizer, stemmers, stop lists, terms of unknown-language documents). Lexical rows
+#: (tokenizer, stemmers, stop lists, terms of unknown-language documents, the heading
+#: words ingestion writes into a chunk's row beside its text). Lexical rows
 #: written by another version may not be found the same way: reindex them.
 #: 1: documents of unknown language unstemmed; 2: unknown language with every stem,
 #: queries analyzed in every scope language, Snowball stop lists; 3: German documents
-#: also carry the parts of their compounds; 4: derived words meet (:func:`index_form`).
-LEXICAL_ANALYZER_VERSION: Final = "4"
+#: also carry the parts of their compounds; 4: derived words meet (:func:`index_form`);
+#: 5: a chunk's row carries its own headings once more (``ragox.ingest._headings``).
+LEXICAL_ANALYZER_VERSION: Final = "5"
 #: Recorded with the lexical rows (issue 13): a change of the analysis above makes
 #: older rows stale, so that `ragox reprocess` rebuilds them.
 ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
