@@ -504,60 +504,71 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
     end tags pop to their element (formatting elements leave the blocks above
     them open, as the adoption agency algorithm does), raw text is skipped.
     It cannot be exact; the walk after parsing enforces the real limit.
+
+    The tags are read by one iterator over the text, restarted only after a
+    comment or raw text (where the scan jumps ahead); an end tag of the element on
+    top of the stack pops it without a search.
     """
     if text.count("<") <= limit or _pushing_starts(text) <= limit:
         return False
     stack: list[str] = []
     open_counts: dict[str, int] = {}
     position = 0
-    search = _TAG.search
+    finditer = _TAG.finditer
     find = text.find
     no_push = _NO_PUSH
+    raw_text = _RAW_TEXT
+    headings = _HEADINGS
     while True:
-        found = search(text, position)
-        if found is None:
-            return False
-        comment, slash, name, closed, other_closed = found.groups()
-        if comment:
-            end = find("-->", found.end())
-            if end < 0:
+        for found in finditer(text, position):
+            comment, slash, name, closed, other_closed = found.groups()
+            if name is None:
+                if comment:
+                    end = find("-->", found.end())
+                    if end < 0:
+                        return False
+                    position = end + 3
+                    break  # read on after the comment
+                if other_closed is None:  # doctype, bogus comment, processing instruction
+                    return False
+                continue
+            if closed is None:
                 return False
-            position = end + 3
-            continue
-        if name is None:  # doctype, bogus comment, processing instruction
-            if other_closed is None:
+            if slash:
+                if stack:
+                    name = name.lower()
+                    if stack[-1] == name:
+                        stack.pop()
+                        open_counts[name] -= 1
+                    elif open_counts.get(name):
+                        _pop_to(name, stack, open_counts)
+                continue
+            name = name.lower()
+            if name in no_push:
+                continue
+            if name in raw_text:
+                closing = re.compile(rf"</{re.escape(name)}[\t\n\f\r />]", re.I).search(
+                    text, found.end()
+                )
+                if closing is None:
+                    return False
+                position = closing.start()
+                break  # read on at the raw text's end tag
+            if name == "plaintext":
                 return False
-            position = found.end()
-            continue
-        if closed is None:
+            end = found.end()
+            if text[end - 2] == "/" and (open_counts.get("svg") or open_counts.get("math")):
+                continue  # a self-closing element in foreign content
+            if name == "a" and open_counts.get("a"):
+                _pop_to("a", stack, open_counts)
+            if name in headings and stack and stack[-1] in headings:
+                open_counts[stack.pop()] -= 1
+            stack.append(name)
+            open_counts[name] = open_counts.get(name, 0) + 1
+            if len(stack) > limit:
+                return True
+        else:
             return False
-        position = found.end()
-        tag_end = position - 1
-        name = name.lower()
-        if slash:
-            if open_counts.get(name):
-                _pop_to(name, stack, open_counts)
-            continue
-        if name in no_push:
-            continue
-        if name in _RAW_TEXT:
-            closing = re.compile(rf"</{re.escape(name)}[\t\n\f\r />]", re.I).search(text, position)
-            if closing is None:
-                return False
-            position = closing.start()
-            continue
-        if name == "plaintext":
-            return False
-        if text[tag_end - 1] == "/" and (open_counts.get("svg") or open_counts.get("math")):
-            continue  # a self-closing element in foreign content
-        if name == "a" and open_counts.get("a"):
-            _pop_to("a", stack, open_counts)
-        if name in _HEADINGS and stack and stack[-1] in _HEADINGS:
-            open_counts[stack.pop()] -= 1
-        stack.append(name)
-        open_counts[name] = open_counts.get(name, 0) + 1
-        if len(stack) > limit:
-            return True
 
 
 def _pop_to(name: str, stack: list[str], open_counts: dict[str, int]) -> None:
