@@ -1,0 +1,53 @@
+"""What issue 15's faster HTML path changed outside the extractor gives what it gave
+before: each piece beside the code it replaced, on real and hostile input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragox.extract import ExtractionError
+from ragox.extract.plain import control_count, reject_binary
+
+# -- control characters: counted on UTF-8 bytes instead of by a regular expression
+
+_CONTROLS = "".join(chr(c) for c in range(32) if chr(c) not in "\t\n\r\f")
+#: how the count was made before (a regular expression's runs)
+_CONTROL_RUN = re.compile("[" + re.escape(_CONTROLS) + "]+")
+
+
+def _previous_count(text: str) -> int:
+    return sum(len(run) for run in _CONTROL_RUN.findall(text))
+
+
+_CHARS = st.sampled_from(
+    [*_CONTROLS, "\t", "\n", "\r", "\f", " ", "a", "\x7f", "\x80", "\x85", "\xa0", "é"]
+    + ["\u0400", "\u2028", "\ud800", "\udfff", "\U0001f527", "\x1f", "\x0b"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CHARS, max_size=200))
+def test_control_count_counts_what_the_regular_expression_counted(chars: list[str]) -> None:
+    """ASCII, other scripts, astral characters and lone surrogates alike."""
+    text = "".join(chars)
+    assert control_count(text) == _previous_count(text)
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+@pytest.mark.parametrize("filler", ["a", "я", "\U0001f527"])
+def test_reject_binary_refuses_at_the_same_count(extra: int, filler: str) -> None:
+    """The limit is one control character in a hundred characters (at least 8), in
+    characters whatever their UTF-8 length: one more than it is refused."""
+    text = filler * 2000 + "\x01" * (20 + extra)
+    refused = _previous_count(text[:65536]) > max(8, len(text[:65536]) // 100)
+    assert refused == bool(extra)
+    if refused:
+        with pytest.raises(ExtractionError) as caught:
+            reject_binary(text)
+        assert caught.value.code.value == "BINARY_CONTENT"
+    else:
+        reject_binary(text)
