@@ -49,3 +49,64 @@ def test_reject_binary_refuses_at_the_same_count(extra: int, filler: str) -> Non
         assert caught.value.code.value == "BINARY_CONTENT"
     else:
         reject_binary(text)
+
+
+# -- simple tables: header cells in one pass down each column ----------------------
+
+_CELLS = st.sampled_from(["<td>d", "<th>h", "<td>", "<th>"])
+_ODD_CELLS = st.sampled_from(
+    [
+        "<td colspan=2>d",
+        "<td rowspan=2>d",
+        "<td rowspan=0>d",
+        "<th scope=col>h",
+        "<th scope=row>h",
+        "<th scope=rowgroup>h",
+        "<td headers=x>d",
+        "<th id=x>h",
+    ]
+)
+_ROW = st.lists(_CELLS, max_size=5).map(lambda cells: "<tr>" + "".join(cells))
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> str:
+    groups = draw(st.lists(st.lists(_ROW, max_size=4), min_size=1, max_size=3))
+    parts = [
+        draw(st.sampled_from(["<thead>", "<tbody>", "<tfoot>", ""])) + "".join(rows)
+        for rows in groups
+    ]
+    if draw(st.booleans()):
+        # one cell that makes the table not simple (or not simple to decide)
+        where = draw(st.integers(0, len(parts) - 1))
+        parts[where] += "<tr>" + draw(_ODD_CELLS)
+    return "<table>" + "".join(parts) + "</table>"
+
+
+@settings(max_examples=400, deadline=None)
+@given(_tables())
+def test_simple_tables_get_the_header_cells_of_the_general_scan(markup: str) -> None:
+    """One pass down each column gives every cell of a simple table the header cells
+    that the standard's scans give it, in the same order; other tables are left to
+    the scans."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ragox.extract import _htmltables as tables
+
+    root = LexborHTMLParser(markup).root
+    assert root is not None
+    node = root.css_first("table")
+    assert node is not None
+    fast = tables._Table(node)
+    general = tables._Table(node)
+    tables._classify(general)
+    tables._assign(general, {})
+    simple = not any(
+        cell.width != 1 or cell.height != 1 or cell.listed is not None or cell.scope
+        for cell in general.cells
+    ) and not (
+        {c.y for c in general.cells if c.header} & {c.y for c in general.cells if not c.header}
+    )
+    assert tables._assign_simple(fast) == simple
+    if simple:
+        assert [cell.headers for cell in fast.cells] == [cell.headers for cell in general.cells]

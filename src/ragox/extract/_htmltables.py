@@ -339,6 +339,47 @@ def _assign(table: _Table, ids: dict[str, LexborNode]) -> None:
                 cell.headers.append(target)
 
 
+def _assign_simple(table: _Table) -> bool:
+    """The header cells of a simple table in one pass down each column, or False
+    when the table is not simple.
+
+    Simple: every cell one slot wide and high, no ``headers`` or ``scope``
+    attribute, and no row that holds a header cell holds a data cell. Then every
+    header cell is a column header and no row scan finds one, and the column scan
+    of :func:`_scan` gives a data cell the nearest run of header cells above it
+    (header cells not parted by a data cell; the runs above it are opaque), nearest
+    first, and a header cell the header cells above it in its own run.
+    """
+    cells = table.cells
+    header_rows: set[int] = set()
+    data_rows: set[int] = set()
+    columns: dict[int, list[int]] = {}
+    for index, cell in enumerate(cells):
+        if cell.width != 1 or cell.height != 1 or cell.listed is not None or cell.scope:
+            return False
+        (header_rows if cell.header else data_rows).add(cell.y)
+        column = columns.get(cell.x)
+        if column is None:
+            columns[cell.x] = [index]
+        else:
+            column.append(index)
+    if not header_rows.isdisjoint(data_rows):
+        return False
+    for column in columns.values():
+        current: list[int] = []  # the run of header cells the walk down is in
+        nearest: list[int] = current  # the last run of header cells seen
+        for index in column:
+            cell = cells[index]
+            if cell.header:
+                cell.headers = current[::-1]
+                current.append(index)
+                nearest = current
+            else:
+                cell.headers = nearest[::-1]
+                current = []
+    return True
+
+
 def _column_group(table: _Table, x: int) -> int | None:
     for number, (start, end) in enumerate(table.col_groups):
         if start <= x < end:
@@ -362,8 +403,10 @@ def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     make_place = CellPlace._make
     for number, node in enumerate(tables):
         table = _Table(node)
-        if any(cell.header or cell.listed is not None for cell in table.cells):
-            # (Without header cells and ``headers`` attributes no cell has headers.)
+        # (Without header cells and ``headers`` attributes no cell has headers.)
+        if any(
+            cell.header or cell.listed is not None for cell in table.cells
+        ) and not _assign_simple(table):
             _classify(table)
             _assign(table, ids)
         cells = table.cells
