@@ -156,31 +156,53 @@ class _Table:
         group_end = group_start + len(rows)
         group = len(self.row_groups)
         slots = self.slots
+        cells = self.cells
         for y, row in enumerate(rows, start=group_start):
             x = 0
-            for cell in _children(row):
+            cell = row.first_child
+            while cell is not None:
                 tag = cell.tag
                 if tag != "td" and tag != "th":  # noqa: PLR1714 (a set is slower here)
+                    cell = cell.next
                     continue
                 while (x, y) in slots:
                     x += 1
                 attributes = cell.attributes
+                width = rowspan = 1
+                scope = ""
+                listed = None
                 if attributes:
-                    width = _number(attributes.get("colspan"), 1, 1, 1000)
-                    rowspan = _number(attributes.get("rowspan"), 1, 0, 65534)
-                    scope = (attributes.get("scope") or "").strip(_ASCII_WS).lower()
-                    listed = attributes.get("headers")
-                else:
-                    width = rowspan = 1
-                    scope = ""
-                    listed = None
+                    get = attributes.get
+                    value = get("colspan")
+                    if value is not None:
+                        width = _number(value, 1, 1, 1000)
+                    value = get("rowspan")
+                    if value is not None:
+                        rowspan = _number(value, 1, 0, 65534)
+                    value = get("scope")
+                    if value:
+                        scope = value.strip(_ASCII_WS).lower()
+                    listed = get("headers")
                 grows = rowspan == 0
                 height = group_end - y if grows else min(rowspan, group_end - y)
                 entry = _Cell(
                     cell.mem_id, listed, x, y, width, height, tag == "th", scope, grows, group
                 )
-                self._place(entry)
+                if width == 1 and height == 1:
+                    # (the common case of _place, inline)
+                    self._slot_count += 1
+                    if self._slot_count > MAX_SLOTS:
+                        raise ExtractionError(
+                            ErrorCode.TOO_COMPLEX, f"a table has over {MAX_SLOTS} slots"
+                        )
+                    slots[x, y] = len(cells)  # (the slot is free: the loop above found it)
+                    cells.append(entry)
+                    if x >= self.width:
+                        self.width = x + 1
+                else:
+                    self._place(entry)
                 x += width
+                cell = cell.next
         self.height = group_end
         self.row_groups.append((group_start, group_end))
 
