@@ -110,3 +110,33 @@ def test_simple_tables_get_the_header_cells_of_the_general_scan(markup: str) -> 
     assert tables._assign_simple(fast) == simple
     if simple:
         assert [cell.headers for cell in fast.cells] == [cell.headers for cell in general.cells]
+
+
+# -- CSS white-space collapsing of normal text: str.split where it agrees ----------
+
+
+def test_the_other_spaces_are_what_str_split_takes_for_white_space() -> None:
+    """Every character ``str.split`` splits at, less ASCII white space (so a Python
+    with another Unicode database fails here rather than collapsing differently)."""
+    import sys
+
+    from ragox.extract.html import _OTHER_SPACES
+
+    spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
+    assert spaces - set(" \t\n\f\r") == set(_OTHER_SPACES)
+
+
+_ASCII_PIECES = [" ", "  ", "\t", "\n", "\r", "\f", "\r\n", "word", "x", "\x0b", "\x1c"]
+_TEXT_PIECES = st.sampled_from(
+    [*_ASCII_PIECES, "\xa0", "\x85", "\u2000", "\u2028", "\u3000", "\u202f", "é", "\u200b"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_TEXT_PIECES, max_size=12).map("".join), max_size=8))
+def test_collapsing_together_gives_each_text_its_own_collapse(texts: list[str]) -> None:
+    """Each text as the regular expression collapses it, whichever texts beside it
+    hold a character that only str.split takes for white space."""
+    from ragox.extract.html import _WS_RUN, _collapse_each
+
+    assert _collapse_each(texts) == [_WS_RUN.sub(" ", text).strip(" ") for text in texts]

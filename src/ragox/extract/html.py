@@ -36,10 +36,12 @@ from __future__ import annotations
 import gc
 import re
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import fields
+from itertools import accumulate
 from typing import Final
 
 import selectolax
@@ -129,6 +131,13 @@ _INLINE_DISPLAYS: Final = frozenset(
 _ASCII_WS: Final = " \t\n\f\r"
 _WS_RUN: Final = re.compile(r"[ \t\n\f\r]+")
 _SAFE_TAG: Final = re.compile(r"[a-z][a-z0-9._-]*")
+#: What ``str.split`` takes for white space besides the ASCII white space (its
+#: whole set, ``str.isspace``, is fixed by the Unicode database Python ships).
+_OTHER_SPACES: Final = (
+    "\x0b\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_OTHER_SPACE: Final = re.compile(f"[{_OTHER_SPACES}]")
 #: A tag's locator segment name (itself, or ``*``), remembered for the first tags seen.
 _SEGMENT_NAMES: Final[dict[str, str]] = {}
 _SEGMENT_NAMES_KEPT: Final = 1024
@@ -225,18 +234,26 @@ def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Ext
     places = table_cells(root)
     runs = _walk(root, options.max_depth, places)
 
-    owners: list[_Box] = []
-    rendered: list[str] = []
-    collapse = _WS_RUN.sub
+    # Runs of normal text only (see _render) are collapsed together, the others
+    # rendered one by one; white space alone renders to nothing.
+    boxes: list[_Box] = []
+    candidates: list[str] = []
+    normal: list[int] = []
     for box, pieces, mixed in runs:
         if mixed:
             text = _render(pieces, mixed)
         else:
-            # Only normal text (see _render): white space alone renders to nothing.
             text = "".join(pieces)  # type: ignore[arg-type]
             if text.isspace():
                 continue
-            text = collapse(" ", text).strip(" ")
+            normal.append(len(candidates))
+        boxes.append(box)
+        candidates.append(text)
+    for index, text in zip(normal, _collapse_each([candidates[i] for i in normal]), strict=True):
+        candidates[index] = text
+    owners: list[_Box] = []
+    rendered: list[str] = []
+    for box, text in zip(boxes, candidates, strict=True):
         if text.strip():
             owners.append(box)
             rendered.append(text)
@@ -256,6 +273,27 @@ def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Ext
         parser=HTML_PARSER,
         media_type="text/html",
     )
+
+
+def _collapse_each(texts: list[str]) -> list[str]:
+    """CSS ``white-space: normal`` of each text: runs of ASCII white space collapsed
+    to one space, the edges trimmed (``_WS_RUN.sub(" ", text).strip(" ")``).
+
+    ``" ".join(text.split())`` is the same for a text without any of the other
+    characters that ``str.split`` takes for white space (U+00A0 among them), and
+    several times faster than the regular expression; the texts that hold one are
+    found in one search over them all and collapsed by the regular expression.
+    """
+    joined = "\n".join(texts)
+    if _OTHER_SPACE.search(joined) is None:
+        return [" ".join(text.split()) for text in texts]
+    ends = list(accumulate([len(text) + 1 for text in texts]))
+    others = {bisect_right(ends, found.start()) for found in _OTHER_SPACE.finditer(joined)}
+    collapse = _WS_RUN.sub
+    return [
+        collapse(" ", text).strip(" ") if index in others else " ".join(text.split())
+        for index, text in enumerate(texts)
+    ]
 
 
 def _blocks(
