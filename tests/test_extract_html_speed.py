@@ -140,3 +140,51 @@ def test_collapsing_together_gives_each_text_its_own_collapse(texts: list[str]) 
     from ragox.extract.html import _WS_RUN, _collapse_each
 
     assert _collapse_each(texts) == [_WS_RUN.sub(" ", text).strip(" ") for text in texts]
+
+
+# -- a table cell's stored JSON, written directly ----------------------------------
+
+_IDS = st.lists(st.text(max_size=6) | st.sampled_from(["b0", "b12", '"', "\\", "\ud800"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.tuples(*[st.integers(-(2**70), 2**70)] * 5),
+    st.booleans(),
+    _IDS.map(tuple),
+)
+def test_cell_json_is_what_json_dumps_wrote(
+    numbers: tuple[int, int, int, int, int], header: bool, ids: tuple[str, ...]
+) -> None:
+    """Byte for byte, quotes, backslashes, non-ASCII and lone surrogates in the ids
+    escaped alike (the stored column must not change)."""
+    import json
+
+    from ragox.extract import TableCell
+    from ragox.store._rows import cell_json
+
+    cell = TableCell(*numbers, header, ids)
+    assert cell_json(cell) == json.dumps(cell.to_json(), sort_keys=True)
+
+
+def test_cell_json_of_every_committed_html_cell() -> None:
+    """The cells of the committed HTML files (tables, odd and hostile markup)."""
+    import json
+    from pathlib import Path
+
+    from ragox.extract.html import extract_html
+    from ragox.store._rows import cell_json
+    from ragox.text import BASE_PROFILE
+
+    data = Path(__file__).parent / "data"
+    seen = 0
+    for path in sorted([*data.glob("html/**/*.html"), *data.glob("tables/*.html")]):
+        try:
+            extraction = extract_html(path.read_bytes(), BASE_PROFILE)
+        except ExtractionError:
+            continue
+        for block in extraction.blocks:
+            if block.cell is not None:
+                seen += 1
+                assert cell_json(block.cell) == json.dumps(block.cell.to_json(), sort_keys=True)
+    assert seen > 50
