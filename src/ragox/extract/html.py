@@ -739,6 +739,26 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             block = False
         else:
             block = tag in _BLOCK_TAGS
+        child = node.first_child
+        if (
+            not block
+            and child is not None
+            and counts is not None
+            and child.next is None
+            and child.is_text_node
+        ):
+            # An inline element around one text node (a link, a word of code): its
+            # text joins the run as the walk into it would add it, without entering.
+            if not inner_invisible:
+                content = child.text_content
+                if content:
+                    if preserve or tag in _PRE_TAGS:
+                        pieces.append((content, _PRESERVE))
+                        mixed = True
+                    else:
+                        pieces.append(content)
+            node = node.next
+            continue
         stack.append((node, box, invisible, preserve, cell, chain, counts))
         chain = [chain, name, k, counts, None]
         if tag in _CELL_TAGS:
@@ -759,7 +779,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
         if not preserve and tag in _PRE_TAGS:
             preserve = True
         counts = {}
-        node = node.first_child
+        node = child
     if pieces:
         runs.append((box, pieces, mixed))
     return runs
