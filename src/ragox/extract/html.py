@@ -312,6 +312,8 @@ def _blocks(
     codepoint = Coordinates.CODEPOINT
     new_block = _new_block
     new_span = _new_span
+    new_cell = _new_cell
+    named: dict[tuple[int, ...], tuple[str, ...]] = {}
     for index, (text, box) in enumerate(zip(texts, owners, strict=True)):
         if box.block_count == 1:
             element_id = box.element_id
@@ -323,21 +325,35 @@ def _blocks(
             k = ordinals[id(box)] = ordinals.get(id(box), 0) + 1
             locator = f"{_path(box.chain) or '/'}/text()[{k}]"
         end = position + len(text)
-        cell = None if box.cell is None else _cell(places[box.cell], block_ids)
+        if box.cell is None:
+            cell = None
+        else:
+            # (the cells under one header share its ids: named once per header keys)
+            place = places[box.cell]
+            keys = place.header_keys
+            header_ids = named.get(keys)
+            if header_ids is None:
+                header_ids = named[keys] = _header_ids(keys, block_ids)
+            cell = new_cell(
+                place.table,
+                place.row,
+                place.col,
+                place.row_span,
+                place.col_span,
+                place.header,
+                header_ids,
+            )
         blocks.append(new_block(index, box.kind, new_span(codepoint, position, end), locator, cell))
         position = end + separator
     return tuple(blocks)
 
 
-def _cell(place: CellPlace, block_ids: dict[int, list[str]]) -> TableCell:
-    """The block's table cell, its header cells named by their blocks (a header cell
-    without visible text has none and drops out, as the standard drops empty cells)."""
-    header_ids = (
-        tuple([i for key in place.header_keys for i in block_ids.get(key, ())])
-        if place.header_keys
-        else ()
-    )
-    return _new_cell(*place[:6], header_ids)
+def _header_ids(header_keys: tuple[int, ...], block_ids: dict[int, list[str]]) -> tuple[str, ...]:
+    """A cell's header cells named by their blocks (a header cell without visible text
+    has none and drops out, as the standard drops empty cells)."""
+    if not header_keys:
+        return ()
+    return tuple([i for key in header_keys for i in block_ids.get(key, ())])
 
 
 # -- building the frozen records -------------------------------------------------
