@@ -561,9 +561,15 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
 
     The tags are read by one iterator over the text, restarted only after a
     comment or raw text (where the scan jumps ahead); an end tag of the element on
-    top of the stack pops it without a search.
+    top of the stack pops it without a search. The scan stops as soon as the stack
+    together with every start tag still ahead that may push stays within the limit.
     """
-    if text.count("<") <= limit or _pushing_starts(text) <= limit:
+    if text.count("<") <= limit:
+        return False
+    # Start tags ahead that may push (an upper bound): once the stack and they
+    # together stay within the limit, nothing ahead can exceed it.
+    unpushed = _pushing_starts(text)
+    if unpushed <= limit:
         return False
     stack: list[str] = []
     open_counts: dict[str, int] = {}
@@ -621,6 +627,9 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
             open_counts[name] = open_counts.get(name, 0) + 1
             if len(stack) > limit:
                 return True
+            unpushed -= 1
+            if len(stack) + unpushed <= limit:
+                return False
         else:
             return False
 
