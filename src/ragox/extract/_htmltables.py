@@ -409,18 +409,25 @@ def _column_group(table: _Table, x: int) -> int | None:
     return None
 
 
+def _element_ids(root: LexborNode) -> dict[str, LexborNode]:
+    """The first element of each id in the document."""
+    ids: dict[str, LexborNode] = {}
+    for node in root.traverse():
+        element_id = node.id
+        if element_id and element_id not in ids:
+            ids[element_id] = node
+    return ids
+
+
 def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     """Every ``td``/``th`` of every table under ``root``, by the element's ``mem_id``;
     tables are numbered in document order."""
     tables = root.css("table")
     if not tables:
         return {}
-    ids: dict[str, LexborNode] = {}
-    if root.css_first("td[headers], th[headers]") is not None:
-        for node in root.traverse():
-            element_id = node.id
-            if element_id and element_id not in ids:
-                ids[element_id] = node
+    # The elements by id, for the cells' ``headers`` attributes: found the first time
+    # a table has such a cell (most documents have none).
+    ids: dict[str, LexborNode] | None = None
     places: dict[int, CellPlace] = {}
     make_place = CellPlace._make
     for number, node in enumerate(tables):
@@ -430,7 +437,9 @@ def table_cells(root: LexborNode) -> dict[int, CellPlace]:
             cell.header or cell.listed is not None for cell in table.cells
         ) and not _assign_simple(table):
             _classify(table)
-            _assign(table, ids)
+            if ids is None and any(cell.listed is not None for cell in table.cells):
+                ids = _element_ids(root)
+            _assign(table, ids or {})
         cells = table.cells
         for cell in cells:
             places[cell.key] = make_place(
