@@ -156,31 +156,53 @@ class _Table:
         group_end = group_start + len(rows)
         group = len(self.row_groups)
         slots = self.slots
+        cells = self.cells
         for y, row in enumerate(rows, start=group_start):
             x = 0
-            for cell in _children(row):
+            cell = row.first_child
+            while cell is not None:
                 tag = cell.tag
                 if tag != "td" and tag != "th":  # noqa: PLR1714 (a set is slower here)
+                    cell = cell.next
                     continue
                 while (x, y) in slots:
                     x += 1
                 attributes = cell.attributes
+                width = rowspan = 1
+                scope = ""
+                listed = None
                 if attributes:
-                    width = _number(attributes.get("colspan"), 1, 1, 1000)
-                    rowspan = _number(attributes.get("rowspan"), 1, 0, 65534)
-                    scope = (attributes.get("scope") or "").strip(_ASCII_WS).lower()
-                    listed = attributes.get("headers")
-                else:
-                    width = rowspan = 1
-                    scope = ""
-                    listed = None
+                    get = attributes.get
+                    value = get("colspan")
+                    if value is not None:
+                        width = _number(value, 1, 1, 1000)
+                    value = get("rowspan")
+                    if value is not None:
+                        rowspan = _number(value, 1, 0, 65534)
+                    value = get("scope")
+                    if value:
+                        scope = value.strip(_ASCII_WS).lower()
+                    listed = get("headers")
                 grows = rowspan == 0
                 height = group_end - y if grows else min(rowspan, group_end - y)
                 entry = _Cell(
                     cell.mem_id, listed, x, y, width, height, tag == "th", scope, grows, group
                 )
-                self._place(entry)
+                if width == 1 and height == 1:
+                    # (the common case of _place, inline)
+                    self._slot_count += 1
+                    if self._slot_count > MAX_SLOTS:
+                        raise ExtractionError(
+                            ErrorCode.TOO_COMPLEX, f"a table has over {MAX_SLOTS} slots"
+                        )
+                    slots[x, y] = len(cells)  # (the slot is free: the loop above found it)
+                    cells.append(entry)
+                    if x >= self.width:
+                        self.width = x + 1
+                else:
+                    self._place(entry)
                 x += width
+                cell = cell.next
         self.height = group_end
         self.row_groups.append((group_start, group_end))
 
@@ -339,11 +361,62 @@ def _assign(table: _Table, ids: dict[str, LexborNode]) -> None:
                 cell.headers.append(target)
 
 
+def _assign_simple(table: _Table) -> bool:
+    """The header cells of a simple table in one pass down each column, or False
+    when the table is not simple.
+
+    Simple: every cell one slot wide and high, no ``headers`` or ``scope``
+    attribute, and no row that holds a header cell holds a data cell. Then every
+    header cell is a column header and no row scan finds one, and the column scan
+    of :func:`_scan` gives a data cell the nearest run of header cells above it
+    (header cells not parted by a data cell; the runs above it are opaque), nearest
+    first, and a header cell the header cells above it in its own run.
+    """
+    cells = table.cells
+    header_rows: set[int] = set()
+    data_rows: set[int] = set()
+    columns: dict[int, list[int]] = {}
+    for index, cell in enumerate(cells):
+        if cell.width != 1 or cell.height != 1 or cell.listed is not None or cell.scope:
+            return False
+        (header_rows if cell.header else data_rows).add(cell.y)
+        column = columns.get(cell.x)
+        if column is None:
+            columns[cell.x] = [index]
+        else:
+            column.append(index)
+    if not header_rows.isdisjoint(data_rows):
+        return False
+    for column in columns.values():
+        current: list[int] = []  # the run of header cells the walk down is in
+        nearest: list[int] = current  # the last run of header cells seen
+        for index in column:
+            cell = cells[index]
+            if cell.header:
+                cell.headers = current[::-1]
+                current.append(index)
+                nearest = current
+            else:
+                cell.headers = nearest[::-1]
+                current = []
+    return True
+
+
 def _column_group(table: _Table, x: int) -> int | None:
     for number, (start, end) in enumerate(table.col_groups):
         if start <= x < end:
             return number
     return None
+
+
+def _element_ids(root: LexborNode) -> dict[str, LexborNode]:
+    """The first element of each id in the document."""
+    ids: dict[str, LexborNode] = {}
+    for node in root.traverse():
+        element_id = node.id
+        if element_id and element_id not in ids:
+            ids[element_id] = node
+    return ids
 
 
 def table_cells(root: LexborNode) -> dict[int, CellPlace]:
@@ -352,20 +425,21 @@ def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     tables = root.css("table")
     if not tables:
         return {}
-    ids: dict[str, LexborNode] = {}
-    if root.css_first("td[headers], th[headers]") is not None:
-        for node in root.traverse():
-            element_id = node.id
-            if element_id and element_id not in ids:
-                ids[element_id] = node
+    # The elements by id, for the cells' ``headers`` attributes: found the first time
+    # a table has such a cell (most documents have none).
+    ids: dict[str, LexborNode] | None = None
     places: dict[int, CellPlace] = {}
     make_place = CellPlace._make
     for number, node in enumerate(tables):
         table = _Table(node)
-        if any(cell.header or cell.listed is not None for cell in table.cells):
-            # (Without header cells and ``headers`` attributes no cell has headers.)
+        # (Without header cells and ``headers`` attributes no cell has headers.)
+        if any(
+            cell.header or cell.listed is not None for cell in table.cells
+        ) and not _assign_simple(table):
             _classify(table)
-            _assign(table, ids)
+            if ids is None and any(cell.listed is not None for cell in table.cells):
+                ids = _element_ids(root)
+            _assign(table, ids or {})
         cells = table.cells
         for cell in cells:
             places[cell.key] = make_place(

@@ -36,10 +36,12 @@ from __future__ import annotations
 import gc
 import re
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import fields
+from itertools import accumulate
 from typing import Final
 
 import selectolax
@@ -129,6 +131,13 @@ _INLINE_DISPLAYS: Final = frozenset(
 _ASCII_WS: Final = " \t\n\f\r"
 _WS_RUN: Final = re.compile(r"[ \t\n\f\r]+")
 _SAFE_TAG: Final = re.compile(r"[a-z][a-z0-9._-]*")
+#: What ``str.split`` takes for white space besides the ASCII white space (its
+#: whole set, ``str.isspace``, is fixed by the Unicode database Python ships).
+_OTHER_SPACES: Final = (
+    "\x0b\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_OTHER_SPACE: Final = re.compile(f"[{_OTHER_SPACES}]")
 #: A tag's locator segment name (itself, or ``*``), remembered for the first tags seen.
 _SEGMENT_NAMES: Final[dict[str, str]] = {}
 _SEGMENT_NAMES_KEPT: Final = 1024
@@ -225,18 +234,26 @@ def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Ext
     places = table_cells(root)
     runs = _walk(root, options.max_depth, places)
 
-    owners: list[_Box] = []
-    rendered: list[str] = []
-    collapse = _WS_RUN.sub
+    # Runs of normal text only (see _render) are collapsed together, the others
+    # rendered one by one; white space alone renders to nothing.
+    boxes: list[_Box] = []
+    candidates: list[str] = []
+    normal: list[int] = []
     for box, pieces, mixed in runs:
         if mixed:
             text = _render(pieces, mixed)
         else:
-            # Only normal text (see _render): white space alone renders to nothing.
             text = "".join(pieces)  # type: ignore[arg-type]
             if text.isspace():
                 continue
-            text = collapse(" ", text).strip(" ")
+            normal.append(len(candidates))
+        boxes.append(box)
+        candidates.append(text)
+    for index, text in zip(normal, _collapse_each([candidates[i] for i in normal]), strict=True):
+        candidates[index] = text
+    owners: list[_Box] = []
+    rendered: list[str] = []
+    for box, text in zip(boxes, candidates, strict=True):
         if text.strip():
             owners.append(box)
             rendered.append(text)
@@ -258,6 +275,27 @@ def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Ext
     )
 
 
+def _collapse_each(texts: list[str]) -> list[str]:
+    """CSS ``white-space: normal`` of each text: runs of ASCII white space collapsed
+    to one space, the edges trimmed (``_WS_RUN.sub(" ", text).strip(" ")``).
+
+    ``" ".join(text.split())`` is the same for a text without any of the other
+    characters that ``str.split`` takes for white space (U+00A0 among them), and
+    several times faster than the regular expression; the texts that hold one are
+    found in one search over them all and collapsed by the regular expression.
+    """
+    joined = "\n".join(texts)
+    if _OTHER_SPACE.search(joined) is None:
+        return [" ".join(text.split()) for text in texts]
+    ends = list(accumulate([len(text) + 1 for text in texts]))
+    others = {bisect_right(ends, found.start()) for found in _OTHER_SPACE.finditer(joined)}
+    collapse = _WS_RUN.sub
+    return [
+        collapse(" ", text).strip(" ") if index in others else " ".join(text.split())
+        for index, text in enumerate(texts)
+    ]
+
+
 def _blocks(
     root: LexborNode, texts: list[str], owners: list[_Box], places: dict[int, CellPlace]
 ) -> tuple[Block, ...]:
@@ -274,6 +312,8 @@ def _blocks(
     codepoint = Coordinates.CODEPOINT
     new_block = _new_block
     new_span = _new_span
+    new_cell = _new_cell
+    named: dict[tuple[int, ...], tuple[str, ...]] = {}
     for index, (text, box) in enumerate(zip(texts, owners, strict=True)):
         if box.block_count == 1:
             element_id = box.element_id
@@ -285,21 +325,35 @@ def _blocks(
             k = ordinals[id(box)] = ordinals.get(id(box), 0) + 1
             locator = f"{_path(box.chain) or '/'}/text()[{k}]"
         end = position + len(text)
-        cell = None if box.cell is None else _cell(places[box.cell], block_ids)
+        if box.cell is None:
+            cell = None
+        else:
+            # (the cells under one header share its ids: named once per header keys)
+            place = places[box.cell]
+            keys = place.header_keys
+            header_ids = named.get(keys)
+            if header_ids is None:
+                header_ids = named[keys] = _header_ids(keys, block_ids)
+            cell = new_cell(
+                place.table,
+                place.row,
+                place.col,
+                place.row_span,
+                place.col_span,
+                place.header,
+                header_ids,
+            )
         blocks.append(new_block(index, box.kind, new_span(codepoint, position, end), locator, cell))
         position = end + separator
     return tuple(blocks)
 
 
-def _cell(place: CellPlace, block_ids: dict[int, list[str]]) -> TableCell:
-    """The block's table cell, its header cells named by their blocks (a header cell
-    without visible text has none and drops out, as the standard drops empty cells)."""
-    header_ids = (
-        tuple([i for key in place.header_keys for i in block_ids.get(key, ())])
-        if place.header_keys
-        else ()
-    )
-    return _new_cell(*place[:6], header_ids)
+def _header_ids(header_keys: tuple[int, ...], block_ids: dict[int, list[str]]) -> tuple[str, ...]:
+    """A cell's header cells named by their blocks (a header cell without visible text
+    has none and drops out, as the standard drops empty cells)."""
+    if not header_keys:
+        return ()
+    return tuple([i for key in header_keys for i in block_ids.get(key, ())])
 
 
 # -- building the frozen records -------------------------------------------------
@@ -504,60 +558,80 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
     end tags pop to their element (formatting elements leave the blocks above
     them open, as the adoption agency algorithm does), raw text is skipped.
     It cannot be exact; the walk after parsing enforces the real limit.
+
+    The tags are read by one iterator over the text, restarted only after a
+    comment or raw text (where the scan jumps ahead); an end tag of the element on
+    top of the stack pops it without a search. The scan stops as soon as the stack
+    together with every start tag still ahead that may push stays within the limit.
     """
-    if text.count("<") <= limit or _pushing_starts(text) <= limit:
+    if text.count("<") <= limit:
+        return False
+    # Start tags ahead that may push (an upper bound): once the stack and they
+    # together stay within the limit, nothing ahead can exceed it.
+    unpushed = _pushing_starts(text)
+    if unpushed <= limit:
         return False
     stack: list[str] = []
     open_counts: dict[str, int] = {}
     position = 0
-    search = _TAG.search
+    finditer = _TAG.finditer
     find = text.find
     no_push = _NO_PUSH
+    raw_text = _RAW_TEXT
+    headings = _HEADINGS
     while True:
-        found = search(text, position)
-        if found is None:
-            return False
-        comment, slash, name, closed, other_closed = found.groups()
-        if comment:
-            end = find("-->", found.end())
-            if end < 0:
+        for found in finditer(text, position):
+            comment, slash, name, closed, other_closed = found.groups()
+            if name is None:
+                if comment:
+                    end = find("-->", found.end())
+                    if end < 0:
+                        return False
+                    position = end + 3
+                    break  # read on after the comment
+                if other_closed is None:  # doctype, bogus comment, processing instruction
+                    return False
+                continue
+            if closed is None:
                 return False
-            position = end + 3
-            continue
-        if name is None:  # doctype, bogus comment, processing instruction
-            if other_closed is None:
+            if slash:
+                if stack:
+                    name = name.lower()
+                    if stack[-1] == name:
+                        stack.pop()
+                        open_counts[name] -= 1
+                    elif open_counts.get(name):
+                        _pop_to(name, stack, open_counts)
+                continue
+            name = name.lower()
+            if name in no_push:
+                continue
+            if name in raw_text:
+                closing = re.compile(rf"</{re.escape(name)}[\t\n\f\r />]", re.I).search(
+                    text, found.end()
+                )
+                if closing is None:
+                    return False
+                position = closing.start()
+                break  # read on at the raw text's end tag
+            if name == "plaintext":
                 return False
-            position = found.end()
-            continue
-        if closed is None:
-            return False
-        position = found.end()
-        tag_end = position - 1
-        name = name.lower()
-        if slash:
-            if open_counts.get(name):
-                _pop_to(name, stack, open_counts)
-            continue
-        if name in no_push:
-            continue
-        if name in _RAW_TEXT:
-            closing = re.compile(rf"</{re.escape(name)}[\t\n\f\r />]", re.I).search(text, position)
-            if closing is None:
+            end = found.end()
+            if text[end - 2] == "/" and (open_counts.get("svg") or open_counts.get("math")):
+                continue  # a self-closing element in foreign content
+            if name == "a" and open_counts.get("a"):
+                _pop_to("a", stack, open_counts)
+            if name in headings and stack and stack[-1] in headings:
+                open_counts[stack.pop()] -= 1
+            stack.append(name)
+            open_counts[name] = open_counts.get(name, 0) + 1
+            if len(stack) > limit:
+                return True
+            unpushed -= 1
+            if len(stack) + unpushed <= limit:
                 return False
-            position = closing.start()
-            continue
-        if name == "plaintext":
+        else:
             return False
-        if text[tag_end - 1] == "/" and (open_counts.get("svg") or open_counts.get("math")):
-            continue  # a self-closing element in foreign content
-        if name == "a" and open_counts.get("a"):
-            _pop_to("a", stack, open_counts)
-        if name in _HEADINGS and stack and stack[-1] in _HEADINGS:
-            open_counts[stack.pop()] -= 1
-        stack.append(name)
-        open_counts[name] = open_counts.get(name, 0) + 1
-        if len(stack) > limit:
-            return True
 
 
 def _pop_to(name: str, stack: list[str], open_counts: dict[str, int]) -> None:
@@ -690,6 +764,26 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             block = False
         else:
             block = tag in _BLOCK_TAGS
+        child = node.first_child
+        if (
+            not block
+            and child is not None
+            and counts is not None
+            and child.next is None
+            and child.is_text_node
+        ):
+            # An inline element around one text node (a link, a word of code): its
+            # text joins the run as the walk into it would add it, without entering.
+            if not inner_invisible:
+                content = child.text_content
+                if content:
+                    if preserve or tag in _PRE_TAGS:
+                        pieces.append((content, _PRESERVE))
+                        mixed = True
+                    else:
+                        pieces.append(content)
+            node = node.next
+            continue
         stack.append((node, box, invisible, preserve, cell, chain, counts))
         chain = [chain, name, k, counts, None]
         if tag in _CELL_TAGS:
@@ -710,7 +804,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
         if not preserve and tag in _PRE_TAGS:
             preserve = True
         counts = {}
-        node = node.first_child
+        node = child
     if pieces:
         runs.append((box, pieces, mixed))
     return runs
