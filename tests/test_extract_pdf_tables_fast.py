@@ -209,3 +209,132 @@ def test_pages_without_a_drawn_grid_never_ask_the_finder(monkeypatch: pytest.Mon
     assert asked == [0, 1]
     cells = {ruled.text[b.span.start : b.span.end] for b in ruled.blocks if b.cell is not None}
     assert {"r0c0", "r3c3", "Code", "E05", "fault 5"} <= cells
+
+
+def test_chars_in_rect_is_pymupdfs_test() -> None:
+    """The y0-sorted scan answers what PyMuPDF's ``chars_in_rect`` answers, also for
+    characters with y0 > y1 or a NaN coordinate, and for a list that grew after
+    it was indexed."""
+    import random
+
+    table = finder._install()
+    if table is None:
+        pytest.skip("another PyMuPDF: its own chars_in_rect")
+    own = finder._INSTALLED["chars_in_rect"]
+    rng = random.Random(15)
+    nan = float("nan")
+    for trial in range(40):
+        chars: list[dict[str, float]] = []
+        for _ in range(rng.randrange(0, 60)):
+            x0, y0 = rng.uniform(0, 100), rng.uniform(0, 100)
+            x1, y1 = x0 + rng.uniform(0, 10), y0 + rng.uniform(-30 if trial % 2 else 0, 10)
+            box = [x0, y0, x1, y1]
+            if rng.random() < 0.05:
+                box[rng.randrange(4)] = nan
+            chars.append(dict(zip(("x0", "y0", "x1", "y1"), box, strict=True)))
+        for _ in range(30):
+            left, top = rng.uniform(-5, 100), rng.uniform(-5, 100)
+            rect = (left, top, left + rng.uniform(0, 60), top + rng.uniform(0, 60))
+            assert table.chars_in_rect(chars, rect) == own(chars, rect), (trial, rect)
+        chars.append({"x0": 1.0, "y0": 1.0, "x1": 2.0, "y1": 2.0})
+        assert table.chars_in_rect(chars, (0.5, 0.5, 2.5, 2.5))
+
+
+def test_the_finder_extracts_only_the_header_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the finder runs, ``Table._get_header`` reads row 0's texts: only row 0's
+    cells are extracted (every row was), and its names are PyMuPDF's own."""
+    table = finder._install()
+    if table is None:
+        pytest.skip("another PyMuPDF: its own Table.extract")
+    calls: list[int] = []
+    real = table.extract_text
+
+    def counting(chars: Any, **kwargs: Any) -> Any:
+        calls.append(len(chars))
+        return real(chars, **kwargs)
+
+    monkeypatch.setattr(table, "extract_text", counting)
+    document = pymupdf.open(stream=_ruling(), filetype="pdf")
+    for page in document:
+        grid, region = _grid_like(page)
+        assert grid
+        calls.clear()
+        found = finder.find_tables(page, region)
+        assert found.tables
+        row0 = sum(len([c for c in t.rows[0].cells if c is not None]) for t in found.tables)
+        assert 0 < len(calls) <= row0, (page.number, len(calls), row0)
+        own = page.find_tables(strategy="lines", use_layout=False)
+        assert [t.header.names for t in found.tables] == [t.header.names for t in own.tables]
+        assert [t.extract() for t in found.tables] == [t.extract() for t in own.tables]
+
+
+def test_rows_sequence_indexes_like_a_list() -> None:
+    """What ``Table.extract`` gives while the finder runs reads like PyMuPDF's list."""
+    table = finder._install()
+    if table is None:
+        pytest.skip("another PyMuPDF")
+    document = pymupdf.open(stream=_ruling(), filetype="pdf")
+    page = document[1]
+    _grid, region = _grid_like(page)
+    found = finder.find_tables(page, region)
+    whole = found.tables[0].extract()
+    token = finder._ACTIVE.set((None,))
+    try:
+        lazy = found.tables[0].extract()
+        assert len(lazy) == len(whole) > 2
+        assert [lazy[k] for k in range(len(lazy))] == whole
+        assert lazy[-1] == whole[-1]
+        assert list(lazy[1:3]) == whole[1:3]
+    finally:
+        finder._ACTIVE.reset(token)
+
+
+def test_characters_by_x0_are_sorted_like_pymupdf() -> None:
+    """Spans and characters in PyMuPDF's order: sorted by x0, ties in their order."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(200):
+        items = [{"bbox": (float(rng.randrange(5)), 0.0), "n": k} for k in range(rng.randrange(8))]
+        if rng.random() < 0.5:
+            items.sort(key=lambda item: item["bbox"][0])
+        assert finder._by_x0(items) == sorted(items, key=lambda item: item["bbox"][0])
+
+
+def _debian_pages() -> bytes | None:
+    """Pages of the Debian reference (``scripts/fetch_realdocs``) with tables, code
+    boxes and a page with neither, as one PDF."""
+    path = (
+        Path(__file__).parent.parent
+        / ".cache/realdocs/debian-reference-en/usr/share/debian-reference/debian-reference.en.pdf"
+    )
+    if not path.exists():
+        return None
+    source = pymupdf.open(path)
+    document = pymupdf.open()
+    for number in (0, 20, 21, 60, 61, 100, 140, 141, 200, 230):
+        if number < source.page_count:
+            document.insert_pdf(source, from_page=number, to_page=number)
+    data: bytes = document.tobytes()
+    return data
+
+
+@pytest.mark.parametrize("name", ["geotopo-de", "tracemonkey", "debian-reference"])
+def test_real_documents_extract_as_with_pymupdfs_finder(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real PDFs (geotopo-de's figure rulings and tables, two-column tracemonkey, and
+    pages of the Debian reference when it is in .cache) extract byte for byte as with
+    PyMuPDF's own finder."""
+    data = (
+        _debian_pages()
+        if name == "debian-reference"
+        else (DATA / "pdf" / f"{name}.pdf").read_bytes()
+    )
+    if data is None:
+        pytest.skip("the Debian reference is not in .cache (scripts/fetch_realdocs)")
+    fast, own = _extract_both(data, monkeypatch)
+    assert fast == own
+    assert fast.char_boxes == own.char_boxes
+    if name == "debian-reference":
+        assert any(b.cell is not None for b in fast.blocks)

@@ -21,7 +21,13 @@ builds the same dicts from the same text page with plain float arithmetic:
   mirrored box meets the drawings. A character outside both cannot pass any test,
   so the tables, cells and headers are the ones the full list gives.
 
-Both rest on this PyMuPDF's ``table.py``: the replacement is installed only when
+* ``chars_in_rect`` (asked once per joined rectangle of the drawings) looks only at
+  the characters whose ``y0`` can pass, in the page's characters sorted by ``y0``
+  once; and while the finder runs, ``Table.extract`` (which ``Table._get_header``
+  calls for row 0's texts alone) extracts a row when it is indexed, by PyMuPDF's own
+  steps, instead of every row of every table.
+
+All of this rests on this PyMuPDF's ``table.py``: the replacement is installed only when
 that file is the one these arguments were checked against (:data:`VERIFIED_TABLE_PY`,
 a SHA-256 of its text); another PyMuPDF gets its own ``make_chars`` and the tables
 are the same, found at the old cost. ``tests/test_extract_pdf_tables_fast.py``
@@ -34,11 +40,14 @@ import hashlib
 import importlib
 import threading
 from array import array
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import islice
+from operator import le
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, overload
 
 __all__ = ["VERIFIED_TABLE_PY", "Region", "fast_chars_available", "find_tables", "region_of"]
 
@@ -137,16 +146,128 @@ def _replace_make_chars() -> Any:
 
     def chars_in_rect(chars: Any, rect: Any) -> bool:
         # PyMuPDF's own reads rect[0..3] (a Rect builds a tuple per index) for
-        # every character; the same test with the four values read once.
+        # every character; the same test with the four values read once, over
+        # the characters whose y0 can pass it (the page's characters sorted by y0
+        # once, for all of clean_graphics' rectangles).
         left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
-        for c in chars:
-            if left <= c["x0"] and c["x1"] <= right and top <= c["y0"] and bottom >= c["y1"]:
+        ys, boxes, ordered = _y_index(chars)
+        for k in range(bisect_left(ys, top), len(ys)):
+            y0, x0, x1, y1 = boxes[k]
+            if ordered and y0 > bottom:
+                break  # y1 >= y0 > bottom here and below
+            if left <= x0 and x1 <= right and bottom >= y1:
                 return True
         return False
 
+    original_extract = table.Table.extract
+
+    def extract(self: Any, **kwargs: Any) -> Any:
+        # While the finder runs, only ``Table._get_header`` asks, for row 0's texts
+        # (``self.extract()[0]``): the rows are extracted when indexed, not all.
+        if _ACTIVE.get() is None:
+            return original_extract(self, **kwargs)
+        return _Rows(table, self, kwargs, original_extract)
+
+    _INSTALLED["chars_in_rect"] = table.chars_in_rect
+    _INSTALLED["extract"] = original_extract
     table.make_chars = make_chars
     table.chars_in_rect = chars_in_rect
+    table.Table.extract = extract
     return table
+
+
+class _Rows(Sequence[Any]):
+    """``Table.extract()``'s rows, each extracted when first indexed, by the same steps
+    as PyMuPDF's loop over the rows (``table.py``'s ``Table.extract``, pinned by
+    :data:`VERIFIED_TABLE_PY`); a slice or a negative index extracts them all."""
+
+    def __init__(self, table: Any, owner: Any, kwargs: dict[str, Any], whole: Any) -> None:
+        self._module = table
+        self._owner = owner
+        self._kwargs = kwargs
+        self._whole = whole
+        self._rows = owner.rows
+        self._done: dict[int, list[Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice) or index < 0:
+            return self._whole(self._owner, **self._kwargs)[index]
+        if index not in self._done:
+            self._done[index] = self._row(self._rows[index])
+        return self._done[index]
+
+    def _row(self, row: Any) -> list[Any]:
+        owner = self._owner
+        chars = owner._chars if owner._chars is not None else self._module.CHARS
+        extract_text = self._module.extract_text
+        kwargs = dict(self._kwargs)
+        row_chars = [char for char in chars if _char_in_bbox(char, row.bbox)]
+        arr: list[Any] = []
+        for cell in row.cells:
+            if cell is None:
+                cell_text = None
+            else:
+                cell_chars = [char for char in row_chars if _char_in_bbox(char, cell)]
+                if cell_chars:
+                    kwargs["x_shift"] = cell[0]
+                    kwargs["y_shift"] = cell[1]
+                    if "layout" in kwargs:
+                        kwargs["layout_width"] = cell[2] - cell[0]
+                        kwargs["layout_height"] = cell[3] - cell[1]
+                    cell_text = extract_text(cell_chars, **kwargs)
+                else:
+                    cell_text = ""
+            arr.append(cell_text)
+        return arr
+
+
+#: The last character list, its length, and its ``(y0, x0, x1, y1)`` boxes: sorted
+#: by :func:`_y_index` (with their y0 values and whether every y0 <= y1), or not yet
+#: (``None``). The list is held so that its id is not reused while the entry is kept.
+_Y_INDEX: ContextVar[tuple[Any, int, list[float] | None, list[Any], bool] | None] = ContextVar(
+    "ragox_pdf_y_index", default=None
+)
+
+
+def _y_index(chars: Any) -> tuple[list[float], list[Any], bool]:
+    """``chars`` (PyMuPDF's ``CHARS``, or a list of its dicts) as ``(y0, x0, x1, y1)``
+    sorted by ``y0``, with their ``y0`` values; whether every ``y0 <= y1``. A
+    character with a NaN coordinate passes no comparison and is left out. Built at
+    the first call for a list (from the boxes :func:`_make_chars` kept, if it built
+    the list)."""
+    items = chars._list() if hasattr(chars, "_list") else chars
+    cached = _Y_INDEX.get()
+    if cached is not None and cached[0] is items and cached[1] == len(items):
+        if cached[2] is not None:
+            return cached[2], cached[3], cached[4]
+        boxes = cached[3]
+    else:
+        boxes = [(c["y0"], c["x0"], c["x1"], c["y1"]) for c in items]
+    kept = sorted(
+        box
+        for box in boxes
+        if box[0] == box[0] and box[1] == box[1] and box[2] == box[2] and box[3] == box[3]
+    )
+    ys = [box[0] for box in kept]
+    ordered = all(box[0] <= box[3] for box in kept)
+    _Y_INDEX.set((items, len(items), ys, kept, ordered))
+    return ys, kept, ordered
+
+
+def _char_in_bbox(char: Any, bbox: Any) -> bool:
+    """PyMuPDF's test in ``Table.extract``: the character's centre in ``bbox``
+    (right and bottom edges excluded)."""
+    v_mid = (char["top"] + char["bottom"]) / 2
+    h_mid = (char["x0"] + char["x1"]) / 2
+    x0, top, x1, bottom = bbox
+    return bool((h_mid >= x0) and (h_mid < x1) and (v_mid >= top) and (v_mid < bottom))
 
 
 def _make_chars(table: Any, page: Any, region: Region | None) -> Any:
@@ -182,7 +303,7 @@ def _make_chars(table: Any, page: Any, region: Region | None) -> Any:
             ldir = (round(ldir[0], 4), round(ldir[1], 4))
             upright = ldir[1] == 0
             matrix = (float(ldir[0]), float(-ldir[1]), float(ldir[1]), float(ldir[0]))
-            for span in sorted(line["spans"], key=_bbox_x0):
+            for span in _by_x0(line["spans"]):
                 shared = (
                     upright,
                     matrix,
@@ -191,7 +312,7 @@ def _make_chars(table: Any, page: Any, region: Region | None) -> Any:
                     bool(span["flags"] & bold_flag or span["char_flags"] & 8),
                     srgb_to_pdf(span["color"]),
                 )
-                for char in sorted(span["chars"], key=_bbox_x0):
+                for char in _by_x0(span["chars"]):
                     x0, y0, x1, y1 = char["bbox"]
                     if (x0 < rx0 and x1 < rx0) or (x0 > rx1 and x1 > rx1):
                         continue
@@ -209,49 +330,63 @@ def _make_chars(table: Any, page: Any, region: Region | None) -> Any:
                         ox * a + oy * c + e,
                         ox * b + oy * d + f,
                     )
-    rounded = array("f", exact).tolist()
-    at = 0
-    for shared, char in picked:
-        ctm_y0, ctm_y1, origin_x, origin_y = rounded[at : at + 4]
-        at += 4
+    values = iter(array("f", exact).tolist())
+    boxes: list[tuple[float, float, float, float]] = []
+    for (shared, char), (ctm_y0, ctm_y1, origin_x, origin_y) in zip(
+        picked, zip(values, values, values, values, strict=True), strict=True
+    ):
         bx0, by0, bx1, by1 = char["bbox"]
         if ((by0 < ry0 and by1 < ry0) or (by0 > ry1 and by1 > ry1)) and (
             (ctm_y0 < ry0 and ctm_y1 < ry0) or (ctm_y0 > ry1 and ctm_y1 > ry1)
         ):
             continue
         upright, matrix, fontname, fontsize, span_bold, color = shared
+        width = bx1 - bx0
+        height = by1 - by0
         chars.append(
             {
-                "adv": bx1 - bx0 if upright else by1 - by0,
+                "adv": width if upright else height,
                 "bottom": by1,
                 "doctop": by0 + doctop_base,
                 "fontname": fontname,
-                "height": by1 - by0,
+                "height": height,
                 "matrix": (*matrix, origin_x, origin_y),
                 "ncs": "DeviceRGB",
                 "non_stroking_color": color,
                 "non_stroking_pattern": None,
                 "object_type": "char",
                 "page_number": page_number,
-                "size": fontsize if upright else by1 - by0,
+                "size": fontsize if upright else height,
                 "stroking_color": color,
                 "stroking_pattern": None,
                 "bold": span_bold,
                 "text": char["c"],
                 "top": by0,
                 "upright": upright,
-                "width": bx1 - bx0,
+                "width": width,
                 "x0": bx0,
                 "x1": bx1,
                 "y0": ctm_y0,
                 "y1": ctm_y1,
             }
         )
+        boxes.append((ctm_y0, bx0, bx1, ctm_y1))
+    # for chars_in_rect: sorted when first asked
+    _Y_INDEX.set((chars, len(chars), None, boxes, False))
     return textpage
 
 
 def _bbox_x0(item: Any) -> Any:
     return item["bbox"][0]
+
+
+def _by_x0(items: list[Any]) -> list[Any]:
+    """``sorted(items, key=bbox x0)``: the items themselves when their x0 never
+    decreases (a stable sort would keep that order; NaN fails ``<=`` and sorts)."""
+    xs = [item["bbox"][0] for item in items]
+    if all(map(le, xs, islice(xs, 1, None))):
+        return items
+    return sorted(items, key=_bbox_x0)
 
 
 @contextmanager
