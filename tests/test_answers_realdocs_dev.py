@@ -134,11 +134,15 @@ def test_dev_table(
     # per section, three bug fixes): gold .657 / abstained .973 / false abstentions .130
     # / recall@1 .583 / recall@5 .778 (floors left where they were: other branches of
     # the same session change retrieval)
-    assert overall["answered_with_gold_citation"] >= 0.64
-    assert overall["abstained_correctly"] >= 0.89
+    # With the round's retrieval change merged beside it (a chunk's own headings weigh
+    # twice in its index row, analyzer 5): gold .667 / abstained .973 / false
+    # abstentions .130 / recall@1 .611 / recall@5 .806; how-to recall@1 .481, recall@5
+    # .667
+    assert overall["answered_with_gold_citation"] >= 0.66
+    assert overall["abstained_correctly"] >= 0.97
     assert overall["false_abstentions"] <= 0.13
-    assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.58
-    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.77
+    assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.61
+    assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.80
     how_to = retrieval.figures(GoldGroup(None, QuestionKind.HOW_TO))
     assert how_to["recall@1"] >= 0.48
-    assert how_to["recall@5"] >= 0.61
+    assert how_to["recall@5"] >= 0.66
