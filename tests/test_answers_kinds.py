@@ -68,6 +68,29 @@ def test_a_frequency_is_no_quantity() -> None:
     assert answer_kind("How many times a day is testing updated?") is AnswerKind.FREQUENCY
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "For more information on the available distributions read Section 6.1.",
+        "See chapter 3 for help when choosing a distribution.",
+        "Weitere Informationen finden Sie in Abschnitt 4.2.",
+        "Подробнее об этом см. в разделе 6.1.",
+        "Die Regeln stehen in § 12 der Satzung.",
+        "This was fixed in release 2.4.1 of the tool.",
+    ],
+)
+def test_a_reference_to_a_part_of_the_document_is_no_quantity(sentence: str) -> None:
+    """ "How many packages are in Debian?" is not answered by "read Section 6.1": the
+    number names a section (or a version), it counts nothing."""
+    assert not holds_answer_kind(AnswerKind.NUMBER, sentence)
+
+
+def test_a_count_beside_a_reference_is_still_a_quantity() -> None:
+    assert holds_answer_kind(AnswerKind.NUMBER, "Debian has over 59000 packages (see Section 6.1).")
+    assert holds_answer_kind(AnswerKind.NUMBER, "Das Handbuch hat 300 Seiten.")
+    assert holds_answer_kind(AnswerKind.NUMBER, "В разделе 2 описаны три дистрибутива.")
+
+
 FORGE = {
     "en": (
         "4.4.5. The forge: Git repositories\n\n"

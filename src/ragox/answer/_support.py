@@ -135,6 +135,17 @@ _MONTH: Final = regex.compile(
     regex.IGNORECASE,
 )
 _DIGIT: Final = regex.compile(r"\d")
+#: a reference to a part of the document ("Section 6.1", "see Chapter 3", "Abschnitt
+#: 4.2", "Kapitel 7", "раздел 6.1", "в главе 3", "§ 12", "6.1.2"): its number counts
+#: nothing, so it is no answer to "how many …?"
+_REFERENCE: Final = regex.compile(
+    r"\b(?:sections?|chapters?|parts?|figures?|tables?|appendix|appendices|pages?|footnotes?"
+    r"|steps?|abschnitts?|abschnitten|kapitels?|kapiteln|teils?|abbildung(?:en)?|tabellen?"
+    r"|anhangs?|seiten?|schritts?|fußnoten?|раздел\w*|глав\w*|част\w*|рисун\w*|таблиц\w*"
+    r"|приложени\w*|страниц\w*|шаг\w*|пункт\w*)\s+\d+(?:\.\d+)*\b"
+    r"|§+\s*\d+(?:\.\d+)*|\b\d+(?:\.\d+){2,}\b",
+    regex.IGNORECASE,
+)
 #: the words of a "how often" question that ask for the frequency: what answers them is
 #: a frequency, not the same word ("more often than stable" does not say how often)
 FREQUENCY_WORDS: Final = frozenset(
@@ -199,9 +210,9 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.DATE:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
-        # a number that says how often ("every 15 minutes", "twice a day") is no count,
-        # size or amount
-        counted = _FREQUENCY.sub(" ", sentence)
+        # a number that says how often ("every 15 minutes", "twice a day") or that
+        # names a part of the document ("Section 6.1") is no count, size or amount
+        counted = _REFERENCE.sub(" ", _FREQUENCY.sub(" ", sentence))
         return bool(_DIGIT.search(counted) or _NUMBER_WORD.search(counted))
     if kind is AnswerKind.FREQUENCY:
         return bool(_FREQUENCY.search(sentence))
