@@ -243,6 +243,11 @@ class Searcher:
             _keep(self._language_cache, key, (generation, languages))
         return languages
 
+    def languages(self, principal: Principal) -> set[str | None]:
+        """The languages of the chunks the principal may read (None: a chunk whose
+        language was not detected), cached per scope like the lexical analysis's."""
+        return self._languages(scope_of(principal))
+
     def lexical(
         self, query: str, scope: Scope, limit: int, prefer_instructions: bool = True
     ) -> list[tuple[str, float]]:
