@@ -85,6 +85,25 @@ def test_a_reference_to_a_part_of_the_document_is_no_quantity(sentence: str) -> 
     assert not holds_answer_kind(AnswerKind.NUMBER, sentence)
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "In favorable circumstances, ctenophores can eat ten times their own weight in a day.",
+        "Unter günstigen Bedingungen fressen sie zehnmal so viel, wie sie wiegen.",
+        "При благоприятных условиях гребневики могут съесть в десять раз больше собственного веса.",
+        "None of the original treaties mention protection for fundamental rights.",
+        "Keiner der ursprünglichen Verträge erwähnt den Schutz der Grundrechte.",
+        "Ни в одном из первоначальных договоров не упоминается защита основных прав.",
+        "Der Großraum Los Angeles hat 17.786.419 Einwohner.",
+    ],
+)
+def test_a_multiplier_none_and_a_grouped_number_are_quantities(sentence: str) -> None:
+    """ "ten times their own weight" answers "how much …?" although "ten times" could
+    say how often; "none" answers "how many …?"; "17.786.419" (German digit groups) is
+    a number, not a section or version."""
+    assert holds_answer_kind(AnswerKind.NUMBER, sentence)
+
+
 def test_a_count_beside_a_reference_is_still_a_quantity() -> None:
     assert holds_answer_kind(AnswerKind.NUMBER, "Debian has over 59000 packages (see Section 6.1).")
     assert holds_answer_kind(AnswerKind.NUMBER, "Das Handbuch hat 300 Seiten.")

@@ -142,8 +142,19 @@ _REFERENCE: Final = regex.compile(
     r"\b(?:sections?|chapters?|parts?|figures?|tables?|appendix|appendices|pages?|footnotes?"
     r"|steps?|abschnitts?|abschnitten|kapitels?|kapiteln|teils?|abbildung(?:en)?|tabellen?"
     r"|anhangs?|seiten?|schritts?|fußnoten?|раздел\w*|глав\w*|част\w*|рисун\w*|таблиц\w*"
-    r"|приложени\w*|страниц\w*|шаг\w*|пункт\w*)\s+\d+(?:\.\d+)*\b"
-    r"|§+\s*\d+(?:\.\d+)*|\b\d+(?:\.\d+){2,}\b",
+    r"|приложени\w*|страниц\w*|шаг\w*|пункт\w*|versions?|releases?|version\w*|верси\w*)"
+    r"\s+\d+(?:\.\d+)*\b|§+\s*\d+(?:\.\d+)*",
+    regex.IGNORECASE,
+)
+#: a count that a frequency pattern would take for how often: a multiplier ("ten times
+#: their own weight", "zehnmal so viel", "в десять раз больше") and none at all ("None of
+#: the original treaties …", "Keiner der Verträge …", "Ни в одном из договоров …")
+_MULTIPLIER_OR_NONE: Final = regex.compile(
+    r"\b(?:\d+|\w+) times (?:the|their|its|his|her|our|your|as|more|less|fewer|larger"
+    r"|bigger|smaller|higher|lower|greater|longer|faster|heavier|that)\b"
+    r"|\b\w+mal (?:so|mehr|weniger|größer|kleiner|höher|länger|schneller|schwerer)\b"
+    r"|\bв (?:\d+|\w+) раза? (?:больш|меньш|выш|ниж|длинн|дольш|быстр|тяжел|дорож)\w*"
+    r"|\b(?:none|zero|keiner|keines|keins|ни одн\w*|ни в одном|ноль|нуль)\b",
     regex.IGNORECASE,
 )
 #: the words of a "how often" question that ask for the frequency: what answers them is
@@ -211,7 +222,10 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind is AnswerKind.NUMBER:
         # a number that says how often ("every 15 minutes", "twice a day") or that
-        # names a part of the document ("Section 6.1") is no count, size or amount
+        # names a part of the document ("Section 6.1") is no count, size or amount; a
+        # multiplier or "none" is one
+        if _MULTIPLIER_OR_NONE.search(sentence):
+            return True
         counted = _REFERENCE.sub(" ", _FREQUENCY.sub(" ", sentence))
         return bool(_DIGIT.search(counted) or _NUMBER_WORD.search(counted))
     if kind is AnswerKind.FREQUENCY:
