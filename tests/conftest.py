@@ -28,8 +28,10 @@ from hypothesis import HealthCheck, settings
 
 from ragox.access import Principal
 from ragox.cli import main
+from ragox.extract import Block, BlockKind
 from ragox.service import Ragox
 from ragox.store.sqlite._schema import MIGRATIONS
+from ragox.text import Coordinates, Span
 
 # CI machines have two slow cores: judge properties by their examples, not by time.
 settings.register_profile("ragox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -457,6 +459,42 @@ def chat_reply(claims: list[dict[str, str]], possible: bool = True) -> dict[str,
     """An OpenAI chat-completions response whose message is ragox's claims JSON."""
     content = json.dumps({"answer_possible": possible, "missing": None, "claims": claims})
     return {"choices": [{"message": {"role": "assistant", "content": content}}]}
+
+
+#: a paragraph long enough to be a chunk of its own (heading-context tests)
+HEADING_FILLER = (
+    "This paragraph talks at some length about unrelated matters of the system so that "
+    "it is long enough to stay a chunk of its own and is never packed together with its "
+    "neighbours in the manual."
+)
+
+
+def blocks_of(parts: list[tuple[BlockKind, str, str]]) -> tuple[str, list[Block]]:
+    """A representation text of ``(kind, locator, words)`` parts, two line ends apart, and
+    its blocks."""
+    text, blocks = "", []
+    for index, (kind, locator, words) in enumerate(parts):
+        if text:
+            text += "\n\n"
+        blocks.append(
+            Block(
+                index, kind, Span(Coordinates.CODEPOINT, len(text), len(text) + len(words)), locator
+            )
+        )
+        text += words
+    return text, blocks
+
+
+def copy_lexical_partitions(old: sqlite3.Connection) -> None:
+    """Inside :func:`older_database`'s block: the partitions' FTS tables of the newer
+    home (attached as ``new``), table by table, for a release that kept them as they are
+    now (schema 17 on)."""
+    for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
+        old.execute(
+            f"CREATE VIRTUAL TABLE main.{name} USING fts5("
+            "body, tokenize = 'unicode61 remove_diacritics 0')"
+        )
+        old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
 
 
 @contextmanager

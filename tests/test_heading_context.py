@@ -6,48 +6,28 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import HEADING_FILLER, blocks_of
 from ragox.access import Principal
 from ragox.answer import Evidence
 from ragox.answer._blocks import runs_into_block
 from ragox.answer._extractive import ExtractiveGenerator, score_sentences
-from ragox.extract import Block, BlockKind
+from ragox.extract import BlockKind
 from ragox.ingest import chunk_representation
 from ragox.ingest._headings import heading_context
 from ragox.ingest._searchtext import build_search_text
 from ragox.search import compound_parts, compound_vocabulary, index_terms
 from ragox.service import Ragox
-from ragox.text import Coordinates, Span
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
 
-FILLER = (
-    "This paragraph talks at some length about unrelated matters of the system so that "
-    "it is long enough to stay a chunk of its own and is never packed together with its "
-    "neighbours in the manual."
-)
-
-
-def _blocks(parts: list[tuple[BlockKind, str, str]]) -> tuple[str, list[Block]]:
-    text, blocks = "", []
-    for index, (kind, locator, words) in enumerate(parts):
-        if text:
-            text += "\n\n"
-        blocks.append(
-            Block(
-                index, kind, Span(Coordinates.CODEPOINT, len(text), len(text) + len(words)), locator
-            )
-        )
-        text += words
-    return text, blocks
-
 
 def test_a_heading_opens_a_chunk_and_its_path_goes_into_the_index_row_only() -> None:
-    text, blocks = _blocks(
+    text, blocks = blocks_of(
         [
             (BlockKind.HEADING, "/html/body/h1", "Chapter 8. Package tools"),
             (BlockKind.HEADING, "/html/body/div/h2", "8.4. Zeitzone einstellen"),
-            (BlockKind.PARAGRAPH, "/html/body/div/p[1]", FILLER),
-            (BlockKind.PARAGRAPH, "/html/body/div/p[2]", FILLER.replace("This", "That")),
+            (BlockKind.PARAGRAPH, "/html/body/div/p[1]", HEADING_FILLER),
+            (BlockKind.PARAGRAPH, "/html/body/div/p[2]", HEADING_FILLER.replace("This", "That")),
             (BlockKind.HEADING, "/html/body/div[2]/h2", "8.5. Another section"),
             (BlockKind.PARAGRAPH, "/html/body/div[2]/p", "Short text here."),
         ]
@@ -72,7 +52,7 @@ def test_a_heading_opens_a_chunk_and_its_path_goes_into_the_index_row_only() -> 
 def test_a_query_on_the_section_heading_finds_the_chunks_under_it(app: Ragox) -> None:
     html = (
         "<html><body><h1>Handbuch</h1><h2>Zeitzone einstellen</h2>"
-        f"<p>{FILLER}</p><p>{FILLER.replace('This', 'That')}</p>"
+        f"<p>{HEADING_FILLER}</p><p>{HEADING_FILLER.replace('This', 'That')}</p>"
         "<p>Run the reconfiguration of the tzdata package with dpkg-reconfigure tzdata "
         "as root and pick your region from the list that the dialog shows you.</p>"
         "<h2>Other</h2><p>Nothing to see here at all in this last short section.</p>"

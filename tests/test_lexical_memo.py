@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import older_database
+from conftest import copy_lexical_partitions, older_database
 from ragox.access import Principal
 from ragox.search import SearchMode, analyze_query, fts_match, scope_of
 from ragox.service import Ragox
@@ -220,12 +220,7 @@ def test_schema_26_home_gets_partition_generations(tmp_path: Path) -> None:
     home = tmp_path / "old"
     home.mkdir()
     with older_database(build / "ragox.db", home / "ragox.db", 26) as old:
-        for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
-            old.execute(
-                f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-                "body, tokenize = 'unicode61 remove_diacritics 0')"
-            )
-            old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+        copy_lexical_partitions(old)
     with sqlite3.connect(home / "ragox.db") as conn:
         columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(lexical_partitions)")]
         assert "generation" not in columns

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import older_database, run_ragox, serving, table_rows
+from conftest import copy_lexical_partitions, older_database, run_ragox, serving, table_rows
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.anchor import _resolve as resolver
@@ -271,12 +271,7 @@ def _before_retention(home: Path) -> None:
         old.execute("DELETE FROM main.settings WHERE key='erasure_generation'")
         # Schema 10 keeps lexical rows in partitions (the upgrade dropped lexical_tables).
         old.execute("DROP TABLE main.lexical_tables")
-        for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
-            old.execute(
-                f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-                "body, tokenize = 'unicode61 remove_diacritics 0')"
-            )
-            old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+        copy_lexical_partitions(old)
         old.execute(
             "UPDATE main.answers SET json = json_set(json, '$.trace', json((SELECT t.json FROM "
             "new.answer_traces t WHERE t.answer_id = answers.answer_id)))"

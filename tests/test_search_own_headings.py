@@ -6,47 +6,27 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import HEADING_FILLER, blocks_of
 from ragox.access import Principal
-from ragox.extract import Block, BlockKind
+from ragox.extract import BlockKind
 from ragox.ingest import chunk_representation
 from ragox.ingest._headings import heading_context, own_headings, row_headings
 from ragox.ingest._searchtext import build_search_text
 from ragox.search import ANALYZER_VERSION
 from ragox.service import Ragox
-from ragox.text import Coordinates, Span
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
-
-FILLER = (
-    "This paragraph talks at some length about unrelated matters of the system so that "
-    "it is long enough to stay a chunk of its own and is never packed together with its "
-    "neighbours in the manual."
-)
-
-
-def _blocks(parts: list[tuple[BlockKind, str, str]]) -> tuple[str, list[Block]]:
-    text, blocks = "", []
-    for index, (kind, locator, words) in enumerate(parts):
-        if text:
-            text += "\n\n"
-        blocks.append(
-            Block(
-                index, kind, Span(Coordinates.CODEPOINT, len(text), len(text) + len(words)), locator
-            )
-        )
-        text += words
-    return text, blocks
 
 
 def test_a_row_carries_the_headings_above_its_chunk_and_its_own_once_more() -> None:
     """The headings above a chunk, then those inside its range; a chunk without its own
     heading carries the headings above it only (as before analyzer 5)."""
-    text, blocks = _blocks(
+    text, blocks = blocks_of(
         [
             (BlockKind.HEADING, "/html/body/h1", "Chapter 3. Duties"),
             (BlockKind.HEADING, "/html/body/div/h2", "3.2.4. Going on vacation gracefully"),
-            (BlockKind.PARAGRAPH, "/html/body/div/p[1]", FILLER),
-            (BlockKind.PARAGRAPH, "/html/body/div/p[2]", FILLER.replace("This", "That")),
+            (BlockKind.PARAGRAPH, "/html/body/div/p[1]", HEADING_FILLER),
+            (BlockKind.PARAGRAPH, "/html/body/div/p[2]", HEADING_FILLER.replace("This", "That")),
             (BlockKind.HEADING, "/html/body/div[2]/h2", "3.2.5. Retiring"),
             (BlockKind.PARAGRAPH, "/html/body/div[2]/p", "Short text here."),
         ]

@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from conftest import PostgresServer, older_database
+from conftest import PostgresServer, copy_lexical_partitions, older_database
 from ragox.access import Principal
 from ragox.search import scope_of
 from ragox.service import Ragox
@@ -161,12 +161,7 @@ def test_schema_27_home_gets_counts_and_indexes(tmp_path: Path) -> None:
     home = tmp_path / "old"
     home.mkdir()
     with older_database(build / "ragox.db", home / "ragox.db", 27) as old:
-        for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
-            old.execute(
-                f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-                "body, tokenize = 'unicode61 remove_diacritics 0')"
-            )
-            old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+        copy_lexical_partitions(old)
     with sqlite3.connect(home / "ragox.db") as conn:
         names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
         assert "chunk_counts" not in names and "revision_groups_by_group" not in names

@@ -12,7 +12,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from conftest import DATA, OPERATOR, older_database
+from conftest import DATA, OPERATOR, copy_lexical_partitions, older_database
 from ragox.anchor import Refusal
 from ragox.extract import (
     Block,
@@ -379,12 +379,7 @@ def test_home_of_schema_17_upgrades_and_keeps_its_blocks(tmp_path: Path) -> None
         shutil.copytree(build / name, home / name)
     with older_database(build / "ragox.db", home / "ragox.db", 17) as old:
         assert "cell" not in [str(r[1]) for r in old.execute("PRAGMA main.table_info(blocks)")]
-        for (name,) in old.execute("SELECT name FROM new.lexical_partitions").fetchall():
-            old.execute(
-                f"CREATE VIRTUAL TABLE main.{name} USING fts5("
-                "body, tokenize = 'unicode61 remove_diacritics 0')"
-            )
-            old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+        copy_lexical_partitions(old)
     upgraded = Ragox(home)
     try:
         after = upgraded.store.blocks(_manifest(upgraded, doc))
