@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 
 from conftest import PostgresServer
@@ -268,5 +269,71 @@ def test_two_writers_of_one_partition_lose_no_generation(url: str, tmp_path: Pat
             release.set()
             second.close()
         assert _generation(app.store, partition_id) == before + 2
+    finally:
+        app.close()
+
+
+def _partition_of(store: PostgresStore, document_id: str) -> int:
+    with store.read() as conn:
+        row = conn.execute(
+            "SELECT DISTINCT l.partition_id FROM lexical_rows l "
+            "JOIN manifests m ON m.manifest_id = l.manifest_id WHERE m.document_id = %s",
+            (document_id,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_regroups_lock_partition_counters_in_id_order(url: str, tmp_path: Path) -> None:
+    """Two regroups in opposite directions (a document from partition 1 to 2, another
+    from 2 to 1) must not each hold one partition's counters while waiting for the
+    other's: PostgreSQL would abort one as a deadlock. Every write locks its counters
+    at its end, lowest id first. Here another transaction holds the low partition's
+    counter row while a regroup from the high partition to the low one runs: the
+    regroup waits for it holding nothing, so the high partition's counter can still
+    be locked (NOWAIT) — the step a second regroup, from low to high, would take.
+    Updated where the rows moved, the regroup held the high counter first."""
+    app = Ragox(tmp_path / "home", store=url)
+    try:
+        for doc, group in (("pump", "staff"), ("valve", "board")):
+            outcome = app.ingestor.ingest_bytes(
+                f"The {doc} seal is replaced yearly.".encode(), f"{doc}.txt", doc,
+                groups=frozenset({group}), tenant=TENANT, language="en",
+            )  # fmt: skip
+            assert outcome.state.value == "READY"
+        low, high = _partition_of(app.store, "pump"), _partition_of(app.store, "valve")
+        assert low < high
+        second = PostgresStore(url, tmp_path / "second")
+        other = psycopg.connect(url, autocommit=False)
+        try:
+            other.execute(
+                "SELECT 1 FROM lexical_partitions WHERE partition_id = %s FOR NO KEY UPDATE",
+                (low,),
+            )
+            thread, done = _timed(
+                lambda: second.set_groups(TENANT, "valve", None, frozenset({"staff"}))
+            )
+            thread.join(HELD)
+            assert not done, "the regroup did not wait for the low partition's counter"
+            try:
+                other.execute(
+                    "SELECT 1 FROM lexical_partitions WHERE partition_id = %s "
+                    "FOR NO KEY UPDATE NOWAIT",
+                    (high,),
+                )
+            except psycopg.errors.LockNotAvailable:
+                pytest.fail("the regroup held the high partition's counter while it waited")
+            other.commit()
+            thread.join(QUICK)
+            assert done == [1]
+        finally:
+            other.close()
+            second.close()
+        assert _partition_of(app.store, "valve") == low
+        with app.store.read() as conn:
+            counters = conn.execute(
+                "SELECT partition_id, rows FROM lexical_partitions ORDER BY partition_id"
+            ).fetchall()
+        assert [(int(p), int(r)) for p, r in counters] == [(low, 2)]  # high: pruned
     finally:
         app.close()

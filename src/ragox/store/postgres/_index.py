@@ -260,16 +260,29 @@ class PostgresIndex:
         self._bumps.pending = True
 
     def flush_bump(self, conn: psycopg.Connection[Any]) -> None:
-        """The bump the ending transaction asked for (called by the store): first the
-        generations of the partitions it touched, in id order, then the store's.
+        """What the ending transaction asked for (called by the store): first the
+        counters of the partitions whose rows it changed (:meth:`_count`) and the
+        prune of partitions it left empty, then the generations of the partitions it
+        touched, then the store's generation; each kind in partition id order.
 
-        Every transaction locks these rows last and in the same order, after any
-        partition counters it updated, so that a vector write (which holds no
-        counter) and an indexing (which holds counters of partitions in whatever
-        order its rows came) never wait for each other's rows in opposite orders.
+        Every transaction locks these rows last and in the same order, so that two
+        indexings or regroups (whatever order their rows came in) and a vector write
+        (which holds no counter) never wait for each other's rows in opposite orders.
         ``generation + 1`` is computed on the row as it is once the lock is held, so
         two writers never lose an increment. A partition pruned meanwhile gets none
         (partition ids are never reused)."""
+        counts = sorted((getattr(self._bumps, "counts", None) or {}).items())
+        self._bumps.counts = None
+        for partition_id, (rows, tokens) in counts:
+            if rows or tokens:
+                conn.execute(
+                    "UPDATE lexical_partitions SET rows = rows + %s, tokens = tokens + %s "
+                    "WHERE partition_id = %s",
+                    (rows, tokens, partition_id),
+                )
+        if getattr(self._bumps, "prune", False):
+            self._bumps.prune = False
+            self._prune_now(conn)
         touched = sorted(getattr(self._bumps, "touched", None) or ())
         self._bumps.touched = None
         if touched:
@@ -291,6 +304,8 @@ class PostgresIndex:
         """The transaction ended without committing: nothing changed."""
         self._bumps.pending = False
         self._bumps.touched = None
+        self._bumps.counts = None
+        self._bumps.prune = False
 
     def setting(self, key: str) -> str | None:
         with self._store.read() as conn:
@@ -383,21 +398,40 @@ class PostgresIndex:
             counts = per.setdefault(int(partition_id), [0, 0])
             counts[0] += 1
             counts[1] += int(length)
-        for partition_id, (rows, tokens) in sorted(per.items()):
-            conn.execute(
-                "UPDATE lexical_partitions SET rows = rows - %s, tokens = tokens - %s "
-                "WHERE partition_id = %s",
-                (rows, tokens, partition_id),
-            )
+        for partition_id, (rows, tokens) in per.items():
+            self._count(partition_id, -rows, -tokens)
         self._touch(per)
         return len(gone)
 
+    def _count(self, partition_id: int, rows: int, tokens: int) -> None:
+        """Add to a partition's row and token counters when the open write transaction
+        ends (:meth:`flush_bump`), not now: counters are locked by every indexing, so
+        each transaction locks the ones it changes at its end and in id order. Updated
+        where the rows moved, a regroup of one document from partition 1 to 2 and one
+        of another from 2 to 1 each held one counter and waited for the other's: a
+        deadlock, and PostgreSQL aborted one of them."""
+        counts: dict[int, tuple[int, int]] | None = getattr(self._bumps, "counts", None)
+        if counts is None:
+            counts = self._bumps.counts = {}
+        held_rows, held_tokens = counts.get(int(partition_id), (0, 0))
+        counts[int(partition_id)] = (held_rows + rows, held_tokens + tokens)
+
+    def _prune(self, conn: psycopg.Connection[Any]) -> None:
+        """Drop partitions left without rows, when the transaction ends (after its
+        counters, :meth:`flush_bump`)."""
+        self._bumps.prune = True
+
     @staticmethod
-    def _prune(conn: psycopg.Connection[Any]) -> None:
-        """Drop partitions left without rows."""
+    def _prune_now(conn: psycopg.Connection[Any]) -> None:
+        """Drop partitions left without rows that no other transaction holds: a
+        partition another one is writing rows into (locked ``FOR KEY SHARE`` by
+        :meth:`_partition`) or counting is skipped rather than waited for, and pruned
+        by a later write once it is empty."""
         conn.execute(
-            "DELETE FROM lexical_partitions p WHERE p.rows = 0 AND NOT EXISTS "
-            "(SELECT 1 FROM lexical_rows l WHERE l.partition_id = p.partition_id)"
+            "DELETE FROM lexical_partitions WHERE partition_id IN ("
+            "SELECT p.partition_id FROM lexical_partitions p WHERE p.rows = 0 AND NOT EXISTS "
+            "(SELECT 1 FROM lexical_rows l WHERE l.partition_id = p.partition_id) "
+            "FOR UPDATE OF p SKIP LOCKED)"
         )
 
     # -- writing -------------------------------------------------------------------
@@ -447,11 +481,7 @@ class PostgresIndex:
             ) as copy:
                 for item in postings:
                     copy.write_row(item)
-        conn.execute(
-            "UPDATE lexical_partitions SET rows = rows + %s, tokens = tokens + %s "
-            "WHERE partition_id = %s",
-            (len(lengths), sum(item[3] for item in lengths), partition_id),
-        )
+        self._count(partition_id, len(lengths), sum(item[3] for item in lengths))
         if lengths:  # no row written: no reader can find anything new
             self._touch([partition_id])
         self._prune(conn)
@@ -687,16 +717,8 @@ class PostgresIndex:
                 (target, [int(r[0]) for r in moved]),
             )
             rows, tokens = len(moved), sum(int(r[1]) for r in moved)
-            conn.execute(
-                "UPDATE lexical_partitions SET rows = rows - %s, tokens = tokens - %s "
-                "WHERE partition_id = %s",
-                (rows, tokens, source),
-            )
-            conn.execute(
-                "UPDATE lexical_partitions SET rows = rows + %s, tokens = tokens + %s "
-                "WHERE partition_id = %s",
-                (rows, tokens, target),
-            )
+            self._count(int(source), -rows, -tokens)
+            self._count(target, rows, tokens)
             self._touch([int(source), target])
         self._prune(conn)
         self.bump(conn)
