@@ -3,7 +3,14 @@ at most 0.3 s wall each on a warm machine), beside a bare ``python -c pass`` and
 bm25s process that loads its saved index of the same chunks and retrieves the top 10
 (the peer's equivalent of ``ragox search``), in the same run.
 
-``python bench/run.py commands [--homes=DIR,DIR] [--runs=N] [--quick]``
+``python bench/run.py commands [--homes=DIR,DIR] [--runs=N] [--quick] [--only=A,B]
+[--no-peer] [--baseline=SRC]``
+
+``--only`` keeps the commands whose name contains one of the words; ``--no-peer``
+skips bm25s (indexing a million chunks takes minutes); ``--baseline`` times each
+command also with another source tree of ragox (``git archive REV src | tar -x``),
+alternating run by run with this one, on a copy of the home of its own (a newer
+schema is never opened by the older code).
 
 Homes: the ones given (for instance the store bench's ``home-10000`` and
 ``home-100000``), else the scale bench's cached homes (``.cache/scale``), else, or
@@ -112,24 +119,38 @@ def _bm25s_index(home: Path, into: Path) -> Path | None:
 
 def _time(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, float, float, int]:
     """Median and p95 wall, median CPU (ms), and the exit code of the last run."""
-    subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
-    walls: list[float] = []
-    cpus: list[float] = []
-    code = 0
+    return _time_alternating([(argv, env)], runs)[0]
+
+
+def _time_alternating(
+    runs_of: list[tuple[list[str], dict[str, str]]], runs: int
+) -> list[tuple[float, float, float, int]]:
+    """:func:`_time` of each command, one run of each in turn (the same load for
+    all), after one untimed run of each."""
+    for argv, env in runs_of:
+        subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
+    walls: list[list[float]] = [[] for _ in runs_of]
+    cpus: list[list[float]] = [[] for _ in runs_of]
+    codes = [0 for _ in runs_of]
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
-        walls.append((time.perf_counter() - started) * 1000)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
-        code = done.returncode
-    walls.sort()
-    p95 = walls[min(len(walls) - 1, round(0.95 * (len(walls) - 1)))]
-    return statistics.median(walls), p95, statistics.median(cpus), code
+        for number, (argv, env) in enumerate(runs_of):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            done = subprocess.run(argv, env=env, capture_output=True, check=False, timeout=600)
+            walls[number].append((time.perf_counter() - started) * 1000)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            cpus[number].append(used * 1000)
+            codes[number] = done.returncode
+    timed = []
+    for wall, cpu, code in zip(walls, cpus, codes, strict=True):
+        wall.sort()
+        p95 = wall[min(len(wall) - 1, round(0.95 * (len(wall) - 1)))]
+        timed.append((statistics.median(wall), p95, statistics.median(cpu), code))
+    return timed
 
 
-def _commands(home: Path, into: Path) -> dict[str, list[str]]:
+def _commands(home: Path, into: Path, peer: bool = True) -> dict[str, list[str]]:
     with sqlite3.connect(f"file:{home / 'ragox.db'}?mode=ro", uri=True) as conn:
         anchor = conn.execute("SELECT anchor_id FROM anchors ORDER BY anchor_id LIMIT 1").fetchone()
         grouped = conn.execute("SELECT 1 FROM revision_groups LIMIT 1").fetchone() is not None
@@ -139,12 +160,14 @@ def _commands(home: Path, into: Path) -> dict[str, list[str]]:
         "python -c pass": [sys.executable, "-c", "pass"],
         "ragox status": [*ragox, "status"],
         "ragox status --json": [*ragox, "status", "--json"],
+        "ragox status --all": [*ragox, "status", "--all"],
+        "ragox status --summary --json": [*ragox, "status", "--summary", "--json"],
         "ragox search": [*ragox, "search", QUERY, *who, "--json"],
         "ragox ask": [*ragox, "ask", QUERY, *who, "--json"],
     }
     if anchor is not None:  # an operator's resolve of a stored anchor
         commands["ragox resolve"] = [*ragox, "resolve", str(anchor[0]), "--json"]
-    index = _bm25s_index(home, into)
+    index = _bm25s_index(home, into) if peer else None
     if index is not None:
         commands["bm25s: load index + top 10"] = [sys.executable, "-c", _BM25S, str(index), QUERY]
     return commands
@@ -154,6 +177,8 @@ def main(argv: Sequence[str] = ()) -> list[tuple[str, ...]]:
     options = dict(arg.removeprefix("--").partition("=")[::2] for arg in argv)
     runs = int(options.get("runs") or (5 if "quick" in options else 10))
     given = [Path(p) for p in options.get("homes", "").split(",") if p]
+    only = [word for word in options.get("only", "").split(",") if word]
+    baseline = Path(options["baseline"]).resolve() if options.get("baseline") else None
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory(prefix="ragox-bench-commands-") as scratch:
         into = Path(scratch)
@@ -166,22 +191,38 @@ def main(argv: Sequence[str] = ()) -> list[tuple[str, ...]]:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPATH"] = str(ROOT / "src")
         for home in homes:
-            env["RAGOX_HOME"] = str(home)
             chunks = _chunks(home)
+            trees = [("", home, str(ROOT / "src"))]
+            if baseline is not None:  # a copy of its own, before this tree migrates one
+                (into / "baseline").mkdir(exist_ok=True)
+                old = into / "baseline" / home.name
+                shutil.copytree(home, old, symlinks=True)
+                trees.insert(0, ("baseline: ", old, str(baseline)))
             floor = None
-            for what, command in _commands(home, into).items():
-                median, p95, cpu, code = _time(command, env, runs)
-                floor = median if floor is None else floor
-                rows.append(
-                    (
-                        f"{home.name} ({chunks} chunks)",
-                        what if code == 0 else f"{what} (exit {code})",
-                        f"{median:.0f}",
-                        f"{p95:.0f}",
-                        f"{cpu:.0f}",
-                        f"+{median - floor:.0f} ms",
+            commands = _commands(home, into, peer="no-peer" not in options)
+            for what, command in commands.items():
+                if only and what != "python -c pass" and not any(w in what for w in only):
+                    continue
+                runs_of = [
+                    (command, {**env, "RAGOX_HOME": str(where), "PYTHONPATH": source})
+                    for _, where, source in trees
+                ]
+                for (label, _, _), (median, p95, cpu, code) in zip(
+                    trees, _time_alternating(runs_of, runs), strict=True
+                ):
+                    if what == "python -c pass" and label:
+                        continue
+                    floor = median if floor is None else floor
+                    rows.append(
+                        (
+                            f"{home.name} ({chunks} chunks)",
+                            label + (what if code == 0 else f"{what} (exit {code})"),
+                            f"{median:.0f}",
+                            f"{p95:.0f}",
+                            f"{cpu:.0f}",
+                            f"+{median - floor:.0f} ms",
+                        )
                     )
-                )
     return rows
 
 

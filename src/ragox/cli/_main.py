@@ -35,6 +35,7 @@ from ragox.cli._render import (
     print_json,
     refusal_json,
     resolution_json,
+    status_summary_json,
     successor_json,
 )
 from ragox.cli._scratch import scratch_store
@@ -413,6 +414,20 @@ def _ingest_line(item: IngestItem) -> str:
 @click.argument("document_id", required=False)
 @_principal_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--all/--summary",
+    "listing",
+    default=None,
+    help="Every document with its revisions (the default with --json), or counts and "
+    "the documents that need attention (the default for people).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="How many documents needing attention the summary shows in full.",
+)
 @click.pass_context
 def status(
     ctx: click.Context,
@@ -421,11 +436,23 @@ def status(
     groups: str | None,
     tenant: str,
     as_json: bool,
+    listing: bool | None,
+    limit: int,
 ) -> None:
-    """Show documents and their revisions' states."""
+    """Show the documents in counts and those that need attention (failed, stuck, in
+    progress, partial, stale); --all lists every document and its revisions' states."""
     who = _principal(principal, groups, tenant)
     with _app(ctx) as app:
         if document_id is None:
+            if listing is None:
+                listing = as_json  # --json keeps its listing of every document
+            if not listing:
+                summary = app.status_summary(who, limit=limit)
+                if as_json:
+                    print_json(status_summary_json(summary))
+                else:
+                    _print_summary(summary)
+                return
             found = app.documents(who)
             if as_json:
                 print_json({"documents": [document_status_json(s) for s in found]})
@@ -441,6 +468,46 @@ def status(
             print_json(document_status_json(doc_status))
         else:
             _print_status(doc_status)
+
+
+def _print_summary(summary: Any) -> None:
+    """Counts first, then each document that needs attention as ``status ID`` shows it."""
+    states = ", ".join(f"{state} {count}" for state, count in summary.revisions.items())
+    click.echo(
+        f"{summary.documents} documents, {sum(summary.revisions.values())} revisions"
+        f"{f' ({states})' if states else ''}"
+    )
+    if summary.stale_revisions:
+        stages = ", ".join(f"{stage} {count}" for stage, count in summary.stale_stages.items())
+        click.echo(
+            f"stale: {summary.stale_revisions} revisions ({stages}): ragox reprocess rebuilds them"
+        )
+    if summary.queued or summary.running or summary.stuck:
+        click.echo(
+            f"runs: {summary.queued} queued, {summary.running} running, {summary.stuck} stuck"
+        )
+    if summary.vectors_missing:
+        click.echo(
+            f"vectors: {summary.vectors_missing} chunks of {summary.revisions_missing_vectors} "
+            "revisions without vectors: ragox reindex fills them"
+        )
+    if summary.pages_without_text:
+        click.echo(f"pages without text: in {summary.pages_without_text} revisions")
+    if not summary.attention_documents:
+        click.echo("nothing needs attention")
+        return
+    reasons = ", ".join(f"{reason.value} {count}" for reason, count in summary.attention.items())
+    more = summary.attention_documents - len(summary.shown)
+    click.echo(
+        f"needs attention: {summary.attention_documents} documents ({reasons})"
+        + (
+            f"; the first {len(summary.shown)} below (ragox status --all lists every document)"
+            if more
+            else ""
+        )
+    )
+    for doc_status, _ in summary.shown:
+        _print_status(doc_status)
 
 
 def _print_status(doc_status: Any) -> None:

@@ -16,6 +16,7 @@ from ragox.service._json import (
     refusal_json,
     reprocess_json,
     resolution_json,
+    status_summary_json,
     successor_json,
     target_json,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "refusal_json",
     "reprocess_json",
     "resolution_json",
+    "status_summary_json",
     "successor_json",
     "target_json",
 ]

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         StaleStage,
         current_versions,
         stale_stages,
+        stale_stages_from,
         stale_stages_of,
     )
     from ragox.ingest._worker import (
@@ -86,6 +87,7 @@ __all__ = [
     "repeated_margin_blocks",
     "split_sentences",
     "stale_stages",
+    "stale_stages_from",
     "stale_stages_of",
     "token_count",
     "token_spans",
@@ -134,6 +136,7 @@ __getattr__, __dir__ = lazy_exports(
             "StaleStage",
             "current_versions",
             "stale_stages",
+            "stale_stages_from",
             "stale_stages_of",
         ),
         "._worker": (

@@ -25,6 +25,7 @@ __all__ = [
     "current_versions",
     "given_language",
     "stale_stages",
+    "stale_stages_from",
     "stale_stages_of",
 ]
 
@@ -89,16 +90,39 @@ def stale_stages_of(
         return ()
     if manifest is None:
         return ()
+    return stale_stages_from(
+        record.media_type,
+        language,
+        manifest.parser,
+        manifest.parser_config_sha256,
+        manifest.profile,
+        recorded,
+        profile_id,
+    )
+
+
+def stale_stages_from(
+    media_type: str,
+    language: str | None,
+    parser: str,
+    parser_config_sha256: str,
+    profile: str,
+    recorded: ProcessingVersions | None,
+    profile_id: str,
+) -> tuple[StaleStage, ...]:
+    """:func:`stale_stages_of` of a READY revision with a manifest, from the manifest's
+    parser, parser configuration and profile alone: the same answer for the same
+    values, so that ``ragox status``'s summary asks once per distinct combination."""
     stale: list[StaleStage] = []
     try:
-        parsers = parsers_for(record.media_type, language=language)
+        parsers = parsers_for(media_type, language=language)
     except ExtractionError:
         parsers = None  # nothing today could extract it again
-    if parsers is not None and (manifest.parser, manifest.parser_config_sha256) not in {
-        (parser.id, parser.config_sha256) for parser in parsers
+    if parsers is not None and (parser, parser_config_sha256) not in {
+        (p.id, p.config_sha256) for p in parsers
     }:
         stale.append(StaleStage.PARSER)
-    if parsers is not None and manifest.profile != profile_id:
+    if parsers is not None and profile != profile_id:
         stale.append(StaleStage.PROFILE)
     today = current_versions()
     for stage, mine, theirs in (

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ragox.service._ids import revision_label_problem as revision_label_problem
     from ragox.service._lookup import StoreLookup as StoreLookup
     from ragox.service._ragox import ActionRefused as ActionRefused
+    from ragox.service._ragox import Attention as Attention
     from ragox.service._ragox import CollectionReaders as CollectionReaders
     from ragox.service._ragox import DocumentStatus as DocumentStatus
     from ragox.service._ragox import IngestItem as IngestItem
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ragox.service._ragox import ReplayedCitation as ReplayedCitation
     from ragox.service._ragox import RevisionStatus as RevisionStatus
     from ragox.service._ragox import SkipReason as SkipReason
+    from ragox.service._ragox import StatusSummary as StatusSummary
     from ragox.service._ragox import Successor as Successor
     from ragox.service._ragox import WriteRefused as WriteRefused
     from ragox.service._ragox import default_document_id as default_document_id
@@ -50,6 +52,7 @@ _EXPORTS = {
     "._lookup": ("StoreLookup",),
     "._ragox": (
         "ActionRefused",
+        "Attention",
         "CollectionReaders",
         "DocumentStatus",
         "IngestItem",
@@ -59,6 +62,7 @@ _EXPORTS = {
         "ReplayedCitation",
         "RevisionStatus",
         "SkipReason",
+        "StatusSummary",
         "Successor",
         "WriteRefused",
         "default_document_id",

@@ -9,7 +9,7 @@ if TYPE_CHECKING:  # shapes only: a command imports what its own result needs
     from ragox.ingest import JobHealth, ReprocessReport
     from ragox.search import Hit
     from ragox.service._check import CheckReport
-    from ragox.service._ragox import DocumentStatus, IngestItem, Successor
+    from ragox.service._ragox import DocumentStatus, IngestItem, StatusSummary, Successor
 
 __all__ = [
     "check_json",
@@ -197,6 +197,31 @@ def document_status_json(status: DocumentStatus) -> dict[str, Any]:
                 "job": None if row.job is None else job_json(row.job),
             }
             for row in status.revisions
+        ],
+    }
+
+
+def status_summary_json(summary: StatusSummary) -> dict[str, Any]:
+    """``status --summary --json``: the counts, and the documents needing attention
+    shown in full (``document_status_json`` each, with its reasons)."""
+    return {
+        "summary": {
+            "documents": summary.documents,
+            "revisions": summary.revisions,
+            "stale": {"revisions": summary.stale_revisions, "stages": summary.stale_stages},
+            "runs": {"queued": summary.queued, "running": summary.running, "stuck": summary.stuck},
+            "vectors_missing": summary.vectors_missing,
+            "revisions_missing_vectors": summary.revisions_missing_vectors,
+            "pages_without_text": summary.pages_without_text,
+            "attention": {
+                "documents": summary.attention_documents,
+                "reasons": {reason.value: count for reason, count in summary.attention.items()},
+                "shown": len(summary.shown),
+            },
+        },
+        "attention": [
+            {**document_status_json(status), "attention": [reason.value for reason in reasons]}
+            for status, reasons in summary.shown
         ],
     }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import heapq
 import json
 import math
 import os
@@ -40,6 +41,7 @@ from ragox.store import (
     CheckRun,
     DocumentRecord,
     ExtractionNotes,
+    JobState,
     KeyRecord,
     PurgeCounts,
     RetentionPolicy,
@@ -227,6 +229,52 @@ class RevisionStatus:
 class DocumentStatus:
     document: DocumentRecord
     revisions: tuple[RevisionStatus, ...]
+
+
+class Attention(enum.Enum):
+    """Why ``status``'s summary names a document, most pressing first."""
+
+    #: a revision failed (its stage and error code are shown)
+    FAILED = "FAILED"
+    #: a revision is in an intermediate state with no live run behind it
+    STUCK = "STUCK"
+    #: a revision is queued or being processed
+    IN_PROGRESS = "IN_PROGRESS"
+    #: a READY revision has chunks without a vector of the index's embedder
+    VECTORS_MISSING = "VECTORS_MISSING"
+    #: a READY revision has pages without text (a scan OCR could not read)
+    PAGES_WITHOUT_TEXT = "PAGES_WITHOUT_TEXT"
+    #: a READY revision was made by other stage versions than today's
+    STALE = "STALE"
+
+
+@dataclass(frozen=True, slots=True)
+class StatusSummary:
+    """``ragox status`` of a whole tenant in counts (exact, for every revision the
+    principal may read), with the documents that need attention: the first ``limit``
+    of them (most pressing first, then by id) read in full."""
+
+    documents: int
+    #: revisions per state (a :class:`RevisionState`'s value), the states present only
+    revisions: dict[str, int]
+    #: READY revisions with a stale stage, and per stage how many have it stale
+    stale_revisions: int
+    stale_stages: dict[str, int]
+    #: in-progress revisions whose latest run is queued, running (alive), or stuck
+    queued: int
+    running: int
+    stuck: int
+    #: chunks without a vector of the index's embedder, and the revisions that have
+    #: some (None: the index has no embedder)
+    vectors_missing: int | None
+    revisions_missing_vectors: int | None
+    pages_without_text: int
+    #: documents per reason they need attention (a document may have several)
+    attention: dict[Attention, int]
+    #: documents needing attention, any reason
+    attention_documents: int
+    #: the first of them, in full, with the reasons of each
+    shown: tuple[tuple[DocumentStatus, tuple[Attention, ...]], ...]
 
 
 PDF = "application/pdf"
@@ -1286,7 +1334,7 @@ class Ragox:
                         notes=reads.notes,
                         vectors_missing=reads.vectors_missing if record.manifest_id else None,
                         job=job,
-                        stuck=_stuck(record, job, now),
+                        stuck=_stuck(record.state, record.updated_at, job, now),
                         stale=stale_stages_of(
                             record, manifest, reads.versions, language, profile_id
                         ),
@@ -1300,6 +1348,123 @@ class Ragox:
                 document = replace(document, current_revision=None)
             found.append(DocumentStatus(document, tuple(rows)))
         return found
+
+    def status_summary(self, principal: Principal, limit: int = 20) -> StatusSummary:
+        """The tenant's documents in counts, and the first ``limit`` that need
+        attention in full (issue 15: a home of fourteen thousand documents is a few
+        queries and no per-document record, not a listing of every one)."""
+        from ragox.ingest import StaleStage, job_health, stale_stages_from  # noqa: PLC0415
+
+        embedder_key = self.store.index.setting("embedder_key") or None
+        profile_id = self.profile.id
+        now = datetime.now(UTC)
+        facts, runs = self.store.status_facts(
+            principal.tenant, embedder_key, with_groups=not principal.operator
+        )
+        latest = {(job.document_id, job.revision): job for job in runs}  # the last started
+        stale_of: dict[tuple[object, ...], tuple[str, ...]] = {}
+        states: dict[str, int] = {}
+        stages: dict[str, int] = {}
+        # per document, its reasons as bits (1 << the reason's place in Attention):
+        # tens of thousands of revisions, so no enum members in the loop
+        flags: dict[str, int] = {}
+        failed_bit, stuck_bit, progress_bit, vectors_bit, pages_bit, stale_bit = (
+            1 << place for place in range(len(Attention))
+        )
+        stale_revisions = queued = running = stuck = 0
+        missing = with_missing = pages = 0
+        ready = RevisionState.READY.value
+        failed = RevisionState.FAILED.value
+        everything = principal.operator
+        for fact in facts:
+            if not everything and not can_read(principal, principal.tenant, fact.groups):
+                continue
+            states[fact.state] = states.get(fact.state, 0) + 1
+            if fact.vectors_missing:
+                missing += fact.vectors_missing
+            bits = 0
+            if fact.state == failed:
+                bits = failed_bit
+            elif fact.state != ready:
+                run = latest.get((fact.document_id, fact.revision))
+                health = None if run is None else job_health(run, now)
+                if _stuck(RevisionState(fact.state), fact.updated_at or "", health, now):
+                    stuck += 1
+                    bits = stuck_bit
+                else:
+                    queued += health is not None and health.job.state is JobState.QUEUED
+                    running += health is not None and health.job.state is JobState.RUNNING
+                    bits = progress_bit
+            else:
+                if fact.vectors_missing:
+                    with_missing += 1
+                    bits |= vectors_bit
+                if fact.pages_without_text:
+                    pages += 1
+                    bits |= pages_bit
+            if fact.state == ready and fact.has_manifest and fact.parser is not None:
+                key = (
+                    fact.media_type,
+                    fact.language,
+                    fact.parser,
+                    fact.parser_config_sha256,
+                    fact.profile,
+                    fact.versions,
+                )
+                stale = stale_of.get(key)
+                if stale is None:
+                    stale = stale_of[key] = tuple(
+                        stage.value
+                        for stage in stale_stages_from(
+                            fact.media_type,
+                            fact.language,
+                            fact.parser,
+                            fact.parser_config_sha256 or "",
+                            fact.profile or "",
+                            fact.versions,
+                            profile_id,
+                        )
+                    )
+                if stale:
+                    stale_revisions += 1
+                    bits |= stale_bit
+                    for stage in stale:
+                        stages[stage] = stages.get(stage, 0) + 1
+            flags[fact.document_id] = flags.get(fact.document_id, 0) | bits
+        order = list(Attention)
+        attention = {}
+        # the documents needing attention by their most pressing reason, then by id
+        firsts: list[list[str]] = [[] for _ in order]
+        for document_id, bits in flags.items():
+            if bits:
+                firsts[(bits & -bits).bit_length() - 1].append(document_id)
+        for place, reason in enumerate(order):
+            count = sum(1 for bits in flags.values() if bits >> place & 1)
+            if count:
+                attention[reason] = count
+        shown: list[tuple[DocumentStatus, tuple[Attention, ...]]] = []
+        for bucket in firsts:
+            for document_id in heapq.nsmallest(max(limit, 0) - len(shown), bucket):
+                statuses = self._statuses(principal, document_id)
+                if statuses:
+                    bits = flags[document_id]
+                    reasons = tuple(r for place, r in enumerate(order) if bits >> place & 1)
+                    shown.append((statuses[0], reasons))
+        return StatusSummary(
+            documents=len(flags),
+            revisions=dict(sorted(states.items())),
+            stale_revisions=stale_revisions,
+            stale_stages={s.value: stages[s.value] for s in StaleStage if s.value in stages},
+            queued=queued,
+            running=running,
+            stuck=stuck,
+            vectors_missing=None if embedder_key is None else missing,
+            revisions_missing_vectors=None if embedder_key is None else with_missing,
+            pages_without_text=pages,
+            attention=attention,
+            attention_documents=sum(1 for bits in flags.values() if bits),
+            shown=tuple(shown),
+        )
 
     def text(self, document_id: str, principal: Principal, revision: str | None = None) -> str:
         _, record = self._readable_revision(document_id, revision, principal)
@@ -1501,15 +1666,15 @@ def _real(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
-def _stuck(record: RevisionRecord, job: JobHealth | None, now: datetime) -> bool:
+def _stuck(state: RevisionState, updated_at: str, job: JobHealth | None, now: datetime) -> bool:
     """In an intermediate state with no live run: its run died, was interrupted, or
     (an upload received but never processed) none started within the lease."""
-    if record.state not in _IN_PROGRESS:
+    if state not in _IN_PROGRESS:
         return False
     from ragox.ingest import LEASE, Liveness  # noqa: PLC0415
 
     if job is None:
-        updated = datetime.fromisoformat(record.updated_at.replace("Z", "+00:00"))
+        updated = datetime.fromisoformat(updated_at.replace("Z", "+00:00"))
         return now - updated > LEASE
     return job.liveness not in (Liveness.LIVE, Liveness.QUEUED)
 

@@ -32,6 +32,7 @@ from ragox.store._records import (
     ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
+    RevisionFacts,
     RevisionReads,
     RevisionRecord,
     RevisionState,
@@ -228,6 +229,15 @@ class Store(Protocol):
         """The tenant's documents (or the one named) by id, each with its revisions in
         order and what ``status`` shows of them (vectors missing for ``embedder_key``),
         in a few queries however many documents there are."""
+        ...
+
+    def status_facts(
+        self, tenant: str, embedder_key: str | None = None, with_groups: bool = True
+    ) -> tuple[list[RevisionFacts], list[JobRecord]]:
+        """Every revision of the tenant with what ``status``'s summary counts of it
+        (reader groups only when ``with_groups``; chunks without ``embedder_key``'s
+        vector when one is given), and the runs of the revisions still in progress,
+        oldest first: a few queries, and no manifest read into Python."""
         ...
 
     def revision_by_source(

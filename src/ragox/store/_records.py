@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import OcrMode
@@ -27,6 +27,7 @@ __all__ = [
     "ProcessingVersions",
     "PurgeCounts",
     "RetentionPolicy",
+    "RevisionFacts",
     "RevisionReads",
     "RevisionRecord",
     "RevisionState",
@@ -273,6 +274,36 @@ class RevisionReads:
     latest_job: JobRecord | None
     #: its chunks without a vector of the asked embedder (None: none was asked)
     vectors_missing: int | None
+
+
+class RevisionFacts(NamedTuple):
+    """What ``status``'s summary counts of a revision (:meth:`Store.status_facts`),
+    read for every revision of a tenant at once: a tuple, as a million-chunk home has
+    tens of thousands of them."""
+
+    document_id: str
+    revision: str
+    #: a :class:`RevisionState`'s value
+    state: str
+    media_type: str
+    has_manifest: bool
+    #: the language given for its document, for a PDF (its OCR models follow it)
+    language: str | None
+    #: its manifest's parser, parser configuration and profile (None: no manifest)
+    parser: str | None
+    parser_config_sha256: str | None
+    profile: str | None
+    #: the stage versions its search text was built with (None: none was built, or
+    #: before they were recorded)
+    versions: ProcessingVersions | None
+    #: its representation has pages without text (a scan OCR could not read)
+    pages_without_text: bool
+    #: chunks without a vector of the asked embedder (None: none was asked)
+    vectors_missing: int | None
+    #: its reader groups (empty unless asked for)
+    groups: frozenset[str]
+    #: when it last changed state (None: READY or FAILED, where it is not needed)
+    updated_at: str | None
 
 
 @dataclass(frozen=True, slots=True)

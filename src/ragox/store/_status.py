@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ragox.anchor import Manifest
 from ragox.store._records import (
@@ -19,12 +20,13 @@ from ragox.store._records import (
     ExtractionNotes,
     JobRecord,
     ProcessingVersions,
+    RevisionFacts,
     RevisionReads,
     RevisionRecord,
 )
 from ragox.store._rows import JOB_COLUMNS, REVISION_COLUMNS, job_record, revision_record
 
-__all__ = ["read_status"]
+__all__ = ["facts_by_joins", "read_status", "read_status_facts"]
 
 #: ``(sql, parameters)`` → rows; the SQL marks parameters with ``{p}``
 Query = Callable[[str, Sequence[object]], Sequence[Sequence[object]]]
@@ -144,3 +146,138 @@ def _reads(
         latest_job=job,
         vectors_missing=None if embedder_key is None else int(str(fact[11])),
     )
+
+
+#: Per revision, what ``status``'s summary counts of it, by joins (PostgreSQL, whose
+#: hash joins read each table once; SQLite keeps these rows in ``revision_facts``,
+#: schema 30): the columns of that table. ``{field}`` is replaced by the backend's
+#: expression of a manifest's JSON field named ``{f}``.
+FACTS_BY_JOINS = (
+    "(SELECT r.tenant, r.document_id, r.revision, r.state, r.media_type, r.manifest_id, "
+    "{parser} AS parser, {config} AS parser_config_sha256, {profile} AS profile, "
+    "st.manifest_id IS NOT NULL AS has_versions, st.cleaner, st.splitter, st.chunker, "
+    "st.analyzer, COALESCE(rep.pages_without_text <> '[]', FALSE) AS pages_without_text, "
+    "r.updated_at FROM revisions r LEFT JOIN manifests m ON m.manifest_id = r.manifest_id "
+    "LEFT JOIN representations rep ON rep.manifest_id = r.manifest_id "
+    "LEFT JOIN search_texts st ON st.manifest_id = r.manifest_id WHERE r.tenant = {p})"
+)
+
+
+def facts_by_joins(manifest_field: str) -> str:
+    """:data:`FACTS_BY_JOINS` with the backend's JSON field expression (``{f}``)."""
+    return (
+        FACTS_BY_JOINS.replace("{parser}", manifest_field.replace("{f}", "parser"))
+        .replace("{config}", manifest_field.replace("{f}", "parser_config_sha256"))
+        .replace("{profile}", manifest_field.replace("{f}", "profile"))
+    )
+
+
+def read_status_facts(
+    query: Query,
+    mark: str,
+    tenant: str,
+    embedder_key: str | None,
+    with_groups: bool,
+    source: str,
+) -> tuple[list[RevisionFacts], list[JobRecord]]:
+    """Every revision of the tenant with what ``status``'s summary counts of it (its
+    state, what its staleness depends on, whether pages lack text, its
+    reader groups when ``with_groups``), in one query over ``source`` (a table or a
+    subquery ``f`` with the columns of ``revision_facts``; a ``{p}`` in it is the
+    tenant); and the runs of the revisions still in progress (oldest first, so that
+    the last one per revision is the latest)."""
+
+    def rows(sql: str, params: Sequence[object]) -> Sequence[Sequence[object]]:
+        return query(sql.replace("{p}", mark), params)
+
+    groups: dict[tuple[str, str], frozenset[str]] = {}
+    if with_groups:
+        found: dict[tuple[str, str], set[str]] = {}
+        for doc, label, group in rows(
+            "SELECT document_id, revision, group_name FROM revision_groups WHERE tenant={p}",
+            (tenant,),
+        ):
+            found.setdefault((str(doc), str(label)), set()).add(str(group))
+        groups = {key: frozenset(names) for key, names in found.items()}
+    missing = (
+        "NULL"
+        if embedder_key is None
+        else "(SELECT COUNT(*) FROM chunks c WHERE c.manifest_id = f.manifest_id "
+        "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
+        "AND e.embedder_key = {p}))"
+    )
+    # What staleness depends on, as one text per revision: a home has a few distinct
+    # ones, each taken apart once (a value per column would be seven Python strings
+    # per revision).
+    key = " || '\x1f' || ".join(
+        f"COALESCE({column}, '\x1e')"
+        for column in (
+            "f.media_type",
+            "CASE WHEN f.media_type = 'application/pdf' THEN (SELECT d.language FROM "
+            "documents d WHERE d.tenant = f.tenant AND d.document_id = f.document_id) END",
+            "f.parser",
+            "f.parser_config_sha256",
+            "f.profile",
+            "f.cleaner",
+            "f.splitter",
+            "f.chunker",
+            "f.analyzer",
+        )
+    )
+    sql = (
+        f"SELECT f.document_id, f.revision, f.state, f.manifest_id IS NOT NULL, {key}, "
+        "f.pages_without_text, "
+        f"{missing}, CASE WHEN f.state NOT IN ('READY', 'FAILED') THEN f.updated_at END "
+        f"FROM {source} f" + ("" if "{p}" in source else " WHERE f.tenant = {p}")
+    )
+    params: tuple[object, ...] = (tenant,) if embedder_key is None else (embedder_key, tenant)
+    none: frozenset[str] = frozenset()
+    parts: dict[str, tuple[Any, ...]] = {}
+
+    def taken_apart(text: str) -> tuple[Any, ...]:
+        values = [None if v == "\x1e" else v for v in text.split("\x1f")]
+        recorded = None if all(v is None for v in values[5:]) else ProcessingVersions(*values[5:])
+        found = parts[text] = (*values[:5], recorded)
+        return found
+
+    facts = []
+    fetched: Sequence[Any] = rows(sql, params)  # the driver's values, as they come
+    for row in fetched:
+        media_type, language, parser, config, profile, versions = parts.get(row[4]) or taken_apart(
+            row[4]
+        )
+        facts.append(
+            RevisionFacts(
+                row[0],
+                row[1],
+                row[2],
+                media_type,
+                bool(row[3]),
+                language,
+                parser,
+                config,
+                profile,
+                versions,
+                bool(row[5]),
+                row[6],
+                groups.get((row[0], row[1]), none) if groups else none,
+                row[7],
+            )
+        )
+    jobs: list[JobRecord] = []
+    if any(fact.state not in _SETTLED for fact in facts):
+        columns = ", ".join(f"j.{name.strip()}" for name in JOB_COLUMNS.split(","))
+        jobs = [
+            job_record(row)
+            for row in rows(
+                f"SELECT {columns} FROM jobs j JOIN revisions r ON r.tenant = j.tenant "
+                "AND r.document_id = j.document_id AND r.revision = j.revision "
+                "WHERE j.tenant = {p} AND r.state NOT IN ('READY', 'FAILED') "
+                "ORDER BY j.created_at",
+                (tenant,),
+            )
+        ]
+    return facts, jobs
+
+
+_SETTLED = frozenset({"READY", "FAILED"})

@@ -68,6 +68,7 @@ from ragox.store._records import (
     ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
+    RevisionFacts,
     RevisionReads,
     RevisionRecord,
     RevisionState,
@@ -87,7 +88,7 @@ from ragox.store._rows import (
     manifest_from_json,
     revision_record,
 )
-from ragox.store._status import read_status
+from ragox.store._status import facts_by_joins, read_status, read_status_facts
 from ragox.store.postgres._blobs import PostgresBlobs
 from ragox.store.postgres._index import PostgresIndex
 from ragox.store.postgres._schema import MIGRATIONS, SCHEMA_VERSION
@@ -583,6 +584,12 @@ class PostgresStore:
         self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
     ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
         return read_status(self._fetchall, "%s", tenant, document_id, embedder_key)
+
+    def status_facts(
+        self, tenant: str, embedder_key: str | None = None, with_groups: bool = True
+    ) -> tuple[list[RevisionFacts], list[JobRecord]]:
+        source = facts_by_joins("(m.json::json ->> '{f}')")
+        return read_status_facts(self._fetchall, "%s", tenant, embedder_key, with_groups, source)
 
     def revision_by_source(
         self, tenant: str, document_id: str, source_sha256: str

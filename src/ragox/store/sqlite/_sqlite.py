@@ -49,6 +49,7 @@ from ragox.store._records import (
     ProcessingVersions,
     PurgeCounts,
     RetentionPolicy,
+    RevisionFacts,
     RevisionReads,
     RevisionRecord,
     RevisionState,
@@ -68,7 +69,7 @@ from ragox.store._rows import (
     manifest_from_json,
     revision_record,
 )
-from ragox.store._status import read_status
+from ragox.store._status import read_status, read_status_facts
 from ragox.store.sqlite._index import SqliteIndex, upgrade_lexical
 from ragox.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 from ragox.text import Alignment
@@ -427,6 +428,19 @@ class SqliteStore:
             # the small columns whole in an index: the table's rows would be read
             # through their text's overflow pages (schema 28)
             (" INDEXED BY representations_facts", " INDEXED BY search_texts_versions"),
+        )
+
+    def status_facts(
+        self, tenant: str, embedder_key: str | None = None, with_groups: bool = True
+    ) -> tuple[list[RevisionFacts], list[JobRecord]]:
+        conn = self._connection()
+        return read_status_facts(
+            lambda sql, params: conn.execute(sql, tuple(params)).fetchall(),
+            "?",
+            tenant,
+            embedder_key,
+            with_groups,
+            "revision_facts",  # kept by triggers (schema 30)
         )
 
     def revision_by_source(
