@@ -195,14 +195,14 @@ def test_a_failed_or_stale_document_is_always_in_the_summary(
     assert shown.code == 0
     lines = shown.stdout.splitlines()
     assert lines[0] == "27 documents, 27 revisions (FAILED 1, READY 26)"
-    assert "stale: 1 revisions (CHUNKER 1): ragox reprocess rebuilds them" in lines
+    assert "stale: 1 revision (CHUNKER 1): ragox reprocess rebuilds them" in lines
     assert "needs attention: 2 documents (FAILED 1, STALE 1)" in lines
     assert lines.index("zz-failed  current: -") < lines.index("zz-stale  current: r1")
     assert not any(line.startswith("a0") for line in lines)  # fresh ones are counted only
     first = run_ragox(home, "status", "--limit", "1").stdout
     assert "zz-failed" in first and "zz-stale" not in first
     assert "the first 1 below (ragox status --all lists every document)" in first
-    assert "stale: 1 revisions (CHUNKER 1)" in first  # counted even when not shown
+    assert "stale: 1 revision (CHUNKER 1)" in first  # counted even when not shown
     data = json.loads(run_ragox(home, "status", "--summary", "--json", "--limit", "1").stdout)
     assert data["summary"]["attention"] == {
         "documents": 2,

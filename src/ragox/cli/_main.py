@@ -470,17 +470,24 @@ def status(
             _print_status(doc_status)
 
 
+def _counted(count: int, noun: str) -> str:
+    """``1 document``, ``2 documents``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _print_summary(summary: Any) -> None:
     """Counts first, then each document that needs attention as ``status ID`` shows it."""
     states = ", ".join(f"{state} {count}" for state, count in summary.revisions.items())
     click.echo(
-        f"{summary.documents} documents, {sum(summary.revisions.values())} revisions"
+        f"{_counted(summary.documents, 'document')}, "
+        f"{_counted(sum(summary.revisions.values()), 'revision')}"
         f"{f' ({states})' if states else ''}"
     )
     if summary.stale_revisions:
         stages = ", ".join(f"{stage} {count}" for stage, count in summary.stale_stages.items())
         click.echo(
-            f"stale: {summary.stale_revisions} revisions ({stages}): ragox reprocess rebuilds them"
+            f"stale: {_counted(summary.stale_revisions, 'revision')} ({stages}): "
+            "ragox reprocess rebuilds them"
         )
     if summary.queued or summary.running or summary.stuck:
         click.echo(
@@ -488,18 +495,19 @@ def _print_summary(summary: Any) -> None:
         )
     if summary.vectors_missing:
         click.echo(
-            f"vectors: {summary.vectors_missing} chunks of {summary.revisions_missing_vectors} "
-            "revisions without vectors: ragox reindex fills them"
+            f"vectors: {_counted(summary.vectors_missing, 'chunk')} of "
+            f"{_counted(summary.revisions_missing_vectors, 'revision')} without vectors: "
+            "ragox reindex fills them"
         )
     if summary.pages_without_text:
-        click.echo(f"pages without text: in {summary.pages_without_text} revisions")
+        click.echo(f"pages without text: in {_counted(summary.pages_without_text, 'revision')}")
     if not summary.attention_documents:
         click.echo("nothing needs attention")
         return
     reasons = ", ".join(f"{reason.value} {count}" for reason, count in summary.attention.items())
     more = summary.attention_documents - len(summary.shown)
     click.echo(
-        f"needs attention: {summary.attention_documents} documents ({reasons})"
+        f"needs attention: {_counted(summary.attention_documents, 'document')} ({reasons})"
         + (
             f"; the first {len(summary.shown)} below (ragox status --all lists every document)"
             if more
