@@ -120,6 +120,48 @@ def test_interrupted_indexing_leaves_nothing_half_visible(
     assert len(app.store.manifests("default", "manual", "r2")) == 1
 
 
+def test_interrupt_while_the_heartbeat_starts_or_stops_ends_the_job(
+    app: Ragox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C that lands while a run's heartbeat thread starts (after its job row
+    was written, before any stage ran) ends the job INTERRUPTED, as one during a
+    stage does: the job is not left RUNNING for status to call a dead run. One that
+    lands while the heartbeat stops, after the run finished, keeps the job DONE."""
+    from ragox.ingest._jobs import Heartbeat
+
+    path = tmp_path / "manual.txt"
+    path.write_text(MANUAL, encoding="utf-8")
+
+    def interrupted(self: Heartbeat) -> Heartbeat:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Heartbeat, "__enter__", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            _ingest(app, path)
+    jobs = app.store.jobs("default", "manual", "r1")
+    assert [(job.state.value, job.error_code) for job in jobs] == [("FAILED", "INTERRUPTED")]
+    record = app.store.get_revision("default", "manual", "r1")
+    assert record is not None and record.state is RevisionState.RECEIVED
+
+    stop = Heartbeat.__exit__
+
+    def interrupted_after(self: Heartbeat, *exc: object) -> None:
+        stop(self, *exc)
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Heartbeat, "__exit__", interrupted_after)
+        with pytest.raises(KeyboardInterrupt):
+            _ingest(app, path)
+    assert [job.state.value for job in app.store.jobs("default", "manual", "r1")] == [
+        "FAILED",
+        "DONE",
+    ]
+    record = app.store.get_revision("default", "manual", "r1")
+    assert record is not None and record.state is RevisionState.READY
+
+
 def test_delete_removes_from_resolution_and_keeps_others(app: Ragox, tmp_path: Path) -> None:
     """After delete the document's anchors are ACCESS_DENIED; other documents are intact."""
     (tmp_path / "a.txt").write_bytes(SEED_BYTES)

@@ -9,17 +9,27 @@ queue, the lease end it renews has passed).
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import socket
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
 from ragox.store import JobRecord, JobState, Store
 
-__all__ = ["HEARTBEAT_INTERVAL", "LEASE", "Heartbeat", "JobHealth", "Liveness", "job_health"]
+__all__ = [
+    "HEARTBEAT_INTERVAL",
+    "LEASE",
+    "Heartbeat",
+    "JobHealth",
+    "Liveness",
+    "job_health",
+    "job_run",
+]
 
 #: how often a running job renews its lease
 HEARTBEAT_INTERVAL: Final = timedelta(seconds=15)
@@ -115,3 +125,22 @@ class Heartbeat:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+@contextlib.contextmanager
+def job_run(store: Store, job_id: str, *, beat: bool = True) -> Iterator[None]:
+    """One run of a job: its heartbeat (``beat``) renews the lease while the body
+    runs, and a body that does not finish (Ctrl-C, an error no stage expected) ends
+    the job FAILED with ``INTERRUPTED``. That holds too when the interrupt lands
+    while the heartbeat thread starts or stops: a job is never left RUNNING by a
+    run that is over (status would call it a dead run instead of an interrupted one).
+    """
+    finished = False
+    try:
+        with Heartbeat(store, job_id) if beat else contextlib.nullcontext():
+            yield
+            finished = True
+    except BaseException:
+        if not finished:
+            store.finish_job(job_id, JobState.FAILED, None, "INTERRUPTED")
+        raise

@@ -33,7 +33,7 @@ from ragox.extract import (
 from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
 from ragox.ingest._headings import row_headings
 from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
-from ragox.ingest._jobs import Heartbeat
+from ragox.ingest._jobs import job_run
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
 from ragox.ingest._versions import current_versions, given_language, stale_stages
@@ -505,16 +505,11 @@ class Ingestor:
         # A job row per run, with a lease its heartbeat renews: one left RUNNING by a
         # run that died is told apart from a live one (ingest._jobs).
         job = claimed or self.store.start_job(tenant, doc, rev)
-        beating = contextlib.nullcontext() if claimed else Heartbeat(self.store, job)
-        with beating:
-            try:
-                return self._stages(record, source, created, options, job)
-            except BaseException:
-                # Interrupted (Ctrl-C, or an error no stage expected): the job ends
-                # here; the revision stays in its stage, never current, for a rerun,
-                # `ragox retry` or `ragox fail`.
-                self.store.finish_job(job, JobState.FAILED, None, "INTERRUPTED")
-                raise
+        # Interrupted (Ctrl-C, or an error no stage expected): the job ends FAILED
+        # (INTERRUPTED); the revision stays in its stage, never current, for a rerun,
+        # `ragox retry` or `ragox fail`. A claimed job's worker renews its lease.
+        with job_run(self.store, job, beat=not claimed):
+            return self._stages(record, source, created, options, job)
 
     def _stages(
         self,

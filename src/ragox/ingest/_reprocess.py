@@ -40,7 +40,7 @@ from ragox.anchor import (
     migrate_anchor,
 )
 from ragox.extract import ExtractionError, ExtractOptions, OcrMode
-from ragox.ingest._jobs import Heartbeat, Liveness, job_health
+from ragox.ingest._jobs import Liveness, job_health, job_run
 from ragox.ingest._pipeline import Ingestor
 from ragox.ingest._versions import StaleStage, stale_stages
 from ragox.store import JobState, RevisionRecord, StoreError
@@ -233,12 +233,8 @@ class Reprocessor:
         dead = [h.job.job_id for h in health if h.liveness is Liveness.STALE]
         self.store.end_jobs(tenant, doc, rev, dead, JOB_ABANDONED)
         job = self.store.start_job(tenant, doc, rev)
-        with Heartbeat(self.store, job):
-            try:
-                return self._rebuild_stages(record, stale, job)
-            except BaseException:
-                self.store.finish_job(job, JobState.FAILED, None, "INTERRUPTED")
-                raise
+        with job_run(self.store, job):
+            return self._rebuild_stages(record, stale, job)
 
     def _rebuild_stages(
         self, record: RevisionRecord, stale: tuple[StaleStage, ...], job: str
