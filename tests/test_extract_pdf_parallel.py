@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pymupdf
@@ -78,6 +81,40 @@ def test_large_pdf_is_read_in_parallel_by_default(monkeypatch: pytest.MonkeyPatc
     assert pymupdf.open(stream=data).page_count >= PARALLEL_MIN_PAGES
     monkeypatch.setenv(WORKERS_VARIABLE, "2")
     _same(extract_pdf(data, BASE_PROFILE), extract_pdf(data, BASE_PROFILE, workers=1))
+
+
+def test_a_script_without_a_main_guard_ingests_a_large_pdf(tmp_path: Path) -> None:
+    """A script that ingests a PDF read by page workers, with no ``if __name__ ==
+    "__main__":`` guard: the workers run ragox's functions without running the
+    script again (each run of its body is recorded), and the PDF is READY. Before,
+    every worker re-ran the script, failed while importing it, and the PDF was
+    refused."""
+    runs = tmp_path / "runs.txt"
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import os\n"
+        "from pathlib import Path\n"
+        "from ragox.service import Ragox\n"
+        f"with open({str(runs)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n"
+        f"app = Ragox(Path({str(tmp_path / 'home')!r}))\n"
+        f"pdf = Path({str(DATA / 'pdf' / 'geotopo-de.pdf')!r})\n"
+        "item = app.ingest_path(pdf, pdf.parent)\n"
+        "print(item.outcome.state.value if item.outcome else item.skipped)\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, WORKERS_VARIABLE: "2"}
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "READY"), done.stderr[-2000:]
+    assert len(runs.read_text().split()) == 1
+    assert "RuntimeError" not in done.stderr
 
 
 def test_worker_count_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,11 +9,12 @@ child gets an address-space limit, and is killed when it runs past its time.
 
 from __future__ import annotations
 
-import multiprocessing
 import resource
+import threading
+from multiprocessing import context, spawn
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ragox.extract._model import ErrorCode, ExtractionError
 
@@ -27,7 +28,47 @@ RENDER_MEMORY_BYTES: Final = 2 * 1024**3
 #: The start method of every child that opens a PDF (renders here, page readers in
 #: :mod:`ragox.extract._pdfpool`): forked from one server with PyMuPDF imported
 #: (``ragox.extract.pdf`` imports it lazily), never from a process with threads.
-CONTEXT: Final = multiprocessing.get_context("forkserver")
+#: Set in the thread that starts one of our children, while it starts it.
+_STARTING: Final = threading.local()
+
+
+def _preparation_data(name: str, *, _original: Any = spawn.get_preparation_data) -> Any:
+    """What a child is told about its parent (``spawn.get_preparation_data``), less
+    the main module when the child is one of ours: our children run functions of
+    ragox and never need the caller's ``__main__``. Without this, every page reader
+    of a script that has no ``if __name__ == "__main__":`` guard ran the script
+    again (its prints, its writes, its own ingest) and failed starting processes
+    while importing it, and the PDF that script ingested was refused. Another
+    library's children (another thread, or not ours) get the data unchanged."""
+    data = _original(name)
+    if getattr(_STARTING, "ours", False):
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+    return data
+
+
+if not getattr(spawn.get_preparation_data, "_ragox", False):
+    _preparation_data._ragox = True  # type: ignore[attr-defined]
+    spawn.get_preparation_data = _preparation_data
+
+
+class _Process(context.ForkServerProcess):
+    """A forkserver child that is not given the caller's main module."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:
+        _STARTING.ours = True
+        try:
+            return context.ForkServerProcess._Popen(process_obj)
+        finally:
+            _STARTING.ours = False
+
+
+class _Context(context.ForkServerContext):
+    Process = _Process
+
+
+CONTEXT: Final = _Context()
 CONTEXT.set_forkserver_preload(["ragox.extract.pdf", "pymupdf"])
 
 
