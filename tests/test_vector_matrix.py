@@ -76,3 +76,44 @@ def test_top_rows_small_and_unusual_queries() -> None:
     assert top_rows(big, big_vectors[0], 0) == []
     empty = build_matrix([], np.zeros((0, 384), np.float32), {}, ("en",))
     assert top_rows(empty, big_vectors[0], 5) == []
+
+
+def test_shift_changes_the_order_only() -> None:
+    """A shift is subtracted for the ranking only: the rows are those of the exact
+    score less penalty and shift, each reported with its score less the penalty (in the
+    two-step path too, whose first-step bound still holds)."""
+    vectors, ids = _corpus(6000, seed=8, anisotropic=True)
+    matrix = build_matrix(ids, vectors, {}, ("en",))
+    rng = np.random.default_rng(2)
+    shift = rng.standard_normal(len(ids)) * 0.05
+    query = vectors[40] + rng.standard_normal(384).astype(np.float32) * 0.05
+    query = (query / np.linalg.norm(query)).astype(np.float32)
+    exact = np.einsum("ij,j->i", vectors.astype(np.float64), query.astype(np.float64))
+    exact = exact.astype(np.float32)
+    ranking = exact.astype(np.float64) - shift
+    expected = [(ids[r], float(exact[r])) for r in np.lexsort((np.arange(len(ids)), -ranking))]
+    found = [(matrix.chunk_ids[r], s) for r, s in top_rows(matrix, query, 20, shift=shift)]
+    assert found == expected[:20]
+    assert found != _brute(vectors, ids, query, 20, None)
+
+
+def test_typicality_and_language_shift() -> None:
+    """Typicality is each row's product with the mean row, centred; the language shift
+    gives each row its language's mean product with the query (rows of no language:
+    the mean over all rows)."""
+    vectors, ids = _corpus(500, seed=4, anisotropic=True)
+    languages = {c: ("de" if n % 4 == 0 else "en") for n, c in enumerate(ids) if n % 10}
+    matrix = build_matrix(ids, vectors, languages, ("de", "en", "ru"))
+    wide = vectors.astype(np.float64)
+    typical = wide @ wide.mean(axis=0)
+    assert np.allclose(matrix.typicality, typical - typical.mean(), atol=1e-12)
+    assert set(matrix.language_means) == {"de", "en"}  # no Russian rows, no Russian mean
+    query = vectors[3]
+    shift = _matrix.language_shift(matrix, query)
+    products = wide @ query.astype(np.float64)
+    for lang in ("de", "en"):
+        rows = matrix.languages[lang]
+        assert np.allclose(shift[rows], products[rows].mean(), atol=1e-12)
+    none = ~(matrix.languages["de"] | matrix.languages["en"])
+    assert none.any()
+    assert np.allclose(shift[none], products.mean(), atol=1e-12)

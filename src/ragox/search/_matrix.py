@@ -36,7 +36,7 @@ else:
     np = lazy_module("numpy")
 
 
-__all__ = ["VectorMatrix", "build_matrix", "top_rows"]
+__all__ = ["VectorMatrix", "build_matrix", "language_shift", "top_rows"]
 
 #: below this many rows every row is scored exactly, in one step
 _EXACT_BELOW: Final = 256
@@ -47,6 +47,8 @@ _U16: Final = 2.0**-11
 _U32: Final = 2.0**-24
 #: below float16's largest finite value by more than its rounding
 _F16_MAX: Final = 65000.0
+#: rows converted to float64 at a time when the means are summed
+_MEAN_BLOCK: Final = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,13 @@ class VectorMatrix:
     languages: dict[str, npt.NDArray[np.bool_]]
     #: chunk id → the language of its representation (None: not detected)
     language_of: dict[str, str | None]
+    #: each row's product with the mean of all rows, less the mean of those products
+    #: (float64): how near a row lies to everything (see ``Searcher.vector``)
+    typicality: npt.NDArray[np.float64]
+    #: the mean row (float64) of each language that has rows
+    language_means: dict[str, npt.NDArray[np.float64]]
+    #: the mean of all rows (float64; zeros when there are none)
+    mean: npt.NDArray[np.float64]
 
 
 @functools.cache
@@ -100,7 +109,46 @@ def build_matrix(
         lang: np.fromiter((language_of.get(i) == lang for i in chunk_ids), np.bool_, len(chunk_ids))
         for lang in supported
     }
-    return VectorMatrix(tuple(chunk_ids), exact, copy, max_norm, masks, language_of)
+    means, mean = _means(exact, masks)
+    typicality = np.zeros(len(exact), dtype=np.float64)
+    for begin in range(0, len(exact), _MEAN_BLOCK):
+        block = exact[begin : begin + _MEAN_BLOCK].astype(np.float64)
+        typicality[begin : begin + _MEAN_BLOCK] = block @ mean
+    if len(typicality):
+        typicality -= typicality.mean()
+    return VectorMatrix(
+        tuple(chunk_ids), exact, copy, max_norm, masks, language_of, typicality, means, mean
+    )
+
+
+def _means(
+    exact: npt.NDArray[np.float32], masks: dict[str, npt.NDArray[np.bool_]]
+) -> tuple[dict[str, npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
+    """Each language's mean row and the mean of all rows, summed in float64 in row
+    order a block at a time (the same figures in every process and home)."""
+    counts = {lang: int(mask.sum()) for lang, mask in masks.items()}
+    present = [lang for lang in masks if counts[lang]]
+    dimension = exact.shape[1] if exact.ndim == 2 else 0
+    sums = {lang: np.zeros(dimension, dtype=np.float64) for lang in present}
+    total = np.zeros(dimension, dtype=np.float64)
+    for begin in range(0, len(exact), _MEAN_BLOCK):
+        wide = exact[begin : begin + _MEAN_BLOCK].astype(np.float64)
+        total += wide.sum(axis=0)
+        for lang in present:
+            sums[lang] += wide[masks[lang][begin : begin + _MEAN_BLOCK]].sum(axis=0)
+    means = {lang: sums[lang] / counts[lang] for lang in present}
+    return means, total / max(1, len(exact))
+
+
+def language_shift(matrix: VectorMatrix, query: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """Each row's language's mean similarity to ``query`` (the mean of the products is
+    the product with the mean row: one product per language); rows of no detected
+    language get the mean over all rows."""
+    q = np.asarray(query, dtype=np.float64)
+    shift = np.full(len(matrix.chunk_ids), float(matrix.mean @ q), dtype=np.float64)
+    for lang, centroid in matrix.language_means.items():
+        shift[matrix.languages[lang]] = float(centroid @ q)
+    return shift
 
 
 def _half_margin(query_norm: float, max_norm: float, dimension: int) -> float:
@@ -132,11 +180,13 @@ def top_rows(
     query: npt.NDArray[np.float32],
     count: int,
     penalty: npt.NDArray[np.float32] | None = None,
+    shift: npt.NDArray[np.float64] | None = None,
 ) -> list[tuple[int, float]]:
-    """The ``count`` rows of the highest exact score minus ``penalty``, best first
-    (equal scores in row order), each with that score.
+    """The ``count`` rows of the highest exact score minus ``penalty`` minus ``shift``,
+    best first (equal ones in row order), each with its exact score minus ``penalty``.
 
-    ``penalty`` is a per-row amount subtracted from the scores (a language bonus).
+    ``penalty`` is a per-row amount subtracted from the scores (a language bonus);
+    ``shift`` one subtracted for the ranking only.
     """
     rows = len(matrix.chunk_ids)
     count = min(count, rows)
@@ -158,6 +208,8 @@ def top_rows(
             margin = _single_margin(query_norm, matrix.max_norm, dimension)
         if penalty is not None:
             first -= penalty
+        if shift is not None:
+            first -= shift
         # Some ``count`` rows score at least the count-th first score less half the
         # margin; a row whose first score is more than the margin below that cannot
         # beat them.
@@ -169,5 +221,6 @@ def top_rows(
     scores = exact.astype(np.float32)
     if penalty is not None:
         scores = scores - penalty[candidates]
-    order = np.lexsort((candidates, -scores))[:count]
+    ranking = scores if shift is None else scores.astype(np.float64) - shift[candidates]
+    order = np.lexsort((candidates, -ranking))[:count]
     return [(int(candidates[i]), float(scores[i])) for i in order]
