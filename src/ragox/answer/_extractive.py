@@ -329,9 +329,20 @@ def score_sentences(
     # passages of no clear language stay, and a question over documents of other
     # languages only (cross-lingual search) keeps them all
     asked = question_language(question)
+    # a passage of a partly translated manual (an English paragraph left in the German
+    # handbook) is in another language as a whole but may hold paragraphs in the
+    # question's: those stay quotable, the others are only neighbours
+    foreign: list[tuple[tuple[int, int], ...]] = [() for _ in evidence]
     if asked in own:
+        for place, (item, language) in enumerate(zip(evidence, own, strict=True)):
+            if language not in (asked, None):
+                others = _other_paragraphs(item.text, asked)
+                if others is not None:
+                    own[place] = asked
+                    foreign[place] = others
         keep = [language in (asked, None) for language in own]
         evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
+        foreign = [others for others, kept in zip(foreign, keep, strict=True) if kept]
         own = [language for language, kept in zip(own, keep, strict=True) if kept]
     if None in own:
         fallback = (
@@ -361,7 +372,7 @@ def score_sentences(
     passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
-    for item, headings in zip(evidence, heading_spans, strict=True):
+    for item, headings, others in zip(evidence, heading_spans, foreign, strict=True):
         spans = units(item.text)
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
@@ -369,12 +380,15 @@ def score_sentences(
                 (
                     start,
                     end,
-                    quotable
-                    or (
-                        token_count(item.text, start, end) >= MIN_CLAIM_TOKENS
-                        and not _is_label(item.text[start:end])
-                        and not _is_question(item.text[start:end])
-                        and not any(h_start <= start < h_end for h_start, h_end in headings)
+                    not any(o_start <= start < o_end for o_start, o_end in others)
+                    and (
+                        quotable
+                        or (
+                            token_count(item.text, start, end) >= MIN_CLAIM_TOKENS
+                            and not _is_label(item.text[start:end])
+                            and not _is_question(item.text[start:end])
+                            and not any(h_start <= start < h_end for h_start, h_end in headings)
+                        )
                     ),
                     matcher.credit(matcher.stems(item.text[start:end])),
                 )
@@ -464,6 +478,30 @@ def score_sentences(
             answerability = max(answerability, config.answerability(features, kind))
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
     return Scoring(tuple(scored), answerability, language)
+
+
+_PARAGRAPH_BREAK: Final = regex.compile(r"\n[^\S\n]*\n\s*")
+
+
+def _other_paragraphs(text: str, language: str) -> tuple[tuple[int, int], ...] | None:
+    """The spans of the paragraphs of ``text`` that are clearly in another language
+    than ``language``, when at least one paragraph is clearly in ``language``; None
+    when none is (the passage is in another language throughout)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for gap in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = len(text) if gap is None else gap.start()
+        spans.append((start, end))
+        if gap is not None:
+            start = gap.end()
+    languages = [detect_language(text[start:end]) for start, end in spans]
+    if language not in languages:
+        return None
+    return tuple(
+        span
+        for span, found in zip(spans, languages, strict=True)
+        if found is not None and found != language
+    )
 
 
 def units(text: str) -> list[tuple[int, int, bool]]:

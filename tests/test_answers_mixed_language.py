@@ -1,0 +1,82 @@
+"""Answers from partly translated manuals.
+
+A translated manual often keeps some paragraphs in the original language (Debian's
+German handbook leaves the paragraph on ``dpkg-reconfigure tzdata`` in English, right
+before the German one on the ``TZ`` variable). A passage cut from such a page is then
+mostly English, and a German question was answered from the German passages only: the
+German paragraph inside the mostly English passage could not be quoted, and a German
+sidebar on symbolic links under the same heading was quoted instead.
+
+- a paragraph in the question's language stays quotable inside a passage that is in
+  another language as a whole;
+- the passage's paragraphs in other languages are not quoted (the same manual in two
+  languages still answers a German question in German);
+- a passage in another language throughout is still left out when passages in the
+  question's language exist.
+
+The manual text is made up for these tests, after the Debian handbook's section."""
+
+from __future__ import annotations
+
+from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+
+_MIXED = (
+    "The timezone, configured during initial installation, is a configuration item for "
+    "the tzdata package. To modify it, use the dpkg-reconfigure tzdata command, which "
+    "allows you to choose the timezone to be used in an interactive manner. Its "
+    "configuration is stored in the /etc/timezone file, and /etc/localtime becomes a "
+    "symbolic link to the corresponding file in the /usr/share/zoneinfo directory.\n\n"
+    "Wenn man die Zeitzone vorübergehend ändern muss, verwendet man die "
+    "Umgebungsvariable TZ, die Vorrang vor der konfigurierten Voreinstellung des Systems "
+    "hat.\n\n"
+    "HINWEIS System-Uhr, Hardware-Uhr"
+)
+_SIDEBAR = (
+    "8.9.1. Zeitzone\n\n"
+    "ZURÜCK ZU DEN GRUNDLAGEN Symbolische Verknüpfungen\n\n"
+    "Eine symbolische Verknüpfung ist ein Verweis auf eine andere Datei. Wenn man auf "
+    "sie zugreift, wird die Datei, auf die sie verweist, geöffnet. Die Entfernung der "
+    "Verknüpfung führt nicht dazu, dass die Datei, auf die sie verweist, gelöscht wird."
+)
+_ENGLISH = (
+    "When you need to change the timezone temporarily, use the TZ environment variable, "
+    "which takes priority over the configured system default."
+)
+_QUESTION = "Wie ändere ich die Zeitzone vorübergehend?"
+
+
+def _evidence(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+def _quoted(evidence: list[Evidence], question: str) -> list[str]:
+    scoring = score_sentences(question, evidence)
+    return [s.evidence.text[s.start : s.end] for s in scoring.sentences]
+
+
+def test_a_paragraph_in_the_questions_language_is_quoted_from_a_mixed_passage() -> None:
+    evidence = _evidence(_SIDEBAR, _MIXED)
+    quoted = _quoted(evidence, _QUESTION)
+    assert quoted[0].startswith("Wenn man die Zeitzone vorübergehend ändern muss")
+    # the passage's English paragraphs are neighbours, never quotes
+    assert not any(
+        q.startswith(("The timezone", "To modify it", "Its configuration")) for q in quoted
+    )
+    draft = ExtractiveGenerator().generate(_QUESTION, evidence)
+    assert not draft.abstained
+    assert draft.claims[0].source_id == "S2"
+    assert "Umgebungsvariable TZ" in draft.claims[0].text
+
+
+def test_a_passage_in_another_language_throughout_is_still_left_out() -> None:
+    quoted = _quoted(_evidence(_SIDEBAR, _ENGLISH), _QUESTION)
+    assert quoted
+    assert not any("environment variable" in q for q in quoted)
+
+
+def test_an_english_question_quotes_the_english_paragraphs_of_the_mixed_passage() -> None:
+    quoted = _quoted(_evidence(_MIXED), "How do I change the timezone?")
+    assert quoted[0].startswith("To modify it, use the dpkg-reconfigure tzdata command")
