@@ -67,8 +67,10 @@ from ragox.search import (
     analyze_query,
     detect_language,
     is_stopword,
+    joined_pairs,
     tokens,
 )
+from ragox.search._analyze import JOINING_LANGUAGES
 
 __all__ = [
     "ExtractiveConfig",
@@ -367,7 +369,7 @@ def score_sentences(
         if not is_stopword(word) and word.casefold() not in _ASKER_WORDS | asking
     ]
     terms = analyze_query(" ".join(content) or question, languages)
-    matcher = TermMatcher(terms, languages)
+    matcher = TermMatcher(terms, languages, _compounds(question, content, terms, languages))
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
@@ -478,6 +480,26 @@ def score_sentences(
             answerability = max(answerability, config.answerability(features, kind))
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
     return Scoring(tuple(scored), answerability, language)
+
+
+def _compounds(
+    question: str, content: Sequence[str], terms: Sequence[str], languages: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """The question's neighbouring content words that a document may write as one
+    compound, as ``(term, term, compound stem)`` in each joining language."""
+    words = tokens(question)
+    kept = {word.casefold() for word in content}
+    stop = frozenset(word for word in words if word not in kept)
+    pairs = joined_pairs(words, stop)
+    found: list[tuple[str, str, str]] = []
+    for language in languages:
+        if not pairs or language not in JOINING_LANGUAGES:
+            continue
+        for first, second, compound in pairs:
+            stems = analyze_query(f"{first} {second} {compound}", [language])
+            if len(stems) == 3 and stems[0] in terms and stems[1] in terms:
+                found.append((stems[0], stems[1], stems[2]))
+    return found
 
 
 _PARAGRAPH_BREAK: Final = regex.compile(r"\n[^\S\n]*\n\s*")

@@ -278,11 +278,20 @@ _ENDING: Final = 2
 class TermMatcher:
     """Credit in [0, 1] per question term for a set of stems, by the documents' languages."""
 
-    def __init__(self, terms: Sequence[str], languages: Sequence[str]) -> None:
+    def __init__(
+        self,
+        terms: Sequence[str],
+        languages: Sequence[str],
+        compounds: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
+        """``compounds``: ``(term, term, compound stem)`` for two neighbouring words of
+        the question that a document may write as one ("time zone", "timezone"): a
+        sentence with the compound holds both terms."""
         self.terms = tuple(terms)
         self.languages = tuple(languages)
         self.inner = any(language in ("en", "de") for language in languages)
         self.endings = "ru" in languages
+        self.compounds = tuple(compounds)
 
     def stems(self, text: str) -> frozenset[str]:
         found: set[str] = set()
@@ -297,6 +306,9 @@ class TermMatcher:
             value = self._credit(term, stems, joined)
             if value > 0:
                 credits[term] = value
+        for first, second, compound in self.compounds:
+            if compound in stems:
+                credits[first] = credits[second] = 1.0
         return credits
 
     def _credit(self, term: str, stems: frozenset[str], joined: str) -> float:

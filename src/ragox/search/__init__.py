@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         index_form,
         index_terms,
         is_stopword,
+        joined_pairs,
         likely_language,
         tokens,
     )
@@ -78,6 +79,7 @@ __all__ = [
     "index_form",
     "index_terms",
     "is_stopword",
+    "joined_pairs",
     "likely_language",
     "query_language",
     "reindex",
@@ -103,6 +105,7 @@ __getattr__, __dir__ = lazy_exports(
             "index_form",
             "index_terms",
             "is_stopword",
+            "joined_pairs",
             "likely_language",
             "tokens",
         ),

@@ -12,6 +12,7 @@ raise errors.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections.abc import Collection, Sequence
@@ -38,6 +39,7 @@ __all__ = [
     "index_form",
     "index_terms",
     "is_stopword",
+    "joined_pairs",
     "likely_language",
     "tokens",
 ]
@@ -659,6 +661,27 @@ def likely_language(text: str) -> str | None:
     return max(scores, key=lambda lang: scores[lang])
 
 
+#: languages that write a compound as one word where a question may write two ("time
+#: zone" for "timezone", "file system" for "filesystem", "Zeit Zone" for "Zeitzone")
+JOINING_LANGUAGES: Final = frozenset({"en", "de"})
+
+
+def joined_pairs(words: Sequence[str], stop: Collection[str]) -> list[tuple[str, str, str]]:
+    """``(first, second, first + second)`` for each two neighbouring words of a query that
+    are both content words of letters only: the compound a document may write as one
+    word ("time zone" → "timezone")."""
+    return [
+        (first, second, first + second)
+        for first, second in itertools.pairwise(words)
+        if first not in stop
+        and second not in stop
+        and len(first) > 1
+        and len(second) > 1
+        and first.isalpha()
+        and second.isalpha()
+    ]
+
+
 def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> QueryAnalysis:
     """The terms to match a query with in a scope whose documents have these languages.
 
@@ -699,6 +722,14 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
         found.update(dict.fromkeys(content))
     for lang in languages:
         found.update(dict.fromkeys(_stemmer(lang).stemWords(content)))
+    # two words of the query written as one compound by a document ("time zone" finds
+    # "timezone"): the compound is one more term, so it only adds to what matches
+    compounds = [joined for *_, joined in joined_pairs(words, stop)]
+    if compounds and unknown:
+        found.update(dict.fromkeys(compounds))
+    for lang in languages:
+        if compounds and lang in JOINING_LANGUAGES:
+            found.update(dict.fromkeys(_stemmer(lang).stemWords(compounds)))
     terms: dict[str, None] = {}
     for term in found:
         terms[index_form(term)] = None
