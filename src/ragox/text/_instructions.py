@@ -61,12 +61,14 @@ _IMPERATIVE: Final = regex.compile(
     # нужно сделать резервную копию"
     r"\b(?-i:Sie) (?:sollten|müssen)\b"
     r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
-    r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b"
+    # …but not a note ("Beachten Sie, dass …", "Заметьте, что …", "Обратите внимание"):
+    # it asks for attention, not for something to do
+    r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b(?!,?\s*dass\b)"
     r"|^(?:выполните|запустите|установите|введите|откройте|измените|добавьте|создайте"
     r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
     # any polite imperative opening a sentence, also a negated one ("Посмотрите файл …",
     # "Не забудьте сделать резервную копию")
-    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
+    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b(?!,?\s*что\b|\s+внимание\b)"
     # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
     # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
     # können Sie … suchen" is a modal, no instruction)
@@ -76,6 +78,21 @@ _IMPERATIVE: Final = regex.compile(
     # "Sie" capitalised: "…, den sie …" is "they", no instruction
     r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b",
     regex.IGNORECASE | regex.MULTILINE,
+)
+
+
+#: a sentence naming the command or tool that does it ("This can be achieved with a
+#: command such as adduser user group.", "Sie ändern ihn mit dem Befehl …", "Это
+#: делается с помощью команды …"): the means, which a how-to question asks for
+_MEANS: Final = regex.compile(
+    r"\b(?:with|using|through|via) (?:a |the )?(?:command|tool|utility|program)s?\b"
+    r"|\bcan be (?:done|achieved|changed|set|configured|displayed|listed|found|checked)"
+    r" (?:with|using|by running)\b"
+    r"|\b(?:mit|durch) (?:dem|einem|den) (?:Befehl|Kommando|Werkzeug|Programm)(?:en|e|s)?\b"
+    r"|\b(?:Befehl|Kommando) wie\b"
+    r"|\b(?:с помощью|при помощи) (?:команды|утилиты|программы)\b|\bкомандой\b"
+    r"|\b(?:выполнить|запустить|использовать|ввести) команд[уы]\b",
+    regex.IGNORECASE,
 )
 
 
@@ -118,7 +135,7 @@ def has_instruction(text: str, language: str | None = None) -> bool:
             return True
     if language in (None, "en") and _ENGLISH.search(text):
         return True
-    return bool(_IMPERATIVE.search(text))
+    return bool(_IMPERATIVE.search(text) or _MEANS.search(text))
 
 
 #: a how-to question: "How do I …", "How can a user …", "Wie ändere ich …", "Wie kann
