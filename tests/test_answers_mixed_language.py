@@ -80,3 +80,20 @@ def test_a_passage_in_another_language_throughout_is_still_left_out() -> None:
 def test_an_english_question_quotes_the_english_paragraphs_of_the_mixed_passage() -> None:
     quoted = _quoted(_evidence(_MIXED), "How do I change the timezone?")
     assert quoted[0].startswith("To modify it, use the dpkg-reconfigure tzdata command")
+
+
+def test_a_paragraph_in_another_language_is_not_quoted_from_a_passage_in_the_questions() -> None:
+    """The Russian handbook's LVM section keeps English paragraphs: the passage is
+    English as a whole, and its one Russian sentence was quoted for "What is LVM?"."""
+    mixed = (
+        "LVM, the Logical Volume Manager, is another approach to abstracting logical "
+        "volumes from their physical supports, which focuses on increasing flexibility "
+        "rather than increasing reliability. LVM allows changing a logical volume "
+        "transparently as far as the applications are concerned.\n\n"
+        "После их установки настройка LVM проходит в три шага, соответствующих трём "
+        "уровням организации LVM."
+    )
+    english = "The layout of the LVM elements is backed up in the /etc/lvm/backup directory."
+    quoted = _quoted(_evidence(english, mixed), "What is LVM?")
+    assert any(q.startswith("LVM, the Logical Volume Manager") for q in quoted)
+    assert not any("настройка" in q for q in quoted)

@@ -332,16 +332,18 @@ def score_sentences(
     # languages only (cross-lingual search) keeps them all
     asked = question_language(question)
     # a passage of a partly translated manual (an English paragraph left in the German
-    # handbook) is in another language as a whole but may hold paragraphs in the
-    # question's: those stay quotable, the others are only neighbours
+    # handbook) may hold paragraphs in the question's language and others: only the
+    # former are quotable, the others are neighbours, whichever language the passage
+    # as a whole is in
     foreign: list[tuple[tuple[int, int], ...]] = [() for _ in evidence]
     if asked in own:
         for place, (item, language) in enumerate(zip(evidence, own, strict=True)):
-            if language not in (asked, None):
-                others = _other_paragraphs(item.text, asked)
-                if others is not None:
-                    own[place] = asked
-                    foreign[place] = others
+            if language is None:
+                continue
+            others = _other_paragraphs(item.text, asked)
+            if others is not None:
+                own[place] = asked
+                foreign[place] = others
         keep = [language in (asked, None) for language in own]
         evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
         foreign = [others for others, kept in zip(foreign, keep, strict=True) if kept]
