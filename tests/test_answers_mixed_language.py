@@ -18,7 +18,14 @@ The manual text is made up for these tests, after the Debian handbook's section.
 
 from __future__ import annotations
 
+import pytest
+
+from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from ragox.service import Ragox
+
+_STAFF = frozenset({"staff"})
+STAFF = Principal("sam", groups=_STAFF)
 
 _MIXED = (
     "The timezone, configured during initial installation, is a configuration item for "
@@ -97,3 +104,50 @@ def test_a_paragraph_in_another_language_is_not_quoted_from_a_passage_in_the_que
     quoted = _quoted(_evidence(english, mixed), "What is LVM?")
     assert any(q.startswith("LVM, the Logical Volume Manager") for q in quoted)
     assert not any("настройка" in q for q in quoted)
+
+
+_LVM_EN = (
+    "LVM, the Logical Volume Manager, is another approach to abstracting logical volumes "
+    "from their physical supports, which focuses on increasing flexibility rather than "
+    "increasing reliability. The volumes can be changed while the applications that use "
+    "them keep running, and the disks below them can be replaced."
+)
+_LVM_OTHERS = (
+    (
+        "de",
+        "Die Werkzeuge für LVM sind in dem Paket lvm2 enthalten. Nach der Installation "
+        "wird LVM in drei Schritten eingerichtet, die den drei Ebenen von LVM entsprechen, "
+        "und die Befehle von LVM sind für alle Ebenen sehr ähnlich.",
+    ),
+    (
+        "de2",
+        "Die Anordnung der LVM-Komponenten wird in einem Verzeichnis gesichert, und LVM "
+        "kann damit bei einem Problem die Gruppen wieder herstellen, die LVM kennt.",
+    ),
+    (
+        "ru",
+        "Необходимые инструменты для LVM находятся в пакете lvm2. После их установки "
+        "настройка LVM проходит в три шага, которые соответствуют трём уровням LVM.",
+    ),
+)
+
+
+@pytest.mark.both_backends
+def test_an_answer_draws_on_the_questions_language_before_other_translations(
+    app: Ragox,
+) -> None:
+    """The same manual in three languages: the translations that name LVM more often
+    took every place of the evidence, and "What is LVM?" had no English passage to
+    answer from (it quoted a German or Russian sentence, or abstained)."""
+    for document_id, text in (("en", _LVM_EN), *_LVM_OTHERS):
+        html = f"<html><body><p>{text}</p></body></html>"
+        outcome = app.ingestor.ingest_bytes(
+            html.encode(), f"{document_id}.html", document_id, groups=_STAFF, tenant="default"
+        )
+        assert outcome.state.value == "READY"
+    hits = app.search("What is LVM?", STAFF, limit=3)
+    assert "en" not in [hit.document_id for hit in hits]  # the case this test is about
+    record = app.ask("What is LVM?", STAFF, candidates=3)
+    assert not record.abstained
+    assert record.citations[0].anchor.document_id == "en"
+    assert record.citations[0].anchor.quote.exact.startswith("LVM, the Logical Volume Manager")

@@ -99,6 +99,9 @@ __all__ = [
 MIN_IDF_CHUNKS: Final = 100
 #: the shortest anchor id prefix accepted where an anchor id is (commands print 16)
 MIN_ANCHOR_PREFIX: Final = 8
+#: how much deeper an answer's lexical search goes when passages of other languages
+#: than the question's are among its hits (:meth:`Ragox._in_question_language`)
+_OTHER_LANGUAGE_DEPTH: Final = 3
 _HEX: Final = re.compile(r"[0-9a-f]+")
 
 
@@ -540,10 +543,46 @@ class Ragox:
         if self._embedder is None or not any(
             rank.retriever == "vector" for hit in hits for rank in hit.found_by
         ):
-            return hits, None  # lexical mode: answers as they always were
+            return self._in_question_language(question, principal, mode, hits, candidates), None
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
         model = self._embedder.identity.model
         return hits, vector_evidence(hits, model, query_language(question), languages)
+
+    def _in_question_language(
+        self,
+        question: str,
+        principal: Principal,
+        mode: SearchMode | None,
+        hits: list[Hit],
+        candidates: int,
+    ) -> list[Hit]:
+        """Lexical evidence for a question in a language the reader's documents share:
+        passages of documents in that language first. The same manual in three
+        languages shares its names and commands ("What is LVM?"), so its other
+        translations took most of the places, and the answer drops passages in other
+        languages when it has some in the question's. When such passages are among
+        the hits, the search is made again deeper and its passages in the question's
+        language (or of no detected language) come first, in their order, then the
+        others."""
+        from ragox.search import query_language  # noqa: PLC0415
+
+        spoken = query_language(question)
+        if spoken is None or not hits or spoken not in self.searcher().languages(principal):
+            return hits
+        languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
+        if all(languages.get(hit.chunk_id) in (spoken, None) for hit in hits):
+            return hits
+        wider = self.search(
+            question,
+            principal,
+            mode,
+            limit=candidates * _OTHER_LANGUAGE_DEPTH,
+            prefer_instructions=False,
+        )
+        languages = self.store.index.chunk_languages([hit.chunk_id for hit in wider])
+        own = [hit for hit in wider if languages.get(hit.chunk_id) in (spoken, None)]
+        others = [hit for hit in wider if languages.get(hit.chunk_id) not in (spoken, None)]
+        return (own + others)[:candidates]
 
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'
