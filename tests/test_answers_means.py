@@ -8,7 +8,9 @@ asks for, though it opens with no imperative; and a note ("Заметьте, ч�
 "Beachten Sie, dass …") opens with one but asks for attention, not for an action.
 
 - a sentence naming the command, tool or program to use holds an instruction;
-- a note is no instruction.
+- a note is no instruction;
+- "what is X?" ("was ist X?", "что такое X?") asks what X is: the sentence that says
+  so ("X, the …, is another …", "X ist ein …", "X, или …, — …") comes first.
 
 The manual text is made up for these tests, after the handbook's."""
 
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from ragox.answer._support import AnswerKind, answer_kind
 from ragox.text._instructions import has_instruction
 
 
@@ -69,3 +72,75 @@ def test_a_how_to_answer_quotes_the_sentence_naming_the_command() -> None:
     assert not draft.abstained
     quoted = [claim.text for claim in draft.claims]
     assert "This can be achieved with a command such as adduser user group." in quoted
+
+
+@pytest.mark.parametrize(
+    ("question", "texts", "expected"),
+    [
+        (
+            "What is LVM?",
+            (
+                "Both RAID and LVM bring indisputable advantages as soon as one leaves "
+                "the simple case of a desktop computer with a single hard disk.",
+                "LVM, the Logical Volume Manager, is another approach to abstracting "
+                "logical volumes from their physical supports.",
+            ),
+            "LVM, the Logical Volume Manager, is another approach",
+        ),
+        (
+            "Was ist LVM?",
+            (
+                "Sowohl RAID als auch LVM bieten unbestreitbare Vorteile, sobald man den "
+                "einfachen Fall eines Arbeitsplatzrechners verlässt.",
+                "LVM, der Logical Volume Manager, ist ein weiterer Ansatz zur Abstraktion "
+                "logischer Volumes von ihren physischen Geräten.",
+            ),
+            "LVM, der Logical Volume Manager, ist ein weiterer Ansatz",
+        ),
+        (
+            "Что такое LVM?",
+            (
+                "Как RAID, так и LVM предоставляют бесспорные преимущества, как только мы "
+                "выходим за рамки простейшего случая настольного компьютера.",
+                "LVM, или менеджер логических томов, — другой подход к абстрагированию "
+                "логических томов от их физических носителей.",
+            ),
+            "LVM, или менеджер логических томов, — другой подход",
+        ),
+    ],
+)
+def test_a_what_is_question_is_answered_by_the_sentence_that_says_what_it_is(
+    question: str, texts: tuple[str, str], expected: str
+) -> None:
+    """Before, both sentences matched the one word and the first passage's came first."""
+    evidence = [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+    draft = ExtractiveGenerator().generate(question, evidence)
+    assert not draft.abstained
+    assert draft.claims[0].text.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the name of the river that flows through the capital?",
+        "Was ist der Unterschied zwischen apt und aptitude?",
+        "Что такое файл sources.list и где он лежит?",
+    ],
+)
+def test_a_longer_what_question_asks_for_no_definition(question: str) -> None:
+    assert answer_kind(question) is not AnswerKind.DEFINITION
+
+
+def test_a_definition_of_something_else_earns_no_definition_credit() -> None:
+    """ "Третий тип объектов — LV …" under an LVM heading defines LV, not LVM."""
+    text = (
+        "Принципы работы LVM\n\n"
+        "Третий тип объектов — LV (логический том), который является частью VG."
+    )
+    evidence = [Evidence("S1", "doc1", "r1", "m1", ("c1",), 0, len(text), text)]
+    scoring = score_sentences("Что такое LVM?", evidence)
+    assert scoring.sentences
+    assert not any(sentence.support.answer_kind for sentence in scoring.sentences)

@@ -52,6 +52,7 @@ from ragox.answer._cells import TableCells, answer_from_cells
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
+    DEFINITION_WORDS,
     FREQUENCY_WORDS,
     AnswerKind,
     Support,
@@ -227,7 +228,7 @@ class ExtractiveConfig:
         return dict(self.thresholds).get(language, self.default_threshold)
 
     def score(self, features: Support, kind: AnswerKind | None = None) -> float:
-        named = kind in (AnswerKind.INSTRUCTION, AnswerKind.NAME)
+        named = kind in (AnswerKind.INSTRUCTION, AnswerKind.NAME, AnswerKind.DEFINITION)
         bonus = self.instruction if named else self.answer_kind
         score = self.evidence_score(features) + bonus * features.answer_kind
         if kind is AnswerKind.FREQUENCY and not features.answer_kind:
@@ -364,7 +365,14 @@ def score_sentences(
     kind = answer_kind(question)
     # …nor, in a "how often" question, the word that asks for the frequency: a sentence
     # answers it with a frequency (``no_frequency``), not by repeating "often"
-    asking = FREQUENCY_WORDS if kind is AnswerKind.FREQUENCY else frozenset()
+    # (and so, in a "what is" question, the words that ask it: "что *такое*")
+    asking = (
+        FREQUENCY_WORDS
+        if kind is AnswerKind.FREQUENCY
+        else DEFINITION_WORDS
+        if kind is AnswerKind.DEFINITION
+        else frozenset()
+    )
     content = [
         word
         for word in tokens(question)
@@ -464,7 +472,9 @@ def score_sentences(
                 sentences[position + 1][3] if position + 1 < len(sentences) else None,
                 weights,
                 index,
-                holds_answer_kind(kind, item.text[start:end]),
+                holds_answer_kind(kind, item.text[start:end])
+                # a definition is of what the question names, in the sentence itself
+                and (kind is not AnswerKind.DEFINITION or bool(credits)),
                 section,
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)

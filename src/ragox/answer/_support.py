@@ -31,6 +31,7 @@ from ragox.search import analyze_document, detect_language
 from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 
 __all__ = [
+    "DEFINITION_WORDS",
     "FREQUENCY_WORDS",
     "AnswerKind",
     "Support",
@@ -60,6 +61,9 @@ class AnswerKind(Enum):
     #: "which tool …", "in welchem Paket …", "в каком пакете …": the name of a package,
     #: program or command, written as one ("cron-apt", "debian-policy")
     NAME = "name"
+    #: "what is LVM?", "was ist ein Backport?", "что такое LVM?": what the thing is ("LVM,
+    #: the Logical Volume Manager, is …", "LVM, или менеджер логических томов, — …")
+    DEFINITION = "definition"
 
 
 _KINDS: Final = (
@@ -111,6 +115,28 @@ _KINDS: Final = (
         ),
     ),
 )
+#: a question after what one short thing is ("What is LVM?", "Was ist ein Backport?",
+#: "Что такое LVM?"): up to three words after it, nothing more
+_DEFINITION_QUESTION: Final = (
+    AnswerKind.DEFINITION,
+    regex.compile(
+        r"^\W*(?:what(?: is|'s| are)|was (?:ist|sind|bedeutet|bedeuten)|что (?:такое|есть)"
+        r"|что означает)\s+(?:(?:an?|the|ein|eine|einen|der|die|das)\s+)?"
+        r"[\w.+-]+(?:\s+[\w.+-]+){0,2}\s*\??\s*$",
+        regex.IGNORECASE,
+    ),
+)
+#: a sentence that says what its subject is: the subject (a few words, maybe with a
+#: gloss between commas or brackets), then "is a/the …", "ist ein …", "—", "это",
+#: "является"
+_DEFINES: Final = regex.compile(
+    r"^\W*(?:\d+(?:\.\d+)*\.?\s+\S+(?:\s+\S+)?\s+)?"  # a section's number and title
+    r"[\w.+-]+(?:\s+[\w.+-]+){0,3}"
+    r"(?:\s*\([^)]{1,80}\)|,\s[^,]{1,100},)?"
+    r"\s+(?:(?:is|are|ist|sind)\s+(?:an?|the|one|another|ein|eine|einer|der|die|das"
+    r"|weitere[rs]?)\b|(?:—|–)\s|(?:—\s+)?(?:это|является|являются|представляет собой)\b)",
+    regex.IGNORECASE,
+)
 _NAME_QUESTION: Final = (
     AnswerKind.NAME,
     regex.compile(
@@ -159,6 +185,9 @@ _MULTIPLIER_OR_NONE: Final = regex.compile(
 )
 #: the words of a "how often" question that ask for the frequency: what answers them is
 #: a frequency, not the same word ("more often than stable" does not say how often)
+#: the words that ask what a thing is ("что *такое* LVM?", "was *bedeutet* …"): no
+#: terms of the question ("так" would match "Как RAID, так и LVM …")
+DEFINITION_WORDS: Final = frozenset({"такое", "означает", "есть", "bedeutet", "bedeuten"})
 FREQUENCY_WORDS: Final = frozenset(
     {"often", "frequently", "oft", "häufig", "abständen", "часто", "частотой", "периодичностью"}
 )
@@ -211,7 +240,7 @@ _REASON: Final = regex.compile(
 
 
 def answer_kind(question: str) -> AnswerKind | None:
-    for kind, pattern in (*_KINDS, _NAME_QUESTION):
+    for kind, pattern in (*_KINDS, _NAME_QUESTION, _DEFINITION_QUESTION):
         if pattern.search(question):
             return kind
     return None
@@ -240,6 +269,8 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_PATH.search(sentence))
     if kind is AnswerKind.NAME:
         return bool(_IDENTIFIER.search(sentence) or _PATH.search(sentence))
+    if kind is AnswerKind.DEFINITION:
+        return _DEFINES.match(sentence) is not None
     return False
 
 
