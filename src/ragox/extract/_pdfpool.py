@@ -92,8 +92,9 @@ def read_pages(
     pending: dict[int, Future[tuple[Any, ...]] | tuple[Any, ...]] = {}
     cursor = 0  # the first range nobody has taken yet
     helpers = max(1, min(workers - 1, len(ranges) - 1))
-    # one range queued behind the one each helper reads: no round trip idle
-    in_flight = 2 * helpers
+    # ranges queued behind the one each helper reads, so that a helper is not idle
+    # while the caller reads a range of its own
+    in_flight = 3 * helpers
     pool = ProcessPoolExecutor(
         max_workers=helpers,
         mp_context=CONTEXT,
@@ -104,17 +105,32 @@ def read_pages(
         for index in range(len(ranges)):
             # hand ranges to the helpers, then read here while the next one is not back
             while True:
-                queued = sum(1 for held in pending.values() if isinstance(held, Future))
+                queued = sum(
+                    1 for held in pending.values() if isinstance(held, Future) and not held.done()
+                )
                 while cursor < len(ranges) and queued < in_flight and cursor != index:
                     pending[cursor] = pool.submit(_read, ranges[cursor])
                     cursor, queued = cursor + 1, queued + 1
                 held = pending.get(index)
                 if held is not None and (not isinstance(held, Future) or held.done()):
                     break
-                if cursor >= len(ranges):
+                if cursor < len(ranges):
+                    pending[cursor] = _read_here(read_here, ranges[cursor])
+                    cursor += 1
+                    continue
+                # nothing left to take: read here a queued range no helper has begun
+                # (the last first), rather than wait while the helpers finish the queue
+                stolen = next(
+                    (
+                        later
+                        for later, queued_here in sorted(pending.items(), reverse=True)
+                        if isinstance(queued_here, Future) and queued_here.cancel()
+                    ),
+                    None,
+                )
+                if stolen is None:
                     break
-                pending[cursor] = _read_here(read_here, ranges[cursor])
-                cursor += 1
+                pending[stolen] = _read_here(read_here, ranges[stolen])
             held = pending.pop(index)
             outcome = held.result() if isinstance(held, Future) else held
             if outcome[0] == "error":
