@@ -11,7 +11,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ragox.extract import ErrorCode, Extraction, ExtractionError, ExtractOptions, OcrMode
+from ragox.extract import ErrorCode, Extraction, ExtractionError, ExtractOptions, OcrMode, _pdfpool
 from ragox.extract._ocr import tessdata_folder
 from ragox.extract._pdfpool import WORKERS_VARIABLE, default_workers, page_ranges
 from ragox.extract.pdf import PARALLEL_MIN_PAGES, extract_pdf
@@ -196,3 +196,24 @@ def test_ocr_pages_in_workers() -> None:
     serial = extract_pdf(data, BASE_PROFILE, options, workers=1)
     assert "OCR_PAGES" in serial.warnings
     _same(extract_pdf(data, BASE_PROFILE, options, workers=2), serial)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_the_caller_is_one_of_the_page_readers(
+    monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """``workers`` readers are the caller and ``workers - 1`` processes (one interpreter
+    and MuPDF copy fewer, issue 15), and the extraction is still the serial one."""
+    started: list[int] = []  # each pool's processes
+
+    class Counted(_pdfpool.ProcessPoolExecutor):
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            started.append(self._max_workers)  # type: ignore[attr-defined]
+            super().shutdown(wait, cancel_futures=cancel_futures)
+
+    monkeypatch.setattr(_pdfpool, "ProcessPoolExecutor", Counted)
+    data = (DATA / "pdf" / "tracemonkey.pdf").read_bytes()
+    _same(
+        extract_pdf(data, BASE_PROFILE, workers=workers), extract_pdf(data, BASE_PROFILE, workers=1)
+    )
+    assert started == [workers - 1]

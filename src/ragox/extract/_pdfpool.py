@@ -1,24 +1,29 @@
-"""A PDF's pages read by worker processes, each over its own copy of the document.
+"""A PDF's pages read by the caller and worker processes, each over its own copy of
+the document.
 
 MuPDF documents cannot be shared between processes, and a page's text layer, its
 tables and its boxes do not depend on any other page: each worker opens the PDF
 once (the same checks as the caller's ``_open``), reads the ranges of pages it is
 handed with ``_read_page`` and sends back page results that hold no MuPDF object.
-The caller gets them in page order and numbers blocks and tables itself, so the
+The caller, which has the document open already, reads ranges too instead of
+waiting, so ``n`` readers are ``n - 1`` processes (issue 15: each costs an
+interpreter, MuPDF and a document, about 65 MB of resident memory). The caller
+gets the pages in page order and numbers blocks and tables itself, so the
 extraction is the one a single process makes.
 
 Workers are forked from the forkserver of :mod:`ragox.extract._isolated` (PyMuPDF
 loaded once there), never from the caller: a server's threads and database
 connections are not copied. A worker that dies (MuPDF crashing on a hostile page, the
-kernel ending it for memory) fails the extraction with ``CORRUPT_PDF``.
+kernel ending it for memory) fails the extraction with ``CORRUPT_PDF``; the
+caller's own ranges are read as the serial reader reads every page of a smaller PDF.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Final
 
@@ -71,18 +76,63 @@ def read_pages(
     language: str | None,
     ranges: Sequence[range],
     workers: int,
+    read_here: Callable[[range], tuple[_Page, ...]],
 ) -> Iterator[tuple[tuple[_Page, ...], bool]]:
-    """Each range's pages (and whether its worker's copy of the document was
-    repaired), in the order of ``ranges``; raises :class:`ExtractionError` as the
-    serial reader would at the first failing page."""
+    """Each range's pages (and whether a worker's copy of the document was repaired
+    reading them), in the order of ``ranges``, read by ``workers`` processes
+    of which the caller is one; raises :class:`ExtractionError` as the serial reader
+    would at the first failing page.
+
+    The caller reads with ``read_here`` (over its own open document) whichever range
+    comes next while the range it must hand on is still being read by a worker, so
+    ``workers - 1`` processes are started: one copy of MuPDF, its document and the
+    interpreter fewer (issue 15), and the caller, which would only wait, does a
+    worker's share.
+    """
+    pending: dict[int, Future[tuple[Any, ...]] | tuple[Any, ...]] = {}
+    cursor = 0  # the first range nobody has taken yet
+    helpers = max(1, min(workers - 1, len(ranges) - 1))
+    # ranges queued behind the one each helper reads, so that a helper is not idle
+    # while the caller reads a range of its own
+    in_flight = 3 * helpers
     pool = ProcessPoolExecutor(
-        max_workers=max(1, min(workers, len(ranges))),
+        max_workers=helpers,
         mp_context=CONTEXT,
         initializer=_start,
         initargs=(data, password, profile_id, mode, language),
     )
     try:
-        for outcome in pool.map(_read, ranges):
+        for index in range(len(ranges)):
+            # hand ranges to the helpers, then read here while the next one is not back
+            while True:
+                queued = sum(
+                    1 for held in pending.values() if isinstance(held, Future) and not held.done()
+                )
+                while cursor < len(ranges) and queued < in_flight and cursor != index:
+                    pending[cursor] = pool.submit(_read, ranges[cursor])
+                    cursor, queued = cursor + 1, queued + 1
+                held = pending.get(index)
+                if held is not None and (not isinstance(held, Future) or held.done()):
+                    break
+                if cursor < len(ranges):
+                    pending[cursor] = _read_here(read_here, ranges[cursor])
+                    cursor += 1
+                    continue
+                # nothing left to take: read here a queued range no helper has begun
+                # (the last first), rather than wait while the helpers finish the queue
+                stolen = next(
+                    (
+                        later
+                        for later, queued_here in sorted(pending.items(), reverse=True)
+                        if isinstance(queued_here, Future) and queued_here.cancel()
+                    ),
+                    None,
+                )
+                if stolen is None:
+                    break
+                pending[stolen] = _read_here(read_here, ranges[stolen])
+            held = pending.pop(index)
+            outcome = held.result() if isinstance(held, Future) else held
             if outcome[0] == "error":
                 raise ExtractionError(ErrorCode(outcome[1]), outcome[2])
             yield outcome[1], outcome[2]
@@ -90,6 +140,14 @@ def read_pages(
         raise ExtractionError(ErrorCode.CORRUPT_PDF, "a page reader process stopped") from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _read_here(read_here: Callable[[range], tuple[_Page, ...]], pages: range) -> tuple[Any, ...]:
+    """A range read by the caller, as a worker's outcome (an error kept until its turn)."""
+    try:
+        return ("pages", read_here(pages), False)
+    except ExtractionError as error:
+        return ("error", error.code.value, error.message)
 
 
 def _start(

@@ -179,9 +179,10 @@ def extract_pdf(
     :class:`OcrMode`); their blocks say ``ocr=True``.
 
     A PDF of :data:`PARALLEL_MIN_PAGES` pages or more is read by ``workers``
-    processes (default: ``$RAGOX_PDF_WORKERS``, else the CPUs this process may use;
-    see :mod:`ragox.extract._pdfpool`); an explicit ``workers`` above one reads any
-    PDF of two pages or more so. The extraction is the same either way.
+    readers, this process and ``workers - 1`` others (default: ``$RAGOX_PDF_WORKERS``,
+    else the CPUs this process may use; see :mod:`ragox.extract._pdfpool`); an
+    explicit ``workers`` above one reads any PDF of two pages or more so. The
+    extraction is the same either way.
 
     Raises :class:`ExtractionError` (``EMPTY_FILE``, ``CORRUPT_PDF``,
     ``ENCRYPTED_PDF``, ``NO_TEXT_LAYER``, ``OCR_UNAVAILABLE``, ``OCR_FAILED``) for
@@ -202,9 +203,8 @@ def extract_pdf(
         else:
             count = workers
         if count > 1 and page_count > 1 and _rebuildable(profile):
-            repaired = bool(document.is_repaired)
             return _extract_parallel(
-                data, password, page_count, repaired, profile, mode, language, count
+                document, data, password, page_count, profile, mode, language, count
             )
         return _extract(document, profile, mode, language)
     finally:
@@ -220,10 +220,10 @@ def _rebuildable(profile: Profile) -> bool:
 
 
 def _extract_parallel(
+    document: Any,
     data: bytes,
     password: str | None,
     page_count: int,
-    repaired: bool,
     profile: Profile,
     mode: OcrMode,
     language: str | None,
@@ -232,17 +232,23 @@ def _extract_parallel(
     from ragox.extract._pdfpool import page_ranges, read_pages  # noqa: PLC0415 - processes
 
     engine = ocr_engine(language) if mode is not OcrMode.OFF else None
+    repaired = False
+
+    def read_here(pages: range) -> tuple[_Page, ...]:
+        return tuple(_read_page(document, index, profile, mode, engine) for index in pages)
 
     def pages() -> Iterator[_Page]:
         nonlocal repaired
         ranges = page_ranges(page_count, workers)
         for read, worker_repaired in read_pages(
-            data, password, profile.id, mode, language, ranges, workers
+            data, password, profile.id, mode, language, ranges, workers, read_here
         ):
             repaired = repaired or worker_repaired
             yield from read
 
-    return _assemble(pages(), page_count, lambda: repaired, mode, engine)
+    return _assemble(
+        pages(), page_count, lambda: repaired or bool(document.is_repaired), mode, engine
+    )
 
 
 def _open(data: bytes, password: str | None) -> Any:
