@@ -162,6 +162,22 @@ def _every_write(app: Ragox, monkeypatch: pytest.MonkeyPatch) -> None:
     marks = ", ".join("?" * len(row))
     _execute(app, f"INSERT INTO chunks({columns}) VALUES({marks})", row)
     assert _counts_are_exact(app, keys)[manifest_id, a.identity.key] == len(chunks)
+    # ids changed in place (nothing writes so today): counted where they now belong
+    for sql, params, expected in (
+        ("UPDATE chunks SET chunk_id = 'moved' WHERE chunk_id = ?", (chunks[0],), -1),
+        ("UPDATE chunks SET chunk_id = ? WHERE chunk_id = 'moved'", (chunks[0],), 0),
+        ("UPDATE embeddings SET embedder_key = 'other' WHERE chunk_id = ?", (chunks[1],), -1),
+        (
+            "UPDATE embeddings SET embedder_key = ? WHERE chunk_id = ?",
+            (a.identity.key, chunks[1]),
+            0,
+        ),
+        ("UPDATE embeddings SET chunk_id = 'gone' WHERE chunk_id = ?", (chunks[1],), -1),
+        ("UPDATE embeddings SET chunk_id = ? WHERE chunk_id = 'gone'", (chunks[1],), 0),
+    ):
+        _execute(app, sql, params)
+        counted = _counts_are_exact(app, keys)
+        assert counted[manifest_id, a.identity.key] == len(chunks) + expected, sql
     # reprocess (a new chunker version: chunks and search texts written again)
     monkeypatch.setattr("ragox.ingest._chunker.CHUNKER_VERSION", "chunker@vector-counts-test")
     assert app.reprocess(["d0", "d1"]).rebuilds
@@ -312,3 +328,22 @@ def test_postgres_version_7_database_gets_vector_counts(
             app.close()
     finally:
         postgres_server.drop(url)
+
+
+def test_sqlite_status_with_vectors_reads_no_chunk_and_no_vector(app: Ragox) -> None:
+    """SQLite: status in a home with vectors (its listing and its summary) reads the
+    kept counts, never a chunk or a vector."""
+    _half_vectors(app)
+    conn = app.store._connection()  # type: ignore[attr-defined]
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        assert app.documents(OPERATOR) and _vectors(app)[0]
+    finally:
+        conn.set_trace_callback(None)
+    read = [s for s in seen if "vector_counts" in s]
+    assert len(read) >= 2  # the listing's queries and the summary's
+    for sql in read:
+        plan = "\n".join(str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        words = set(plan.replace("(", " ").split())
+        assert "chunks" not in words and "embeddings" not in words, plan
