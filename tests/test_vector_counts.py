@@ -26,6 +26,7 @@ from ragox.search import EmbedderError, EmbedderIdentity, reindex
 from ragox.service import Ragox
 from ragox.service._json import document_status_json
 from ragox.store import SCHEMA_VERSION
+from ragox.store._open import migrate_store
 from ragox.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ragox.store.postgres import PostgresStore
 
@@ -347,3 +348,29 @@ def test_sqlite_status_with_vectors_reads_no_chunk_and_no_vector(app: Ragox) -> 
         plan = "\n".join(str(row[3]) for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
         words = set(plan.replace("(", " ").split())
         assert "chunks" not in words and "embeddings" not in words, plan
+
+
+def test_migrate_store_copies_with_vector_counts(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    """An embedded home copied into PostgreSQL (``migrate-store``: chunks in one COPY,
+    vectors a row at a time) has the counts of its chunks and vectors, and status shows
+    what it showed."""
+    home = tmp_path / "home"
+    app = Ragox(home)
+    try:
+        _half_vectors(app)
+        expected = (_status(app), _vectors(app))
+    finally:
+        app.close()
+    url = postgres_server.fresh()
+    try:
+        migrate_store(home, url)
+        copied = Ragox(home, store=url)
+        try:
+            assert len(_counts_are_exact(copied, [_HashEmbedder("hash-a").identity.key])) == 3
+            assert (_status(copied), _vectors(copied)) == expected
+        finally:
+            copied.close()
+    finally:
+        postgres_server.drop(url)
