@@ -4,13 +4,15 @@ bm25s process that loads its saved index of the same chunks and retrieves the to
 (the peer's equivalent of ``ragox search``), in the same run.
 
 ``python bench/run.py commands [--homes=DIR,DIR] [--runs=N] [--quick] [--only=A,B]
-[--no-peer] [--baseline=SRC]``
+[--no-peer] [--baseline=SRC] [--vectors]``
 
 ``--only`` keeps the commands whose name contains one of the words; ``--no-peer``
 skips bm25s (indexing a million chunks takes minutes); ``--baseline`` times each
 command also with another source tree of ragox (``git archive REV src | tar -x``),
 alternating run by run with this one, on a copy of the home of its own (a newer
-schema is never opened by the older code).
+schema is never opened by the older code). ``--vectors`` keeps the home's vectors and
+its embedder in the copy: ``status`` then counts the chunks without a vector (the
+bench's embedder cannot be built by a command: use it with ``--only=status``).
 
 Homes: the ones given (for instance the store bench's ``home-10000`` and
 ``home-100000``), else the scale bench's cached homes (``.cache/scale``), else, or
@@ -54,17 +56,19 @@ print(docs[0].tolist())
 """
 
 
-def _copy(home: Path, into: Path) -> Path:
+def _copy(home: Path, into: Path, vectors: bool = False) -> Path:
     """A copy of the home's database without vectors (no command can build the bench's
-    embedder), its keys copied and its originals linked: the home itself is only read."""
+    embedder) unless ``vectors``, its keys copied and its originals linked: the home
+    itself is only read."""
     copy = into / home.name
     shutil.copytree(home / "keys", copy / "keys")
     (copy / "blobs").symlink_to((home / "blobs").resolve())
     with sqlite3.connect(f"file:{home / 'ragox.db'}?mode=ro", uri=True) as source:
         target = sqlite3.connect(copy / "ragox.db")
         source.backup(target)
-        target.execute("DELETE FROM settings WHERE key IN ('embedder_key', 'embedder_spec')")
-        target.execute("DELETE FROM embeddings")
+        if not vectors:
+            target.execute("DELETE FROM settings WHERE key IN ('embedder_key', 'embedder_spec')")
+            target.execute("DELETE FROM embeddings")
         target.commit()
         target.close()
     return copy
@@ -183,9 +187,9 @@ def main(argv: Sequence[str] = ()) -> list[tuple[str, ...]]:
     with tempfile.TemporaryDirectory(prefix="ragox-bench-commands-") as scratch:
         into = Path(scratch)
         if given:
-            homes = [_copy(home, into) for home in given]
+            homes = [_copy(home, into, "vectors" in options) for home in given]
         elif "quick" not in options and all((h / "ragox.db").exists() for h in SCALE_HOMES):
-            homes = [_copy(home, into) for home in SCALE_HOMES]
+            homes = [_copy(home, into, "vectors" in options) for home in SCALE_HOMES]
         else:
             homes = [_quick_home(into)]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

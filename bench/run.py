@@ -1,7 +1,8 @@
 """Run every benchmark and print its tables: ``python bench/run.py [NAME ...] [--OPTION]``
 (``scale`` takes ``--rebuild`` and ``--million``; ``store`` those and ``--sizes=N,N``,
 ``--workers=N,N``, ``--replicas=N,N``, ``--quick``; ``commands`` takes ``--homes=DIR,DIR``,
-``--runs=N`` and ``--quick``; ``pdf`` ``--rounds=N``)."""
+``--runs=N``, ``--quick``, ``--only=A,B``, ``--no-peer``, ``--baseline=SRC`` and
+``--vectors``; ``pdf`` ``--rounds=N``)."""
 
 from __future__ import annotations
 

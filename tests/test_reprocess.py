@@ -442,10 +442,10 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
     _ingest(app, tmp_path)
     app.close()
     conn = sqlite3.connect(home / "ragox.db")
-    # what schema 30 added (its triggers read the indexes of schema 28)
+    # what schemas 31 and 30 added (30's triggers read the indexes of schema 28)
     for kind, name in conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE name LIKE 'revision_facts%' "
-        "AND type IN ('table', 'trigger')"
+        "SELECT type, name FROM sqlite_master WHERE (name LIKE 'revision_facts%' "
+        "OR name LIKE 'vector_counts%') AND type IN ('table', 'trigger')"
     ).fetchall():
         conn.execute(f"DROP {kind.upper()} {name}")
     # what schema 28 added (its index covers the columns dropped below)

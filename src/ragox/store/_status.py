@@ -5,7 +5,9 @@ Read one by one, status cost about ten queries per document (its revisions, each
 one's reader groups, latest job, manifest, chunk count, notes, index versions and
 missing vectors): seconds for a home of a hundred thousand chunks. Chunks are not
 counted here either: each representation's count is kept as chunks are written and
-deleted (``chunk_counts``, SQLite schema 28, PostgreSQL schema 6).
+deleted (``chunk_counts``, SQLite schema 28, PostgreSQL schema 6), and its count of
+chunks with a vector per embedder as vectors and chunks are written and deleted
+(``vector_counts``, SQLite schema 31, PostgreSQL schema 8).
 """
 
 from __future__ import annotations
@@ -92,13 +94,7 @@ def read_status(
 def _facts_sql(where: str, embedder_key: str | None, hints: tuple[str, str] = ("", "")) -> str:
     """Per representation of a revision: manifest, notes, index versions, chunks (and
     chunks without the embedder's vector)."""
-    missing = (
-        ""
-        if embedder_key is None
-        else ", (SELECT COUNT(*) FROM chunks c WHERE c.manifest_id = r.manifest_id "
-        "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
-        "AND e.embedder_key = {p}))"
-    )
+    missing = "" if embedder_key is None else f", {_missing('r.manifest_id')}"
     return (
         "SELECT r.manifest_id, m.json, rep.manifest_id IS NOT NULL, rep.page_count, "
         "rep.pages_without_text, rep.warnings, st.manifest_id IS NOT NULL, st.cleaner, "
@@ -109,6 +105,18 @@ def _facts_sql(where: str, embedder_key: str | None, hints: tuple[str, str] = ("
         f"LEFT JOIN representations rep{hints[0]} ON rep.manifest_id = r.manifest_id "
         f"LEFT JOIN search_texts st{hints[1]} ON st.manifest_id = r.manifest_id "
         f"WHERE r.{where.replace(' AND ', ' AND r.')} AND r.manifest_id IS NOT NULL"
+    )
+
+
+def _missing(manifest_id: str) -> str:
+    """The representation's chunks without the embedder's (``{p}``) vector: its chunk
+    count less its chunks with one, both kept as chunks and vectors are written
+    (``chunk_counts``, ``vector_counts``), so that no chunk is read."""
+    return (
+        "(COALESCE((SELECT cc.chunks FROM chunk_counts cc "
+        f"WHERE cc.manifest_id = {manifest_id}), 0) - "
+        "COALESCE((SELECT vc.vectors FROM vector_counts vc "
+        f"WHERE vc.manifest_id = {manifest_id} AND vc.embedder_key = {{p}}), 0))"
     )
 
 
@@ -199,13 +207,7 @@ def read_status_facts(
         ):
             found.setdefault((str(doc), str(label)), set()).add(str(group))
         groups = {key: frozenset(names) for key, names in found.items()}
-    missing = (
-        "NULL"
-        if embedder_key is None
-        else "(SELECT COUNT(*) FROM chunks c WHERE c.manifest_id = f.manifest_id "
-        "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id "
-        "AND e.embedder_key = {p}))"
-    )
+    missing = "NULL" if embedder_key is None else _missing("f.manifest_id")
     # What staleness depends on, as one text per revision: a home has a few distinct
     # ones, each taken apart once (a value per column would be seven Python strings
     # per revision).

@@ -378,6 +378,129 @@ _V7: Final = (
     )""",
 )
 
+# Version 8: what SQLite's schema 31 added (issue 15): each representation's number of
+# chunks that have a vector, per embedder, kept by statement triggers as vectors and
+# chunks are written and deleted (a cascade included), so that status subtracts it
+# from the kept chunk count instead of looking up every chunk's vector. A chunk's id
+# is derived from its representation and span: a chunk written again (reprocess)
+# finds the vector it had, and one dropped with its representation (retention)
+# leaves its vector counted nowhere. A vector's upsert that updates only the vector
+# changes no count: the update triggers are of rows whose ids change. Chunks and
+# vectors are written a row per statement (``executemany``), so each trigger's
+# statement is planned once per session and kept (the plan is made again when
+# ANALYZE changes the tables' statistics): run through EXECUTE, planned at every
+# row, ingestion cost the server half as much again. Idempotent: a database whose
+# version was set back recounts every row.
+_COUNT_VECTORS: Final = """CREATE OR REPLACE FUNCTION {name}() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        {sql};{then}
+        RETURN NULL;
+    END $$"""
+#: after a removal: the rows of the representations it touched that fell to zero
+_SWEEP: Final = (
+    "\n        DELETE FROM vector_counts WHERE vectors <= 0 "
+    "AND manifest_id IN (SELECT c.manifest_id FROM {rows});"
+)
+_ADD_VECTORS: Final = (
+    "INSERT INTO vector_counts(manifest_id, embedder_key, vectors) "
+    "SELECT c.manifest_id, e.embedder_key, COUNT(*) FROM {rows} "
+    "GROUP BY c.manifest_id, e.embedder_key "
+    "ON CONFLICT (manifest_id, embedder_key) "
+    "DO UPDATE SET vectors = vector_counts.vectors + excluded.vectors"
+)
+_LESS_VECTORS: Final = (
+    "UPDATE vector_counts v SET vectors = v.vectors - gone.n FROM "
+    "(SELECT c.manifest_id, e.embedder_key, COUNT(*) AS n FROM {rows} "
+    "GROUP BY c.manifest_id, e.embedder_key) gone "
+    "WHERE v.manifest_id = gone.manifest_id AND v.embedder_key = gone.embedder_key"
+)
+_WITH_CHUNKS: Final = "{table} e JOIN chunks c ON c.chunk_id = e.chunk_id"
+_WITH_VECTORS: Final = "{table} c JOIN embeddings e ON e.chunk_id = c.chunk_id"
+_V8: Final = (
+    """CREATE TABLE IF NOT EXISTS vector_counts (
+        manifest_id TEXT NOT NULL,
+        embedder_key TEXT NOT NULL,
+        vectors BIGINT NOT NULL,
+        PRIMARY KEY (manifest_id, embedder_key)
+    )""",
+    "DELETE FROM vector_counts",
+    _ADD_VECTORS.format(rows=_WITH_CHUNKS.format(table="embeddings")),
+    _COUNT_VECTORS.format(
+        name="vector_counts_vectors_added",
+        sql=_ADD_VECTORS.format(rows=_WITH_CHUNKS.format(table="added")),
+        then="",
+    ),
+    _COUNT_VECTORS.format(
+        name="vector_counts_vectors_removed",
+        sql=_LESS_VECTORS.format(rows=_WITH_CHUNKS.format(table="removed")),
+        then=_SWEEP.format(rows=_WITH_CHUNKS.format(table="removed")),
+    ),
+    _COUNT_VECTORS.format(
+        name="vector_counts_chunks_added",
+        sql=_ADD_VECTORS.format(rows=_WITH_VECTORS.format(table="added")),
+        then="",
+    ),
+    _COUNT_VECTORS.format(
+        name="vector_counts_chunks_removed",
+        sql=_LESS_VECTORS.format(rows=_WITH_VECTORS.format(table="removed")),
+        then=_SWEEP.format(rows=_WITH_VECTORS.format(table="removed")),
+    ),
+    # ids changed in place (nothing does today): the old rows' counts go, the new come
+    """CREATE OR REPLACE FUNCTION vector_counts_moved() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_TABLE_NAME = 'embeddings' THEN
+            UPDATE vector_counts v SET vectors = v.vectors - 1 FROM chunks c
+                WHERE c.chunk_id = OLD.chunk_id AND v.manifest_id = c.manifest_id
+                AND v.embedder_key = OLD.embedder_key;
+            INSERT INTO vector_counts(manifest_id, embedder_key, vectors)
+                SELECT c.manifest_id, NEW.embedder_key, 1 FROM chunks c
+                WHERE c.chunk_id = NEW.chunk_id
+                ON CONFLICT (manifest_id, embedder_key)
+                DO UPDATE SET vectors = vector_counts.vectors + 1;
+        ELSE
+            UPDATE vector_counts v SET vectors = v.vectors - 1 FROM embeddings e
+                WHERE e.chunk_id = OLD.chunk_id AND v.manifest_id = OLD.manifest_id
+                AND v.embedder_key = e.embedder_key;
+            INSERT INTO vector_counts(manifest_id, embedder_key, vectors)
+                SELECT NEW.manifest_id, e.embedder_key, 1 FROM embeddings e
+                WHERE e.chunk_id = NEW.chunk_id
+                ON CONFLICT (manifest_id, embedder_key)
+                DO UPDATE SET vectors = vector_counts.vectors + 1;
+        END IF;
+        DELETE FROM vector_counts WHERE vectors <= 0;
+        RETURN NULL;
+    END $$""",
+    *(
+        f"DROP TRIGGER IF EXISTS vector_counts_{table}_{event} ON {table}"
+        for table in ("embeddings", "chunks")
+        for event in ("insert", "delete", "update")
+    ),
+    """CREATE TRIGGER vector_counts_embeddings_insert AFTER INSERT ON embeddings
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+        EXECUTE FUNCTION vector_counts_vectors_added()""",
+    """CREATE TRIGGER vector_counts_embeddings_delete AFTER DELETE ON embeddings
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
+        EXECUTE FUNCTION vector_counts_vectors_removed()""",
+    """CREATE TRIGGER vector_counts_embeddings_update
+        AFTER UPDATE OF chunk_id, embedder_key ON embeddings FOR EACH ROW
+        WHEN (OLD.chunk_id IS DISTINCT FROM NEW.chunk_id
+            OR OLD.embedder_key IS DISTINCT FROM NEW.embedder_key)
+        EXECUTE FUNCTION vector_counts_moved()""",
+    """CREATE TRIGGER vector_counts_chunks_insert AFTER INSERT ON chunks
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+        EXECUTE FUNCTION vector_counts_chunks_added()""",
+    """CREATE TRIGGER vector_counts_chunks_delete AFTER DELETE ON chunks
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
+        EXECUTE FUNCTION vector_counts_chunks_removed()""",
+    """CREATE TRIGGER vector_counts_chunks_update
+        AFTER UPDATE OF chunk_id, manifest_id ON chunks FOR EACH ROW
+        WHEN (OLD.chunk_id IS DISTINCT FROM NEW.chunk_id
+            OR OLD.manifest_id IS DISTINCT FROM NEW.manifest_id)
+        EXECUTE FUNCTION vector_counts_moved()""",
+)
+
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
     (2, _V2),
@@ -385,6 +508,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (8, _V8),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -625,6 +625,61 @@ _V30: Final = (
     ),
 )
 
+#: Schema 31: each representation's number of chunks that have a vector, per embedder
+#: (issue 15), so that ``ragox status`` in a home with vectors reads a row per
+#: representation instead of looking up every chunk's vector: its chunks without the
+#: index's vector are its kept chunk count less this one (a representation without a
+#: row for an embedder, a new embedder's included, has none). Triggers keep it in the
+#: statement that writes or deletes a vector or a chunk (a cascade included): a
+#: chunk's id is derived from its representation and span, so a chunk written again
+#: (reprocess) finds the vector it had, and a chunk dropped with its representation
+#: (retention) leaves its vector behind, counted nowhere. A vector's upsert updates
+#: only the vector: its count does not change. Idempotent: a database whose version
+#: was set back recounts every row.
+_VECTORS_OF_CHUNK: Final = """INSERT INTO vector_counts(manifest_id, embedder_key, vectors)
+            SELECT manifest_id, {key}, 1 FROM chunks WHERE chunk_id = {chunk}
+            ON CONFLICT(manifest_id, embedder_key) DO UPDATE SET vectors = vectors + 1;"""
+_VECTORS_OF_EMBEDDINGS: Final = """INSERT INTO vector_counts(manifest_id, embedder_key, vectors)
+            SELECT {manifest}, embedder_key, 1 FROM embeddings WHERE chunk_id = {chunk}
+            ON CONFLICT(manifest_id, embedder_key) DO UPDATE SET vectors = vectors + 1;"""
+_LESS_OF_CHUNK: Final = """UPDATE vector_counts SET vectors = vectors - 1
+            WHERE embedder_key = {key}
+            AND manifest_id = (SELECT manifest_id FROM chunks WHERE chunk_id = {chunk});
+        DELETE FROM vector_counts WHERE vectors = 0 AND embedder_key = {key}
+            AND manifest_id = (SELECT manifest_id FROM chunks WHERE chunk_id = {chunk});"""
+_LESS_OF_EMBEDDINGS: Final = """UPDATE vector_counts SET vectors = vectors - 1
+            WHERE manifest_id = {manifest} AND embedder_key IN
+            (SELECT embedder_key FROM embeddings WHERE chunk_id = {chunk});
+        DELETE FROM vector_counts WHERE vectors = 0 AND manifest_id = {manifest};"""
+_V31: Final = (
+    """CREATE TABLE IF NOT EXISTS vector_counts (
+        manifest_id TEXT NOT NULL,
+        embedder_key TEXT NOT NULL,
+        vectors INTEGER NOT NULL,
+        PRIMARY KEY (manifest_id, embedder_key)
+    ) WITHOUT ROWID""",
+    "DELETE FROM vector_counts",
+    """INSERT INTO vector_counts(manifest_id, embedder_key, vectors)
+        SELECT c.manifest_id, e.embedder_key, COUNT(*) FROM chunks c
+        JOIN embeddings e ON e.chunk_id = c.chunk_id GROUP BY c.manifest_id, e.embedder_key""",
+    "CREATE TRIGGER IF NOT EXISTS vector_counts_embedding_insert AFTER INSERT ON embeddings "
+    f"BEGIN {_VECTORS_OF_CHUNK.format(key='NEW.embedder_key', chunk='NEW.chunk_id')} END",
+    "CREATE TRIGGER IF NOT EXISTS vector_counts_embedding_delete AFTER DELETE ON embeddings "
+    f"BEGIN {_LESS_OF_CHUNK.format(key='OLD.embedder_key', chunk='OLD.chunk_id')} END",
+    "CREATE TRIGGER IF NOT EXISTS vector_counts_embedding_update "
+    "AFTER UPDATE OF chunk_id, embedder_key ON embeddings "
+    f"BEGIN {_LESS_OF_CHUNK.format(key='OLD.embedder_key', chunk='OLD.chunk_id')} "
+    f"{_VECTORS_OF_CHUNK.format(key='NEW.embedder_key', chunk='NEW.chunk_id')} END",
+    "CREATE TRIGGER IF NOT EXISTS vector_counts_chunk_insert AFTER INSERT ON chunks BEGIN "
+    f"{_VECTORS_OF_EMBEDDINGS.format(manifest='NEW.manifest_id', chunk='NEW.chunk_id')} END",
+    "CREATE TRIGGER IF NOT EXISTS vector_counts_chunk_delete AFTER DELETE ON chunks BEGIN "
+    f"{_LESS_OF_EMBEDDINGS.format(manifest='OLD.manifest_id', chunk='OLD.chunk_id')} END",
+    "CREATE TRIGGER IF NOT EXISTS vector_counts_chunk_update "
+    "AFTER UPDATE OF chunk_id, manifest_id ON chunks BEGIN "
+    f"{_LESS_OF_EMBEDDINGS.format(manifest='OLD.manifest_id', chunk='OLD.chunk_id')} "
+    f"{_VECTORS_OF_EMBEDDINGS.format(manifest='NEW.manifest_id', chunk='NEW.chunk_id')} END",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -647,6 +702,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (27, _V27),
     (28, _V28),
     (30, _V30),
+    (31, _V31),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
