@@ -30,6 +30,7 @@ from ragox.access import Principal
 from ragox.cli import main
 from ragox.extract import Block, BlockKind
 from ragox.service import Ragox
+from ragox.service._json import document_status_json
 from ragox.store.sqlite._schema import MIGRATIONS
 from ragox.text import Coordinates, Span
 
@@ -495,6 +496,32 @@ def copy_lexical_partitions(old: sqlite3.Connection) -> None:
             "body, tokenize = 'unicode61 remove_diacritics 0')"
         )
         old.execute(f"INSERT INTO main.{name}(rowid, body) SELECT rowid, body FROM new.{name}")
+
+
+def status_listing(app: Ragox, principal: Principal) -> list[dict[str, Any]]:
+    """What ``ragox status --all --json`` lists for a reader, less the ages of jobs
+    (the clock moves on between two listings)."""
+    shown = []
+    for status in app.documents(principal):
+        data = document_status_json(status)
+        for revision in data["revisions"]:
+            if revision["job"] is not None:
+                del revision["job"]["age_seconds"], revision["job"]["heartbeat_age_seconds"]
+        shown.append(data)
+    return shown
+
+
+def drop_to_schema(db: Path, prefix: str, version: int) -> None:
+    """A SQLite home as schema ``version`` left it: every table and trigger whose name
+    starts with ``prefix`` (what a later schema added) dropped."""
+    with sqlite3.connect(db) as conn:
+        for kind, name in conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE name LIKE ? "
+            "AND type IN ('table', 'trigger')",
+            (f"{prefix}%",),
+        ).fetchall():
+            conn.execute(f"DROP {kind.upper()} {name}")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
 
 
 @contextmanager

@@ -13,11 +13,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from conftest import PostgresServer, copy_lexical_partitions, older_database
+from conftest import PostgresServer, copy_lexical_partitions, older_database, status_listing
 from ragox.access import Principal
 from ragox.search import scope_of
 from ragox.service import Ragox
-from ragox.service._json import document_status_json
 from ragox.store import SCHEMA_VERSION
 from ragox.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ragox.store.postgres import PostgresStore
@@ -66,14 +65,7 @@ def _counts_are_exact(app: Ragox) -> dict[str, int]:
 
 
 def _status(app: Ragox, principal: Principal) -> list[dict[str, Any]]:
-    shown = []
-    for status in app.documents(principal):
-        data = document_status_json(status)
-        for revision in data["revisions"]:
-            if revision["job"] is not None:  # the clock moves on
-                del revision["job"]["age_seconds"], revision["job"]["heartbeat_age_seconds"]
-        shown.append(data)
-    return shown
+    return status_listing(app, principal)
 
 
 @pytest.mark.both_backends

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_ragox
+from conftest import drop_to_schema, run_ragox
 from ragox.access import Principal
 from ragox.service import Attention, DocumentStatus, Ragox, StatusSummary
 from ragox.service._json import document_status_json
@@ -274,13 +274,7 @@ def test_schema_28_home_gets_revision_facts_kept_by_triggers(
     app.close()
     home = tmp_path / "old"
     shutil.copytree(build, home)
-    with sqlite3.connect(home / "ragox.db") as conn:  # what schema 28 wrote: no facts
-        for kind, name in conn.execute(
-            "SELECT type, name FROM sqlite_master WHERE name LIKE 'revision_facts%' "
-            "AND type IN ('table', 'trigger')"
-        ).fetchall():
-            conn.execute(f"DROP {kind.upper()} {name}")
-        conn.execute("UPDATE meta SET value = '28' WHERE key = 'schema_version'")
+    drop_to_schema(home / "ragox.db", "revision_facts", 28)  # what schema 28 wrote: no facts
     with sqlite3.connect(home / "ragox.db") as conn:
         names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
         assert not any(name.startswith("revision_facts") for name in names)

@@ -20,11 +20,10 @@ import numpy.typing as npt
 import psycopg
 import pytest
 
-from conftest import PostgresServer
+from conftest import PostgresServer, drop_to_schema, status_listing
 from ragox.access import Principal
 from ragox.search import EmbedderError, EmbedderIdentity, reindex
 from ragox.service import Ragox
-from ragox.service._json import document_status_json
 from ragox.store import SCHEMA_VERSION
 from ragox.store._open import migrate_store
 from ragox.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
@@ -220,14 +219,7 @@ def test_vector_counts_follow_every_write(app: Ragox, monkeypatch: pytest.Monkey
 
 
 def _status(app: Ragox) -> list[dict[str, Any]]:
-    shown = []
-    for status in app.documents(OPERATOR):
-        data = document_status_json(status)
-        for revision in data["revisions"]:
-            if revision["job"] is not None:  # the clock moves on
-                del revision["job"]["age_seconds"], revision["job"]["heartbeat_age_seconds"]
-        shown.append(data)
-    return shown
+    return status_listing(app, OPERATOR)
 
 
 def _vectors(app: Ragox) -> tuple[int | None, int | None]:
@@ -261,13 +253,7 @@ def test_schema_30_home_gets_vector_counts(tmp_path: Path) -> None:
     app.close()
     home = tmp_path / "old"
     shutil.copytree(build, home)
-    with sqlite3.connect(home / "ragox.db") as conn:  # what schema 30 wrote: no counts
-        for kind, name in conn.execute(
-            "SELECT type, name FROM sqlite_master WHERE name LIKE 'vector_counts%' "
-            "AND type IN ('table', 'trigger')"
-        ).fetchall():
-            conn.execute(f"DROP {kind.upper()} {name}")
-        conn.execute("UPDATE meta SET value = '30' WHERE key = 'schema_version'")
+    drop_to_schema(home / "ragox.db", "vector_counts", 30)  # what schema 30 wrote: no counts
     upgraded = Ragox(home)
     try:
         assert upgraded.store.schema_version() == SCHEMA_VERSION
