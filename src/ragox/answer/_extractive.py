@@ -72,6 +72,7 @@ from ragox.search import (
     tokens,
 )
 from ragox.search._analyze import JOINING_LANGUAGES
+from ragox.text._instructions import PARAGRAPH_BREAK
 
 __all__ = [
     "ExtractiveConfig",
@@ -514,16 +515,13 @@ def _compounds(
     return found
 
 
-_PARAGRAPH_BREAK: Final = regex.compile(r"\n[^\S\n]*\n\s*")
-
-
 def _other_paragraphs(text: str, language: str) -> tuple[tuple[int, int], ...] | None:
     """The spans of the paragraphs of ``text`` that are clearly in another language
     than ``language``, when at least one paragraph is clearly in ``language``; None
     when none is (the passage is in another language throughout)."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for gap in [*_PARAGRAPH_BREAK.finditer(text), None]:
+    for gap in [*PARAGRAPH_BREAK.finditer(text), None]:
         end = len(text) if gap is None else gap.start()
         spans.append((start, end))
         if gap is not None:

@@ -183,11 +183,11 @@ _MULTIPLIER_OR_NONE: Final = regex.compile(
     r"|\b(?:none|zero|keiner|keines|keins|ни одн\w*|ни в одном|ноль|нуль)\b",
     regex.IGNORECASE,
 )
-#: the words of a "how often" question that ask for the frequency: what answers them is
-#: a frequency, not the same word ("more often than stable" does not say how often)
 #: the words that ask what a thing is ("что *такое* LVM?", "was *bedeutet* …"): no
 #: terms of the question ("так" would match "Как RAID, так и LVM …")
 DEFINITION_WORDS: Final = frozenset({"такое", "означает", "есть", "bedeutet", "bedeuten"})
+#: the words of a "how often" question that ask for the frequency: what answers them is
+#: a frequency, not the same word ("more often than stable" does not say how often)
 FREQUENCY_WORDS: Final = frozenset(
     {"often", "frequently", "oft", "häufig", "abständen", "часто", "частотой", "периодичностью"}
 )
