@@ -22,11 +22,12 @@ import pytest
 
 from conftest import older_database, serving
 from ragox.access import Principal
-from ragox.ingest import WorkerConfig, WorkNote, WorkResult
+from ragox.ingest import Worker, WorkerConfig, WorkNote, WorkResult
 from ragox.service import ActionRefused, Ragox
 from ragox.store import (
     SCHEMA_VERSION,
     WORKER_LOST,
+    JobClaim,
     JobState,
     RevisionState,
     SqliteStore,
@@ -329,6 +330,54 @@ def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> Non
     assert any(r["lease_lost"] for r in first_results)
     assert any(r["reclaimed_from"] for r in second_results)
     _assert_whole(home, docs, reference)
+
+
+def test_worker_stopped_between_claim_and_run_knows_its_lease_ran_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker stalled right after its claim, before its lease keeper started (the gap
+    the SIGSTOP test above hits now and then): its lease runs from the claim. Taken over
+    and finished by another meanwhile, its late end reports the lease lost and leaves
+    the run taken over FAILED (WORKER_LOST), not DONE; stalled as long with nobody
+    taking over, it still reports the lease lost."""
+    _write_docs(tmp_path / "docs", 2)
+    home = tmp_path / "home"
+    _queue(home, tmp_path / "docs", 2)
+    app = Ragox(home)
+    stalled = open_store(home)
+    config = WorkerConfig(lease_seconds=0.2, poll_seconds=0.01)
+    try:
+        late = Worker(stalled, app.ingestor, config)
+        other = app.worker(config)
+        claim = stalled.queue.claim
+        taken: list[WorkResult | None] = []
+
+        def claim_then_stall(worker: str, lease: float, attempts: int) -> JobClaim | None:
+            held = claim(worker, lease, attempts)
+            time.sleep(0.3)  # the lease (0.2 s) runs out before the keeper starts
+            if not taken:  # the first time, another worker takes the run over
+                taken.append(other.run_one())
+            return held
+
+        monkeypatch.setattr(stalled.queue, "claim", claim_then_stall)
+        first = late.run_one()
+        (over,) = taken
+        assert first is not None and over is not None
+        assert over.claim.reclaimed_from == first.claim.job_id and over.note is WorkNote.RAN
+        assert (first.note, first.lease_lost) == (WorkNote.ALREADY_READY, True)
+        ended = {j.job_id: j for j in app.store.jobs(TENANT, first.claim.document_id, "r1")}
+        assert ended[first.claim.job_id].state is JobState.FAILED
+        assert ended[first.claim.job_id].error_code == WORKER_LOST
+        assert ended[over.claim.job_id].state is JobState.DONE
+        # nobody takes the second over: the run completes, and the stall is reported
+        second = late.run_one()
+        assert second is not None and second.claim.reclaimed_from is None
+        assert (second.note, second.lease_lost) == (WorkNote.RAN, True)
+        done = app.store.get_revision(TENANT, second.claim.document_id, "r1")
+        assert done is not None and done.state is RevisionState.READY
+    finally:
+        stalled.close()
+        app.close()
 
 
 def test_queued_upload_is_received_then_ready_after_a_worker(tmp_path: Path) -> None:

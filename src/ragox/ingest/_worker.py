@@ -77,14 +77,18 @@ class _LeaseKeeper:
     whether the lease ran out at some point: a renewal was refused, or more than a
     lease passed without one (the process stalled: swapped out, stopped, paused)."""
 
-    def __init__(self, store: Store, claim: JobClaim, worker: str, lease_seconds: float) -> None:
+    def __init__(
+        self, store: Store, claim: JobClaim, worker: str, lease_seconds: float, claimed: float
+    ) -> None:
         self._store = store
         self._claim = claim
         self._worker = worker
         self._lease = lease_seconds
         self._stop = threading.Event()
         self.lost = False
-        self._renewed = time.monotonic()
+        # the lease runs from the moment the claim was asked for (``time.monotonic()``),
+        # not from this keeper's start: a process stopped in between held it unrenewed
+        self._renewed = claimed
         self._thread = threading.Thread(target=self._renew, name="ragox-lease", daemon=True)
 
     def _renew(self) -> None:
@@ -133,23 +137,29 @@ class Worker:
     def run_one(self) -> WorkResult | None:
         """Claim one job and run it; None when nothing waits."""
         config = self.config
+        claimed = time.monotonic()
         claim = self.store.queue.claim(self.worker_id, config.lease_seconds, config.max_attempts)
         if claim is None:
             return None
-        with _LeaseKeeper(self.store, claim, self.worker_id, config.lease_seconds) as keeper:
-            note, outcome, error = self._work(claim)
-        return WorkResult(claim, note, outcome, keeper.lost, error)
+        lease = config.lease_seconds
+        with _LeaseKeeper(self.store, claim, self.worker_id, lease, claimed) as keeper:
+            note, outcome, error, ended = self._work(claim)
+        return WorkResult(claim, note, outcome, keeper.lost or not ended, error)
 
-    def _work(self, claim: JobClaim) -> tuple[WorkNote, IngestOutcome | None, str | None]:
+    def _work(self, claim: JobClaim) -> tuple[WorkNote, IngestOutcome | None, str | None, bool]:
+        """What became of the job, and whether this worker still held it when it ended
+        it (False: its run had been taken over)."""
         store = self.store
         record = store.get_revision(claim.tenant, claim.document_id, claim.revision)
         if record is None:
-            return WorkNote.GONE, None, None
+            return WorkNote.GONE, None, None, True
         if self.ingestor.finished(record, claim.ocr):
-            store.finish_job(claim.job_id, JobState.DONE, None)
-            return WorkNote.ALREADY_READY, None, None
+            ended = store.finish_job(claim.job_id, JobState.DONE, None)
+            return WorkNote.ALREADY_READY, None, None, ended
         if not store.blobs.exists(record.source_sha256):
-            store.finish_job(claim.job_id, JobState.FAILED, "receive", WorkNote.BYTES_MISSING.value)
+            ended = store.finish_job(
+                claim.job_id, JobState.FAILED, "receive", WorkNote.BYTES_MISSING.value
+            )
             store.set_state(
                 claim.tenant,
                 claim.document_id,
@@ -159,15 +169,15 @@ class Worker:
                 error_code=WorkNote.BYTES_MISSING.value,
                 error_message="the original is not in the blob store",
             )
-            return WorkNote.BYTES_MISSING, None, None
+            return WorkNote.BYTES_MISSING, None, None, ended
         try:
             data = store.blobs.get(record.source_sha256)
             outcome = self.ingestor.process(
                 record, data, created=True, job=claim.job_id, ocr=claim.ocr
             )
         except Exception as error:  # the pipeline marked the job FAILED (INTERRUPTED)
-            return WorkNote.CRASHED, None, type(error).__name__
-        return WorkNote.RAN, outcome, None
+            return WorkNote.CRASHED, None, type(error).__name__, True
+        return WorkNote.RAN, outcome, None, True
 
     def run(
         self,

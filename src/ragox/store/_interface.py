@@ -323,7 +323,10 @@ class Store(Protocol):
         state: JobState,
         stage: str | None = None,
         error_code: str | None = None,
-    ) -> None: ...
+    ) -> bool:
+        """End a QUEUED or RUNNING job; False when it had ended already (a run taken
+        over after its lease ran out stays FAILED, ``WORKER_LOST``)."""
+        ...
 
     def jobs(self, tenant: str, document_id: str, revision: str) -> list[JobRecord]: ...
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Final, NamedTuple, TypeAlias
 
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import OcrMode
 
 __all__ = [
+    "OPEN_JOB_STATES",
     "AnswerRedactor",
     "BlockRange",
     "CheckRun",
@@ -64,6 +65,11 @@ class JobState(enum.Enum):
     DONE = "DONE"
     #: the revision ended FAILED
     FAILED = "FAILED"
+
+
+#: the states a job can still end from: one that ended (a run taken over ended FAILED,
+#: ``WORKER_LOST``) stays as it ended when its late worker finishes
+OPEN_JOB_STATES: Final = (JobState.QUEUED.value, JobState.RUNNING.value)
 
 
 @dataclass(frozen=True, slots=True)

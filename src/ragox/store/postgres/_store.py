@@ -54,6 +54,7 @@ from ragox.store._files import private_folder
 from ragox.store._hits import HitSource
 from ragox.store._queue import POSTGRES, SqlJobQueue
 from ragox.store._records import (
+    OPEN_JOB_STATES,
     AnswerRedactor,
     CheckRun,
     ChunkRecord,
@@ -855,12 +856,14 @@ class PostgresStore:
         state: JobState,
         stage: str | None = None,
         error_code: str | None = None,
-    ) -> None:
+    ) -> bool:
         with self.shared_transaction() as conn:
-            conn.execute(
-                "UPDATE jobs SET state=%s, stage=%s, error_code=%s, finished_at=%s WHERE job_id=%s",
-                (state.value, stage, error_code, utc_now(), job_id),
+            cursor = conn.execute(
+                "UPDATE jobs SET state=%s, stage=%s, error_code=%s, finished_at=%s "
+                "WHERE job_id=%s AND state IN (%s,%s)",
+                (state.value, stage, error_code, utc_now(), job_id, *OPEN_JOB_STATES),
             )
+            return bool(cursor.rowcount == 1)
 
     def end_jobs(
         self, tenant: str, document_id: str, revision: str, job_ids: Sequence[str], error_code: str
@@ -1385,8 +1388,8 @@ class PostgresStore:
             if job is not None:
                 conn.execute(
                     "UPDATE jobs SET state=%s, stage=%s, error_code=NULL, finished_at=%s "
-                    "WHERE job_id=%s",
-                    (JobState.DONE.value, "index", utc_now(), job),
+                    "WHERE job_id=%s AND state IN (%s,%s)",
+                    (JobState.DONE.value, "index", utc_now(), job, *OPEN_JOB_STATES),
                 )
             return current
 

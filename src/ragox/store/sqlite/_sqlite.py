@@ -35,6 +35,7 @@ from ragox.store._files import private_file, private_folder
 from ragox.store._hits import HitSource, hit_sources
 from ragox.store._queue import SQLITE, SqlJobQueue
 from ragox.store._records import (
+    OPEN_JOB_STATES,
     AnswerRedactor,
     CheckRun,
     ChunkRecord,
@@ -708,12 +709,14 @@ class SqliteStore:
         state: JobState,
         stage: str | None = None,
         error_code: str | None = None,
-    ) -> None:
+    ) -> bool:
         with self.transaction() as conn:
-            conn.execute(
-                "UPDATE jobs SET state=?, stage=?, error_code=?, finished_at=? WHERE job_id=?",
-                (state.value, stage, error_code, utc_now(), job_id),
+            cursor = conn.execute(
+                "UPDATE jobs SET state=?, stage=?, error_code=?, finished_at=? "
+                "WHERE job_id=? AND state IN (?,?)",
+                (state.value, stage, error_code, utc_now(), job_id, *OPEN_JOB_STATES),
             )
+            return bool(cursor.rowcount == 1)
 
     def end_jobs(
         self, tenant: str, document_id: str, revision: str, job_ids: Sequence[str], error_code: str
@@ -1279,8 +1282,8 @@ class SqliteStore:
             if job is not None:
                 conn.execute(
                     "UPDATE jobs SET state=?, stage=?, error_code=NULL, finished_at=? "
-                    "WHERE job_id=?",
-                    (JobState.DONE.value, "index", utc_now(), job),
+                    "WHERE job_id=? AND state IN (?,?)",
+                    (JobState.DONE.value, "index", utc_now(), job, *OPEN_JOB_STATES),
                 )
             return current
 
