@@ -196,7 +196,9 @@ SEARCH_EN = (
 )
 FONT = {
     "ru": (
-        "Как поменять шрифт в консоли при загрузке?",
+        # "задать", not "поменять": that is a synonym of the heading's "сменить", and
+        # with it the heading answers without the section rule (ragox.search._synonyms)
+        "Как задать шрифт в консоли при загрузке?",
         "Debian использует порядок загрузки в соответствии с зависимостями при помощи "
         "insserv. Программа start-stop-daemon используется для запуска служб при загрузке "
         "компьютера.",

@@ -28,6 +28,7 @@ from typing import Final
 import regex
 
 from ragox.search import analyze_document, detect_language
+from ragox.search._synonyms import synonym_stems
 from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 
 __all__ = [
@@ -304,6 +305,9 @@ _PARTIAL_PIECE: Final = 4
 _PARTIAL_SHARE: Final = 0.4
 #: Russian stems that differ in at most this many final letters match
 _ENDING: Final = 2
+#: credit of a question term whose synonym the sentence holds ("display" for "see",
+#: ``ragox.search._synonyms``): partial, below the word itself
+_SYNONYM: Final = 0.8
 
 
 class TermMatcher:
@@ -343,11 +347,30 @@ class TermMatcher:
         return credits
 
     def _credit(self, term: str, stems: frozenset[str], joined: str) -> float:
-        if term in stems:
+        if self._holds(term, stems, joined):
             return 1.0
+        synonym = _SYNONYM * any(
+            self._holds(other, stems, joined)
+            for language in self.languages
+            for other in synonym_stems(term, language)
+        )
+        size = len(term)
+        if size >= _PARTIAL_TERM:
+            for piece in range(size - 1, _PARTIAL_PIECE - 1, -1):
+                if piece / size < _PARTIAL_SHARE:
+                    break
+                if term[:piece] in joined or term[size - piece :] in joined:
+                    return max(piece / size, synonym)
+        return synonym
+
+    def _holds(self, term: str, stems: frozenset[str], joined: str) -> bool:
+        """The stems hold ``term``: itself, inside a compound (en, de), or with
+        another ending (ru)."""
+        if term in stems:
+            return True
         size = len(term)
         if size >= _MIN_INNER and self.inner and term in joined:
-            return 1.0
+            return True
         if size >= _MIN_INNER and self.endings:
             head = term[: size - _ENDING]
             if any(
@@ -355,14 +378,8 @@ class TermMatcher:
                 for stem in stems
                 if len(stem) >= size - _ENDING
             ):
-                return 1.0
-        if size >= _PARTIAL_TERM:
-            for piece in range(size - 1, _PARTIAL_PIECE - 1, -1):
-                if piece / size < _PARTIAL_SHARE:
-                    break
-                if term[:piece] in joined or term[size - piece :] in joined:
-                    return piece / size
-        return 0.0
+                return True
+        return False
 
 
 def support(
@@ -377,9 +394,28 @@ def support(
     total = sum(weights.values()) or 1.0
 
     def only_in(other: Mapping[str, float] | None) -> float:
+        """What a neighbour holds of the question beyond what the sentence holds (the
+        word itself beside the sentence's synonym counts for what the synonym lacks)."""
         if other is None:
             return 0.0
-        return sum(weights[t] * value for t, value in other.items() if t not in credits) / total
+        return (
+            sum(
+                weights[t] * (value - credits.get(t, 0.0))
+                for t, value in other.items()
+                if value > credits.get(t, 0.0)
+            )
+            / total
+        )
+
+    # a section's title says what all of it is about: its words count beside a
+    # sentence that holds them only in part ("How can I find out …" above "To
+    # identify the package …": the section is about finding out, whatever the
+    # sentence calls it)
+    titled = (
+        sum(weights[t] * value for t, value in heading.items() if credits.get(t, 0.0) < 1.0) / total
+        if heading is not None
+        else 0.0
+    )
 
     near = set(credits) | set(before or {}) | set(after or {}) | set(heading or {})
     absent = sorted((w for t, w in weights.items() if t not in near), reverse=True)
@@ -391,6 +427,6 @@ def support(
         source_rank=1.0 / (1 + source_index),
         answer_kind=kind_held,
         uncovered=(absent[0] if absent else 0.0) / total,
-        heading=only_in(heading),
+        heading=titled,
         uncovered_rest=sum(absent[1:]) / total,
     )

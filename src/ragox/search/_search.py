@@ -25,6 +25,7 @@ from ragox.search._analyze import (
     tokens,
 )
 from ragox.search._matrix import VectorMatrix, build_matrix, language_shift, top_rows
+from ragox.search._synonyms import with_synonyms
 from ragox.store import HitSource, Scope, Store
 from ragox.text import near_same_passage, same_passage_key
 from ragox.text._instructions import asks_for_instructions, has_instruction
@@ -261,7 +262,7 @@ class Searcher:
         that give instructions come first among those of about the same score
         (:data:`INSTRUCTION_BOOST`) unless ``prefer_instructions`` is False."""
         analysis = analyze_search_query(query, self._languages(scope))
-        match = fts_match(analysis.terms)
+        match = fts_match(with_synonyms(analysis.terms, analysis.languages))
         if match is None:
             return []
         ranked = self.store.index.lexical(match, scope, limit)

@@ -1,0 +1,128 @@
+"""Synonyms (issue 16): a reader asks with other words than the manual uses ("see" for
+"display", "zeigen" for "auflisten", "показать" for "вывести"). Lexical search matches
+a query's synonyms beside its words, and the answer scorer credits a sentence that says
+the question's action with a synonym, less than with the word itself."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from ragox.access import Principal
+from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer._support import TermMatcher, support
+from ragox.search import analyze_document
+from ragox.search._synonyms import synonym_stems, with_synonyms
+from ragox.service import Ragox
+
+OPERATOR = Principal.local_operator()
+
+
+def _stem(word: str, language: str) -> str:
+    return analyze_document(word, language)
+
+
+@pytest.mark.parametrize(
+    ("word", "synonym", "language"),
+    [
+        ("see", "display", "en"),
+        ("remove", "uninstall", "en"),
+        ("zeigen", "auflisten", "de"),
+        ("löschen", "entfernen", "de"),
+        ("показать", "вывести", "ru"),
+        ("удалить", "стереть", "ru"),
+    ],
+)
+def test_a_word_has_the_synonyms_of_its_groups(word: str, synonym: str, language: str) -> None:
+    found = synonym_stems(_stem(word, language), language)
+    assert _stem(synonym, language) in found
+    assert _stem(word, language) not in found  # a word is not its own synonym
+    assert _stem(word, language) in synonym_stems(_stem(synonym, language), language)
+
+
+def test_most_words_have_none_and_groups_stay_in_their_language() -> None:
+    assert synonym_stems(_stem("kernel", "en"), "en") == frozenset()
+    assert synonym_stems(_stem("update", "en"), "en") == frozenset()  # not "upgrade"
+    # English "see" has no German synonyms
+    assert synonym_stems(_stem("see", "en"), "de") == frozenset()
+
+
+def test_with_synonyms_keeps_the_query_terms_first() -> None:
+    terms = (_stem("show", "en"), _stem("files", "en"))
+    expanded = with_synonyms(terms, ("en",))
+    assert expanded[:2] == terms
+    assert _stem("display", "en") in expanded[2:]
+    assert len(expanded) == len(set(expanded))
+
+
+@pytest.mark.both_backends
+def test_search_finds_a_passage_that_uses_a_synonym(app: Ragox) -> None:
+    """ "show" finds the passage that says "display" only; a word with no synonym does
+    not find it."""
+    for name, text in [
+        ("pkg.txt", "To display the contents of an archive, run dpkg --contents foo.deb."),
+        ("net.txt", "The network interfaces are configured in /etc/network/interfaces."),
+    ]:
+        app.ingestor.ingest_bytes(text.encode(), name, name, tenant="default")
+    hits = app.search("show", OPERATOR)
+    assert [hit.document_id for hit in hits] == ["pkg.txt"]
+    assert app.search("exhibit", OPERATOR) == []
+
+
+def test_a_synonym_earns_less_than_the_word_itself() -> None:
+    term = _stem("see", "en")
+    matcher = TermMatcher([term], ["en"])
+    itself = matcher.credit(matcher.stems("You can see the list here."))
+    other = matcher.credit(matcher.stems("The files are displayed here."))
+    neither = matcher.credit(matcher.stems("The kernel is built here."))
+    assert itself == {term: 1.0}
+    assert 0.0 < other[term] < 1.0
+    assert neither == {}
+
+
+def test_a_heading_counts_beside_a_sentence_that_holds_its_word_as_a_synonym() -> None:
+    """ "How can I find out …" above "To identify the package …": the section is about
+    finding out, though the sentence says "identify" (a partial credit for "find"); the
+    heading's share counts in full, so the section still answers the question."""
+    weights = {"find": 1.0, "packag": 1.0, "file": 1.0, "belong": 1.0}
+    heading = {"find": 1.0, "packag": 1.0, "file": 1.0}
+    sentence = {"find": 0.8, "packag": 1.0, "file": 1.0}
+    features = support(sentence, None, None, weights, 3, True, heading)
+    assert features.heading == pytest.approx(0.25)
+    # what the heading adds beside a sentence that holds its word itself: nothing
+    exact = support({"find": 1.0, "packag": 1.0}, None, None, weights, 3, True, heading)
+    assert exact.heading == pytest.approx(0.25)  # "file" only
+    # a neighbour sentence adds only what the synonym lacks
+    before = support(sentence, {"find": 1.0}, None, weights, 3, True, None)
+    assert before.previous == pytest.approx(0.2 / 4)
+
+
+def _evidence(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+def test_a_how_to_answer_may_say_the_action_with_another_word() -> None:
+    """ "How do I switch my system to testing?" is answered by a section that says
+    "move" and "change": the question's weightiest word is not missing from it (a
+    missing weightiest word makes a how-to question unanswerable); the sentence that
+    only shares "switch" is not quoted."""
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {term: 3.0 if term == _stem("switch", "en") else 1.0 for term in terms}
+
+    evidence = _evidence(
+        "3.1.11. Can I move to testing?\n\nYes. Change the third field of "
+        "/etc/apt/sources.list to 'testing' and run apt full-upgrade.",
+        "The switch in the server room is replaced every five years by the operators.",
+    )
+    draft = ExtractiveGenerator(term_weights=weights).generate(
+        "How do I switch my system to testing?", evidence
+    )
+    assert not draft.abstained
+    assert [claim.text for claim in draft.claims] == [
+        "Change the third field of /etc/apt/sources.list to 'testing' and run apt full-upgrade."
+    ]
