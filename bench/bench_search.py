@@ -21,13 +21,22 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-from _corpus import paragraphs, xquad_file
+from _corpus import ROOT, paragraphs, xquad_file
 from ragox.access import Principal
 from ragox.eval import evaluate_retrieval, load_squad, prepare_corpus
 from ragox.ingest import split_sentences
-from ragox.search import EmbedderIdentity, SearchMode, analyze_document, analyze_query, reindex
+from ragox.search import (
+    EmbedderIdentity,
+    Searcher,
+    SearchMode,
+    _search,
+    analyze_document,
+    analyze_query,
+    reindex,
+)
 from ragox.service import Ragox
 
+DEV_SET = ROOT / "tests" / "data" / "realdocs-dev" / "questions.json"
 SIZES = (10_000, 100_000)
 QUERIES = 200
 READER = Principal("bench", groups=frozenset({"staff"}))
@@ -114,6 +123,7 @@ def main() -> list[tuple[str, ...]]:
                         f"{p95(lat):.2f}",
                     )
                 )
+            rows.extend(_synonym_rows(searcher, chunks))
             app.close()
         tokens = [analyze_document(text, None).split() for text in corpus]
         retriever = bm25s.BM25(k1=1.2, b=0.75)
@@ -128,6 +138,35 @@ def main() -> list[tuple[str, ...]]:
             (f"{size:,}", "bm25s (same terms)", f"{statistics.median(lat):.2f}", f"{p95(lat):.2f}")
         )
     return rows
+
+
+def _synonym_rows(searcher: Searcher, chunks: int) -> list[tuple[str, ...]]:
+    """What matching synonyms costs lexical search: the how-to and fact questions of
+    the real-document development set (they use the words synonyms are for: "see",
+    "remove", "zeigen", "показать"), with and without synonyms, alternating."""
+    gold = json.loads(DEV_SET.read_text(encoding="utf-8"))
+    asked = [q["question"] for q in gold["questions"]]
+    plain: dict[str, list[float]] = {"on": [], "off": []}
+    for question in asked:
+        for setting in ("on", "off"):
+            expand = _search.with_synonyms
+            if setting == "off":
+                _search.with_synonyms = lambda terms, languages: tuple(terms)  # type: ignore[assignment]
+            try:
+                plain[setting] += timed(
+                    lambda q: searcher.search(q, READER, SearchMode.LEXICAL, limit=10), [question]
+                )
+            finally:
+                _search.with_synonyms = expand  # type: ignore[assignment]
+    return [
+        (
+            f"{chunks:,}",
+            f"ragox lexical, dev questions, synonyms {setting}",
+            f"{statistics.median(lat):.2f}",
+            f"{p95(lat):.2f}",
+        )
+        for setting, lat in plain.items()
+    ]
 
 
 def quality_rows() -> list[tuple[str, ...]]:

@@ -246,3 +246,29 @@ def test_an_answer_under_a_question_heading_quotes_no_other_section() -> None:
     assert {claim.source_id for claim in draft.claims} == {"S3"}
     off = ExtractiveGenerator(replace(generator.config, section_share=2.0))
     assert "S2" in {claim.source_id for claim in off.generate(question, evidence).claims}
+
+
+VACATION_EN = (
+    "3.2.4. Going on vacation gracefully\n\n"
+    "It is common for developers to have periods of absence. In order to inform the other "
+    "developers, there are two things that you should do. First send a mail to "
+    "debian-private@lists.debian.org with [VAC] prepended to the subject of your message. "
+    "The other thing to do is to mark yourself as on vacation in the Developers Database."
+)
+
+
+def test_the_first_step_after_an_announced_sequence_is_quoted() -> None:
+    """ "… there are two things that you should do." is followed by its first step, "First
+    send a mail to …" (an instruction, though "send" is in no list of imperatives): the
+    step is quoted right after it, not skipped for the sentence before the section's
+    point."""
+    draft = ExtractiveGenerator().generate(
+        "How do I inform the other developers that I am away?", _evidence(VACATION_EN)
+    )
+    assert not draft.abstained
+    quoted = [claim.text for claim in draft.claims]
+    assert quoted[:2] == [
+        "In order to inform the other developers, there are two things that you should do.",
+        "First send a mail to debian-private@lists.debian.org with [VAC] prepended to the "
+        "subject of your message.",
+    ]

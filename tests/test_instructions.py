@@ -92,3 +92,37 @@ def test_a_list_of_bare_lines_is_quoted_whole() -> None:
     # prose after an introducer is no list of bare lines
     prose = "It works as follows:\n\nFirst it reads the file. Then it checks it.\n\nMore text."
     assert prose[: block_end(prose, len("It works as follows:"), True)].endswith("checks it.")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "First send a mail to debian-private@lists.debian.org with [VAC] in the subject.",
+        "Then mark yourself as on vacation in the Developers Database.",
+        "Finally, upload the package.",
+        "Zuerst senden Sie eine E-Mail an debian-private@lists.debian.org.",
+        "Danach markieren Sie sich in der Datenbank als abwesend.",
+        "Во-первых, отправьте сообщение по адресу debian-private@lists.debian.org.",
+    ],
+)
+def test_a_step_of_a_sequence_is_an_instruction(sentence: str) -> None:
+    """ "First …", "Then …", "Zuerst … Sie", "Во-первых, …": a step, whatever its verb."""
+    assert has_instruction(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "First of all, the package must build from source.",
+        "Then the system boots from the disk.",
+        "Then dpkg and the rest of the package management system will see the change.",
+        "Then apt will ask you to confirm.",
+        "First released in 1991, the kernel grew fast.",
+        "Second largest city in the country is Durban.",
+        "Then came the war.",
+        "Next you will see a menu.",
+    ],
+)
+def test_a_narrative_sequence_is_no_instruction(sentence: str) -> None:
+    """ "Then" before a subject, a past tense or a participle tells what happens."""
+    assert not has_instruction(sentence)

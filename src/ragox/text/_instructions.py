@@ -53,7 +53,21 @@ _ENGLISH: Final = regex.compile(
     + r"(?!\s*[,;)]|\s+(?:and|or|und|oder|и|или)\b)"
     # advice addressed to the reader is an instruction too: "You should make a backup
     # …"
-    + r"|\byou (?:should|must|need to|have to)\b",
+    + r"|\byou (?:should|must|need to|have to)\b"
+    # a step of a sequence, whatever its verb: "First send a mail to …", "Then mark
+    # yourself …", "Finally, upload the package"; not a narrative ("First of all, the
+    # …", "Then the system boots", "Next you …", "First released in 1991", "Second
+    # largest city", "Then came the war")
+    + r"|^(?:first|second|third|then|next|finally|afterwards|lastly)\b,?\s+"
+    + r"(?!(?:the|a|an|of|all|you|we|they|it|its|this|that|these|there|he|she|i|in|on"
+    + r"|at|for|to|if|when|is|are|was|were|it's|had|did|came|went|began|became|took"
+    + r"|gave|got|found|left|saw|said|told|ran|won|lost|fell|rose|grew|knew|thought"
+    + r"|brought|built|sent|kept|held|led|met|paid|sold|stood|wrote|spoke|chose|broke)\b"
+    + r"|[a-z]+(?:ed|est|ing|ly)\b)[a-z]+\s+"
+    # …nor a subject and its verb ("Then dpkg and the rest … will see", "Then apt
+    # will ask")
+    + r"(?!(?:and|or|will|would|can|could|should|must|may|might|is|are|was|were|has"
+    + r"|have|does|did)\b)\S",
     regex.IGNORECASE | regex.MULTILINE,
 )
 _IMPERATIVE: Final = regex.compile(
@@ -72,7 +86,10 @@ _IMPERATIVE: Final = regex.compile(
     # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
     # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
     # können Sie … suchen" is a modal, no instruction)
-    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте)\b"
+    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
+    # a step of a sequence: "Zuerst senden Sie eine E-Mail …", "Danach markieren Sie …"
+    r"|^(?:zuerst|erstens|zweitens|dann|danach|anschließend|schließlich|als nächstes)"
+    r",?\s+\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
     r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
     r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
     # "Sie" capitalised: "…, den sie …" is "they", no instruction
