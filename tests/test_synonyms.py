@@ -13,7 +13,8 @@ from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator
 from ragox.answer._support import TermMatcher, support
 from ragox.search import analyze_document
-from ragox.search._synonyms import synonym_stems, with_synonyms
+from ragox.search._search import snippet
+from ragox.search._synonyms import synonym_stems, synonyms_of_word, with_synonyms
 from ragox.service import Ragox
 
 OPERATOR = Principal.local_operator()
@@ -126,3 +127,18 @@ def test_a_how_to_answer_may_say_the_action_with_another_word() -> None:
     assert [claim.text for claim in draft.claims] == [
         "Change the third field of /etc/apt/sources.list to 'testing' and run apt full-upgrade."
     ]
+
+
+def test_a_snippet_shows_the_synonym_that_found_the_passage() -> None:
+    """A long passage found by "display" for "show": its snippet is the window around
+    "display", not the passage's opening."""
+    body = (
+        "Packages "
+        + "filler words here " * 40
+        + "To display the files, run dpkg -L foo. "
+        + "more filler text " * 40
+    )
+    window = snippet(body, "show")
+    assert "To display the files" in window
+    assert not window.startswith("Packages")
+    assert synonyms_of_word("show") == ("display", "list", "see", "view")

@@ -25,7 +25,7 @@ from ragox.search._analyze import (
     tokens,
 )
 from ragox.search._matrix import VectorMatrix, build_matrix, language_shift, top_rows
-from ragox.search._synonyms import with_synonyms
+from ragox.search._synonyms import synonyms_of_word, with_synonyms
 from ragox.store import HitSource, Scope, Store
 from ragox.text import near_same_passage, same_passage_key
 from ragox.text._instructions import asks_for_instructions, has_instruction
@@ -576,14 +576,23 @@ def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query:
 def snippet(body: str, query: str) -> str:
     """A window of a chunk's representation text (never the search text) around the
     longest query word found in it (ties in alphabetical order, so that every process
-    shows the same window)."""
+    shows the same window); where none is, around the longest synonym of one (a
+    passage found by "display" for "show")."""
     lowered = body.casefold()
     position = -1
-    for word in sorted(set(tokens(query)), key=lambda w: (-len(w), w)):
+    words = sorted(set(tokens(query)), key=lambda w: (-len(w), w))
+    for word in words:
         if len(word) > 2:
             position = lowered.find(word)
             if position >= 0:
                 break
+    if position < 0:
+        stems = {stem for word in words for stem in synonyms_of_word(word)}
+        for stem in sorted(stems, key=lambda w: (-len(w), w)):
+            if len(stem) > 2:
+                position = lowered.find(stem)
+                if position >= 0:
+                    break
     if len(body) <= _SNIPPET_CHARS:
         return body
     start = max(0, position - _SNIPPET_CHARS // 3) if position >= 0 else 0

@@ -30,7 +30,7 @@ from typing import Final
 
 from ragox.search._analyze import analyze_document
 
-__all__ = ["synonym_stems", "with_synonyms"]
+__all__ = ["synonym_stems", "synonyms_of_word", "with_synonyms"]
 
 _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
     "en": (
@@ -116,3 +116,15 @@ def with_synonyms(terms: Sequence[str], languages: Sequence[str]) -> tuple[str, 
         for language in languages:
             found.update(dict.fromkeys(sorted(synonym_stems(term, language))))
     return tuple(found)
+
+
+@cache
+def synonyms_of_word(word: str) -> tuple[str, ...]:
+    """The stems of a word's synonyms in every language whose groups hold it
+    ("display", "list", … for "show"), sorted: what a snippet looks for in a passage
+    found by a synonym alone."""
+    found: set[str] = set()
+    for language in _GROUPS:
+        for stem in analyze_document(word, language).split():
+            found.update(synonym_stems(stem, language))
+    return tuple(sorted(found))
