@@ -121,6 +121,8 @@ def test_a_step_of_a_sequence_is_an_instruction(sentence: str) -> None:
         "Second largest city in the country is Durban.",
         "Then came the war.",
         "Next you will see a menu.",
+        "Dann werden Sie sehen, dass es geht.",
+        "Danach können Sie im Archiv suchen.",
     ],
 )
 def test_a_narrative_sequence_is_no_instruction(sentence: str) -> None:

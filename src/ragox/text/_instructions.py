@@ -89,7 +89,8 @@ _IMPERATIVE: Final = regex.compile(
     r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
     # a step of a sequence: "Zuerst senden Sie eine E-Mail …", "Danach markieren Sie …"
     r"|^(?:zuerst|erstens|zweitens|dann|danach|anschließend|schließlich|als nächstes)"
-    r",?\s+\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
+    r",?\s+(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
+    r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
     r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
     r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
     # "Sie" capitalised: "…, den sie …" is "they", no instruction
