@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -240,6 +240,21 @@ def test_prompt_fences_evidence_with_nonce_and_says_evidence_is_data(chat: _Fixt
         f'<<<EVIDENCE S2 nonce={nonce} document="notes-3" revision="v2">>>\n'
         f"{EVIDENCE[1].text}\n<<<END EVIDENCE S2 nonce={nonce}>>>"
     )
+
+
+def test_copies_of_a_passage_are_not_sent(chat: _Fixture) -> None:
+    """The same passage in another document (``copy_of``, there for "also in") is left
+    out of the prompt and of the ids the system message names: the model reads each
+    passage once."""
+    copy = replace(_evidence("S2", EVIDENCE[0].text, "manual-17-pdf"), copy_of="S1")
+    evidence = (EVIDENCE[0], copy, replace(EVIDENCE[1], source_id="S3"))
+    chat.server.script(completion(ANSWER))
+    chat.generator().generate(QUESTION, evidence)
+    system, user = _messages(chat.server.received[0])
+    assert "S1, S3" in system
+    assert "EVIDENCE S2" not in user
+    assert user.count(EVIDENCE[0].text) == 1
+    assert "manual-17-pdf" not in user
 
 
 def test_nonce_is_fresh_per_request(chat: _Fixture) -> None:

@@ -11,7 +11,7 @@ with numbered section headings, of one section (and five of the document).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import regex
 
@@ -47,12 +47,29 @@ class _Passage:
     chunk_ids: list[str]
     pages: set[int]
     rank: int
+    #: the same passage in other chunks (a collapsed search's ``also_in``)
+    copies: list[Hit] = field(default_factory=list)
+
+
+def _touch(one: Hit, other: Hit) -> bool:
+    return (
+        one.manifest_id == other.manifest_id
+        and one.start <= other.end + 2
+        and other.start <= one.end + 2
+    )
 
 
 def _merge(hits: Sequence[Hit]) -> list[_Passage]:
-    """Hits of one representation that overlap or touch become one passage."""
+    """Hits of one representation that overlap or touch become one passage; so do a
+    hit and the chunks listed as its copies that overlap it (two overlapping chunks of
+    one text look alike): those are part of its passage, the others are copies."""
+    flat: list[tuple[Hit, tuple[Hit, ...]]] = []
+    for hit in hits:
+        own = tuple(other for other in hit.also_in if _touch(hit, other))
+        flat.append((hit, tuple(other for other in hit.also_in if other not in own)))
+        flat.extend((other, ()) for other in own)
     passages: list[_Passage] = []
-    for rank, hit in enumerate(hits):
+    for rank, (hit, copies) in enumerate(flat):
         for passage in passages:
             if (
                 passage.manifest_id == hit.manifest_id
@@ -63,6 +80,7 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
                 passage.end = max(passage.end, hit.end)
                 passage.chunk_ids.append(hit.chunk_id)
                 passage.pages.update(hit.pages)
+                passage.copies.extend(copies)
                 break
         else:
             passages.append(
@@ -75,6 +93,7 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
                     [hit.chunk_id],
                     set(hit.pages),
                     rank,
+                    list(copies),
                 )
             )
     return passages
@@ -115,14 +134,24 @@ def select_context(
     store: Store, hits: Sequence[Hit], config: ContextConfig = ContextConfig()
 ) -> list[Evidence]:
     """Evidence for a generator, best first, within the budget, at most ``per_document``
-    passages from any one document."""
+    passages from any one document.
+
+    Hits of a collapsed search bring the same passage in other documents (``also_in``:
+    the PDF of an HTML manual, its reStructuredText source) with them: each copy of a
+    chosen passage follows it as evidence of its own, so that an answer can list it
+    as "also in", but takes no place, budget or document share from other passages
+    (four copies of one section took most of the evidence for a question about a
+    manual ingested as HTML, PDF and source)."""
     chosen: list[Evidence] = []
     per_section: dict[tuple[str, int], int] = {}
     per_document: dict[str, int] = {}
     spent = 0
+    places = 0  # evidence items that are no copies
     for passage in sorted(_merge(hits), key=lambda p: p.rank):
-        if len(chosen) >= config.max_items:
+        if places >= config.max_items:
             break
+        if _taken(passage, [item for item in chosen if item.copy_of is not None]):
+            continue  # evidence already, as the copy of a passage chosen before
         full = store.text(passage.manifest_id)
         where = (passage.document_id, _section(full, passage.start))
         if (
@@ -138,17 +167,39 @@ def select_context(
         if chosen and spent + tokens > config.token_budget:
             continue
         spent += tokens
-        chosen.append(
-            Evidence(
-                source_id=f"S{len(chosen) + 1}",
-                document_id=passage.document_id,
-                revision=passage.revision,
-                manifest_id=passage.manifest_id,
-                chunk_ids=tuple(passage.chunk_ids),
-                start=passage.start,
-                end=passage.end,
-                text=text,
-                pages=tuple(sorted(passage.pages)),
-            )
-        )
+        places += 1
+        original = _evidence(passage, text, len(chosen) + 1)
+        chosen.append(original)
+        for copy in _merge(passage.copies):
+            if _taken(copy, chosen):
+                continue  # already evidence (a hit of its own, or another's copy)
+            copy_text = store.text(copy.manifest_id)
+            copy.end = _with_introduced_block(copy_text, copy.start, copy.end)
+            copied = copy_text[copy.start : copy.end]
+            chosen.append(_evidence(copy, copied, len(chosen) + 1, original.source_id))
     return chosen
+
+
+def _taken(passage: _Passage, chosen: Sequence[Evidence]) -> bool:
+    """Some of the passage's range is evidence already."""
+    return any(
+        item.manifest_id == passage.manifest_id
+        and passage.start < item.end
+        and item.start < passage.end
+        for item in chosen
+    )
+
+
+def _evidence(passage: _Passage, text: str, number: int, copy_of: str | None = None) -> Evidence:
+    return Evidence(
+        source_id=f"S{number}",
+        document_id=passage.document_id,
+        revision=passage.revision,
+        manifest_id=passage.manifest_id,
+        chunk_ids=tuple(passage.chunk_ids),
+        start=passage.start,
+        end=passage.end,
+        text=text,
+        pages=tuple(sorted(passage.pages)),
+        copy_of=copy_of,
+    )

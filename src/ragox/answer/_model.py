@@ -37,6 +37,10 @@ class Evidence:
     end: int
     text: str
     pages: tuple[int, ...] = ()
+    #: the source id of the passage this one repeats in another document (the PDF of
+    #: an HTML manual; ``select_context``): there for "also in", so a generator that
+    #: reads each passage once (a language model) leaves it out
+    copy_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -474,8 +474,10 @@ class OpenAIGenerator(PooledClient):
         return _translations(content, len(items), self._where)
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Draft:
-        """One chat-completions request; the reply parsed into claims, unvalidated."""
-        items = list(evidence)
+        """One chat-completions request; the reply parsed into claims, unvalidated.
+        Copies of a passage in other documents (``Evidence.copy_of``) are not sent: the
+        model reads each passage once."""
+        items = [item for item in evidence if item.copy_of is None]
         if not items:
             return Draft(claims=(), abstained=True)
         nonce = secrets.token_hex(16)  # fresh per request, so no document can know it

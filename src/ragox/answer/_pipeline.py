@@ -262,7 +262,8 @@ def _trace(
                     {"retriever": r.retriever, "rank": r.rank, "score": r.score} for r in h.found_by
                 ],
             }
-            for h in hits
+            for hit in hits
+            for h in (hit, *hit.also_in)
         ],
         "context": [
             {

@@ -513,7 +513,7 @@ class Ragox:
             trace=trace,
             # every document whose text or ids the record or its trace holds
             documents=frozenset(e.document_id for e in record.evidence)
-            | frozenset(h.document_id for h in hits),
+            | frozenset(h.document_id for hit in hits for h in (hit, *hit.also_in)),
             redact=_redact,
         )
         # Citations become stored anchors, so that a viewer can open them by id.
@@ -539,14 +539,25 @@ class Ragox:
         # instruction and its passage's rank itself, and search's preference for
         # instructions on top of that (issue 16's dev set) turned an abstention and a
         # gold citation into wrong answers.
-        hits = self.search(question, principal, mode, limit=candidates, prefer_instructions=False)
+        # Distinct passages, each with its copies in other documents (the PDF and the
+        # HTML of one manual) under it: the copies follow it in the evidence without
+        # taking the places of other passages (``select_context``).
+        hits = self.search(
+            question,
+            principal,
+            mode,
+            limit=candidates,
+            collapse=True,
+            prefer_instructions=False,
+        )
+        every = [h for hit in hits for h in (hit, *hit.also_in)]
         if self._embedder is None or not any(
-            rank.retriever == "vector" for hit in hits for rank in hit.found_by
+            rank.retriever == "vector" for hit in every for rank in hit.found_by
         ):
             return self._in_question_language(question, principal, mode, hits, candidates), None
-        languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
+        languages = self.store.index.chunk_languages([hit.chunk_id for hit in every])
         model = self._embedder.identity.model
-        return hits, vector_evidence(hits, model, query_language(question), languages)
+        return hits, vector_evidence(every, model, query_language(question), languages)
 
     def _in_question_language(
         self,
@@ -577,6 +588,7 @@ class Ragox:
             principal,
             mode,
             limit=candidates * _OTHER_LANGUAGE_DEPTH,
+            collapse=True,
             prefer_instructions=False,
         )
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in wider])
