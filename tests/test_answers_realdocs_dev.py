@@ -138,15 +138,16 @@ def test_dev_table(
     # twice in its index row, analyzer 5): gold .667 / abstained .973 / false
     # abstentions .130 / recall@1 .611 / recall@5 .806; how-to recall@1 .481, recall@5
     # .667
-    # With synonyms (ragox.search._synonyms: in lexical search and, at 0.8, in the
-    # answer scorer) and a step of a sequence as an instruction: gold .722 / abstained
-    # .973 / false abstentions .111 / recall@1 .639 / recall@5 .852; how-to recall@1
-    # .537, recall@5 .759 (the held-out set did not confirm the gain: gold .618 → .605)
+    # With synonyms (ragox.search._synonyms: in lexical search, long Russian ones in
+    # their index form, and, at 0.8, in the answer scorer) and a step of a sequence as
+    # an instruction: gold .722 / abstained .973 / false abstentions .120 / recall@1
+    # .648 / recall@5 .852; how-to recall@1 .556, recall@5 .759 (the held-out set did
+    # not confirm the gain: see CHANGELOG)
     assert overall["answered_with_gold_citation"] >= 0.72
     assert overall["abstained_correctly"] >= 0.97
-    assert overall["false_abstentions"] <= 0.12
-    assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.63
+    assert overall["false_abstentions"] <= 0.13
+    assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.64
     assert retrieval.figures(GoldGroup(None, None))["recall@5"] >= 0.85
     how_to = retrieval.figures(GoldGroup(None, QuestionKind.HOW_TO))
-    assert how_to["recall@1"] >= 0.53
+    assert how_to["recall@1"] >= 0.55
     assert how_to["recall@5"] >= 0.75

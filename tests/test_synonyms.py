@@ -71,6 +71,21 @@ def test_search_finds_a_passage_that_uses_a_synonym(app: Ragox) -> None:
     assert app.search("exhibit", OPERATOR) == []
 
 
+@pytest.mark.both_backends
+def test_a_long_russian_synonym_is_matched_in_its_index_form(app: Ragox) -> None:
+    """ "посмотреть" finds the passage that says "отобразить": its stem "отобраз" is
+    longer than six letters and indexed cut ("отобра"), so it is matched so."""
+    text = "Чтобы отобразить список файлов пакета, выполните команду dpkg -L пакет."
+    app.ingestor.ingest_bytes(text.encode(), "ru.txt", "ru.txt", tenant="default")
+    app.ingestor.ingest_bytes(
+        "Сетевые интерфейсы настраиваются в файле /etc/network/interfaces.".encode(),
+        "net.txt",
+        "net.txt",
+        tenant="default",
+    )
+    assert [hit.document_id for hit in app.search("посмотреть", OPERATOR)] == ["ru.txt"]
+
+
 def test_a_synonym_earns_less_than_the_word_itself() -> None:
     term = _stem("see", "en")
     matcher = TermMatcher([term], ["en"])
