@@ -51,7 +51,8 @@ class _Passage:
     copies: list[Hit] = field(default_factory=list)
 
 
-def _touch(one: Hit, other: Hit) -> bool:
+def _touch(one: Hit | _Passage, other: Hit) -> bool:
+    """Ranges of one representation that overlap or touch."""
     return (
         one.manifest_id == other.manifest_id
         and one.start <= other.end + 2
@@ -71,11 +72,7 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
     passages: list[_Passage] = []
     for rank, (hit, copies) in enumerate(flat):
         for passage in passages:
-            if (
-                passage.manifest_id == hit.manifest_id
-                and hit.start <= passage.end + 2
-                and passage.start <= hit.end + 2
-            ):
+            if _touch(passage, hit):
                 passage.start = min(passage.start, hit.start)
                 passage.end = max(passage.end, hit.end)
                 passage.chunk_ids.append(hit.chunk_id)

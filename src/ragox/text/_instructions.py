@@ -70,6 +70,9 @@ _ENGLISH: Final = regex.compile(
     + r"|have|does|did)\b)\S",
     regex.IGNORECASE | regex.MULTILINE,
 )
+#: not a modal or auxiliary verb: "…, können Sie …", "Dann werden Sie sehen" instruct
+#: nobody
+_NO_GERMAN_MODAL: Final = r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
 _IMPERATIVE: Final = regex.compile(
     # advice addressed to the reader: "Sie sollten Sicherungskopien … anlegen", "Вам
     # нужно сделать резервную копию"
@@ -89,12 +92,11 @@ _IMPERATIVE: Final = regex.compile(
     r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
     # a step of a sequence: "Zuerst senden Sie eine E-Mail …", "Danach markieren Sie …"
     r"|^(?:zuerst|erstens|zweitens|dann|danach|anschließend|schließlich|als nächstes)"
-    r",?\s+(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
-    r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
+    r",?\s+" + _NO_GERMAN_MODAL + r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
     r"|(?:[,;:]\s*(?:dann\s+)?|\bdann\s+)"
-    r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
+    + _NO_GERMAN_MODAL
     # "Sie" capitalised: "…, den sie …" is "they", no instruction
-    r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b",
+    + r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b",
     regex.IGNORECASE | regex.MULTILINE,
 )
 
