@@ -276,6 +276,25 @@ def test_chunk_starting_at_a_cell_takes_its_header_text() -> None:
     assert search.text[plain.start : plain.end] == "SP-303"
 
 
+@pytest.mark.both_backends
+def test_blocks_of_some_tables_are_exactly_their_cells(app: Ragox, tmp_path: Path) -> None:
+    """``Store.blocks(tables=...)`` (what an answer reads for the headers of the cells
+    in its evidence): every cell block of those tables, header cells included, in
+    reading order, and nothing else; the PDF's one table continues over three pages."""
+    path = tmp_path / "fasteners.md"
+    path.write_text(_two_tables(12), encoding="utf-8")
+    for doc in (_ingest(app, path), _ingest(app, PDF)):
+        manifest_id = _manifest(app, doc)
+        every = app.store.blocks(manifest_id)
+        numbers = sorted({b.cell.table for b in every if b.cell})
+        assert numbers == ([0, 1] if doc == "fasteners.md" else [0])
+        assert len({b.page for b in every if b.cell}) > 1 or doc == "fasteners.md"
+        for wanted in [{n} for n in numbers] + [set(numbers), set()]:
+            expected = [b for b in every if b.cell and b.cell.table in wanted]
+            assert app.store.blocks(manifest_id, tables=wanted) == expected
+            assert any(b.cell and b.cell.header for b in expected) or not wanted
+
+
 def _two_tables(rows: int) -> str:
     """Two tables keyed by the same part codes; only their header rows say which value
     is which, far above most rows (the torque table's rows are a little longer)."""

@@ -79,12 +79,15 @@ def _folded(text: str) -> str:
 
 
 def _names(cell_text: str, question: str, ids: set[str]) -> bool:
-    """Whether the question names this cell's text as a whole (a row key)."""
+    """Whether the question (``question``: :func:`_folded`) names this cell's text as a
+    whole (a row key)."""
     folded = _folded(cell_text)
     if not folded:
         return False
     if folded in ids:
         return True
+    if folded not in question:
+        return False  # the question does not hold it at all (most cells of most rows)
     cell_ids = identifiers(folded)
     if cell_ids and len(cell_ids) == 1 and cell_ids[0] == folded:
         return False  # an identifier cell is named only by that very identifier
@@ -92,7 +95,7 @@ def _names(cell_text: str, question: str, ids: set[str]) -> bool:
     if not words or all(w.isdigit() for w in words):
         return False  # a bare number or function word is no key
     pattern = r"(?<![\p{L}\p{N}])" + regex.escape(folded) + r"(?![\p{L}\p{N}])"
-    return regex.search(pattern, _folded(question)) is not None
+    return regex.search(pattern, question) is not None
 
 
 def answer_from_cells(
@@ -110,6 +113,7 @@ def answer_from_cells(
         return ()
     claims: list[Claim] = []
     seen: set[tuple[str, int, int, int]] = set()
+    folded = _folded(question)
     for item in evidence:
         inside = [
             c
@@ -121,8 +125,8 @@ def answer_from_cells(
             rows.setdefault((cell.table, cell.row), []).append(cell)
         for row in rows.values():
             # the row's key: a cell the question names, else a row header it names
-            named = [c for c in row if _names(c.text, question, ids)]
-            headers = [h for c in row for h in c.row_headers if _names(h, question, ids)]
+            named = [c for c in row if _names(c.text, folded, ids)]
+            headers = [h for c in row for h in c.row_headers if _names(h, folded, ids)]
             if not named and not headers:
                 continue
             key = named[0].text if named else headers[0]

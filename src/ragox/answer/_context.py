@@ -10,6 +10,8 @@ with numbered section headings, of one section (and five of the document).
 
 from __future__ import annotations
 
+import bisect
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -119,12 +121,20 @@ def _with_introduced_block(full: str, start: int, end: int) -> int:
 _HEADING = regex.compile(r"^[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S", regex.MULTILINE)
 
 
+@functools.lru_cache(maxsize=16)  # as many texts as the store keeps
+def _headings(full: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The starts and ends of a representation's numbered headings, found once per
+    text (a string keeps its hash: a text of the store's cache is looked up in O(1))."""
+    found = [(match.start(), match.end()) for match in _HEADING.finditer(full)]
+    return tuple(start for start, _ in found), tuple(end for _, end in found)
+
+
 def _section(full: str, start: int) -> int:
-    """Where the section holding ``start`` begins (its numbered heading), or -1."""
-    found = -1
-    for match in _HEADING.finditer(full, 0, start + 1):
-        found = match.start()
-    return found
+    """Where the section holding ``start`` begins (its numbered heading, the last one
+    that ends by ``start + 1``), or -1."""
+    starts, ends = _headings(full)
+    before = bisect.bisect_right(ends, start + 1)
+    return starts[before - 1] if before else -1
 
 
 def select_context(

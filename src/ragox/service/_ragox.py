@@ -599,21 +599,24 @@ class Ragox:
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'
         texts, for one answer (the evidence's representations were permitted when they
-        were searched). Only a range that holds cells reads the whole representation's
-        blocks (its headers may lie pages away)."""
+        were searched). Only a range that holds cells reads more: every cell of the
+        tables it touches (their headers may lie pages away), not the representation's
+        other blocks (a manual's chapter has thousands)."""
         from ragox.answer._cells import cells_from_blocks  # noqa: PLC0415 - loaded on use
 
         store = self.store
 
         @functools.cache
-        def whole(manifest_id: str) -> tuple[EvidenceCell, ...]:
-            blocks = store.blocks(manifest_id)
+        def of_tables(manifest_id: str, tables: tuple[int, ...]) -> tuple[EvidenceCell, ...]:
+            blocks = store.blocks(manifest_id, tables=tables)
             return tuple(cells_from_blocks(store.text(manifest_id), blocks))
 
         def cells(manifest_id: str, start: int, end: int) -> tuple[EvidenceCell, ...]:
-            if not any(b.cell is not None for b in store.blocks(manifest_id, start, end)):
+            tables = {b.cell.table for b in store.blocks(manifest_id, start, end) if b.cell}
+            if not tables:
                 return ()
-            return tuple(c for c in whole(manifest_id) if c.start < end and start < c.end)
+            found = of_tables(manifest_id, tuple(sorted(tables)))
+            return tuple(c for c in found if c.start < end and start < c.end)
 
         return cells
 

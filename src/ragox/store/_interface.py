@@ -8,7 +8,7 @@ or rows, nor which backend it talks to.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -455,9 +455,15 @@ class Store(Protocol):
         ...
 
     def blocks(
-        self, manifest_id: str, start: int | None = None, end: int | None = None
+        self,
+        manifest_id: str,
+        start: int | None = None,
+        end: int | None = None,
+        tables: Collection[int] | None = None,
     ) -> list[Block]:
-        """Blocks of a representation in reading order, or those overlapping a range."""
+        """Blocks of a representation in reading order, or those overlapping a range;
+        ``tables``: only the cells of these tables, by their ordinal (a table's
+        headers may lie pages away from a cell)."""
         ...
 
     def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:

@@ -30,7 +30,7 @@ import secrets
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -1507,14 +1507,22 @@ class PostgresStore:
         return None if row is None or row[0] is None else bytes(row[0])
 
     def blocks(
-        self, manifest_id: str, start: int | None = None, end: int | None = None
+        self,
+        manifest_id: str,
+        start: int | None = None,
+        end: int | None = None,
+        tables: Collection[int] | None = None,
     ) -> list[Block]:
-        """Blocks of a representation in reading order, or those overlapping a range."""
+        """Blocks of a representation in reading order, or those overlapping a range;
+        ``tables``: only the cells of these tables (by their ordinal)."""
         sql = (
             'SELECT block_index, kind, start, "end", locator, page, x0, y0, x1, y1, '
             "source_start, source_end, ocr, cell FROM blocks WHERE manifest_id=%s"
         )
         params: list[object] = [manifest_id]
+        if tables is not None:
+            sql += " AND cell IS NOT NULL AND (cell::jsonb->>'table')::int = ANY(%s)"
+            params.append(sorted({int(table) for table in tables}))
         if start is not None and end is not None:
             # A block that reaches past `start` begins less than the longest block's
             # length before it: that lower bound turns the scan of every earlier block

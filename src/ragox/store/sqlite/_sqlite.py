@@ -15,7 +15,7 @@ import socket
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
@@ -1402,14 +1402,22 @@ class SqliteStore:
         return None if row is None or row[0] is None else bytes(row[0])
 
     def blocks(
-        self, manifest_id: str, start: int | None = None, end: int | None = None
+        self,
+        manifest_id: str,
+        start: int | None = None,
+        end: int | None = None,
+        tables: Collection[int] | None = None,
     ) -> list[Block]:
-        """Blocks of a representation in reading order, or those overlapping a range."""
+        """Blocks of a representation in reading order, or those overlapping a range;
+        ``tables``: only the cells of these tables (by their ordinal)."""
         sql = (
             "SELECT block_index, kind, start, end, locator, page, x0, y0, x1, y1, "
             "source_start, source_end, ocr, cell FROM blocks WHERE manifest_id=?"
         )
         params: list[object] = [manifest_id]
+        if tables is not None:
+            listed = ",".join(str(int(table)) for table in sorted(set(tables))) or "NULL"
+            sql += f" AND cell IS NOT NULL AND json_extract(cell, '$.table') IN ({listed})"
         if start is not None and end is not None:
             # A block that reaches past `start` begins less than the longest block's
             # length before it: that lower bound turns the scan of every earlier block
