@@ -363,3 +363,28 @@ def test_short_passages_take_the_language_of_the_question() -> None:
     scoring = score_sentences("Wie oft muss die Dichtung geprüft werden?", evidence)
     assert scoring.language == "de"
     assert scoring.sentences and scoring.sentences[0].support.matched > 0
+
+
+def test_a_function_word_of_a_sentence_meets_no_question_term() -> None:
+    """Russian "им" (to them) has the stem of "имя" (name): a sentence that says "им"
+    does not hold the "name" of "Как изменить имя хоста?", one that says "имя" does;
+    and the answer quotes the sentence about the host's name alone."""
+    question = "Как изменить имя хоста?"
+    pronoun = "Хост тогда должен выступать как шлюз для контейнеров, если им требуется сеть."
+    name = "Имя хоста можно изменить в файле /etc/hostname."
+    name_stem = analyze_query("имя", ["ru"])[0]
+    assert analyze_query("им", ["ru"]) == [name_stem]  # why it matters
+    text = f"{name} {pronoun}"
+    evidence = [Evidence("S1", "guide", "r1", "m1", ("c1",), 0, len(text), text, ())]
+    by_text = {
+        text[s.start : s.end]: s.matched_terms
+        for s in score_sentences(question, evidence).sentences
+    }
+    assert name_stem in by_text[name]
+    assert name_stem not in by_text[pronoun]
+    # a question of function words alone is still matched with them
+    said = "Они были первыми, кто приехал в этот город на поезде."
+    only = score_sentences(
+        "Кто они?", [Evidence("S1", "g", "r1", "m1", (), 0, len(said), said, ())]
+    )
+    assert [s.support.matched for s in only.sentences] == [1.0]

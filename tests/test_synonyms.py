@@ -157,3 +157,26 @@ def test_a_snippet_shows_the_synonym_that_found_the_passage() -> None:
     assert "To display the files" in window
     assert not window.startswith("Packages")
     assert synonyms_of_word("show") == ("display", "list", "see", "view")
+
+
+def test_a_further_sentence_does_not_stand_on_a_synonym_in_another_sense() -> None:
+    """ "Switch" is a synonym of "change" ("switch to testing"), and the name of a
+    network device: beside the answer to "How do I change the name of the printer?",
+    a sentence about the printer plugged into a switch holds enough of the question
+    only through that synonym, and is not quoted; without the synonym's share it
+    would hold less than half of what the answer holds."""
+    question = "How do I change the name of the printer?"
+    answer = "You can change the name of the printer in the file /etc/printcap."
+    device = "The printer in the hall is plugged into the switch of the office network."
+    evidence = [
+        Evidence("S1", "network", "r1", "m1", ("c1",), 0, len(device), device, ()),
+        Evidence("S2", "printing", "r1", "m2", ("c2",), 0, len(answer), answer, ()),
+    ]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {
+            t: {_stem("change", "en"): 2.0, _stem("printer", "en"): 2.0}.get(t, 1.0) for t in terms
+        }
+
+    draft = ExtractiveGenerator(term_weights=weights).generate(question, evidence)
+    assert [claim.quote for claim in draft.claims] == [answer]

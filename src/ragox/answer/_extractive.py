@@ -55,6 +55,7 @@ from ragox.answer._support import (
     DEFINITION_WORDS,
     FREQUENCY_WORDS,
     AnswerKind,
+    Credits,
     Support,
     TermMatcher,
     answer_kind,
@@ -67,6 +68,7 @@ from ragox.search import (
     SUPPORTED_LANGUAGES,
     analyze_query,
     detect_language,
+    function_words,
     is_stopword,
     joined_pairs,
     tokens,
@@ -298,6 +300,9 @@ class ScoredSentence:
     matched_terms: frozenset[str] = frozenset()
     #: a sentence introducing a block (a list, a command, steps) together with it
     block: bool = False
+    #: the share of the question the sentence itself holds, synonyms left out
+    #: (``matched`` and ``partial`` without what only a synonym brought)
+    literal: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,9 +385,12 @@ def score_sentences(
         if not is_stopword(word) and word.casefold() not in _ASKER_WORDS | asking
     ]
     terms = analyze_query(" ".join(content) or question, languages)
-    matcher = TermMatcher(terms, languages, _compounds(question, content, terms, languages))
+    # a sentence's function words meet no term: Russian "им" (to them) is stemmed as
+    # "имя" (name) is; a question made only of function words is matched with them
+    skip = function_words(languages) if content else frozenset()
+    matcher = TermMatcher(terms, languages, _compounds(question, content, terms, languages), skip)
     # per passage: every sentence (short ones too: they are neighbours) and its credits
-    passages: list[list[tuple[int, int, bool, dict[str, float]]]] = []
+    passages: list[list[tuple[int, int, bool, Credits]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     for item, headings, others in zip(evidence, heading_spans, foreign, strict=True):
@@ -423,6 +431,7 @@ def score_sentences(
         }
     scored: list[ScoredSentence] = []
     answerability = 0.0
+    total = sum(weights.values()) or 1.0
     for index, (item, sentences, headings) in enumerate(
         zip(evidence, passages, heading_spans, strict=True)
     ):
@@ -457,16 +466,17 @@ def score_sentences(
                         # section: the passage's first heading no longer speaks for it
                         heading = None
                 continue  # headings, labels and questions are not statements to quote
-            before = sentences[position - 1][3] if position > 0 else None
+            before: Mapping[str, float] | None = sentences[position - 1][3] if position else None
             if heading and position > 1:
-                before = {t: max(v, (before or {}).get(t, 0.0)) for t, v in heading.items()}
-                before.update(
+                joined = {t: max(v, (before or {}).get(t, 0.0)) for t, v in heading.items()}
+                joined.update(
                     {
                         t: v
                         for t, v in (sentences[position - 1][3]).items()
-                        if v > before.get(t, 0.0)
+                        if v > joined.get(t, 0.0)
                     }
                 )
+                before = joined
             features = support(
                 credits,
                 before,
@@ -479,6 +489,9 @@ def score_sentences(
                 section,
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
+            literal = sum(
+                weights[t] * value for t, value in credits.items() if t not in credits.by_synonym
+            )
             scored.append(
                 ScoredSentence(
                     item,
@@ -488,6 +501,7 @@ def score_sentences(
                     config.score(features, kind),
                     exact,
                     start in blocks[index],
+                    literal / total,
                 )
             )
             answerability = max(answerability, config.answerability(features, kind))
@@ -762,8 +776,13 @@ class ExtractiveGenerator:
             ):
                 break
             # precision over recall: a further sentence must itself hold a good part of
-            # what the best one matched, not one shared word beside a good answer
-            if _own(candidate) < config.own_ratio * _own(best):
+            # what the best one matched, not one shared word beside a good answer; and
+            # so without synonyms, where the best one holds the question's own words: a
+            # synonym may mean another thing ("the machine … plugged into the port of
+            # the switch" beside "how do I change the machine's name?")
+            if _own(candidate) < config.own_ratio * _own(best) or (
+                candidate.literal < config.own_ratio * best.literal
+            ):
                 continue
             # the section titled with the question answers it: a sentence from another
             # passage (another section, another question) is no part of that answer

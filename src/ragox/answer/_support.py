@@ -35,6 +35,7 @@ __all__ = [
     "DEFINITION_WORDS",
     "FREQUENCY_WORDS",
     "AnswerKind",
+    "Credits",
     "Support",
     "TermMatcher",
     "answer_kind",
@@ -310,6 +311,17 @@ _ENDING: Final = 2
 _SYNONYM: Final = 0.8
 
 
+class Credits(dict[str, float]):
+    """Credit in [0, 1] per question term a text holds; ``by_synonym``: the terms it
+    holds only through a synonym ("switch" for "change")."""
+
+    __slots__ = ("by_synonym",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_synonym: set[str] = set()
+
+
 class TermMatcher:
     """Credit in [0, 1] per question term for a set of stems, by the documents' languages."""
 
@@ -318,12 +330,15 @@ class TermMatcher:
         terms: Sequence[str],
         languages: Sequence[str],
         compounds: Sequence[tuple[str, str, str]] = (),
+        skip: frozenset[str] = frozenset(),
     ) -> None:
         """``compounds``: ``(term, term, compound stem)`` for two neighbouring words of
         the question that a document may write as one ("time zone", "timezone"): a
-        sentence with the compound holds both terms."""
+        sentence with the compound holds both terms. ``skip``: words of a sentence
+        that meet no term (its function words)."""
         self.terms = tuple(terms)
         self.languages = tuple(languages)
+        self.skip = skip
         self.inner = any(language in ("en", "de") for language in languages)
         self.endings = "ru" in languages
         self.compounds = tuple(compounds)
@@ -331,24 +346,28 @@ class TermMatcher:
     def stems(self, text: str) -> frozenset[str]:
         found: set[str] = set()
         for language in self.languages:
-            found.update(analyze_document(text, language).split())
+            found.update(analyze_document(text, language, self.skip).split())
         return frozenset(found)
 
-    def credit(self, stems: frozenset[str]) -> dict[str, float]:
+    def credit(self, stems: frozenset[str]) -> Credits:
         joined = " ".join(stems)
-        credits: dict[str, float] = {}
+        credits = Credits()
         for term in self.terms:
-            value = self._credit(term, stems, joined)
+            value, by_synonym = self._credit(term, stems, joined)
             if value > 0:
                 credits[term] = value
+                if by_synonym:
+                    credits.by_synonym.add(term)
         for first, second, compound in self.compounds:
             if compound in stems:
                 credits[first] = credits[second] = 1.0
+                credits.by_synonym.difference_update((first, second))
         return credits
 
-    def _credit(self, term: str, stems: frozenset[str], joined: str) -> float:
+    def _credit(self, term: str, stems: frozenset[str], joined: str) -> tuple[float, bool]:
+        """The term's credit, and whether it is owed to a synonym alone."""
         if self._holds(term, stems, joined):
-            return 1.0
+            return 1.0, False
         synonym = _SYNONYM * any(
             self._holds(other, stems, joined)
             for language in self.languages
@@ -360,8 +379,8 @@ class TermMatcher:
                 if piece / size < _PARTIAL_SHARE:
                     break
                 if term[:piece] in joined or term[size - piece :] in joined:
-                    return max(piece / size, synonym)
-        return synonym
+                    return max(piece / size, synonym), synonym > piece / size
+        return synonym, synonym > 0
 
     def _holds(self, term: str, stems: frozenset[str], joined: str) -> bool:
         """The stems hold ``term``: itself, inside a compound (en, de), or with

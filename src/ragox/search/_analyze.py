@@ -506,9 +506,16 @@ def is_stopword(word: str) -> bool:
     return any(folded in words for words in _STOPWORDS.values())
 
 
-def analyze_document(text: str, language: str | None) -> str:
-    """Space-separated index terms of a search text."""
+def function_words(languages: Collection[str]) -> frozenset[str]:
+    """The function words of ``languages`` (those we stem), case-folded."""
+    return frozenset().union(*(_STOPWORDS[lang] for lang in languages if lang in _STOPWORDS))
+
+
+def analyze_document(text: str, language: str | None, skip: Collection[str] = frozenset()) -> str:
+    """Space-separated index terms of a search text, leaving out the words in ``skip``."""
     words = tokens(text)
+    if skip:
+        words = [word for word in words if word not in skip]
     if language in SUPPORTED_LANGUAGES:
         words = _stemmer(language).stemWords(words)
     return " ".join(words)
