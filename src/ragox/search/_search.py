@@ -94,6 +94,9 @@ TRANSLATION_SIMILARITY: Final[dict[str, float]] = {"multilingual-e5-small-q4": 0
 INSTRUCTION_BOOST: Final = 0.3
 #: Most chunks whose instruction test a searcher keeps (then it starts afresh).
 _INSTRUCTION_CACHE: Final = 100_000
+#: Most passage keys a searcher keeps (a key is about as long as its chunk's text:
+#: some 10 MB at most; then it starts afresh).
+_PASSAGE_KEY_CACHE: Final = 10_000
 _SNIPPET_CHARS: Final = 240
 #: The tie key of a chunk deleted since it was ranked (it is dropped before the hits).
 _NO_KEY: Final = ("", 0, 0)
@@ -197,6 +200,9 @@ class Searcher:
         # whether a chunk holds an instruction, by chunk id (a chunk's text never
         # changes under its id: a new revision has new chunks)
         self._instructions: dict[str, bool] = {}
+        # each chunk's passage key (same_passage_key of its text), by chunk id, for
+        # collapsed searches: ask searches twice, and questions meet the same chunks
+        self._passage_keys: dict[str, str] = {}
         self._lock = threading.Lock()
 
     # -- validation ----------------------------------------------------------------
@@ -540,7 +546,7 @@ class Searcher:
                 if source is None:
                     continue  # deleted since it was ranked
                 hit = _hit(source, final[chunk_id], tuple(ranks[chunk_id]), query)
-                key = same_passage_key(source.text)
+                key = self._passage_key(chunk_id, source.text)
                 group = next(
                     (g for g in groups if any(near_same_passage(key, k) for k in g[1])), None
                 )
@@ -555,6 +561,17 @@ class Searcher:
                 # only from the candidates read so far, never read more for that
                 break
         return [replace(first, also_in=tuple(others)) for first, _, others in groups]
+
+    def _passage_key(self, chunk_id: str, text: str) -> str:
+        """The passage key of a chunk's text, made once per chunk id (a chunk's text
+        never changes under its id)."""
+        key = self._passage_keys.get(chunk_id)
+        if key is None:
+            key = same_passage_key(text)
+            if len(self._passage_keys) >= _PASSAGE_KEY_CACHE:
+                self._passage_keys = {}
+            self._passage_keys[chunk_id] = key
+        return key
 
 
 def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str) -> Hit:
