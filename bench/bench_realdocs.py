@@ -42,6 +42,7 @@ HEADER = (
     "gold-cited",
     "abstained",
     "false abst.",
+    "on gold",
     "recall@1",
     "recall@5",
 )
@@ -82,6 +83,7 @@ def main(
                 _cell(a["answered_with_gold_citation"]),
                 _cell(a["abstained_correctly"]),
                 _cell(a["false_abstentions"]),
+                _cell(a["citations_on_gold"]),
                 _cell(r["recall@1"] if searched else None),
                 _cell(r["recall@5"] if searched else None),
             )

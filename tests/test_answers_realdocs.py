@@ -111,7 +111,7 @@ def test_real_documents_table(
     print(f"\n{gold.title}")
     print(
         f"{'language':<9}{'kind':<14}{'n':>4}{'gold-cited':>12}{'abstained':>11}"
-        f"{'false abst.':>13}{'recall@1':>10}{'recall@5':>10}"
+        f"{'false abst.':>13}{'on gold':>9}{'recall@1':>10}{'recall@5':>10}"
     )
     for group in answers.groups():
         a = answers.figures(group)
@@ -126,7 +126,8 @@ def test_real_documents_table(
             f"{label['language']!s:<9}{label['kind']!s:<14}"
             f"{a['answerable'] + a['unanswerable']:>4}"
             f"{cell(a['answered_with_gold_citation']):>12}{cell(a['abstained_correctly']):>11}"
-            f"{cell(a['false_abstentions']):>13}{recall[0]:>10}{recall[1]:>10}"
+            f"{cell(a['false_abstentions']):>13}{cell(a['citations_on_gold']):>9}"
+            f"{recall[0]:>10}{recall[1]:>10}"
         )
     overall = answers.figures(GoldGroup(None, None))
     assert overall["answerable"] + overall["unanswerable"] == len(gold.questions)

@@ -144,3 +144,18 @@ def test_options_that_do_not_fit_the_input_are_refused(ragox_cli, tmp_path: Path
     (gold.parent / "kettle.txt").unlink()
     missing = ragox_cli("eval", "answers", str(gold))
     assert missing.code == 2 and "kettle: file not found" in missing.stderr
+
+
+def test_citations_on_gold_count_only_answers_that_cite_the_gold() -> None:
+    """Of the citations of answers that cite the gold passage, the share on it: an
+    answer that misses the gold (or abstains) is no part of it."""
+    from ragox.eval._goldset import GoldAnswersReport, GoldGroup, GoldQuestion, QuestionKind, _Asked
+
+    def asked(qid: str, gold_cited: bool, citations: int, on_gold: int) -> _Asked:
+        question = GoldQuestion(qid, "en", QuestionKind.FACT, "?", "doc", "passage")
+        return _Asked(question, False, gold_cited, citations, on_gold)
+
+    outcomes = (asked("a", True, 3, 1), asked("b", True, 1, 1), asked("c", False, 2, 0))
+    report = GoldAnswersReport(outcomes, 6, 6, {"median": 1.0, "p95": 1.0})
+    assert report.figures(GoldGroup(None, None))["citations_on_gold"] == 0.5
+    assert report.figures(GoldGroup("de", None))["citations_on_gold"] is None

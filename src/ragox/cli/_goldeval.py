@@ -129,6 +129,7 @@ def print_gold_answers(report: GoldAnswersReport, as_json: bool) -> None:
             "answered_with_gold_citation",
             "abstained_correctly",
             "false_abstentions",
+            "citations_on_gold",
         ),
     )
     click.echo(f"citations resolved {report.citations_resolved_share:.3f}")

@@ -293,6 +293,10 @@ class _Asked:
     question: GoldQuestion
     abstained: bool
     gold_cited: bool
+    #: the answer's citations (distinct quotes, copies in other documents not counted)
+    citations: int = 0
+    #: those of them that overlap the gold passage
+    on_gold: int = 0
 
 
 def _share(count: int, total: int) -> float | None:
@@ -322,6 +326,12 @@ class GoldAnswersReport:
                 sum(o.abstained for o in unanswerable), len(unanswerable)
             ),
             "false_abstentions": _share(sum(o.abstained for o in answerable), len(answerable)),
+            # precision over recall: of the citations of answers that cite the gold
+            # passage, the share on it (the others quote sentences beside the answer)
+            "citations_on_gold": _share(
+                sum(o.on_gold for o in answerable if o.gold_cited),
+                sum(o.citations for o in answerable if o.gold_cited),
+            ),
         }
 
     def groups(self) -> list[GoldGroup]:
@@ -362,11 +372,19 @@ def evaluate_gold_answers(
             shown += 1
             resolved += resolve(citation.anchor, lookup).resolved
         target = located.ranges.get(question.question_id, ())
-        cited = any(
+        on_gold = sum(
             _overlaps(c.anchor.start, c.anchor.end, c.anchor.document_id, target)
             for c in record.citations
         )
-        outcomes.append(_Asked(question, record.abstained, cited and not record.abstained))
+        outcomes.append(
+            _Asked(
+                question,
+                record.abstained,
+                bool(on_gold) and not record.abstained,
+                len(record.citations),
+                on_gold,
+            )
+        )
         if progress is not None:
             progress(1)
     return GoldAnswersReport(tuple(outcomes), shown, resolved, latency_summary(latencies))
