@@ -5,6 +5,8 @@ question is answered from passages in its own language when the home has them.""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import HEADING_FILLER, blocks_of
 from ragox.access import Principal
@@ -169,3 +171,46 @@ def test_the_sentence_that_goes_on_about_the_best_one_is_quoted_with_it() -> Non
     quotes = [c.quote or "" for c in draft.claims]
     assert any("/etc/papersize" in q for q in quotes), quotes
     assert not any("device files" in q for q in quotes)
+
+
+_LINES = st.sampled_from(
+    [
+        "8.4. How do I display the files of an installed package?",
+        "  1.2.7 adequate",
+        "\t3.1 Tabs",
+        "12.10.3. x",
+        "1. Not a section number (one level)",
+        "1.2.",  # a number alone: no heading
+        "4.2 ",  # nor with a space and nothing after it
+        "Prose with 1.2 inside the line",
+        "",
+        "x" * 40,
+    ]
+)
+
+
+@given(
+    lines=st.lists(_LINES, max_size=40),
+    window=st.integers(min_value=1, max_value=64),
+    data=st.data(),
+)
+def test_a_sections_heading_is_found_backwards_as_a_scan_from_the_start_finds_it(
+    lines: list[str], window: int, data: st.DataObject
+) -> None:
+    """The section holding a position starts at the last numbered heading that ends by
+    it; found backwards a window of lines at a time (windows of 1 to 64 code points
+    here, so that headings fall on every side of a window's edge), it is the one a scan
+    of the text from its start finds."""
+    from ragox.answer import _context
+
+    text = "\n".join(lines)
+    start = data.draw(st.integers(min_value=0, max_value=len(text) + 1))
+    expected = -1
+    for match in _context._HEADING.finditer(text, 0, start + 1):
+        expected = match.start()
+    original = _context._HEADING_WINDOW
+    try:
+        _context._HEADING_WINDOW = window
+        assert _context._section(text, start) == expected
+    finally:
+        _context._HEADING_WINDOW = original

@@ -10,10 +10,10 @@ with numbered section headings, of one section (and five of the document).
 
 from __future__ import annotations
 
-import bisect
-import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 import regex
 
@@ -121,20 +121,30 @@ def _with_introduced_block(full: str, start: int, end: int) -> int:
 _HEADING = regex.compile(r"^[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S", regex.MULTILINE)
 
 
-@functools.lru_cache(maxsize=16)  # as many texts as the store keeps
-def _headings(full: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The starts and ends of a representation's numbered headings, found once per
-    text (a string keeps its hash: a text of the store's cache is looked up in O(1))."""
-    found = [(match.start(), match.end()) for match in _HEADING.finditer(full)]
-    return tuple(start for start, _ in found), tuple(end for _, end in found)
+#: a numbered heading that opens a line after the text's first, with that line's
+#: "\n" (a pattern that starts with a literal is looked for ten times faster)
+_HEADING_LINE: Final = re.compile(r"\n[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S")
+#: how far back, in code points, each step of the search for a section's heading looks
+_HEADING_WINDOW: Final = 4096
 
 
 def _section(full: str, start: int) -> int:
-    """Where the section holding ``start`` begins (its numbered heading, the last one
-    that ends by ``start + 1``), or -1."""
-    starts, ends = _headings(full)
-    before = bisect.bisect_right(ends, start + 1)
-    return starts[before - 1] if before else -1
+    """Where the section holding ``start`` begins (its numbered heading, :data:`_HEADING`:
+    the last one that ends by ``start + 1``), or -1. Looked for backwards, whole lines
+    at a time: a heading lies within its line, so the lines of a window hold the
+    headings a scan from the text's start would find there, and the cost is the
+    distance to the heading, not to the text's start (a manual's chapter is 400 kB)."""
+    end = start + 1
+    while True:
+        newline = full.rfind("\n", 0, max(0, end - _HEADING_WINDOW))  # -1: none before
+        found = -1
+        for match in _HEADING_LINE.finditer(full, max(newline, 0), end):
+            found = match.start() + 1
+        if found >= 0:
+            return found
+        if newline < 0:  # the window reached the first line
+            return 0 if _HEADING.match(full, 0, end) else -1
+        end = newline  # the lines before this window's first
 
 
 def select_context(
