@@ -48,7 +48,9 @@ def near_same_passage(one: str, other: str) -> bool:
     holds the other as a run of whole words with at most a fifth of its words more."""
     if one == other:
         return True
-    shorter, longer = sorted((one, other), key=len)
-    if not shorter or f" {shorter} " not in f" {longer} ":
+    shorter, longer = (one, other) if len(one) <= len(other) else (other, one)
+    # the cheap tests first (a collapsed search compares every candidate with every
+    # passage it keeps): the word counts, then the words without copying the keys
+    if not shorter or shorter.count(" ") + 1 < (1 - _NEAR_EXTRA) * (longer.count(" ") + 1):
         return False
-    return shorter.count(" ") + 1 >= (1 - _NEAR_EXTRA) * (longer.count(" ") + 1)
+    return shorter in longer and f" {shorter} " in f" {longer} "
