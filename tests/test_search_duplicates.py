@@ -194,6 +194,9 @@ def test_a_chunk_that_takes_in_a_tip_label_is_the_same_passage(app: Ragox) -> No
     assert near_same_passage(f"tip {key}", key)
     assert not near_same_passage(key, key.replace("emergency", "planned"))
     assert not near_same_passage("apt get update", "run apt get update and then reboot now")
+    # whole words only: "the pump is old" is in "see the pump is older" as letters only
+    assert not near_same_passage("the pump is old", "see the pump is older")
+    assert near_same_passage("the pump is old", "the pump is old now")
 
 
 def test_list_markers_do_not_make_another_passage(app: Ragox) -> None:
