@@ -180,3 +180,17 @@ def test_a_further_sentence_does_not_stand_on_a_synonym_in_another_sense() -> No
 
     draft = ExtractiveGenerator(term_weights=weights).generate(question, evidence)
     assert [claim.quote for claim in draft.claims] == [answer]
+
+
+def test_an_abstention_does_not_call_a_word_said_by_its_synonym_unmentioned() -> None:
+    """The evidence says "displays", the question "show": the abstention names only
+    the words no passage says in any form ("kernel", "modules"), not "show"."""
+    from ragox.answer._pipeline import missing_terms
+
+    text = "The command dpkg -l displays the installed packages of the system."
+    evidence = [Evidence("S1", "manual", "r1", "m1", ("c1",), 0, len(text), text, ())]
+    missing = missing_terms("How do I show the kernel modules?", evidence)
+    assert "kernel" in missing and "modules" in missing
+    assert "show" not in missing
+    # a word of the question that neither it nor a synonym of it says stays named
+    assert "remove" in missing_terms("How do I remove the kernel modules?", evidence)

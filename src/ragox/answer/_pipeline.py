@@ -28,6 +28,7 @@ from ragox.answer._model import (
 )
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, is_stopword, tokens
+from ragox.search._synonyms import synonyms_of_word
 from ragox.store import Store, utc_now
 
 __all__ = [
@@ -237,7 +238,10 @@ def missing_terms(
         # the asker's own pronoun ("Wie ändere *ich* …") is no term: never "not mentioned"
         if len(word) < 3 or is_stopword(word) or word.casefold() in _ASKER_WORDS:
             continue
-        if not set(analyze_query(word, ["en", "de", "ru"])) & in_evidence:
+        # a word said in the evidence by a synonym ("display" for "show") is mentioned:
+        # the passages were found by it
+        said = set(analyze_query(word, ["en", "de", "ru"])) | set(synonyms_of_word(word))
+        if not said & in_evidence:
             absent.append(word)
     if not absent:
         return messages.mentioned_but_unanswered
