@@ -72,30 +72,3 @@ def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -
         assert hit.snippet.strip("…") in text[hit.start : hit.end]
         assert hit.document_id.startswith("r")
         assert hit.pages == ()
-
-
-def test_a_hit_cut_from_a_text_at_hand_is_the_one_read_from_the_store(app: Ragox) -> None:
-    """A chunk of a representation whose text the store holds in memory is cut from
-    it, the others are read (SQLite); both give each chunk's own code points, past
-    characters of one, two, three and four UTF-8 bytes."""
-    paragraph = "Ölwechsel ✓ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 Prüfung der Pumpe {n}: alle 500 Stunden (𝄞 Takt {n}).\n\n"
-    text = "".join(paragraph.format(n=n) * 6 for n in range(40))
-    outcome = app.ingestor.ingest_bytes(
-        text.encode(), "pumps.txt", "pumps", groups=frozenset({"staff"}), tenant="default"
-    )
-    assert outcome.error_code is None
-    manifest_id = app.store.revisions("default", "pumps")[-1].manifest_id
-    assert manifest_id is not None
-    fresh = Ragox(app.home)  # a store that holds no text yet
-    try:
-        chunks = fresh.store.chunks(manifest_id)
-        assert len(chunks) > 3
-        ids = [chunk.chunk_id for chunk in chunks]
-        read = fresh.store.hit_sources(ids)
-        held = fresh.store.text(manifest_id)
-        cut = fresh.store.hit_sources(ids)
-    finally:
-        fresh.close()
-    assert read == cut
-    assert all(cut[c.chunk_id].text == held[c.start : c.end] for c in chunks)
-    assert any(ord(ch) > 0xFFFF for c in chunks for ch in cut[c.chunk_id].text)

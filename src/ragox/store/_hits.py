@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragox.store._records import BlockRange, ChunkRecord
@@ -40,8 +40,7 @@ class HitSource:
 _SOURCES = """
     SELECT c.chunk_id, c.manifest_id, c.ordinal, c.start, c.end, c.search_start,
            c.search_end, c.tokens, c.blocks, m.document_id, m.revision,
-           CASE WHEN c.manifest_id IN (SELECT value FROM json_each(:known)) THEN NULL
-                ELSE substr(rep.text, c.start + 1, c.end - c.start) END,
+           substr(rep.text, c.start + 1, c.end - c.start),
            (SELECT json_group_array(DISTINCT b.page) FROM json_each(c.blocks) r
             CROSS JOIN blocks b ON b.manifest_id = +c.manifest_id
                 AND b.block_index = json_extract(r.value, '$[0]')
@@ -53,18 +52,10 @@ _SOURCES = """
 """
 
 
-def hit_sources(
-    conn: sqlite3.Connection, chunk_ids: Sequence[str], known: Mapping[str, str] | None = None
-) -> dict[str, HitSource]:
-    """The chunks of ``chunk_ids`` that exist, by id (a chunk deleted meanwhile is absent).
-
-    ``known``: representation texts at hand (the store's cache), by manifest id: a
-    chunk of one is cut from it, not read again (``substr`` reads the whole text value
-    of each row, and a manual's chapter is 400 kB)."""
-    known = known or {}
+def hit_sources(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
+    """The chunks of ``chunk_ids`` that exist, by id (a chunk deleted meanwhile is absent)."""
     found: dict[str, HitSource] = {}
-    params = {"ids": json.dumps(list(chunk_ids)), "known": json.dumps(list(known))}
-    for row in conn.execute(_SOURCES, params):
+    for row in conn.execute(_SOURCES, {"ids": json.dumps(list(chunk_ids))}):
         blocks = json.loads(str(row[8]))
         chunk = ChunkRecord(
             chunk_id=str(row[0]),
@@ -78,6 +69,5 @@ def hit_sources(
             blocks=tuple(BlockRange(int(b[0]), int(b[1]), int(b[2])) for b in blocks),
         )
         pages = tuple(sorted(int(page) for page in json.loads(str(row[12] or "[]"))))
-        text = known[chunk.manifest_id][chunk.start : chunk.end] if row[11] is None else row[11]
-        found[chunk.chunk_id] = HitSource(chunk, str(row[9]), str(row[10]), str(text), pages)
+        found[chunk.chunk_id] = HitSource(chunk, str(row[9]), str(row[10]), str(row[11]), pages)
     return found

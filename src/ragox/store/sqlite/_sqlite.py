@@ -1374,10 +1374,7 @@ class SqliteStore:
         return None if row is None else chunk_from_row(row)
 
     def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
-        self._forget_if_erased()
-        with self._texts_lock:
-            known = dict(self._texts)  # the texts at hand: their chunks are cut from them
-        return hit_sources(self._connection(), chunk_ids, known)
+        return hit_sources(self._connection(), chunk_ids)
 
     def chunk_count(self, manifest_id: str) -> int:
         row = (
