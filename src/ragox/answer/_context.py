@@ -118,12 +118,14 @@ def _with_introduced_block(full: str, start: int, end: int) -> int:
     return end
 
 
-_HEADING = regex.compile(r"^[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S", regex.MULTILINE)
+#: a numbered heading's line, from its start to the first character of its title
+_HEADING_BODY: Final = r"[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S"
+_HEADING = regex.compile("^" + _HEADING_BODY, regex.MULTILINE)
 
 
 #: a numbered heading that opens a line after the text's first, with that line's
 #: "\n" (a pattern that starts with a literal is looked for ten times faster)
-_HEADING_LINE: Final = re.compile(r"\n[ \t]*\d+(?:\.\d+)+\.?[ \t]+\S")
+_HEADING_LINE: Final = re.compile("\n" + _HEADING_BODY)
 #: how far back, in code points, each step of the search for a section's heading looks
 _HEADING_WINDOW: Final = 4096
 

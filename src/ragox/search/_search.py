@@ -565,12 +565,14 @@ class Searcher:
     def _passage_key(self, chunk_id: str, text: str) -> str:
         """The passage key of a chunk's text, made once per chunk id (a chunk's text
         never changes under its id)."""
-        key = self._passage_keys.get(chunk_id)
+        with self._lock:
+            key = self._passage_keys.get(chunk_id)
         if key is None:
             key = same_passage_key(text)
-            if len(self._passage_keys) >= _PASSAGE_KEY_CACHE:
-                self._passage_keys = {}
-            self._passage_keys[chunk_id] = key
+            with self._lock:
+                if len(self._passage_keys) >= _PASSAGE_KEY_CACHE:
+                    self._passage_keys = {}
+                self._passage_keys[chunk_id] = key
         return key
 
 
