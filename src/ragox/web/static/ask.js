@@ -3,6 +3,9 @@
 // page, and whether it resolves); a card opens the verified passage beside it.
 import { api, mountAccount, currentKey } from "/view/static/session.js";
 import { statusBadge } from "/view/static/status.js";
+import { localize, t, withLanguage } from "/view/static/i18n.js";
+
+localize();
 
 const root = document.getElementById("ragox-ask");
 const conversation = document.getElementById("conversation");
@@ -17,6 +20,12 @@ function viewerUrl(anchorId) {
   return `/view/anchors/${encodeURIComponent(anchorId)}`;
 }
 
+/** The viewer in the frame speaks the page's language (a copied link leaves it to the
+ * reader's browser). */
+function framedUrl(anchorId) {
+  return withLanguage(viewerUrl(anchorId));
+}
+
 /** Open a citation: beside the conversation on a wide screen, under its card on a phone. */
 function open(anchorId, card, button) {
   for (const other of conversation.querySelectorAll("button.cite[aria-pressed='true']")) {
@@ -29,7 +38,7 @@ function open(anchorId, card, button) {
     card.append(frame);
   }
   frame.hidden = false;
-  frame.src = viewerUrl(anchorId);
+  frame.src = framedUrl(anchorId);
   if (!wide.matches) frame.scrollIntoView({ block: "nearest" });
 }
 
@@ -63,7 +72,9 @@ export function renderRich(text, into) {
 function pageText(pages) {
   if (!pages || !pages.length) return "";
   const labels = [...new Set(pages.map((p) => p.label))];
-  return labels.length === 1 ? ` · page ${labels[0]}` : ` · pages ${labels[0]}–${labels[labels.length - 1]}`;
+  return labels.length === 1
+    ? ` · ${t("page", { label: labels[0] })}`
+    : ` · ${t("pages", { first: labels[0], last: labels[labels.length - 1] })}`;
 }
 
 /** One card per source: an answer that quotes two sentences of one passage says its
@@ -91,7 +102,7 @@ function card(citations) {
       const where = document.createElement("span");
       where.className = "where";
       const pages = citations.flatMap((c) => c.pages || []);
-      where.textContent = ` ${anchor.document_id} · revision ${anchor.revision}${pageText(pages)}`;
+      where.textContent = ` ${anchor.document_id} · ${t("revision", anchor)}${pageText(pages)}`;
       head.append(number, where);
       button.append(head);
     } else {
@@ -127,9 +138,10 @@ function card(citations) {
     const copy = document.createElement("button");
     copy.type = "button";
     copy.className = "copy";
-    copy.textContent = "Copy link";
-    const which = index ? `, quote ${index + 1}` : "";
-    copy.setAttribute("aria-label", `Copy link to ${citation.source_id}${which}`);
+    copy.textContent = t("ask.copy");
+    copy.setAttribute("aria-label", index
+      ? t("ask.copy-label-quote", { source: citation.source_id, number: index + 1 })
+      : t("ask.copy-label", { source: citation.source_id }));
     const copied = document.createElement("span");
     copied.className = "copied";
     copied.setAttribute("role", "status");
@@ -137,7 +149,7 @@ function card(citations) {
       const link = new URL(viewerUrl(anchor.anchor_id), location.origin).href; // never the key
       try {
         await navigator.clipboard.writeText(link);
-        copied.textContent = "Link copied";
+        copied.textContent = t("ask.copied");
       } catch {
         copied.textContent = link; // no clipboard here: show it to copy by hand
       }
@@ -155,9 +167,10 @@ function card(citations) {
 function alsoIn(others) {
   const line = document.createElement("span");
   line.className = "also-in";
-  line.textContent = "Also in " + others
-    .map((o) => `${o.anchor.document_id} · revision ${o.anchor.revision}${pageText(o.pages)}`)
+  const places = others
+    .map((o) => `${o.anchor.document_id} · ${t("revision", o.anchor)}${pageText(o.pages)}`)
     .join("; ");
+  line.textContent = t("ask.also-in", { places });
   return line;
 }
 
@@ -170,8 +183,9 @@ function translation(rendered) {
   const label = document.createElement("span");
   label.className = "translation-label";
   const from = rendered.source_language ? `${rendered.source_language} → ` : "";
-  label.textContent = `Translation (${from}${rendered.language}) by ${rendered.translator}, ` +
-    "not the cited text:";
+  label.textContent = t("ask.translation", {
+    languages: `${from}${rendered.language}`, translator: rendered.translator,
+  });
   const text = document.createElement("span");
   text.className = "translation-text";
   text.lang = rendered.language;
@@ -190,7 +204,7 @@ function turn(text) {
   const reply = document.createElement("div");
   reply.className = "reply";
   reply.setAttribute("aria-live", "polite");
-  reply.textContent = "Searching your documents…";
+  reply.textContent = t("ask.searching");
   item.append(asked, reply);
   conversation.append(item);
   return [item, reply];
@@ -199,7 +213,7 @@ function turn(text) {
 document.getElementById("ask").onsubmit = async (event) => {
   event.preventDefault();
   if (!currentKey()) {
-    askState.textContent = "Sign in with an API key first (above).";
+    askState.textContent = t("ask.sign-in-first");
     document.getElementById("apikey")?.focus();
     return;
   }
@@ -221,8 +235,8 @@ document.getElementById("ask").onsubmit = async (event) => {
     root.dataset.ragoxState = "ERROR";
     item.dataset.state = "ERROR";
     reply.textContent = response.status === 401
-      ? "The API key was refused: sign in again."
-      : "The question could not be answered.";
+      ? t("ask.key-refused")
+      : t("ask.failed");
     return;
   }
   const body = await response.json();
@@ -245,7 +259,7 @@ document.getElementById("ask").onsubmit = async (event) => {
   if (body.citations.length) {
     const list = document.createElement("ul");
     list.className = "cards";
-    list.setAttribute("aria-label", "Citations");
+    list.setAttribute("aria-label", t("ask.citations"));
     const bySource = new Map();
     for (const citation of body.citations) {
       if (!bySource.has(citation.source_id)) bySource.set(citation.source_id, []);

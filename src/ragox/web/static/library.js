@@ -3,6 +3,9 @@
 // until READY or FAILED), and, for operate keys only, delete and change readers. The
 // server decides every request itself; hiding controls is only courtesy.
 import { api, currentKey, mountAccount } from "/view/static/session.js";
+import { localize, t } from "/view/static/i18n.js";
+
+localize();
 
 const PAGE_SIZE = 25;
 const rows = document.querySelector("#documents tbody");
@@ -18,10 +21,8 @@ const filters = {
   group: document.getElementById("group"),
   language: document.getElementById("language"),
 };
-const LABELS = {
-  RECEIVED: "received", EXTRACTING: "extracting", EXTRACTED: "extracted",
-  INDEXING: "indexing", READY: "ready (searchable)", FAILED: "failed",
-};
+const LABELS = Object.fromEntries(["RECEIVED", "EXTRACTING", "EXTRACTED", "INDEXING", "READY", "FAILED"]
+  .map((state) => [state, t(`library.${state}`)]));
 const SETTLED = new Set(["READY", "FAILED"]);
 
 let me = null;
@@ -96,17 +97,19 @@ function button(text, onclick, name) {
 }
 
 function deleteButton(doc) {
-  const b = button("Delete", null, `Delete ${doc.document_id}`);
+  const b = button(t("library.delete"), null, t("library.delete-label", { document: doc.document_id }));
   b.onclick = async () => {
     if (b.dataset.confirm !== "yes") { // a second press confirms
       b.dataset.confirm = "yes";
-      b.textContent = "Confirm delete";
-      b.setAttribute("aria-label", `Confirm: delete ${doc.document_id} and its citations`);
+      b.textContent = t("library.confirm");
+      b.setAttribute("aria-label", t("library.confirm-label", { document: doc.document_id }));
       return;
     }
     delete b.dataset.confirm;
     const response = await api(path(doc.document_id), { method: "DELETE" });
-    status.textContent = response.ok ? `Deleted ${doc.document_id}.` : `Delete refused (${response.status}).`;
+    status.textContent = response.ok
+      ? t("library.deleted", { document: doc.document_id })
+      : t("library.delete-refused", { status: response.status });
     if (response.ok) uploads.delete(doc.document_id);
     await refresh();
   };
@@ -114,7 +117,7 @@ function deleteButton(doc) {
 }
 
 function readersEditor(doc, row) {
-  return button("Readers", () => {
+  return button(t("library.readers"), () => {
     const existing = row.nextElementSibling;
     if (existing && existing.classList.contains("editor")) { existing.remove(); return; }
     const editor = document.createElement("tr");
@@ -125,13 +128,13 @@ function readersEditor(doc, row) {
     const id = `groups-${[...doc.document_id].map((c) => c.codePointAt(0).toString(16)).join("")}`;
     const label = document.createElement("label");
     label.htmlFor = id;
-    label.textContent = `Reader groups of ${doc.document_id} (comma-separated)`;
+    label.textContent = t("library.reader-groups", { document: doc.document_id });
     const input = document.createElement("input");
     input.id = id;
     input.value = (newest(doc).groups || []).join(", ");
     const save = document.createElement("button");
     save.type = "submit";
-    save.textContent = "Save readers";
+    save.textContent = t("library.save-readers");
     form.append(label, input, save);
     form.onsubmit = async (event) => {
       event.preventDefault();
@@ -140,8 +143,10 @@ function readersEditor(doc, row) {
         method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ groups }),
       });
       status.textContent = response.ok
-        ? `Readers of ${doc.document_id}: ${groups.join(", ") || "operators only"}.`
-        : `Change refused (${response.status}).`;
+        ? t("library.readers-now", {
+          document: doc.document_id, groups: groups.join(", ") || t("library.operators-only"),
+        })
+        : t("library.change-refused", { status: response.status });
       editor.remove();
       await refresh();
     };
@@ -149,7 +154,7 @@ function readersEditor(doc, row) {
     editor.append(td);
     row.after(editor);
     input.focus();
-  }, `Readers of ${doc.document_id}`);
+  }, t("library.readers-of", { document: doc.document_id }));
 }
 
 function render() {
@@ -167,26 +172,26 @@ function render() {
     const row = document.createElement("tr");
     row.dataset.document = doc.document_id;
     row.dataset.state = revision.state;
-    cell(row, "Document", doc.document_id);
-    cell(row, "Revision", revision.revision);
-    const state = cell(row, "State", LABELS[revision.state] || revision.state);
+    cell(row, t("library.document"), doc.document_id);
+    cell(row, t("library.revision"), revision.revision);
+    const state = cell(row, t("library.state"), LABELS[revision.state] || revision.state);
     if (revision.error) state.append(document.createTextNode(` — ${revision.failed_stage}: ${revision.error}`));
-    cell(row, "Language", revision.language || "");
-    cell(row, "Readers", (revision.groups || []).join(", "));
+    cell(row, t("library.language"), revision.language || "");
+    cell(row, t("library.readers"), (revision.groups || []).join(", "));
     if (operate && doc.revisions.some((r) => r.source_sha256)) {
       const actions = document.createElement("span");
       actions.className = "actions";
       actions.append(readersEditor(doc, row), deleteButton(doc));
-      cell(row, "Actions", actions).className = "operate";
+      cell(row, t("library.actions"), actions).className = "operate";
     } else if (operate) {
-      cell(row, "Actions", "").className = "operate";
+      cell(row, t("library.actions"), "").className = "operate";
     }
     rows.append(row);
   }
   count.textContent = shown.length === all.length
-    ? `${all.length} documents`
-    : `${shown.length} of ${all.length} documents match`;
-  pageOf.textContent = `Page ${page + 1} of ${pages}`;
+    ? t("library.count", { n: all.length })
+    : t("library.matching", { shown: shown.length, n: all.length });
+  pageOf.textContent = t("library.page-of", { page: page + 1, pages });
   paging.hidden = pages < 2;
   document.getElementById("prev-page").disabled = page === 0;
   document.getElementById("next-page").disabled = page >= pages - 1;
@@ -227,7 +232,7 @@ function send(file) {
       if (!event.lengthComputable) return;
       progress.value = Math.round((event.loaded / event.total) * 100);
       progress.dataset.seen = String(progress.value);
-      status.textContent = `Uploading ${file.name}: ${progress.value}%`;
+      status.textContent = t("library.uploading", { name: file.name, percent: progress.value });
     };
     request.onload = () => resolve({ status: request.status, body: request.response || {} });
     request.onerror = () => resolve({ status: 0, body: {} });
@@ -247,13 +252,16 @@ document.getElementById("upload").onsubmit = async (event) => {
   const { status: code, body } = await send(file);
   progress.hidden = true;
   if (code === 202) {
-    status.textContent = `Received ${body.document_id} (${body.revision}): ${LABELS[body.state] || body.state}`;
+    status.textContent = t("library.received", {
+      document: body.document_id, revision: body.revision, state: LABELS[body.state] || body.state,
+    });
     uploads.delete(body.document_id); // re-inserted: the newest upload is first
     uploads.set(body.document_id, { revision: body.revision, state: body.state });
     page = 0;
     render();
   } else {
-    status.textContent = `Upload of ${file.name} refused: ${body.title || "no answer"}${body.detail ? ` (${body.detail})` : ""}`;
+    const reason = `${body.title || t("library.no-answer")}${body.detail ? ` (${body.detail})` : ""}`;
+    status.textContent = t("library.upload-refused", { name: file.name, reason });
   }
   await refresh();
 };

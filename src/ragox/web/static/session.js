@@ -10,6 +10,8 @@
 // which the API does not read. The key is never put in a URL; an old link's
 // `#key=` fragment (never sent to the server) is taken once and removed at once.
 
+import { t } from "/view/static/i18n.js";
+
 const NAME = "ragox-key";
 const channel = "BroadcastChannel" in window ? new BroadcastChannel("ragox-session") : null;
 const listeners = new Set();
@@ -105,11 +107,11 @@ export function mountAccount(box, onChange) {
     if (me) {
       const who = document.createElement("span");
       who.id = "signed-in";
-      who.textContent = `Signed in as ${me.name}${me.operate ? " (operator)" : ""}`;
+      who.textContent = t("session.signed-in", { name: me.name }) + (me.operate ? t("session.operator") : "");
       const out = document.createElement("button");
       out.type = "button";
       out.id = "forget";
-      out.textContent = "Forget key";
+      out.textContent = t("session.forget");
       out.onclick = () => forget();
       box.append(who, out);
     } else {
@@ -117,7 +119,7 @@ export function mountAccount(box, onChange) {
       form.id = "signin";
       const label = document.createElement("label");
       label.htmlFor = "apikey";
-      label.textContent = "API key";
+      label.textContent = t("session.key");
       const input = document.createElement("input");
       input.id = "apikey";
       input.type = "password";
@@ -125,22 +127,22 @@ export function mountAccount(box, onChange) {
       input.required = true;
       const button = document.createElement("button");
       button.type = "submit";
-      button.textContent = "Sign in";
+      button.textContent = t("session.sign-in");
       const note = document.createElement("span");
       note.id = "signin-state";
       note.setAttribute("role", "status");
-      note.textContent = refused ? "That key was refused." : "";
+      note.textContent = refused ? t("session.refused") : "";
       const hint = document.createElement("p");
       hint.id = "signin-hint";
       hint.className = "meta";
-      hint.textContent = "Sign in with a ragox API key (an operator makes one with `ragox keys create`).";
+      hint.textContent = t("session.hint");
       form.append(label, input, button, note, hint);
       form.onsubmit = async (event) => {
         event.preventDefault();
         const key = input.value.trim();
         const response = await fetch("/v1/me", { headers: { Authorization: `Bearer ${key}` } });
         if (!response.ok) {
-          note.textContent = "That key was refused.";
+          note.textContent = t("session.refused");
           return;
         }
         refused = false;

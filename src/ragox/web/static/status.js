@@ -1,9 +1,11 @@
-// A resolution status as an icon with text (never colour alone).
+// A resolution status as an icon with text (never colour alone), in the page's language.
+import { t } from "/view/static/i18n.js";
+
 export const STATUS = {
-  RESOLVED: ["✓", "Verified"],
-  ACCESS_DENIED: ["⊘", "No access"],
-  SOURCE_CHANGED: ["⚠", "Source changed"],
-  AMBIGUOUS: ["⚠", "Ambiguous"],
+  RESOLVED: ["✓", t("status.RESOLVED")],
+  ACCESS_DENIED: ["⊘", t("status.ACCESS_DENIED")],
+  SOURCE_CHANGED: ["⚠", t("status.SOURCE_CHANGED")],
+  AMBIGUOUS: ["⚠", t("status.AMBIGUOUS")],
 };
 
 export function statusBadge(status) {

@@ -5,6 +5,9 @@
 // Blocks are rendered by kind (headings, lists, code, tables), still as text nodes of
 // the representation in text order: the gaps between blocks stay in the DOM, hidden.
 import { forget, obtainKey, signIn } from "/view/static/session.js";
+import { LANG, localize, t, withLanguage } from "/view/static/i18n.js";
+
+localize();
 
 const root = document.getElementById("ragox-viewer");
 const stateLine = document.getElementById("state");
@@ -21,20 +24,12 @@ const pageNav = document.getElementById("pages");
 const PDF_ZOOM = 1.5; // the API renders pages at this zoom
 const phone = window.matchMedia("(max-width: 600px)");
 
-const MESSAGES = {
-  ACCESS_DENIED: "You do not have access to this passage (or it does not exist).",
-  MANIFEST_INVALID: "The stored record of this document failed its integrity check.",
-  SOURCE_CHANGED: "The source changed since this answer: the passage cannot be verified.",
-  PARSER_MISMATCH: "The document was re-extracted since this answer: the passage cannot be verified.",
-  PROFILE_MISMATCH: "The document was re-normalized since this answer: the passage cannot be verified.",
-  TEXT_CHANGED: "The document text changed since this answer: the passage cannot be verified.",
-  INVALID_RANGE: "The citation's range is not valid in this text.",
-  QUOTE_NOT_FOUND: "The quoted passage is not in the current text.",
-  AMBIGUOUS: "This passage is ambiguous in the current text.",
-  POSITION_MISMATCH: "The passage is not where the citation says it is.",
-  HIGHLIGHT_MISMATCH: "The viewer could not reproduce the exact passage, so nothing is highlighted.",
-  ERROR: "The passage could not be loaded.",
-};
+/** What each refusal means for the reader, in the page's language. */
+const MESSAGES = Object.fromEntries([
+  "ACCESS_DENIED", "MANIFEST_INVALID", "SOURCE_CHANGED", "PARSER_MISMATCH", "PROFILE_MISMATCH",
+  "TEXT_CHANGED", "INVALID_RANGE", "QUOTE_NOT_FOUND", "AMBIGUOUS", "POSITION_MISMATCH",
+  "HIGHLIGHT_MISMATCH", "ERROR",
+].map((status) => [status, t(`viewer.${status}`)]));
 
 function setState(status, message) {
   root.dataset.ragoxStatus = status;
@@ -124,7 +119,7 @@ export function describeLocation(targets, blocks, text) {
     const section = /^(§ [\d.]+)( › .*)?$/.exec(target.locator);
     const title = section && headings.get(section[1]);
     if (title && target.locator !== section[1]) return `${section[1]} ${title}${section[2]}`;
-    if (/![A-Z]+\d+(?::[A-Z]+\d+)?$/.test(target.locator)) return `Sheet ${target.locator}`;
+    if (/![A-Z]+\d+(?::[A-Z]+\d+)?$/.test(target.locator)) return t("viewer.sheet", target);
     return target.locator;
   });
   const shown = names.length > 3 ? [names[0], "…", names[names.length - 1]] : names;
@@ -241,7 +236,9 @@ function headerRole(header, cell) {
   return "group";
 }
 
-const ROLE_LABELS = { column: "Column header", row: "Row header", group: "Group header" };
+const ROLE_LABELS = {
+  column: t("viewer.role-column"), row: t("viewer.role-row"), group: t("viewer.role-group"),
+};
 
 /** Mark the header cells of the cited table cells as context (never as the passage):
  * their own style, a description for screen readers, a line naming them, and on a PDF
@@ -277,7 +274,7 @@ function markCellContext(doc, resolution) {
     }
   }
   const first = cited[0].cell;
-  const parts = [`Cited table cell: row ${first.row + 1}, column ${first.col + 1}.`];
+  const parts = [t("viewer.cell", { row: first.row + 1, column: first.col + 1 })];
   for (const role of ["column", "row", "group"]) {
     if (names[role].length) parts.push(`${ROLE_LABELS[role]}: ${names[role].join(" / ")}.`);
   }
@@ -346,7 +343,7 @@ async function showPages(key, resolution, anchor, labels, blockRects, context) {
     const url = URL.createObjectURL(await response.blob());
     const label = (labels && labels[current - 1]) || String(current);
     const img = new Image();
-    img.alt = `Page ${label} of the original PDF`;
+    img.alt = t("viewer.page-image", { label });
     img.src = url;
     await img.decode();
     const sheet = document.createElement("div");
@@ -356,7 +353,7 @@ async function showPages(key, resolution, anchor, labels, blockRects, context) {
     pageBox.dataset.page = String(current);
     pageBox.dataset.label = label;
     document.getElementById("pageno").textContent = label === String(current)
-      ? `Page ${label}` : `Page ${label} (sheet ${current} of the file)`;
+      ? t("viewer.page", { label }) : t("viewer.page-sheet", { label, sheet: current });
     const width = img.naturalWidth / PDF_ZOOM;
     const height = img.naturalHeight / PDF_ZOOM;
     const rects = byPage.get(current) || [];
@@ -439,26 +436,24 @@ function offerUnverified(key, resolution) {
   const { document_id: documentId, revision } = resolution;
   const note = document.createElement("p");
   note.className = "meta";
-  note.textContent = `Unverified: the citation named document “${documentId}”` +
-    ` revision ${revision}; no passage is highlighted.`;
+  note.textContent = t("viewer.unverified-note", { document: documentId, revision });
   const line = document.createElement("p");
   const link = document.createElement("a");
   link.id = "unverified-link";
   link.href = "#document";
-  link.textContent = "Open the document as it is now (unverified, nothing highlighted)";
+  link.textContent = t("viewer.unverified-link");
   link.onclick = async (event) => {
     event.preventDefault();
     const response = await api(`${documentPath(documentId, revision)}/text`, key);
     if (!response.ok) {
-      line.textContent = "The document is not available to you.";
+      line.textContent = t("viewer.unavailable");
       return;
     }
     const doc = await response.json();
     renderText(doc.text, doc.blocks);
     article.classList.add("unverified");
-    article.setAttribute("aria-label", "Document text, unverified: nothing is highlighted");
-    line.textContent = "Below: the document as it is now. The cited passage could not be " +
-      "verified in it, so nothing is highlighted.";
+    article.setAttribute("aria-label", t("viewer.unverified-text"));
+    line.textContent = t("viewer.unverified-below");
     article.focus();
   };
   line.append(link);
@@ -469,16 +464,15 @@ function offerUnverified(key, resolution) {
 /** A resolved anchor on a representation that is no longer current: say so plainly,
  * and name the anchor a rebuild migrated it to, when there is one. */
 async function noticeNotCurrent(key, anchor, successor) {
-  let message = "This passage is verified in an older version of this document's text;" +
-    " the document has been re-extracted since.";
+  let message = t("viewer.older-text");
   if (successor) {
     const link = document.createElement("a");
-    link.href = `/view/anchors/${encodeURIComponent(successor.anchor_id)}`;
-    link.textContent = `anchor ${successor.anchor_id.slice(0, 16)}`;
+    link.href = withLanguage(`/view/anchors/${encodeURIComponent(successor.anchor_id)}`);
+    link.textContent = t("viewer.anchor", { anchor: successor.anchor_id.slice(0, 16) });
     link.dataset.ragoxSuccessor = successor.anchor_id;
     noticeLine.replaceChildren(
-      `${message} It was migrated to `, link,
-      ` (revision ${successor.revision}, ${successor.parser}).`);
+      `${message}${t("viewer.migrated")}`, link,
+      t("viewer.migrated-where", successor));
     noticeLine.hidden = false;
     return;
   }
@@ -486,8 +480,9 @@ async function noticeNotCurrent(key, anchor, successor) {
   if (response.ok) {
     const info = await response.json();
     if (info.current_revision && info.current_revision !== anchor.revision) {
-      message = `A newer revision of this document exists (${info.current_revision}): ` +
-        `this passage is verified in revision ${anchor.revision}, which is no longer current.`;
+      message = t("viewer.newer-revision", {
+        current: info.current_revision, revision: anchor.revision,
+      });
     }
   }
   noticeLine.textContent = message;
@@ -504,8 +499,8 @@ async function open(key) {
     return;
   }
   const anchor = resolution.anchor;
-  whereLine.textContent = `${anchor.document_id} · revision ${anchor.revision}` +
-    (resolution.current ? "" : " (not the current revision)");
+  whereLine.textContent = `${anchor.document_id} · ${t("revision", anchor)}` +
+    (resolution.current ? "" : t("viewer.not-current"));
   root.dataset.ragoxCurrent = String(resolution.current);
   if (!resolution.current) await noticeNotCurrent(key, anchor, resolution.successor);
   // The representation the anchor resolved against (a rebuild keeps the old one).
@@ -522,8 +517,7 @@ async function open(key) {
   const { start, end } = resolution.range; // code points, as the resolver names them
   const u16start = toUtf16(doc.text, start);
   const u16end = toUtf16(doc.text, end);
-  unitLine.textContent = `Range [${start}, ${end}) in Unicode code points ` +
-    `(UTF-16 [${u16start}, ${u16end}) in this page).`;
+  unitLine.textContent = t("viewer.range", { start, end, start16: u16start, end16: u16end });
   const range = document.createRange();
   const [startNode, startOffset] = boundary(article, u16start, false);
   const [endNode, endOffset] = boundary(article, u16end, true);
@@ -544,10 +538,10 @@ async function open(key) {
     setState("HIGHLIGHT_MISMATCH", MESSAGES.HIGHLIGHT_MISMATCH);
     return;
   }
-  setState("RESOLVED", "Verified: this is exactly the cited passage.");
+  setState("RESOLVED", t("viewer.verified"));
   const targets = resolution.target ? resolution.target.blocks : [];
   if (targets.length && doc.media_type !== "application/pdf") {
-    locationLine.textContent = `Location: ${describeLocation(targets, doc.blocks, doc.text)}`;
+    locationLine.textContent = t("viewer.location", { where: describeLocation(targets, doc.blocks, doc.text) });
     locationLine.hidden = false;
   }
   const ocr = targets.some((b) => b.ocr);
@@ -592,8 +586,8 @@ function showQuoted(text, language) {
 /** The document's language (given at ingestion, else detected), when known. */
 function showLanguage(language) {
   if (!language) return;
-  languageLine.textContent = `Language of the document: ${language}`;
-  languageLine.lang = "en";
+  languageLine.textContent = t("viewer.language", { language });
+  languageLine.lang = LANG;
   article.lang = language;
   root.dataset.ragoxLanguage = language;
 }
@@ -609,11 +603,9 @@ async function showBlocks(key, resolution, anchor, doc, start, end) {
     if (element) element.classList.add("ragox-block-hl");
   }
   root.dataset.ragoxPrecision = "block";
-  precisionLine.textContent = "This PDF gives its right-to-left text in drawing order, " +
-    "not reading order: the passage is shown by the block that holds it, not " +
-    "character by character.";
+  precisionLine.textContent = t("viewer.rtl-order");
   precisionLine.hidden = false;
-  setState("RESOLVED", "Verified: the cited passage lies in the marked block.");
+  setState("RESOLVED", t("viewer.verified-block"));
   const rects = new Map();
   for (const block of held) {
     if (!block.page || !block.bbox) continue;
@@ -632,7 +624,7 @@ async function main() {
   if (!key) {
     const form = document.getElementById("login");
     form.hidden = false;
-    setState("LOGIN", "Enter an API key to open this passage.");
+    setState("LOGIN", t("viewer.enter-key"));
     form.onsubmit = (event) => {
       event.preventDefault();
       signIn(document.getElementById("key").value.trim());
@@ -649,7 +641,7 @@ async function main() {
     await open(key);
   } catch (error) {
     setState(error.message === "unauthorized" ? "LOGIN" : "ERROR",
-      error.message === "unauthorized" ? "The API key was refused." : MESSAGES.ERROR);
+      error.message === "unauthorized" ? t("viewer.key-refused") : MESSAGES.ERROR);
   }
 }
 
