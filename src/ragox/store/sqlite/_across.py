@@ -27,7 +27,6 @@ import json
 import math
 import re
 import sqlite3
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -92,6 +91,18 @@ class Totals:
 
     rows: int
     tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Partial:
+    """The rows of the lists read so far (sorted rowids) and their scores from those
+    lists, kept up to date list by list: what deciding whether to stop needs, without
+    rebuilding every list's frequencies at each step."""
+
+    ids: npt.NDArray[np.int64]
+    score: npt.NDArray[np.float64]
+    #: the phrases whose lists are in it
+    merged: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +208,9 @@ class AcrossRanking:
         self._phrase_rows = phrase_rows
         self._postings: dict[str, _Postings] = {}
         self._hits: dict[str, int] = {}
+        #: what the lists read so far can add to a row at most, together
+        self._read_bound = 0.0
+        self._partial: _Partial | None = None
         #: plain terms not read yet, the largest bound first
         self._unread: list[str] = []
         #: how many posting lists were read, and how many were left unread (the last
@@ -259,7 +273,7 @@ class AcrossRanking:
                 np.concatenate([r[2] for r in read]).astype(np.float64),
             )
             self._hits[phrase] = len(self._postings[phrase].ids)
-            self.read += 1
+            self._was_read(phrase)
             return
         for partition, totals in self._live:
             found = self._phrase_rows(self._conn, partition, phrase)
@@ -279,7 +293,12 @@ class AcrossRanking:
             np.array(sizes, dtype=np.float64),
         )
         self._hits[phrase] = len(ids)
+        self._was_read(phrase)
+
+    def _was_read(self, phrase: str) -> None:
         self.read += 1
+        weight = self._phrases.count(phrase) * idf(self._rows, self._hits[phrase])
+        self._read_bound += weight * (BM25_K1 + 1.0)
 
     def _frequencies(
         self, terms: Sequence[str], ids: npt.NDArray[np.int64]
@@ -305,9 +324,9 @@ class AcrossRanking:
                     others.append(int(rowid))
                     continue
                 row = at[int(rowid)]
-                tokens = Counter(body.replace("_", " ").split())
+                tokens = body.replace("_", " ").split()
                 for word, term in words.items():
-                    counts[term][row] = tokens[word]
+                    counts[term][row] = tokens.count(word)
             for rowid in others:
                 row = at[rowid]
                 for term in terms:
@@ -345,6 +364,37 @@ class AcrossRanking:
             length[at] = postings.sizes
         return every, length, counts
 
+    def _partial_scores(self) -> _Partial:
+        """:class:`_Partial` with every list read so far merged in. A row's score
+        here sums its terms in the order the lists were read, not the query's: it
+        only decides whether to stop and which rows are still candidates (both with
+        :data:`_SLACK`), never a score that is returned."""
+        state = self._partial
+        if state is None:
+            state = _Partial(
+                np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), frozenset()
+            )
+        ids, score = state.ids, state.score
+        merged = set(state.merged)
+        for phrase, postings in self._postings.items():
+            if phrase in merged:
+                continue
+            merged.add(phrase)
+            wider = np.union1d(ids, postings.ids)
+            if len(wider) != len(ids):
+                widened = np.zeros(len(wider), dtype=np.float64)
+                widened[np.searchsorted(wider, ids)] = score
+                ids, score = wider, widened
+            at = np.searchsorted(ids, postings.ids)
+            f = postings.freqs
+            part = idf(self._rows, self._hits[phrase]) * (
+                (f * (BM25_K1 + 1.0))
+                / (f + BM25_K1 * (1 - BM25_B + BM25_B * postings.sizes / self._average))
+            )
+            score[at] += self._phrases.count(phrase) * part
+        self._partial = _Partial(ids, score, frozenset(merged))
+        return self._partial
+
     def _scores(
         self, length: npt.NDArray[np.float64], counts: dict[str, npt.NDArray[np.float64]]
     ) -> npt.NDArray[np.float64]:
@@ -378,22 +428,26 @@ class AcrossRanking:
         if self._rows == 0:
             return [], True
         while True:
-            every, length, counts = self._candidates()
             unread = [p for p in self._unread if p not in self._postings]
             self.skipped = len(unread)
             if not unread:  # every row scored: exactly the top, however deep
+                every, length, counts = self._candidates()
                 top = self._ordered(every, self._scores(length, counts), depth)
                 return top, len(top) < depth
             rest = sum(self._bounds[p] for p in unread) * (1.0 + _SLACK)
-            if len(every) >= depth:
-                partial = self._scores(length, counts)
+            # no row scores more than the lists read can add: below ``rest`` that
+            # is no floor to stop at, so the next list is read without looking
+            partial = self._partial_scores() if self._read_bound * (1.0 + _SLACK) > rest else None
+            if partial is not None and len(partial.ids) >= depth:
                 # the depth-th best score so far: a floor of the depth-th best score
-                floor = float(np.partition(partial, len(partial) - depth)[-depth])
+                score = partial.score
+                floor = float(np.partition(score, len(score) - depth)[-depth])
                 floor *= 1.0 - _SLACK
-                # rows outside ``every`` score below ``rest``; candidates that
+                # rows outside the candidates score below ``rest``; candidates that
                 # cannot reach the floor are out as well
-                keep = partial + rest >= floor
+                keep = score + rest >= floor
                 if rest < floor and int(keep.sum()) * _ROW_COST <= self._hits[unread[0]]:
+                    every, length, counts = self._candidates()  # the same rows, in order
                     ids, length = every[keep], length[keep]
                     counts = {p: c[keep] for p, c in counts.items()}
                     found = self._frequencies(unread, ids)
