@@ -95,7 +95,8 @@ def test_a_german_browser_gets_german_words_and_a_german_viewer(site: Site) -> N
         card.locator("button.cite").click()
         frame = page.frame_locator("#passage")
         frame.locator("#ragox-viewer[data-ragox-status='RESOLVED']").wait_for()
-        assert frame.locator("#state").inner_text() == "Überprüft: Dies ist genau die zitierte Stelle."
+        verified = "Überprüft: Dies ist genau die zitierte Stelle."
+        assert frame.locator("#state").inner_text() == verified
         assert frame.locator("h1").inner_text() == "Zitierte Stelle"
         assert frame.locator("#language").inner_text() == "Sprache des Dokuments: en"
         assert "checked every 500 hours" in frame.locator("mark.ragox-hl").first.inner_text()
@@ -155,13 +156,18 @@ def test_the_library_counts_in_russian_and_a_french_browser_reads_english(site: 
         assert page.inner_text("h1") == "Документы"
         assert page.inner_text("#count") == "3 документа"
         assert page.inner_text("#documents thead th:first-child") == "Документ"
-        assert page.inner_text("#documents tbody tr td:nth-child(3)") == "готов (доступен для поиска)"
+        state = page.inner_text("#documents tbody tr td:nth-child(3)")
+        assert state == "готов (доступен для поиска)"
         counted = page.evaluate(
             "async () => { const { t } = await import('/view/static/i18n.js');"
             " return [1, 3, 5, 21, 112].map((n) => t('library.count', { n })); }"
         )
         assert counted == [
-            "1 документ", "3 документа", "5 документов", "21 документ", "112 документов"
+            "1 документ",
+            "3 документа",
+            "5 документов",
+            "21 документ",
+            "112 документов",
         ]
     finally:
         page.context.close()
@@ -203,7 +209,8 @@ def test_every_phrase_is_in_every_language_with_the_same_placeholders(site: Site
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".js":
             named |= set(re.findall(r"\bt\(\"([\w.-]+)\"", text))
-            for prefix, names in re.findall(r"\[([^\]]+)\]\s*\.map\(\(\w+\) => \[\w+, t\(`([\w.-]+)\$", text):
+            mapped = r"\[([^\]]+)\]\s*\.map\(\(\w+\) => \[\w+, t\(`([\w.-]+)\$"
+            for prefix, names in re.findall(mapped, text):
                 named |= {names + name for name in re.findall(r'"(\w+)"', prefix)}
         elif path.suffix == ".html":
             named |= set(re.findall(r'data-i18n(?:-label|-title)?="([\w.-]+)"', text))
