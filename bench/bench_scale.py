@@ -344,6 +344,8 @@ def _processes(
         anchor_file.write_text(json.dumps(anchor), encoding="utf-8")
     commands = {
         "process: python -c pass": [sys.executable, "-c", "pass"],
+        # the summary people type, and the listing of every document (--json's)
+        "process: ragox status": ["status"],
         "process: ragox status --json": ["status", "--json"],
         "process: ragox search": ["search", query, *who, "--json"],
         "process: ragox ask": ["ask", query, *who, "--json"],
