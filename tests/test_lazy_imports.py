@@ -254,3 +254,32 @@ def test_lazy_package_lists_each_export_alike(package: str) -> None:
         for name in names:
             assert getattr(module, name) is getattr(source, name), (package, name)
         assert set(names) <= set(dir(module))
+
+
+def test_search_across_partitions_skips_numpy_ma(tmp_path: Path) -> None:
+    """A reader whose scope spans two lexical partitions is ranked with numpy, but not
+    with ``numpy.ma`` (``np.unique`` imports it for its masked-array check: a tenth of
+    numpy's import in every such command)."""
+    home = tmp_path / "home"
+    for group, text in (("a", "The cooling pump is checked."), ("b", "The pump runs.")):
+        source = tmp_path / f"{group}.txt"
+        source.write_text(text + "\n", encoding="utf-8")
+        ingest = [sys.executable, "-m", "ragox", "--home", str(home), "ingest", str(source)]
+        proc = subprocess.run(
+            [*ingest, "--groups", group], capture_output=True, timeout=120, check=False
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+    env = {**os.environ, "RAGOX_HOME": str(home)}
+    who = ["--principal", "reader", "--groups", "a,b"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=("numpy", "numpy.ma")), "search", "pump", *who],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    result = json.loads(proc.stdout.decode().splitlines()[-1])
+    assert result["code"] == 0
+    assert "a.txt" in result["stdout"] and "b.txt" in result["stdout"]
+    assert result["heavy"] == ["numpy"]

@@ -167,3 +167,16 @@ def test_postings_as_arrays_equal_fts5s_rows() -> None:
         assert lengths.tolist() == [first_varint(r[2]) for r in rows]
     assert term_postings(conn, "t", "pump")[2].tolist() == [3, 200, 18000, 2]
     assert first_varints(bytes([0x05, 0x81, 0x00, 0x81, 0x80, 0x01])).tolist() == [5, 128, 16385]
+
+
+def test_sorted_unique_is_numpys_unique() -> None:
+    """The union of posting lists keeps every row once, in order, as ``np.unique``
+    would (it is written without it only to skip the import of ``numpy.ma``)."""
+    rng = np.random.default_rng(15)
+    cases = [np.zeros(0, dtype=np.int64), np.array([7], dtype=np.int64)]
+    cases += [rng.integers(0, n, size=n, dtype=np.int64) for n in (2, 3, 50, 4000)]
+    cases.append(np.array([5, 5, 5, 1, 1], dtype=np.int64))
+    for values in cases:
+        got = _across._sorted_unique(values)
+        assert got.dtype == np.int64
+        assert got.tolist() == np.unique(values).tolist()

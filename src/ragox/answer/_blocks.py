@@ -14,6 +14,7 @@ and turns a PDF's soft line breaks into spaces; the anchor keeps the exact text.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import regex
@@ -35,23 +36,23 @@ __all__ = [
     "same_passage_key",
 ]
 
-_INTRODUCER: Final = regex.compile(
+_INTRODUCER: Final = re.compile(
     r":\s*$|\bas follows\b|\bthe following\b|\bfollowing (?:command|steps?)\b"
     r"|\bfolgende[mnrs]?\b|\bwie folgt\b|\bnachstehende[mnrs]?\b"
     r"|\bследующ\w*|\bниже\b|\bтак:\s*$",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
-_LIST_ITEM: Final = regex.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
+_LIST_ITEM: Final = re.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
 #: a line break before a list item: in a PDF's text the items of a list are lines,
 #: not paragraphs (no blank line between "· To configure the network:" and "1. Edit
 #: …"), so each item starts at such a break
-_ITEM_BREAK: Final = regex.compile(r"\n[ \t]*(?=(?:\d{1,2}[.)]|[*•\-–+·▪◦])\s+\S)")
+_ITEM_BREAK: Final = re.compile(r"\n[ \t]*(?=(?:\d{1,2}[.)]|[*•\-–+·▪◦])\s+\S)")
 #: an item's marker: its number or letter form, or its bullet
-_MARKER: Final = regex.compile(r"^\s*(?:(\d{1,2})([.)])|([a-z])([.)])|([*•\-–+·▪◦]))\s+\S")
-_ITEM_GOES_ON: Final = regex.compile(
-    r"(?:[,;]|\b(?:and|or|und|oder|sowie|и|или|а также))\s*$", regex.IGNORECASE
+_MARKER: Final = re.compile(r"^\s*(?:(\d{1,2})([.)])|([a-z])([.)])|([*•\-–+·▪◦]))\s+\S")
+_ITEM_GOES_ON: Final = re.compile(
+    r"(?:[,;]|\b(?:and|or|und|oder|sowie|и|или|а также))\s*$", re.IGNORECASE
 )
-_GAP: Final = regex.compile(r"\s*")
+_GAP: Final = re.compile(r"\s*")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
@@ -66,10 +67,10 @@ def is_introducer(sentence: str) -> bool:
 
 #: what every match of ``_INTRODUCER`` contains (its words without the word boundaries,
 #: the colon), so that a text without any holds no introducer: keep the two together
-_MAY_INTRODUCE: Final = regex.compile(
+_MAY_INTRODUCE: Final = re.compile(
     r":|as follows|the following|following (?:command|steps?)|folgende|wie folgt"
     r"|nachstehende|следующ|ниже",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 
@@ -181,9 +182,7 @@ def block_end(
     return end
 
 
-_SOFT_BREAK: Final = regex.compile(
-    r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)"
-)
+_SOFT_BREAK: Final = re.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)")
 
 
 def display_text(quote: str) -> str:

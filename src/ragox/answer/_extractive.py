@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -138,7 +139,7 @@ _ASKER_WORDS: Final = frozenset(
 )
 #: shorter "sentences" (a heading, a table label) are never quoted as claims
 MIN_CLAIM_TOKENS = 4
-_STATEMENT_END = regex.compile(r"[.!?…:;]\W*$")
+_STATEMENT_END = re.compile(r"[.!?…:;]\W*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,14 +626,14 @@ _NUMBERED: Final = frozenset({("1", "."), ("1", ")"), ("a", "."), ("a", ")")})
 #: the last words of an elliptical sentence, one that leaves out what the sentence
 #: before it said ("Debian Maintainers can't.", "Debian-Betreuer können dies nicht.",
 #: "Сопровождающие Debian не могут."): an auxiliary or modal verb, a negation, "too"
-_ELLIPSIS_END: Final = regex.compile(
+_ELLIPSIS_END: Final = re.compile(
     r"\b(?:can(?:not|'t|’t)?|could(?:n't|n’t)?|wo(?:n't|n’t)|will|would(?:n't|n’t)?"
     r"|should(?:n't|n’t)?|must(?:n't|n’t)?|may|might|do(?:es)?(?:n't|n’t)?|did(?:n't|n’t)?"
     r"|is(?:n't|n’t)?|are(?:n't|n’t)?|was(?:n't|n’t)?|were(?:n't|n’t)?|ha(?:s|ve)(?:n't|n’t)?"
     r"|not|too|either|nicht|nie|auch|ebenfalls|ebenso|kann|können|darf|dürfen|muss|müssen"
     r"|soll|sollen|не|нет|нельзя|можно|тоже|также|(?:не )?(?:может|могут|должен|должны"
     r"|вправе))\W*$",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 #: most words of an elliptical sentence
 _ELLIPSIS_WORDS: Final = 6
@@ -643,8 +644,8 @@ def _elliptical(sentence: str) -> bool:
     return len(sentence.split()) <= _ELLIPSIS_WORDS and bool(_ELLIPSIS_END.search(sentence))
 
 
-_NUMBERED_HEADING = regex.compile(r"^\s*(?:\d+\.)+\d*\s+\S")
-_SECTION_NUMBER = regex.compile(r"^\s*(?:\d+\.)+\d*\s*$")
+_NUMBERED_HEADING = re.compile(r"^\s*(?:\d+\.)+\d*\s+\S")
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)+\d*\s*$")
 
 
 def _is_heading(sentence: str) -> bool:
@@ -680,7 +681,7 @@ def _heading_paragraphs(text: str) -> list[tuple[int, int]]:
 _SUBSECTION: Final = regex.compile(r"^\s*\d+\.\d+(?:\.\d+)*\.?\s+\p{Lu}")
 #: a paragraph: a line and every following line up to a blank one (as
 #: ``[^\n](?:[^\n]|\n(?![ \t]*\n))*``, a run of a line's characters at a time)
-_PARAGRAPH_TEXT: Final = regex.compile(r"[^\n]+(?:\n(?![ \t]*\n)[^\n]*)*")
+_PARAGRAPH_TEXT: Final = re.compile(r"[^\n]+(?:\n(?![ \t]*\n)[^\n]*)*")
 
 
 def _is_number(sentence: str) -> bool:
@@ -844,10 +845,10 @@ class ExtractiveGenerator:
 
 
 #: words that open a sentence going on about the one before it
-_ANAPHORA: Final = regex.compile(
+_ANAPHORA: Final = re.compile(
     r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
     r"|dort|darin|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом|там)\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 

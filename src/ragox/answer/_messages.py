@@ -3,6 +3,7 @@ question's language: English, German or Russian."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -63,10 +64,10 @@ MESSAGES: Final = {
 }
 
 _CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
-_GERMAN: Final = regex.compile(
+_GERMAN: Final = re.compile(
     r"[äöüß]|\b(?:wie|was|wer|wo|wann|warum|welche[rsmn]?|ich|ist|sind|kann|der|die|das"
     r"|und|nicht|ein|eine|mit|für)\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 

@@ -20,12 +20,11 @@ Term matching depends on the language, because stemming fails differently:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
-
-import regex
 
 from ragox.search import analyze_document, detect_language
 from ragox.search._synonyms import synonym_stems
@@ -71,49 +70,49 @@ class AnswerKind(Enum):
 _KINDS: Final = (
     (
         AnswerKind.DATE,
-        regex.compile(
+        re.compile(
             r"^\W*(?:when\b|in what year|what year|which year|wann\b|in welchem jahr"
             r"|seit wann|когда\b|в каком году|в котором году)",
-            regex.IGNORECASE,
+            re.IGNORECASE,
         ),
     ),
     (
         AnswerKind.FREQUENCY,
-        regex.compile(
+        re.compile(
             r"\b(?:how often|how frequently|how many times|wie oft|wie häufig|wie viele male"
             r"|in welchen abständen|сколько раз"
             r"|как часто|с какой (?:частотой|периодичностью))\b",
-            regex.IGNORECASE,
+            re.IGNORECASE,
         ),
     ),
     (
         AnswerKind.NUMBER,
-        regex.compile(
+        re.compile(
             r"\b(?:how many|how much|what percentage|wie viele|wie viel|wieviel|wie hoch"
             r"|сколько)\b"
             # a size or an amount: "how big", "wie groß", "какого размера"
             r"|\b(?:how (?:big|large|small|heavy|tall|wide)|what size|wie (?:groß|klein"
             r"|schwer|breit)|welche größe|какого (?:размера|объ[её]ма)|какой (?:размер"
             r"|объ[её]м)|насколько (?:велик|большим|большой|большая))",
-            regex.IGNORECASE,
+            re.IGNORECASE,
         ),
     ),
     (AnswerKind.INSTRUCTION, HOW_TO_QUESTION),
     (
         AnswerKind.REASON,
-        regex.compile(
+        re.compile(
             r"^\W*(?:why|for what reason|warum|wieso|weshalb|weswegen|aus welchem grund"
             r"|почему|зачем|отчего|по какой причине)\b",
-            regex.IGNORECASE,
+            re.IGNORECASE,
         ),
     ),
     (
         AnswerKind.LOCATION,
-        regex.compile(
+        re.compile(
             r"^\W*(?:where\b|in which (?:file|director|folder)|wo\b|wohin\b"
             r"|in welche[mr]? (?:datei|verzeichnis|ordner)|где\b|куда\b"
             r"|в како[мй] (?:файле|каталоге|папке))",
-            regex.IGNORECASE,
+            re.IGNORECASE,
         ),
     ),
 )
@@ -121,69 +120,69 @@ _KINDS: Final = (
 #: "Что такое LVM?"): up to three words after it, nothing more
 _DEFINITION_QUESTION: Final = (
     AnswerKind.DEFINITION,
-    regex.compile(
+    re.compile(
         r"^\W*(?:what(?: is|'s| are)|was (?:ist|sind|bedeutet|bedeuten)|что (?:такое|есть)"
         r"|что означает)\s+(?:(?:an?|the|ein|eine|einen|der|die|das)\s+)?"
         r"[\w.+-]+(?:\s+[\w.+-]+){0,2}\s*\??\s*$",
-        regex.IGNORECASE,
+        re.IGNORECASE,
     ),
 )
 #: a sentence that says what its subject is: the subject (a few words, maybe with a
 #: gloss between commas or brackets), then "is a/the …", "ist ein …", "—", "это",
 #: "является"
-_DEFINES: Final = regex.compile(
+_DEFINES: Final = re.compile(
     r"^\W*(?:\d+(?:\.\d+)*\.?\s+\S+(?:\s+\S+)?\s+)?"  # a section's number and title
     r"[\w.+-]+(?:\s+[\w.+-]+){0,3}"
     r"(?:\s*\([^)]{1,80}\)|,\s[^,]{1,100},)?"
     r"\s+(?:(?:is|are|ist|sind)\s+(?:an?|the|one|another|ein|eine|einer|der|die|das"
     r"|weitere[rs]?)\b|(?:—|–)\s|(?:—\s+)?(?:это|является|являются|представляет собой)\b)",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 _NAME_QUESTION: Final = (
     AnswerKind.NAME,
-    regex.compile(
+    re.compile(
         r"^\W*(?:(?:in|from|with) )?(?:which|what)\s+(?:\w+\s+)?(?:package|tool|program"
         r"|command|utility|daemon|module|library)s?\b"
         r"|^\W*(?:(?:in|aus|mit) )?welche[mnrs]?\s+(?:\w+\s+)?(?:paket|werkzeug|programm"
         r"|befehl|kommando|tool|modul|bibliothek|dienst)"
         r"|^\W*(?:(?:в|из|с помощью) )?как(?:ой|ая|ое|ом|ую|ого|им|ие|их)\s+(?:\w+\s+)?"
         r"(?:пакет|программ|команд|утилит|инструмент|модул|библиотек)",
-        regex.IGNORECASE,
+        re.IGNORECASE,
     ),
 )
 #: a name written as one identifier: "cron-apt", "debian-policy", "linux-image-NNN"
-_IDENTIFIER: Final = regex.compile(r"(?<![\w/.-])[a-z][a-z0-9+.]*(?:[-_][a-z0-9+.]+)+")
+_IDENTIFIER: Final = re.compile(r"(?<![\w/.-])[a-z][a-z0-9+.]*(?:[-_][a-z0-9+.]+)+")
 #: a file or folder path ("/etc/papersize", "~/.bashrc") or a web address
-_PATH: Final = regex.compile(r"(?:^|(?<=[\s(«\"'„“]))~?/[\w.+-]+|\bhttps?://\S+")
-_YEAR: Final = regex.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
-_MONTH: Final = regex.compile(
+_PATH: Final = re.compile(r"(?:^|(?<=[\s(«\"'„“]))~?/[\w.+-]+|\bhttps?://\S+")
+_YEAR: Final = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+_MONTH: Final = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
     r"|december|januar|februar|märz|mai|juni|juli|oktober|dezember|январ|феврал|март"
     r"|апрел|ма[яй]|июн|июл|август|сентябр|октябр|ноябр|декабр)",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
-_DIGIT: Final = regex.compile(r"\d")
+_DIGIT: Final = re.compile(r"\d")
 #: a reference to a part of the document ("Section 6.1", "see Chapter 3", "Abschnitt
 #: 4.2", "Kapitel 7", "раздел 6.1", "в главе 3", "§ 12", "6.1.2"): its number counts
 #: nothing, so it is no answer to "how many …?"
-_REFERENCE: Final = regex.compile(
+_REFERENCE: Final = re.compile(
     r"\b(?:sections?|chapters?|parts?|figures?|tables?|appendix|appendices|pages?|footnotes?"
     r"|steps?|abschnitts?|abschnitten|kapitels?|kapiteln|teils?|abbildung(?:en)?|tabellen?"
     r"|anhangs?|seiten?|schritts?|fußnoten?|раздел\w*|глав\w*|част\w*|рисун\w*|таблиц\w*"
     r"|приложени\w*|страниц\w*|шаг\w*|пункт\w*|versions?|releases?|version\w*|верси\w*)"
     r"\s+\d+(?:\.\d+)*\b|§+\s*\d+(?:\.\d+)*",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 #: a count that a frequency pattern would take for how often: a multiplier ("ten times
 #: their own weight", "zehnmal so viel", "в десять раз больше") and none at all ("None of
 #: the original treaties …", "Keiner der Verträge …", "Ни в одном из договоров …")
-_MULTIPLIER_OR_NONE: Final = regex.compile(
+_MULTIPLIER_OR_NONE: Final = re.compile(
     r"\b(?:\d+|\w+) times (?:the|their|its|his|her|our|your|as|more|less|fewer|larger"
     r"|bigger|smaller|higher|lower|greater|longer|faster|heavier|that)\b"
     r"|\b\w+mal (?:so|mehr|weniger|größer|kleiner|höher|länger|schneller|schwerer)\b"
     r"|\bв (?:\d+|\w+) раза? (?:больш|меньш|выш|ниж|длинн|дольш|быстр|тяжел|дорож)\w*"
     r"|\b(?:none|zero|keiner|keines|keins|ни одн\w*|ни в одном|ноль|нуль)\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 #: the words that ask what a thing is ("что *такое* LVM?", "was *bedeutet* …"): no
 #: terms of the question ("так" would match "Как RAID, так и LVM …")
@@ -197,7 +196,7 @@ FREQUENCY_WORDS: Final = frozenset(
 #: "einmal monatlich", "mehrmals", "jede Woche", "дважды в день", "ежедневно",
 #: "каждые несколько минут", "раз в неделю"; "times" and "раз" only after a count
 #: ("three times", "несколько раз"): "at times", "в этот раз" say no frequency
-_FREQUENCY: Final = regex.compile(
+_FREQUENCY: Final = re.compile(
     r"\b(?:once|twice|thrice|(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten"
     r"|several|many|multiple|a few|a couple of|a number of) times|hourly|daily|nightly"
     r"|weekly|fortnightly|monthly|quarterly|yearly|annually"
@@ -209,11 +208,11 @@ _FREQUENCY: Final = regex.compile(
     r"|много) раза?|раза? в|дважды|трижды|ежечасно|ежедневно|еженедельно|ежемесячно"
     r"|ежегодно|кажд\w+ (?:\w+ )?(?:секунд|минут|час|дн|день|недел|месяц|год|лет)\w*"
     r"|в (?:секунду|минуту|час|день|сутки|неделю|месяц|год))\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 #: a number in words ("seven days", "sieben Tage", "семь дней", "шестикратный"); not
 #: "ein"/"one" as an article or pronoun
-_NUMBER_WORD: Final = regex.compile(
+_NUMBER_WORD: Final = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|\w+teen"
     r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
     r"|millions?|billions?|dozens?|twice|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn"
@@ -226,18 +225,18 @@ _NUMBER_WORD: Final = regex.compile(
     # a number as an adjective: "sechsfacher", "шестикратный" (a six-time winner)
     r"|(?:zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)fach\w*"
     r"|(?:одно|дву|двух|тр[её]х|четыр[её]х|пяти|шести|семи|восьми|девяти|десяти)кратн\w*)\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 
 #: a reason stated: "because", "that is why", "weil", "Das ist der Grund, weshalb",
 #: "потому что", "поэтому"
-_REASON: Final = regex.compile(
+_REASON: Final = re.compile(
     r"\b(?:because|since|due to|owing to|so that|in order to|that is why|this is why"
     r"|the reason|reasons?|therefore|as a result|weil|denn|deshalb|deswegen|daher|darum"
     r"|weshalb|wegen|damit|grund|gründen|потому что|так как|поскольку|из-за|поэтому"
     r"|причин\w*|чтобы|ибо|вследствие)\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 

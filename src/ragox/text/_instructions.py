@@ -8,6 +8,7 @@ such passages for such questions (:mod:`ragox.search`), and answers quote them
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import regex
@@ -22,27 +23,27 @@ __all__ = [
     "is_section_heading",
 ]
 
-_PROMPT: Final = regex.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
+_PROMPT: Final = re.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 #: an option, a path, an assignment or a pipe: a command line's signs
-_COMMAND_SIGN: Final = regex.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
+_COMMAND_SIGN: Final = re.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
 #: a line that opens with a lowercase word ("make deb-pkg", "apt full-upgrade") is a
 #: command only when it is short and has no clause: "install (installieren) - der
 #: Benutzer möchte …;", "to this:", "release 11, a.k.a. …" are prose cut into lines
-_BARE_COMMAND: Final = regex.compile(r"^[a-z][\w.-]*(?:\s|$)")
-_CLAUSE: Final = regex.compile(r",\s|[,;:]$")
+_BARE_COMMAND: Final = re.compile(r"^[a-z][\w.-]*(?:\s|$)")
+_CLAUSE: Final = re.compile(r",\s|[,;:]$")
 _BARE_COMMAND_WORDS: Final = 7
 #: a numbered section's heading opens so ("1.3. ", "4.6.2 ")
-_SECTION_NUMBER: Final = regex.compile(r"^\d+\.\d+(?:\.\d+)*\.?\s")
+_SECTION_NUMBER: Final = re.compile(r"^\d+\.\d+(?:\.\d+)*\.?\s")
 #: the end of a sentence (a command line has none)
-SENTENCE_END: Final = regex.compile(r"[.!?…]\W*$")
+SENTENCE_END: Final = re.compile(r"[.!?…]\W*$")
 #: a blank line between two paragraphs
-PARAGRAPH_BREAK: Final = regex.compile(r"\n[ \t]*\n\s*")
+PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n\s*")
 #: an instruction: a command line, a numbered step, an imperative opening
 _ENGLISH_IMPERATIVE: Final = (
     r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
     r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
 )
-_ENGLISH: Final = regex.compile(
+_ENGLISH: Final = re.compile(
     r"^"
     + _ENGLISH_IMPERATIVE
     # after a condition: "If you want to run testing, then change the third field …",
@@ -68,7 +69,7 @@ _ENGLISH: Final = regex.compile(
     # will ask")
     + r"(?!(?:and|or|will|would|can|could|should|must|may|might|is|are|was|were|has"
     + r"|have|does|did)\b)\S",
-    regex.IGNORECASE | regex.MULTILINE,
+    re.IGNORECASE | re.MULTILINE,
 )
 #: not a modal or auxiliary verb: "…, können Sie …", "Dann werden Sie sehen" instruct
 #: nobody
@@ -104,7 +105,7 @@ _IMPERATIVE: Final = regex.compile(
 #: a sentence naming the command or tool that does it ("This can be achieved with a
 #: command such as adduser user group.", "Sie ändern ihn mit dem Befehl …", "Это
 #: делается с помощью команды …"): the means, which a how-to question asks for
-_MEANS: Final = regex.compile(
+_MEANS: Final = re.compile(
     r"\b(?:with|using|through|via) (?:a |the )?(?:command|tool|utility|program)s?\b"
     r"|\bcan be (?:done|achieved|changed|set|configured|displayed|listed|found|checked)"
     r" (?:with|using|by running)\b"
@@ -112,7 +113,7 @@ _MEANS: Final = regex.compile(
     r"|\b(?:Befehl|Kommando) wie\b"
     r"|\b(?:с помощью|при помощи) (?:команды|утилиты|программы)\b|\bкомандой\b"
     r"|\b(?:выполнить|запустить|использовать|ввести) команд[уы]\b",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 
@@ -149,7 +150,7 @@ def has_instruction(text: str, language: str | None = None) -> bool:
     der Benutzer möchte …") or a noun ("Start des Systems …")."""
     for paragraph in PARAGRAPH_BREAK.split(text):
         stripped = paragraph.strip()
-        if _PROMPT.match(stripped) or regex.match(r"^\d{1,2}[.)]\s+\S", stripped):
+        if _PROMPT.match(stripped) or re.match(r"^\d{1,2}[.)]\s+\S", stripped):
             return True
         if command_like(stripped) and not SENTENCE_END.search(stripped):
             return True
@@ -160,11 +161,11 @@ def has_instruction(text: str, language: str | None = None) -> bool:
 
 #: a how-to question: "How do I …", "How can a user …", "Wie ändere ich …", "Wie kann
 #: man …", "Как изменить …", "Как мне узнать …"
-HOW_TO_QUESTION: Final = regex.compile(
+HOW_TO_QUESTION: Final = re.compile(
     r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
     r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
     r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
-    regex.IGNORECASE,
+    re.IGNORECASE,
 )
 
 
