@@ -210,3 +210,31 @@ def test_keys_list_shows_ids_and_grants_never_keys(ragox_cli, home: Path) -> Non
     everything = json.loads(ragox_cli("keys", "list", "--all", "--json").stdout)["keys"]
     assert [r["revoked_at"] is not None for r in everything] == [True, False]
     assert ragox_cli("keys", "revoke").code == 2  # neither a key nor --id
+
+
+@pytest.mark.sqlite_only  # a PostgreSQL store is the server's to say, not a file's
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("search", "pump"),
+        ("ask", "How often is the pump checked?"),
+        ("resolve", "0" * 64),
+        ("text", "pump.txt"),
+        ("keys", "list"),
+        ("delete", "pump.txt"),
+    ],
+)
+def test_commands_that_read_refuse_a_home_that_does_not_exist(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A mistyped --home is an error, not an empty answer from a new empty home that
+    the command leaves behind; commands that write (ingest) still create it."""
+    home = tmp_path / "no-such-home"
+    result = run_ragox(home, *command)
+    assert result.code == 1
+    assert f"no ragox home at {home}" in result.stderr
+    assert not home.exists()
+    source = tmp_path / "pump.txt"
+    source.write_text("The pump is checked every Monday.\n", encoding="utf-8")
+    assert run_ragox(home, "ingest", str(source)).code == 0
+    assert run_ragox(home, "search", "pump").code == 0

@@ -147,9 +147,10 @@ def test_store_option_selects_the_database(url: str, tmp_path: Path) -> None:
     assert run_ragox(home, "--store", url, "ingest", str(source)).code == 0
     found = run_ragox(home, "--store", url, "search", "boiler", "--json")
     assert found.code == 0 and json.loads(found.stdout)["hits"]
+    # without it, the home holds no SQLite store: a search says so and creates none
     alone = run_ragox(home, "search", "boiler", "--json")
-    assert alone.code == 0 and json.loads(alone.stdout)["hits"] == []
-    assert not (home / "ragox.db").exists() or run_ragox(home, "status", "--json").code == 0
+    assert alone.code == 1 and "no ragox home" in alone.stderr and "boiler" not in alone.stdout
+    assert not (home / "ragox.db").exists()
 
 
 def test_bm25_equals_the_sqlite_store_on_the_same_corpus(url: str, tmp_path: Path) -> None:

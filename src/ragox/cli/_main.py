@@ -169,8 +169,15 @@ def _principal(principal: str | None, groups: str | None, tenant: str) -> Princi
 
 
 @contextmanager
-def _app(ctx: click.Context) -> Iterator[Ragox]:
+def _app(ctx: click.Context, existing: bool = False) -> Iterator[Ragox]:
+    """The home's service. ``existing``: a command that only reads or changes what is
+    stored refuses a home that holds no store yet instead of creating an empty one
+    (a mistyped ``--home`` answered "no results" and left a new folder behind)."""
     home: Path = ctx.obj["home"]
+    if existing and not _has_store(home):
+        raise Failure(
+            f"no ragox home at {home} (nothing ingested there yet): check --home or $RAGOX_HOME"
+        )
     try:
         app = Ragox(home)
     except StoreError as error:
@@ -179,6 +186,13 @@ def _app(ctx: click.Context) -> Iterator[Ragox]:
         yield app
     finally:
         app.close()
+
+
+def _has_store(home: Path) -> bool:
+    """Whether the home's store exists: PostgreSQL (``--store``, ``$RAGOX_STORE``) is
+    a server's to say; the embedded store is the home's database file."""
+    chosen = os.environ.get(STORE_VARIABLE) or ""
+    return chosen not in ("", "sqlite") or (home / "ragox.db").is_file()
 
 
 #: commands defined in modules of their own, imported only when named (or listed by
@@ -590,7 +604,7 @@ def text(
     tenant: str,
 ) -> None:
     """Print the normalized representation text, exactly (no added newline)."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             value = app.text(document_id, _principal(principal, groups, tenant), revision)
         except NotFound:
@@ -621,7 +635,7 @@ def anchor(
     as_json: bool,
 ) -> None:
     """Create and store an anchor for a code-point range of a document."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             created = app.create_anchor(
                 document_id, start, end, _principal(principal, groups, tenant), revision
@@ -714,7 +728,7 @@ def resolve_cmd(
     """Resolve an anchor (JSON, W3C annotation, or stored id) strictly."""
     anchor_value, anchor_id = _read_anchor(source)
     who = _principal(principal, groups, tenant)
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         if anchor_value is not None:
             result = app.resolve(anchor_value, who)
         else:
@@ -760,7 +774,7 @@ def acl(
     as_json: bool,
 ) -> None:
     """Replace the reader groups of a document's revisions."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
         except CollectionReaders as error:
@@ -791,7 +805,7 @@ def acl(
 @click.pass_context
 def delete(ctx: click.Context, document_id: str, tenant: str, as_json: bool) -> None:
     """Remove a document from search and from resolution."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         deleted = app.delete(document_id, tenant)
     if not deleted:
         _not_found(as_json, "document")
@@ -843,7 +857,7 @@ def migrate(
 @click.pass_context
 def annotation(ctx: click.Context, anchor_id: str, tenant: str) -> None:
     """Print a stored anchor as a W3C Web Annotation (JSON-LD)."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         _refuse_ambiguous_prefix(app, anchor_id, tenant)
         try:
             stored = app.get_anchor(anchor_id, Principal.local_operator(tenant))
@@ -878,7 +892,7 @@ def search(
 ) -> None:
     """Search the chunks the principal may read, in current revisions only."""
     who = _principal(principal, groups, tenant)
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             hits = app.search(query, who, _search_mode(mode), limit, collapse=True)
         except _search_errors() as error:
@@ -916,7 +930,7 @@ def check(
     as_json: bool,
 ) -> None:
     """Seed 003 round trip: every chunk's fragments, mapped back to the source, must match."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             report = app.check(document_id, Principal.local_operator(tenant), revision, password)
         except NotFound:
@@ -944,7 +958,7 @@ def check(
 @click.pass_context
 def checks_cmd(ctx: click.Context, document_id: str | None, tenant: str, as_json: bool) -> None:
     """Recorded `ragox check` runs (the operator's log): parser, revision, mismatches."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         runs = app.check_runs(Principal.local_operator(tenant), document_id)
     rows = [
         {
@@ -1000,7 +1014,7 @@ def verify_cmd(
 
     home: Path = ctx.obj["home"]
     if history:
-        with _app(ctx):
+        with _app(ctx, existing=True):
             pass  # the home must exist and open
         found = report_history(home)
         if as_json:
@@ -1199,7 +1213,7 @@ def ask(
 ) -> None:
     """Answer a question from the documents the principal may read, with verified citations."""
     who = _principal(principal, groups, tenant)
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             generator = (
                 None if generator_spec == "extractive" else generator_from_spec(generator_spec)
@@ -1357,7 +1371,7 @@ def answer_show(
 ) -> None:
     """Replay an answer; every citation is re-resolved now with the principal's access."""
     who = _principal(principal, groups, tenant)
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             replay = app.show_answer(answer_id, who)
         except NotFound:
@@ -1391,7 +1405,7 @@ def answer_trace(ctx: click.Context, answer_id: str, tenant: str) -> None:
 
     Traces are the operator's diagnostics: this command acts as the local operator
     only, and no API route serves them."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             trace = app.answer_trace(answer_id, Principal.local_operator(tenant))
         except NotFound:
@@ -1493,7 +1507,7 @@ def purge(
     text of documents deleted before this version of ragox."""
     answers_after = _period(older_than, "--older-than")
     traces_after = _period(traces_older_than, "--traces-older-than")
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         if answers_after is None and traces_after is None:
             policy = app.retention()
             answers_after, traces_after = policy.answers_seconds, policy.traces_seconds
@@ -1787,7 +1801,7 @@ def keys_revoke(ctx: click.Context, key: str | None, key_id: str | None, tenant:
     refused from now on."""
     if (key is None) == (key_id is None):
         raise Usage("give the key, or --id KEY_ID from `ragox keys list`")
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         if key is not None:
             revoked = app.revoke_key(key)
         else:
@@ -1809,7 +1823,7 @@ def keys_revoke(ctx: click.Context, key: str | None, key_id: str | None, tenant:
 def keys_list(ctx: click.Context, tenant: str, include_revoked: bool, as_json: bool) -> None:
     """The tenant's API keys: id, principal, groups, write prefixes, operate, dates (the
     keys themselves are never stored, so never shown)."""
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         found = app.store.list_keys(tenant, include_revoked)
     rows = [
         {
