@@ -66,27 +66,12 @@ print(json.dumps({{"code": code, "heavy": heavy, "stdout": out.getvalue()}}))
 """
 
 
-def _unused_loaded(home: Path, *args: str) -> list[str]:
-    """The modules the command ``args`` loaded that it does not use."""
-    forbidden = (*HEAVY, *PIPELINES, *NOT_USED[args[0]])
+def _probe(home: Path, modules: tuple[str, ...], *args: str) -> dict[str, object]:
+    """Runs the command ``args`` on ``home`` in a fresh interpreter: its exit code, its
+    output and which of ``modules`` it loaded."""
     env = {**os.environ, "RAGOX_HOME": str(home)}
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(heavy=forbidden), *args],
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    result = json.loads(proc.stdout.decode().splitlines()[-1])
-    assert result["code"] == 0, result
-    return list(result["heavy"])
-
-
-def _run(home: Path, *args: str) -> dict[str, object]:
-    env = {**os.environ, "RAGOX_HOME": str(home)}
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(heavy=HEAVY), *args],
+        [sys.executable, "-c", _PROBE.format(heavy=modules), *args],
         capture_output=True,
         env=env,
         timeout=120,
@@ -95,6 +80,19 @@ def _run(home: Path, *args: str) -> dict[str, object]:
     assert proc.returncode == 0, proc.stderr.decode()
     result: dict[str, object] = json.loads(proc.stdout.decode().splitlines()[-1])
     return result
+
+
+def _unused_loaded(home: Path, *args: str) -> list[str]:
+    """The modules the command ``args`` loaded that it does not use."""
+    result = _probe(home, (*HEAVY, *PIPELINES, *NOT_USED[args[0]]), *args)
+    assert result["code"] == 0, result
+    heavy = result["heavy"]
+    assert isinstance(heavy, list)
+    return [str(name) for name in heavy]
+
+
+def _run(home: Path, *args: str) -> dict[str, object]:
+    return _probe(home, HEAVY, *args)
 
 
 @pytest.fixture(scope="module")
@@ -269,17 +267,8 @@ def test_search_across_partitions_skips_numpy_ma(tmp_path: Path) -> None:
             [*ingest, "--groups", group], capture_output=True, timeout=120, check=False
         )
         assert proc.returncode == 0, proc.stderr.decode()
-    env = {**os.environ, "RAGOX_HOME": str(home)}
-    who = ["--principal", "reader", "--groups", "a,b"]
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(heavy=("numpy", "numpy.ma")), "search", "pump", *who],
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    result = json.loads(proc.stdout.decode().splitlines()[-1])
+    who = ("--principal", "reader", "--groups", "a,b")
+    result = _probe(home, ("numpy", "numpy.ma"), "search", "pump", *who)
     assert result["code"] == 0
-    assert "a.txt" in result["stdout"] and "b.txt" in result["stdout"]
+    assert "a.txt" in str(result["stdout"]) and "b.txt" in str(result["stdout"])
     assert result["heavy"] == ["numpy"]
