@@ -59,6 +59,7 @@ from ragox.store import (
     PurgeCounts,
     RetentionPolicy,
     StoreError,
+    has_store,
     migrate_store,
 )
 
@@ -174,7 +175,7 @@ def _app(ctx: click.Context, existing: bool = False) -> Iterator[Ragox]:
     stored refuses a home that holds no store yet instead of creating an empty one
     (a mistyped ``--home`` answered "no results" and left a new folder behind)."""
     home: Path = ctx.obj["home"]
-    if existing and not _has_store(home):
+    if existing and not has_store(home):
         raise Failure(
             f"no ragox home at {home} (nothing ingested there yet): check --home or $RAGOX_HOME"
         )
@@ -186,13 +187,6 @@ def _app(ctx: click.Context, existing: bool = False) -> Iterator[Ragox]:
         yield app
     finally:
         app.close()
-
-
-def _has_store(home: Path) -> bool:
-    """Whether the home's store exists: PostgreSQL (``--store``, ``$RAGOX_STORE``) is
-    a server's to say; the embedded store is the home's database file."""
-    chosen = os.environ.get(STORE_VARIABLE) or ""
-    return chosen not in ("", "sqlite") or (home / "ragox.db").is_file()
 
 
 #: commands defined in modules of their own, imported only when named (or listed by

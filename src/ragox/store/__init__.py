@@ -7,7 +7,13 @@ from ragox.store._blobs import BLOBS_VARIABLE, Blobs, BlobStore, open_blobs
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._hits import HitSource
 from ragox.store._interface import JobQueue, SearchIndex, Store
-from ragox.store._open import STORE_VARIABLE, is_postgres_url, migrate_store, open_store
+from ragox.store._open import (
+    STORE_VARIABLE,
+    has_store,
+    is_postgres_url,
+    migrate_store,
+    open_store,
+)
 from ragox.store._queue import WORKER_LOST
 from ragox.store._records import (
     AnswerRedactor,
@@ -75,6 +81,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredAnchor",
+    "has_store",
     "is_postgres_url",
     "migrate_store",
     "open_blobs",

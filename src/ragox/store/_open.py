@@ -10,7 +10,7 @@ from ragox.store._errors import StoreError
 from ragox.store._interface import Store
 from ragox.store.sqlite import SqliteStore
 
-__all__ = ["STORE_VARIABLE", "is_postgres_url", "migrate_store", "open_store"]
+__all__ = ["STORE_VARIABLE", "has_store", "is_postgres_url", "migrate_store", "open_store"]
 
 #: the environment variable naming the store (default: the SQLite file of the home)
 STORE_VARIABLE: Final = "RAGOX_STORE"
@@ -21,11 +21,27 @@ def is_postgres_url(location: str) -> bool:
     return location.startswith(_POSTGRES_SCHEMES)
 
 
+def _chosen(location: str | None) -> str | None:
+    """``location``, else ``$RAGOX_STORE``; None for the home's SQLite database."""
+    chosen = location if location is not None else os.environ.get(STORE_VARIABLE) or None
+    return None if chosen in (None, "", "sqlite") else chosen
+
+
+def _embedded_exists(home: Path) -> bool:
+    return (home / "ragox.db").is_file()
+
+
+def has_store(home: Path, location: str | None = None) -> bool:
+    """Whether :func:`open_store` would open a store that exists rather than create
+    the home's SQLite database: a server's store is the server's to say."""
+    return _chosen(location) is not None or _embedded_exists(home)
+
+
 def open_store(home: Path, location: str | None = None) -> Store:
     """The store at ``location`` (a ``postgresql://`` URL), else ``$RAGOX_STORE``, else
     the SQLite database of ``home``. The home holds local files either way."""
-    chosen = location if location is not None else os.environ.get(STORE_VARIABLE) or None
-    if chosen is None or chosen in ("", "sqlite"):
+    chosen = _chosen(location)
+    if chosen is None:
         return SqliteStore(home)
     if is_postgres_url(chosen):
         try:
@@ -45,7 +61,7 @@ def migrate_store(home: Path, url: str) -> dict[str, object]:
     manifest key stays in the home: open it with ``--store URL`` afterwards."""
     if not is_postgres_url(url):
         raise StoreError("the target is a postgresql:// URL")
-    if not (home / "ragox.db").is_file():
+    if not _embedded_exists(home):
         raise StoreError("no embedded store in that home")
     try:
         # an optional extra (psycopg): imported only by a home that uses it
