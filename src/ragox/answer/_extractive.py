@@ -31,11 +31,13 @@ instruction bonus for how-to questions is set by reasoning, not fitted (see
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import regex
@@ -49,7 +51,7 @@ from ragox.answer._blocks import (
     runs_into_block,
     same_passage_key,
 )
-from ragox.answer._cells import TableCells, answer_from_cells
+from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
@@ -313,6 +315,9 @@ class ScoredSentence:
     #: the share of the question the sentence itself holds, synonyms left out
     #: (``matched`` and ``partial`` without what only a synonym brought)
     literal: float = 0.0
+    #: the question terms the sentence itself holds in any form (a part of a compound,
+    #: a synonym)
+    covered: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +327,8 @@ class Scoring:
     sentences: tuple[ScoredSentence, ...]
     answerability: float
     language: str
+    #: each question term's weight (IDF) in the scores
+    weights: Mapping[str, float] = field(default_factory=dict)
 
 
 #: ``weights(terms) -> {term: idf}`` from the index the evidence came from
@@ -333,13 +340,19 @@ def score_sentences(
     evidence: Sequence[Evidence],
     term_weights: TermWeights | None = None,
     config: ExtractiveConfig | None = None,
+    table_rows: Sequence[Sequence[tuple[int, int]]] | None = None,
 ) -> Scoring:
     """Every quotable sentence of the evidence with its support and score, best first.
+
+    ``table_rows``: per passage, the spans of its table rows (offsets in its text;
+    :func:`table_rows`): each row is a unit of its own, whatever the sentence splitter
+    made of the cells.
 
     IDF comes from the searched index when ``term_weights`` is given (a rare word
     of the question matters more than a common one), else from the evidence.
     """
     config = config or ExtractiveConfig()
+    original = evidence  # before passages of other languages are left out
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
     own = [detect_language(item.text) for item in evidence]
@@ -403,8 +416,9 @@ def score_sentences(
     passages: list[list[tuple[int, int, bool, Credits]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
+    rows_of = {id(item): rows for item, rows in zip(original, table_rows or (), strict=False)}
     for item, headings, others in zip(evidence, heading_spans, foreign, strict=True):
-        spans = units(item.text)
+        spans = units(item.text, rows_of.get(id(item), ()))
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
             [
@@ -512,11 +526,12 @@ def score_sentences(
                     exact,
                     start in blocks[index],
                     literal / total,
+                    frozenset(t for t, value in credits.items() if value > 0),
                 )
             )
             answerability = max(answerability, config.answerability(features, kind))
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
-    return Scoring(tuple(scored), answerability, language)
+    return Scoring(tuple(scored), answerability, language, weights)
 
 
 def _compounds(
@@ -560,10 +575,83 @@ def _other_paragraphs(text: str, language: str) -> tuple[tuple[int, int], ...] |
     )
 
 
-def units(text: str) -> list[tuple[int, int, bool]]:
+def units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, bool]]:
     """Sentence spans of ``text``, except that a sentence introducing a block (a command,
     steps, a list) spans the block too and is always quotable; the block's own
-    sentences are then part of it, not units of their own."""
+    sentences are then part of it, not units of their own. A table's row (``rows``:
+    spans in ``text``) is a unit of its own: its cells end in no full stop, so
+    sentences and blocks would run a whole table together ("list manpages for an
+    installed package" then every command and description below it)."""
+    found = _units(text)
+    return _cut_rows(text, found, rows) if rows else found
+
+
+def _cut_rows(
+    text: str, found: list[tuple[int, int, bool]], rows: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, bool]]:
+    """``found`` with each row of ``rows`` as a unit, and what of a unit lies outside
+    the rows (a table's caption, the sentence before it) as units of their own."""
+    out: list[tuple[int, int, bool]] = []
+    inside: set[tuple[int, int]] = set()
+    for start, end, block in found:
+        met = sorted((s, e) for s, e in rows if s < end and start < e)
+        if not met:
+            out.append((start, end, block))
+            continue
+        inside.update(met)
+        cursor = start
+        for row_start, row_end in [*met, (end, end)]:
+            piece = _trimmed(text, cursor, min(row_start, end))
+            if piece is not None:
+                # what ran into the table's rows introduces no block now
+                out.append((*piece, False))
+            cursor = max(cursor, row_end)
+    for row_start, row_end in inside:
+        piece = _trimmed(text, max(row_start, 0), min(row_end, len(text)))
+        if piece is not None:
+            out.append((*piece, False))
+    return sorted(set(out))
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """``[start, end)`` without white space at either end; None when nothing is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if start < end else None
+
+
+#: the longest table row that is one unit: a longer one holds prose, quoted by sentence
+MAX_ROW_CHARS: Final = 500
+
+
+def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple[int, int], ...]:
+    """The spans of the table rows of ``cells`` (those of ``evidence``'s range) in
+    ``evidence.text``: from a row's first cell to its last, cut to the passage. Only
+    rows of data count: at least two cells with text, at most :data:`MAX_ROW_CHARS`
+    (a manual's layout table around a note, "Note" beside its paragraphs, is prose)."""
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+    filled: Counter[tuple[int, int]] = Counter()
+    for cell in cells:
+        start = max(cell.start, evidence.start) - evidence.start
+        end = min(cell.end, evidence.end) - evidence.start
+        if start >= end:
+            continue
+        key = (cell.table, cell.row)
+        filled[key] += bool(cell.text.strip())
+        known = spans.get(key)
+        spans[key] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
+    return tuple(
+        sorted(
+            (start, end)
+            for key, (start, end) in spans.items()
+            if filled[key] >= 2 and end - start <= MAX_ROW_CHARS
+        )
+    )
+
+
+def _units(text: str) -> list[tuple[int, int, bool]]:
     spans = [
         piece
         for start, end in split_sentences(text)
@@ -723,13 +811,16 @@ class ExtractiveGenerator:
         return "extractive@2"
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Draft:
+        rows: list[tuple[tuple[int, int], ...]] | None = None
         if self.table_cells is not None:
+            of = functools.cache(self.table_cells)  # each passage's cells read once
             # a question naming a table row and column: that cell, quoted alone
-            cells = answer_from_cells(question, evidence, self.table_cells)
+            cells = answer_from_cells(question, evidence, of)
             if cells:
                 return Draft(claims=cells, abstained=False)
+            rows = [table_rows(e, of(e.manifest_id, e.start, e.end)) for e in evidence]
         config = self.config
-        scoring = score_sentences(question, evidence, self.term_weights, config)
+        scoring = score_sentences(question, evidence, self.term_weights, config, rows)
         kind = answer_kind(question)
         scored: Sequence[ScoredSentence] = scoring.sentences
         answerability = scoring.answerability
@@ -774,12 +865,17 @@ class ExtractiveGenerator:
                 or _lists_for(follow, best)
             )
             and len(chosen) < config.max_sentences
-            and not any(_same(follow, other) or _overlap(follow, other) for other in chosen)
+            and not any(_repeats(follow, other) or _overlap(follow, other) for other in chosen)
         ):
             chosen.append(follow)
         # the best one and what completes it, in the passage's order they depend on;
         # further sentences after them
         chosen.sort(key=lambda s: s.start)
+        # the most specific of the question's words, when the best sentence holds it:
+        # what the answer is about ("editor" in "How do I change the default editor?")
+        subject = max(sorted(scoring.weights), key=scoring.weights.__getitem__, default=None)
+        if subject not in best.covered:
+            subject = None
         for candidate in own[1:]:
             if len(chosen) >= config.max_sentences or candidate.score < config.second_ratio * (
                 best.score
@@ -814,7 +910,25 @@ class ExtractiveGenerator:
                 and not _adjacent(candidate, best)
             ):
                 continue
-            if any(_same(candidate, other) or _overlap(candidate, other) for other in chosen):
+            # …and, from another passage (another section, another chapter of the
+            # manual), hold that subject itself: "quick check algorithm (by default) …
+            # files that have changed" shares "default" and "change" with the question
+            # about the default editor, and is about something else
+            if (
+                subject is not None
+                and candidate.evidence.source_id != best.evidence.source_id
+                and subject not in candidate.covered
+            ):
+                continue
+            if any(_overlap(candidate, other) for other in chosen):
+                continue
+            # the same words once: a sentence that another quote already holds (the
+            # PDF's copy of the HTML's sentence, cut with its command or without it); a
+            # copy that holds the block it introduces (the command) takes its place
+            copied = next((other for other in chosen if _repeats(candidate, other)), None)
+            if copied is not None:
+                if candidate.block and not copied.block and _holds(candidate, copied):
+                    chosen[chosen.index(copied)] = candidate
                 continue
             # another item of the best one's list, with its own steps ("· To configure
             # the printer:" beside "· To configure the network:"), is about another thing
@@ -935,8 +1049,34 @@ def _quote(sentence: ScoredSentence) -> str:
     return sentence.evidence.text[sentence.start : sentence.end]
 
 
-def _same(one: ScoredSentence, other: ScoredSentence) -> bool:
-    return same_passage_key(_quote(one)) == same_passage_key(_quote(other))
+#: a further sentence whose words are this share of another quote's is a copy of it
+_REPEATED_SHARE: Final = 0.85
+#: …when it has at least this many words (shorter ones are compared whole)
+_REPEATED_WORDS: Final = 4
+
+
+def _repeats(one: ScoredSentence, other: ScoredSentence) -> bool:
+    """The words of one quote are (nearly all) in the other, in any document: the same
+    passage cut differently in two representations ("The following reconfigure the
+    timezone …" alone in the PDF, with its command in the HTML), or one sentence with
+    a cross-reference's title in one copy and not in the other."""
+    first, second = same_passage_key(_quote(one)), same_passage_key(_quote(other))
+    shorter, longer = (first, second) if len(first) <= len(second) else (second, first)
+    if not shorter:
+        return False
+    if f" {shorter} " in f" {longer} ":
+        return True
+    words = shorter.split()
+    if len(words) < _REPEATED_WORDS:
+        return False
+    common = sum((Counter(words) & Counter(longer.split())).values())
+    return common >= _REPEATED_SHARE * len(words)
+
+
+def _holds(one: ScoredSentence, other: ScoredSentence) -> bool:
+    """``one`` holds all the words of ``other`` and more."""
+    longer, shorter = same_passage_key(_quote(one)), same_passage_key(_quote(other))
+    return len(longer) > len(shorter) and f" {shorter} " in f" {longer} "
 
 
 def _adjacent(one: ScoredSentence, other: ScoredSentence) -> bool:
