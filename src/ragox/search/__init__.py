@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         likely_language,
         tokens,
     )
+    from ragox.search._compounds import absent_compounds, compound_splits
     from ragox.search._embed import (
         Embedder,
         EmbedderError,
@@ -68,10 +69,12 @@ __all__ = [
     "SearchMode",
     "Searcher",
     "SentenceTransformerEmbedder",
+    "absent_compounds",
     "analyze_document",
     "analyze_query",
     "analyze_search_query",
     "compound_parts",
+    "compound_splits",
     "compound_vocabulary",
     "detect_language",
     "embed_chunks",
@@ -112,6 +115,7 @@ __getattr__, __dir__ = lazy_exports(
             "likely_language",
             "tokens",
         ),
+        "._compounds": ("absent_compounds", "compound_splits"),
         "._embed": (
             "Embedder",
             "EmbedderError",

@@ -24,6 +24,7 @@ from ragox.search._analyze import (
     likely_language,
     tokens,
 )
+from ragox.search._compounds import absent_compounds
 from ragox.search._matrix import VectorMatrix, build_matrix, language_shift, top_rows
 from ragox.search._synonyms import synonyms_of_word, with_synonyms
 from ragox.store import HitSource, Scope, Store
@@ -268,13 +269,24 @@ class Searcher:
         that give instructions come first among those of about the same score
         (:data:`INSTRUCTION_BOOST`) unless ``prefer_instructions`` is False."""
         analysis = analyze_search_query(query, self._languages(scope))
-        match = fts_match(with_synonyms(analysis.terms, analysis.languages))
+        terms = analysis.terms
+        if "de" in analysis.languages:
+            # a German compound that no readable chunk writes, by its parts
+            parts = self.compound_parts(query, scope)
+            terms += tuple(part for pair in parts.values() for part in pair if part not in terms)
+        match = fts_match(with_synonyms(terms, analysis.languages))
         if match is None:
             return []
         ranked = self.store.index.lexical(match, scope, limit)
         if not (ranked and prefer_instructions and asks_for_instructions(query)):
             return ranked
         return self._instructions_first(ranked)
+
+    def compound_parts(self, query: str, scope: Scope) -> dict[str, tuple[str, str]]:
+        """The query's German compounds that no chunk of the scope holds, by the stems
+        of their parts that chunks of the scope hold (:func:`absent_compounds`)."""
+        index = self.store.index
+        return absent_compounds(query, lambda terms: index.term_statistics(scope, terms)[1])
 
     def _instructions_first(self, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
         """``ranked`` with the score of each chunk that holds an instruction (a
