@@ -243,3 +243,34 @@ def test_a_layout_table_around_a_note_is_quoted_by_sentence(app: Ragox) -> None:
     quotes = [citation.anchor.quote.exact for citation in record.citations]
     assert any(q.startswith("Editors have options to set the file encoding") for q in quotes)
     assert all("Good editors" not in q for q in quotes if "file encoding" in q), quotes
+
+
+PASSWD = (
+    "The passwd command permits a regular user to change their password, which in turn "
+    "updates the /etc/shadow file.\n\n"
+    "The chfn command, reserved for the super-user, modifies the GECOS field.\n\n"
+    "Here is the list of fields in the /etc/passwd file:\n\n"
+    "· login, for example rhertzog;\n\n"
+    "· password: this is a password encrypted by a one-way function, relying on DES, MD5, "
+    "SHA-256 or SHA-512; the special value x indicates that the encrypted password is "
+    "stored in /etc/shadow;\n\n"
+    "· uid: unique number identifying each user;\n\n"
+    "· gid: unique number for the user's main group;\n\n"
+    "· GECOS: data field usually containing the user's full name;\n\n"
+    "· login directory, assigned to the user for storage of their personal files;\n\n"
+    "· program to execute upon login, usually a command interpreter (shell), which the "
+    "user can change with chsh."
+)
+
+
+def test_a_long_block_beside_the_best_sentence_is_not_quoted() -> None:
+    """A list of many items holds the question's words spread over them ("user",
+    "password", "change", "command"), not an answer: beside the sentence that answers,
+    it is left out."""
+    draft = ExtractiveGenerator().generate(
+        "Which command changes a user's password?", _evidence(("handbook.html", PASSWD))
+    )
+    assert not draft.abstained
+    texts = [claim.text for claim in draft.claims]
+    assert any("passwd command permits a regular user to change their password" in t for t in texts)
+    assert not any("list of fields" in text for text in texts), texts

@@ -435,7 +435,9 @@ def score_sentences(
                             and not any(h_start <= start < h_end for h_start, h_end in headings)
                         )
                     ),
-                    matcher.credit(matcher.stems(item.text[start:end])),
+                    _block_credits(matcher, item.text, start, end)
+                    if quotable
+                    else matcher.credit(matcher.stems(item.text[start:end])),
                 )
                 for start, end, quotable in spans
             ]
@@ -534,6 +536,38 @@ def score_sentences(
     return Scoring(tuple(scored), answerability, language, weights)
 
 
+#: a block of more paragraphs than this (its introducing sentence and its items) is
+#: credited with its introducing sentence and its best item only
+_BLOCK_PARAGRAPHS: Final = 3
+
+
+def _block_credits(matcher: TermMatcher, text: str, start: int, end: int) -> Credits:
+    """What a unit that introduces a block holds of the question. A short block (a
+    sentence and its command) holds what its words hold; a longer one (a list of
+    items, a command's output) what its introducing sentence and its one best item
+    hold: a list's words spread over seven items ("login", "password: …", "uid: …
+    each user") are no statement about a question that shares them ("Which command
+    changes a user's password?")."""
+    whole = matcher.credit(matcher.stems(text[start:end]))
+    cuts = [start, *(m.end() for m in PARAGRAPH_BREAK.finditer(text, start, end)), end]
+    pieces = [(a, b) for a, b in itertools.pairwise(cuts) if text[a:b].strip()]
+    if len(pieces) <= _BLOCK_PARAGRAPHS:
+        return whole
+    opening = matcher.credit(matcher.stems(text[slice(*pieces[0])]))
+    items = [matcher.credit(matcher.stems(text[a:b])) for a, b in pieces[1:]]
+    best = max(items, key=lambda credits: sum(credits.values()))
+    held = Credits()
+    for credits in (opening, best):
+        for term, value in credits.items():
+            if value > held.get(term, 0.0):
+                held[term] = value
+                if term in credits.by_synonym:
+                    held.by_synonym.add(term)
+                else:
+                    held.by_synonym.discard(term)
+    return held
+
+
 def _compounds(
     question: str, content: Sequence[str], terms: Sequence[str], languages: Sequence[str]
 ) -> list[tuple[str, str, str]]:
@@ -622,6 +656,9 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
+#: the longest block (an introducing sentence with its list or command) quoted beside
+#: the best sentence
+MAX_FURTHER_BLOCK: Final = 400
 #: the longest table row that is one unit: a longer one holds prose, quoted by sentence
 MAX_ROW_CHARS: Final = 500
 
@@ -921,6 +958,12 @@ class ExtractiveGenerator:
             ):
                 continue
             if any(_overlap(candidate, other) for other in chosen):
+                continue
+            # a long block (a list of many items, a command's output) beside the best
+            # sentence holds the question's words spread over its items, not an answer
+            # to it: "Here is the list of fields in the /etc/passwd file:" and seven
+            # items under "Which command changes a user's password?"
+            if candidate.block and candidate.end - candidate.start > MAX_FURTHER_BLOCK:
                 continue
             # the same words once: a sentence that another quote already holds (the
             # PDF's copy of the HTML's sentence, cut with its command or without it); a
