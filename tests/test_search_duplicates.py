@@ -17,6 +17,7 @@ from ragox.access import Principal
 from ragox.search import SearchMode
 from ragox.search._embed import Embedder, EmbeddingKind, embedder_from_spec
 from ragox.service import Ragox
+from ragox.store import HitSource
 from ragox.text import near_same_passage, same_passage_key
 
 if TYPE_CHECKING:
@@ -256,3 +257,35 @@ def test_a_collapsed_hybrid_search_embeds_its_query_once(app: Ragox) -> None:
     assert len(hits) == 4  # 4 candidates per list held 2 passages: it read more
     assert all(len(h.also_in) == 2 for h in hits)
     assert counting.queries == 1
+
+
+def test_a_collapsed_search_reads_each_hit_source_once(app: Ragox) -> None:
+    """Reading more candidates ranks again, and the larger pool starts with the chunks
+    already read: each chunk's hit source (its span of text, document, pages) is read
+    once per search, not once per round (the same hits either way)."""
+    for number in range(6):
+        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
+        for copy in range(3):
+            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
+    searcher = app.searcher()
+    asked: list[str] = []
+    reads = searcher.store.hit_sources
+
+    def counting(chunk_ids: Sequence[str]) -> dict[str, HitSource]:
+        asked.extend(chunk_ids)
+        return reads(chunk_ids)
+
+    searcher.store.hit_sources = counting  # type: ignore[method-assign]
+    try:
+        hits = searcher.search(
+            "valve cooling circuit inspected",
+            STAFF,
+            SearchMode.LEXICAL,
+            limit=4,
+            candidates=4,
+            collapse=True,
+        )
+    finally:
+        del searcher.store.hit_sources
+    assert len(hits) == 4 and all(len(h.also_in) == 2 for h in hits)
+    assert asked and len(asked) == len(set(asked)), asked

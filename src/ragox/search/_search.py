@@ -511,6 +511,7 @@ class Searcher:
         scope = scope_of(principal)
         pool = max(limit, candidates)
         embedded: list[Vectors] = []  # the query's vector, embedded once
+        read: dict[str, HitSource] = {}  # hit sources read by earlier rounds of this search
         while True:
             lists: dict[str, list[tuple[str, float]]] = {}
             if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
@@ -532,7 +533,9 @@ class Searcher:
                     for chunk_id in order
                     if chunk_id in sources  # a chunk deleted since it was ranked
                 ]
-            hits = self._collapsed([chunk_id for chunk_id, _ in fused], final, ranks, query, limit)
+            hits = self._collapsed(
+                [chunk_id for chunk_id, _ in fused], final, ranks, query, limit, read
+            )
             exhausted = all(len(ranked) < pool for ranked in lists.values())
             if len(hits) >= limit or exhausted or pool >= MAX_COLLAPSE_CANDIDATES:
                 return hits
@@ -545,28 +548,42 @@ class Searcher:
         ranks: dict[str, list[ListRank]],
         query: str,
         limit: int,
+        read: dict[str, HitSource] | None = None,
     ) -> list[Hit]:
         """Up to ``limit`` distinct passages of ``order``, each with the same passage's
-        other chunks (all from the same scoped lists) under it, in rank order."""
-        groups: list[tuple[Hit, list[str], list[Hit]]] = []  # first hit, keys, others
+        other chunks (all from the same scoped lists) under it, in rank order.
+
+        ``read``: hit sources an earlier round of the same search read (a larger pool
+        ranks the same chunks first again); those read here are added to it."""
+        read = {} if read is None else read
+        # first hit, the distinct keys of the group (a copy's key equal to one already
+        # there adds nothing to compare with), the others
+        groups: list[tuple[Hit, dict[str, None], list[Hit]]] = []
         batch = max(2 * limit, 20)
         for begin in range(0, len(order), batch):
             chunk_ids = order[begin : begin + batch]
-            sources = self.store.hit_sources(chunk_ids)
+            unread = [chunk_id for chunk_id in chunk_ids if chunk_id not in read]
+            if unread:
+                read.update(self.store.hit_sources(unread))
             for chunk_id in chunk_ids:
-                source = sources.get(chunk_id)
+                source = read.get(chunk_id)
                 if source is None:
                     continue  # deleted since it was ranked
                 hit = _hit(source, final[chunk_id], tuple(ranks[chunk_id]), query)
                 key = self._passage_key(chunk_id, source.text)
                 group = next(
-                    (g for g in groups if any(near_same_passage(key, k) for k in g[1])), None
+                    (
+                        g
+                        for g in groups
+                        if key in g[1] or any(near_same_passage(key, k) for k in g[1])
+                    ),
+                    None,
                 )
                 if group is None:
                     if len(groups) < limit:
-                        groups.append((hit, [key], []))
+                        groups.append((hit, {key: None}, []))
                     continue
-                group[1].append(key)
+                group[1][key] = None
                 group[2].append(hit)
             if len(groups) >= limit:
                 # what comes later may still be a copy of a passage shown: list it
