@@ -289,3 +289,31 @@ def test_a_collapsed_search_reads_each_hit_source_once(app: Ragox) -> None:
         del searcher.store.hit_sources
     assert len(hits) == 4 and all(len(h.also_in) == 2 for h in hits)
     assert asked and len(asked) == len(set(asked)), asked
+
+
+def test_the_same_lexical_ranking_is_made_once_per_generation(app: Ragox) -> None:
+    """An answer ranks its question twice (the second time deeper, for passages in the
+    question's language): the second ranking of the same query, scope and depth is the
+    first one, while nothing the scope reads changes; a new document is ranked."""
+    _ingest(app, "v1", b"Valve 1 of the cooling circuit is inspected weekly.", "v1.txt")
+    searcher = app.searcher()
+    index = searcher.store.index
+    ranked: list[str] = []
+    lexical = index.lexical
+
+    def counting(match: str, scope: object, limit: int) -> list[tuple[str, float]]:
+        ranked.append(match)
+        return lexical(match, scope, limit)  # type: ignore[arg-type]
+
+    index.lexical = counting  # type: ignore[method-assign]
+    try:
+        first = searcher.search("valve cooling circuit", STAFF, SearchMode.LEXICAL)
+        again = searcher.search("valve cooling circuit", STAFF, SearchMode.LEXICAL)
+        assert [h.chunk_id for h in again] == [h.chunk_id for h in first]
+        assert len(ranked) == 1
+        _ingest(app, "v2", b"Valve 2 of the cooling circuit is inspected monthly.", "v2.txt")
+        after = searcher.search("valve cooling circuit", STAFF, SearchMode.LEXICAL)
+        assert len(ranked) == 2
+        assert {h.document_id for h in after} == {"v1", "v2"}
+    finally:
+        del index.lexical

@@ -178,6 +178,10 @@ _K = TypeVar("_K")
 _V = TypeVar("_V")
 
 
+#: lexical rankings a searcher keeps (:meth:`Searcher.lexical`)
+_RANKINGS: Final = 16
+
+
 def _keep(cache: OrderedDict[_K, _V], key: _K, value: _V) -> None:
     """Put ``value`` under ``key``, newest, within :data:`CACHED_SCOPES` entries
     (caller holds the lock)."""
@@ -204,6 +208,12 @@ class Searcher:
         # each chunk's passage key (same_passage_key of its text), by chunk id, for
         # collapsed searches: ask searches twice, and questions meet the same chunks
         self._passage_keys: dict[str, str] = {}
+        # the last lexical rankings, by query, scope, depth and instruction preference,
+        # valid at the scope's generation: an answer searches twice (a second time
+        # deeper for passages in the question's language), and both rank the same pool
+        self._rankings: OrderedDict[
+            tuple[str, str, int, bool], tuple[Hashable, tuple[tuple[str, float], ...]]
+        ] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- validation ----------------------------------------------------------------
@@ -267,7 +277,28 @@ class Searcher:
     ) -> list[tuple[str, float]]:
         """``(chunk_id, score)`` by BM25, best first; for a how-to question, passages
         that give instructions come first among those of about the same score
-        (:data:`INSTRUCTION_BOOST`) unless ``prefer_instructions`` is False."""
+        (:data:`INSTRUCTION_BOOST`) unless ``prefer_instructions`` is False.
+
+        The same query of the same scope and depth, asked again while nothing the scope
+        reads has changed (its generation), is answered from the ranking made last."""
+        generation = self.store.index.scope_generation(scope)  # read first (_languages)
+        key = (query, repr(scope), limit, prefer_instructions)
+        with self._lock:
+            found = self._rankings.get(key)
+            if found is not None and found[0] == generation:
+                self._rankings.move_to_end(key)
+                return list(found[1])
+        ranked = self._lexical(query, scope, limit, prefer_instructions)
+        with self._lock:
+            self._rankings[key] = (generation, tuple(ranked))
+            self._rankings.move_to_end(key)
+            while len(self._rankings) > _RANKINGS:
+                self._rankings.popitem(last=False)
+        return ranked
+
+    def _lexical(
+        self, query: str, scope: Scope, limit: int, prefer_instructions: bool
+    ) -> list[tuple[str, float]]:
         analysis = analyze_search_query(query, self._languages(scope))
         terms = analysis.terms
         if "de" in analysis.languages:
