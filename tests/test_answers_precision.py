@@ -274,3 +274,29 @@ def test_a_long_block_beside_the_best_sentence_is_not_quoted() -> None:
     texts = [claim.text for claim in draft.claims]
     assert any("passwd command permits a regular user to change their password" in t for t in texts)
     assert not any("list of fields" in text for text in texts), texts
+
+
+def test_german_andere_is_no_match_for_aendern() -> None:
+    """Snowball stems "ändern" (to change) and "anderen" (other) alike ("and"): "Wie
+    ändere ich …?" met every sentence with "andere(n)", and an answer with two of them
+    beside the command abstained. "andere" in every form is a function word."""
+    draft = ExtractiveGenerator().generate(
+        "Wie ändere ich den Standard-Editor?",
+        _evidence(
+            (
+                "ch01.html",
+                "Sie können ihn wie folgt ändern:\n\n$ sudo update-alternatives --config "
+                "editor\n\nGute Editoren wie Vim und Emacs können Texte mit UTF-8 und "
+                "anderen exotischen Kodierungen korrekt darstellen.",
+            ),
+            (
+                "ch02.html",
+                "Für andere Editoren gibt es eigene Pakete, die Sie mit anderen Werkzeugen "
+                "installieren.",
+            ),
+        ),
+    )
+    assert not draft.abstained
+    texts = [claim.text for claim in draft.claims]
+    assert any("update-alternatives --config editor" in text for text in texts), texts
+    assert not any("andere" in text for text in texts), texts

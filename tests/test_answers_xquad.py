@@ -15,10 +15,11 @@ from ragox.service import Ragox
 #: the least share of unanswerable test-half questions abstained on. The goal is .90;
 #: measured at fitting time: en .909, de .773, ru .886 (88 questions each); after issue
 #: 16's answers on manuals (answers in the question's language, continuation sentences)
-#: en .909, de .784, ru .886. German and
+#: en .909, de .784, ru .886; with German "andere" a function word (it shares the stem
+#: of "ändern") de .795. German and
 #: Russian fall short on unseen articles: the floors pin down where they stand, so that
 #: a change that makes them worse fails, and one that meets the goal should raise them.
-ABSTENTION_FLOOR = {"en": 0.90, "de": 0.78, "ru": 0.86}
+ABSTENTION_FLOOR = {"en": 0.90, "de": 0.79, "ru": 0.86}
 
 
 def test_the_halves_are_disjoint_by_article_and_alike_across_languages() -> None:

@@ -137,6 +137,13 @@ _STOPWORDS: Final = {
     ),
     "de": frozenset(
         [
+            # "andere" (other) in every form: Snowball stems it "and", as it stems
+            # "ändern" (to change), so that "Wie ändere ich …?" met every "anderen"
+            "andere",
+            "anderem",
+            "anderen",
+            "anderer",
+            "anderes",
             # question words
             "welchen",
             "welchem",
