@@ -242,6 +242,10 @@ def test_library_shows_upload_states(browser, viewer: Viewer, tmp_path: Path) ->
             page.set_input_files("#file", str(path))
             page.click("#upload button")
             page.wait_for_selector(f"#upload-state:has-text('{path.name}')")
+            # the upload's row is listed once the server took it: the next upload starts
+            # after that (the status line shows "uploading" first, and a second upload
+            # started meanwhile had its status overwritten when the first one ended)
+            page.wait_for_selector(f"tr[data-document='{path.name}']")
         page.wait_for_selector("tr[data-document='pumpe.md'][data-state='READY']")
         failed = page.locator("tr[data-document='leer.txt'][data-state='FAILED']")
         failed.wait_for()
