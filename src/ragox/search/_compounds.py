@@ -16,16 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from ragox.search._analyze import _stemmer, tokens
+from ragox.search._analyze import _LINKS, _stemmer, tokens
 
 __all__ = ["COMPOUND_MIN", "absent_compounds", "compound_splits"]
 
 #: the shortest word that is cut, and the shortest part
 COMPOUND_MIN: Final = 8
 _PART_MIN: Final = 4
-#: linking elements between a compound's parts, longest first ("Zugriff-s-rechte",
-#: "Benutzer-konto", "Kunde-n-konto", "Hilfe-funktion")
-_LINKS: Final = ("es", "en", "s", "n", "e", "")
 
 #: ``frequencies(terms) -> {term: number of readable chunks that hold it}``
 Frequencies = Callable[[Sequence[str]], Mapping[str, int]]
@@ -33,7 +30,8 @@ Frequencies = Callable[[Sequence[str]], Mapping[str, int]]
 
 def compound_splits(word: str) -> list[tuple[str, str]]:
     """The ways to cut ``word`` into a first and a last part of :data:`_PART_MIN`
-    letters or more, the first without a linking element ("zugriffsrechte" →
+    letters or more, the first without a linking element (the ones documents' compounds
+    are cut with, :func:`~ragox.search.compound_parts`: "zugriffsrechte" →
     ("zugriff", "rechte"), ("zugriffs", "rechte"), …)."""
     if len(word) < COMPOUND_MIN or not word.isalpha():
         return []
