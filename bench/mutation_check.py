@@ -208,6 +208,21 @@ MUTATIONS: tuple[Mutation, ...] = (
         (Edit("    per_document: int = 3\n", "    per_document: int = 1000\n"),),
         (f"{REGRESSIONS}::test_one_document_cannot_flood_the_context",),
     ),
+    Mutation(
+        "a deleted document's words stay in the full-text index's segments",
+        "src/ragox/store/sqlite/_sqlite.py",
+        (
+            Edit(
+                "            self.index.compact(conn, [p for p, g in after.items() "
+                "if before.get(p) != g])\n",
+                "            pass\n",
+            ),
+        ),
+        (
+            "tests/test_lexical_compaction.py"
+            "::test_a_deleted_documents_words_leave_every_file_of_the_home",
+        ),
+    ),
 )
 
 

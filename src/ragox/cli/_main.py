@@ -352,6 +352,8 @@ def ingest(
                         bar.write(line, file=sys.stdout)
         ready = sum(item.ready for item in items)
         failed = sum(item.failed for item in items)
+        if ready and not queue:  # a folder's writes leave the lexical index fragmented
+            app.store.compact_index()
         queued = sum(item.queued and not item.ready and not item.failed for item in items)
         summary = {
             "ready": ready,

@@ -192,10 +192,15 @@ class Worker:
         worker died is waited for until its lease runs out, then taken over). Returns
         how many jobs this worker held."""
         stop = stop or threading.Event()
-        held = 0
+        held = unmerged = 0
         while not stop.is_set() and (max_jobs is None or held < max_jobs):
             try:
                 result = self.run_one()
+                if result is None and unmerged:
+                    # the queue is empty for now: merge the index the jobs since the
+                    # last pause left fragmented (as a folder's ingestion ends)
+                    self.store.compact_index()
+                    unmerged = 0
                 empty = result is None and drain and self.store.queue.pending() == 0
             except Exception:  # the store busy or unreachable for a moment: ask again
                 result, empty = None, False
@@ -205,6 +210,7 @@ class Worker:
                 stop.wait(self.config.poll_seconds)
                 continue
             held += 1
+            unmerged += result.note is WorkNote.RAN
             if report is not None:
                 report(result)
         return held

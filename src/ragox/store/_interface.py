@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Protocol
 
 from ragox.anchor import Anchor, Manifest
 from ragox.extract import Block, OcrMode
@@ -42,7 +42,11 @@ from ragox.store._records import (
 from ragox.store._scope import Scope
 from ragox.text import Alignment
 
-__all__ = ["JobQueue", "SearchIndex", "Store"]
+__all__ = ["COMPACT_SEGMENTS", "JobQueue", "SearchIndex", "Store"]
+
+#: A lexical partition whose full-text index a run of writes left in this many
+#: segments or more is merged into one when the run ends (``Store.compact_index``).
+COMPACT_SEGMENTS: Final = 4
 
 
 class SearchIndex(Protocol):
@@ -297,6 +301,12 @@ class Store(Protocol):
         """Delete lexical rows of revisions that are not current, in the whole store,
         or (``tenant`` and ``document_id``) only what that document can have left,
         found by its ids; returns how many."""
+        ...
+
+    def compact_index(self, least_segments: int = COMPACT_SEGMENTS) -> int:
+        """Merge what many writes left fragmented in the lexical index, once a run of
+        writes (a folder's ingestion) ends; returns how many parts were merged (a
+        backend whose index needs no merging: 0)."""
         ...
 
     def start_job(self, tenant: str, document_id: str, revision: str) -> str: ...

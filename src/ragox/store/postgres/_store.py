@@ -52,6 +52,7 @@ from ragox.store._blobs import BLOBS_VARIABLE, Blobs, open_blobs
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_folder
 from ragox.store._hits import HitSource
+from ragox.store._interface import COMPACT_SEGMENTS
 from ragox.store._queue import POSTGRES, SqlJobQueue
 from ragox.store._records import (
     OPEN_JOB_STATES,
@@ -813,6 +814,10 @@ class PostgresStore:
             if tenant is not None and document_id is not None:
                 return self.index.remove_orphans_of(conn, tenant, document_id)
             return self.index.remove_orphans(conn)
+
+    def compact_index(self, least_segments: int = COMPACT_SEGMENTS) -> int:
+        """PostgreSQL's indexes need no merging after a run of writes: 0."""
+        return 0
 
     # -- jobs ------------------------------------------------------------------------
     #

@@ -407,6 +407,44 @@ class SqliteIndex:
         )
         self.bump(conn)
 
+    @staticmethod
+    def partition_generations(conn: sqlite3.Connection, tenant: str) -> dict[int, int]:
+        """The generation of each of the tenant's partitions (a write changes it)."""
+        return {
+            int(row[0]): int(row[1])
+            for row in conn.execute(
+                "SELECT partition_id, generation FROM lexical_partitions WHERE tenant = ?",
+                (tenant,),
+            ).fetchall()
+        }
+
+    def compact(
+        self, conn: sqlite3.Connection, partition_ids: Iterable[int] | None = None, least: int = 2
+    ) -> int:
+        """Merge the full-text index of each partition (of ``partition_ids``, else every
+        one) that has at least ``least`` segments into one (FTS5's ``optimize``), in the
+        caller's transaction; returns how many were merged.
+
+        Every write leaves a segment that FTS5 merges only a few at a time, and every
+        lookup of a term visits each segment: a 100k-chunk home that many documents
+        were written to holds a dozen. A deleted row's words also stay in the older
+        segments, under a deletion mark, until a merge rewrites them: the one way to
+        take a deleted document's vocabulary out of the file. What a query finds and
+        how it scores are the same before and after (rows, counts and lengths do not
+        change), so generations stay as they are."""
+        wanted = None if partition_ids is None else set(partition_ids)
+        merged = 0
+        for partition_id, name in conn.execute(
+            "SELECT partition_id, name FROM lexical_partitions ORDER BY partition_id"
+        ).fetchall():
+            if wanted is not None and int(partition_id) not in wanted:
+                continue
+            (segments,) = conn.execute(f"SELECT COUNT(DISTINCT segid) FROM {name}_idx").fetchone()
+            if int(segments) >= least:
+                conn.execute(f"INSERT INTO {name}({name}) VALUES('optimize')")
+                merged += 1
+        return merged
+
     def drop_manifest(self, conn: sqlite3.Connection, tenant: str, manifest_id: str) -> None:
         """Remove a representation's lexical rows (it stopped being current)."""
         _evict(conn, "manifest_id = ?", (manifest_id,))

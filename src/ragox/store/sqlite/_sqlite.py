@@ -33,6 +33,7 @@ from ragox.store._blobs import Blobs, open_blobs
 from ragox.store._errors import RevisionConflict, StoreError, utc_now
 from ragox.store._files import private_file, private_folder
 from ragox.store._hits import HitSource, hit_sources
+from ragox.store._interface import COMPACT_SEGMENTS
 from ragox.store._queue import SQLITE, SqlJobQueue
 from ragox.store._records import (
     OPEN_JOB_STATES,
@@ -346,6 +347,7 @@ class SqliteStore:
                 return False
             redact_answers(conn, "?", [(tenant, document_id)], redact)
             self._bump_erasures(conn)
+            before = self.index.partition_generations(conn, tenant)
             shas = [
                 row[0]
                 for row in conn.execute(
@@ -366,6 +368,10 @@ class SqliteStore:
             # matchable, so deleting also sweeps what the document can have left in
             # the lexical tables (found by its ids, while its chunks are still there).
             self.index.remove_orphans_of(conn, tenant, document_id)
+            # The partitions its rows were deleted from still hold its words in older
+            # segments of their full-text index: rewritten, they hold them no more.
+            after = self.index.partition_generations(conn, tenant)
+            self.index.compact(conn, [p for p, g in after.items() if before.get(p) != g])
             conn.execute("DELETE FROM documents WHERE tenant=? AND document_id=?", key)
             # Blobs are content-addressed and shared: bytes another document (of any
             # tenant) still has stay.
@@ -666,6 +672,13 @@ class SqliteStore:
             if tenant is not None and document_id is not None:
                 return self.index.remove_orphans_of(conn, tenant, document_id)
             return self.index.remove_orphans(conn)
+
+    def compact_index(self, least_segments: int = COMPACT_SEGMENTS) -> int:
+        """Merge the full-text index of each lexical partition that a run of writes
+        left in ``least_segments`` segments or more into one (see
+        :meth:`SqliteIndex.compact`); returns how many partitions were merged."""
+        with self.transaction() as conn:
+            return self.index.compact(conn, least=least_segments)
 
     # -- jobs ------------------------------------------------------------------------
     #
