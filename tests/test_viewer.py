@@ -252,3 +252,46 @@ def test_library_shows_upload_states(browser, viewer: Viewer, tmp_path: Path) ->
         assert "EMPTY_FILE" in failed.inner_text()
     finally:
         context.close()
+
+
+def test_library_keeps_each_concurrent_uploads_status(  # type: ignore[no-untyped-def]
+    browser, viewer: Viewer, tmp_path: Path
+) -> None:
+    """A small upload that ends while a large one is still sending has its own status
+    line: neither overwrites the other, and the progress bar stays while one sends."""
+    large = tmp_path / "gross.txt"
+    large.write_text("Die Pumpe wird jährlich geprüft.\n\n" * 36_000, encoding="utf-8")
+    small = tmp_path / "klein.txt"
+    small.write_text("Das Ventil wird monatlich geprüft.\n", encoding="utf-8")
+    context = browser.new_context(**VIEWPORTS["desktop"])
+    try:
+        page = context.new_page()
+        # uploads at 256 KiB/s: the large file (about 1.3 MB) sends for about five seconds
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send(
+            "Network.emulateNetworkConditions",
+            {
+                "offline": False,
+                "latency": 0,
+                "downloadThroughput": -1,
+                "uploadThroughput": 256 * 1024,
+            },
+        )
+        page.goto(f"{viewer.url}/view/library#key={viewer.uploader}")
+        page.set_input_files("#file", str(large))
+        page.click("#upload button")
+        page.wait_for_selector("#upload-state:has-text('gross.txt')")
+        page.set_input_files("#file", str(small))
+        page.click("#upload button")
+        page.wait_for_selector("tr[data-document='klein.txt']")
+        assert page.is_visible("#upload-progress")  # the large one still sends
+        page.wait_for_selector("tr[data-document='gross.txt']")
+        page.wait_for_function("document.querySelector('#upload-progress').hidden")
+        lines = page.locator("#upload-state .upload-line").all_inner_texts()
+        assert len(lines) == 2, lines
+        assert any("klein.txt" in line for line in lines), lines
+        assert any("gross.txt" in line for line in lines), lines
+        assert not any("%" in line for line in lines), lines  # both ended, none "uploading"
+    finally:
+        context.close()

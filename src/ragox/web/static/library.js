@@ -107,9 +107,9 @@ function deleteButton(doc) {
     }
     delete b.dataset.confirm;
     const response = await api(path(doc.document_id), { method: "DELETE" });
-    status.textContent = response.ok
+    notice(response.ok
       ? t("library.deleted", { document: doc.document_id })
-      : t("library.delete-refused", { status: response.status });
+      : t("library.delete-refused", { status: response.status }));
     if (response.ok) uploads.delete(doc.document_id);
     await refresh();
   };
@@ -142,11 +142,11 @@ function readersEditor(doc, row) {
       const response = await api(`${path(doc.document_id)}/groups`, {
         method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ groups }),
       });
-      status.textContent = response.ok
+      notice(response.ok
         ? t("library.readers-now", {
           document: doc.document_id, groups: groups.join(", ") || t("library.operators-only"),
         })
-        : t("library.change-refused", { status: response.status });
+        : t("library.change-refused", { status: response.status }));
       editor.remove();
       await refresh();
     };
@@ -221,8 +221,37 @@ async function refresh() {
   schedule(pending);
 }
 
+// Each upload has its own line in the status region, so that one that ends while another
+// is still sending does not overwrite the other's line; the progress bar shows the
+// newest upload still sending and hides when none is.
+const sending = []; // {line, percent} of uploads still sending, oldest first
+
+/** A new line of the status region (of one upload, or a message). */
+function statusLine(text) {
+  const line = document.createElement("span");
+  line.className = "upload-line";
+  line.textContent = text;
+  status.append(line);
+  return line;
+}
+
+/** A message in place of what the region said, beside the uploads still sending. */
+function notice(text) {
+  status.replaceChildren(...sending.map((u) => u.line));
+  statusLine(text);
+}
+
+function showProgress() {
+  const newest = sending[sending.length - 1];
+  progress.hidden = !newest;
+  if (!newest) return;
+  progress.value = newest.percent;
+  if (newest.percent > 0) progress.dataset.seen = String(newest.percent);
+  else delete progress.dataset.seen;
+}
+
 /** Upload with XMLHttpRequest: fetch() reports no upload progress. */
-function send(file) {
+function send(file, upload) {
   return new Promise((resolve) => {
     const request = new XMLHttpRequest();
     request.open("POST", "/v1/documents");
@@ -230,9 +259,9 @@ function send(file) {
     request.responseType = "json";
     request.upload.onprogress = (event) => {
       if (!event.lengthComputable) return;
-      progress.value = Math.round((event.loaded / event.total) * 100);
-      progress.dataset.seen = String(progress.value);
-      status.textContent = t("library.uploading", { name: file.name, percent: progress.value });
+      upload.percent = Math.round((event.loaded / event.total) * 100);
+      upload.line.textContent = t("library.uploading", { name: file.name, percent: upload.percent });
+      showProgress();
     };
     request.onload = () => resolve({ status: request.status, body: request.response || {} });
     request.onerror = () => resolve({ status: 0, body: {} });
@@ -246,13 +275,15 @@ document.getElementById("upload").onsubmit = async (event) => {
   event.preventDefault();
   const file = document.getElementById("file").files[0];
   if (!file) return;
-  progress.hidden = false;
-  progress.value = 0;
-  delete progress.dataset.seen;
-  const { status: code, body } = await send(file);
-  progress.hidden = true;
+  if (!sending.length) status.replaceChildren(); // what earlier uploads said
+  const upload = { line: statusLine(t("library.uploading", { name: file.name, percent: 0 })), percent: 0 };
+  sending.push(upload);
+  showProgress();
+  const { status: code, body } = await send(file, upload);
+  sending.splice(sending.indexOf(upload), 1);
+  showProgress();
   if (code === 202) {
-    status.textContent = t("library.received", {
+    upload.line.textContent = t("library.received", {
       document: body.document_id, revision: body.revision, state: LABELS[body.state] || body.state,
     });
     uploads.delete(body.document_id); // re-inserted: the newest upload is first
@@ -261,7 +292,7 @@ document.getElementById("upload").onsubmit = async (event) => {
     render();
   } else {
     const reason = `${body.title || t("library.no-answer")}${body.detail ? ` (${body.detail})` : ""}`;
-    status.textContent = t("library.upload-refused", { name: file.name, reason });
+    upload.line.textContent = t("library.upload-refused", { name: file.name, reason });
   }
   await refresh();
 };
