@@ -72,3 +72,39 @@ def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -
         assert hit.snippet.strip("…") in text[hit.start : hit.end]
         assert hit.document_id.startswith("r")
         assert hit.pages == ()
+
+
+@pytest.mark.sqlite_only
+def test_hits_read_each_text_once_and_forget_it_after_a_deletion(app: Ragox, home: Path) -> None:
+    """The searches of one answer meet the same documents: a text read for one search's
+    hits is not read again for the next; a deletion by another process empties what
+    this one holds before its next hits are built."""
+    for name, words in (("valves.txt", "The valve is tested weekly."), ("pumps.txt", "The pump")):
+        outcome = app.ingestor.ingest_bytes(
+            f"{words} by the night shift.\n".encode(),
+            name,
+            name,
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+        assert outcome.error_code is None
+    app.close()
+    app = Ragox(home)  # as a server started after the ingestion: nothing cached
+    reads: list[str] = []
+    conn = app.store._connection()  # type: ignore[attr-defined]
+    conn.set_trace_callback(lambda sql: reads.append(sql) if "rep.text" in sql else None)
+    first = app.search("valve tested", READER, SearchMode.LEXICAL)
+    assert first and reads  # read once
+    reads.clear()
+    assert app.search("valve tested weekly", READER, SearchMode.LEXICAL) and not reads
+    held = first[0].manifest_id
+    assert held in app.store._texts  # type: ignore[attr-defined]
+    other = Ragox(home)
+    try:
+        assert other.delete("valves.txt")
+    finally:
+        other.close()
+    assert app.search("night shift", READER, SearchMode.LEXICAL)  # the pumps remain
+    assert held not in app.store._texts  # type: ignore[attr-defined]
+    conn.set_trace_callback(None)
+    app.close()

@@ -7,19 +7,22 @@ as much as ranking them; here one statement reads the chunks and a second the te
 of their documents, each text once, and each chunk's span is cut out of it here
 (offsets count code points, as Python's do). Cutting with SQLite's ``substr`` read the
 whole text again for every chunk: an answer's twenty chunks from a few long
-chapters spent 80% of their read in it.
+chapters spent 80% of their read in it. The embedded store hands its text cache over:
+an answer's searches (a first one, one in the question's language, a collapse's
+rounds) and its context meet the same documents, whose texts are decoded once.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ragox.store._records import BlockRange, ChunkRecord
 
-__all__ = ["HitSource", "hit_sources"]
+__all__ = ["HitSource", "TextCache", "hit_sources"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,15 +61,36 @@ _TEXTS = """
 """
 
 
-def hit_sources(conn: sqlite3.Connection, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
-    """The chunks of ``chunk_ids`` that exist, by id (a chunk deleted meanwhile is absent)."""
+class TextCache(Protocol):
+    """A store's cache of representation texts (immutable while they exist)."""
+
+    def cached_texts(self, manifest_ids: Collection[str]) -> dict[str, str]:
+        """The texts of these representations it holds, valid after the chunk rows
+        were read (dropped if a deletion happened since)."""
+        ...
+
+    def remember_texts(self, texts: Mapping[str, str]) -> None: ...
+
+
+def hit_sources(
+    conn: sqlite3.Connection, chunk_ids: Sequence[str], cache: TextCache | None = None
+) -> dict[str, HitSource]:
+    """The chunks of ``chunk_ids`` that exist, by id (a chunk deleted meanwhile is absent).
+    With a ``cache``, texts it holds are not read again (the searches of one answer
+    meet the same documents), and texts read are kept in it."""
     found: dict[str, HitSource] = {}
     rows = conn.execute(_SOURCES, {"ids": json.dumps(list(chunk_ids))}).fetchall()
     manifests = sorted({str(row[1]) for row in rows})
-    texts = {
-        str(manifest_id): str(text)
-        for manifest_id, text in conn.execute(_TEXTS, {"ids": json.dumps(manifests)})
-    }
+    texts = {} if cache is None else cache.cached_texts(manifests)
+    unread = [m for m in manifests if m not in texts]
+    if unread:
+        read = {
+            str(manifest_id): str(text)
+            for manifest_id, text in conn.execute(_TEXTS, {"ids": json.dumps(unread)})
+        }
+        if cache is not None:
+            cache.remember_texts(read)
+        texts.update(read)
     for row in rows:
         text = texts.get(str(row[1]))
         if text is None:

@@ -15,7 +15,7 @@ import socket
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
@@ -1387,7 +1387,22 @@ class SqliteStore:
         return None if row is None else chunk_from_row(row)
 
     def hit_sources(self, chunk_ids: Sequence[str]) -> dict[str, HitSource]:
-        return hit_sources(self._connection(), chunk_ids)
+        return hit_sources(self._connection(), chunk_ids, self)
+
+    def cached_texts(self, manifest_ids: Collection[str]) -> dict[str, str]:
+        """The cached texts of these representations. Called after the chunk rows were
+        read: a deletion committed since the cache was last checked empties it first,
+        so that no text of a document deleted before those rows is handed out."""
+        self._forget_if_erased()
+        with self._texts_lock:
+            found = {m: self._texts[m] for m in manifest_ids if m in self._texts}
+            for manifest_id in found:
+                self._texts.move_to_end(manifest_id)
+            return found
+
+    def remember_texts(self, texts: Mapping[str, str]) -> None:
+        for manifest_id, text in texts.items():
+            self._remember_text(manifest_id, text)
 
     def chunk_count(self, manifest_id: str) -> int:
         row = (
