@@ -6,9 +6,12 @@ a merge rewrites them). Issue 15 (speed) and the erasure promise of issue 10."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
-from conftest import run_ragox
+import httpx
+
+from conftest import run_ragox, serving
 from ragox.access import Principal
 from ragox.search import SearchMode
 from ragox.service import Ragox
@@ -111,3 +114,32 @@ def test_a_worker_merges_once_the_queue_is_empty(home: Path, tmp_path: Path) -> 
     result = run_ragox(home, "worker", "--drain")
     assert result.code == 0, result.stderr
     assert set(_segments(home).values()) == {1}
+
+
+def test_a_server_merges_when_its_uploads_are_in(home: Path) -> None:
+    """Twelve uploads through the API, one after the other: each leaves a segment, and
+    FTS5 alone would keep thirteen (it merges small segments once sixteen pile up);
+    the server merges whenever no other upload is being processed, so fewer than four
+    stay."""
+    app = Ragox(home)
+    _ingest(app, "first.txt", MANUALS[0])
+    key = app.create_key(Principal("sam", groups=frozenset({"staff"}), write=frozenset({"staff/"})))
+    app.close()
+    auth = {"Authorization": f"Bearer {key}"}
+    with serving(home) as url:
+        for n, text in enumerate(MANUALS):
+            response = httpx.post(
+                f"{url}/v1/documents",
+                headers=auth,
+                files={"file": (f"manual-{n}.txt", text.encode())},
+            )
+            assert response.status_code == 202
+            name = response.json()["document_id"]
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                found = httpx.get(f"{url}/v1/documents/{name}", headers=auth).json()
+                if found["revisions"][0]["state"] == "READY":
+                    break
+                time.sleep(0.05)
+        time.sleep(0.5)  # the last merge runs after the last revision is READY
+    assert max(_segments(home).values()) < 4, _segments(home)

@@ -418,7 +418,7 @@ def create_app(
             if queue:
                 ragox.enqueue(record, ocr)
             else:
-                background.add_task(ragox.ingestor.process, record, data, created, ocr=ocr)
+                background.add_task(ragox.process_upload, record, data, created, ocr=ocr)
             state, label = record.state.value, record.revision
         else:
             state, label = received.state.value, received.revision

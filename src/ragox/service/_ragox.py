@@ -11,8 +11,10 @@ import math
 import os
 import re
 import secrets
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -347,6 +349,9 @@ class Ragox:
         self._embedder: Embedder | None = None
         self._embedder_spec: str | None = None
         self._searcher: Searcher | None = None
+        #: uploads being processed here after their response (``process_upload``)
+        self._processing = 0
+        self._processing_lock = threading.Lock()
 
     @functools.cached_property
     def ingestor(self) -> Ingestor:
@@ -1060,6 +1065,25 @@ class Ragox:
         from ragox.ingest import IngestOutcome  # noqa: PLC0415
 
         return IngestOutcome(record.document_id, record.revision, record.state, created)
+
+    def process_upload(
+        self, record: RevisionRecord, data: bytes, created: bool, ocr: OcrMode = OcrMode.AUTO
+    ) -> IngestOutcome:
+        """Stage two and on of an upload (``upload``'s record), run after the response.
+        The last of the uploads processed here at once merges what they left fragmented
+        in the lexical index, as a folder's ingestion does at its end (a merge is an
+        optimization: one the store refuses now, busy, waits for the next)."""
+        with self._processing_lock:
+            self._processing += 1
+        try:
+            return self.ingestor.process(record, data, created, ocr=ocr)
+        finally:
+            with self._processing_lock:
+                self._processing -= 1
+                last = self._processing == 0
+            if last:
+                with suppress(StoreError, sqlite3.OperationalError):
+                    self.store.compact_index()
 
     def enqueue(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> str:
         """Queue a received revision's run for a worker (``ragox worker``), with OCR
