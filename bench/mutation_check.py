@@ -171,9 +171,10 @@ MUTATIONS: tuple[Mutation, ...] = (
                 '        """\n        self._forget_if_erased()\n        rows = (\n',
                 '        """\n        rows = (\n',
             ),
-            Edit(
+            Edit(  # the text cache's two readers: text() and the hits' cached_texts()
                 "        self._forget_if_erased()\n        with self._texts_lock:\n",
                 "        with self._texts_lock:\n",
+                count=2,
             ),
         ),
         (f"{RETENTION}::test_caches_of_another_process_forget_deleted_text",),
