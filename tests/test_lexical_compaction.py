@@ -143,3 +143,20 @@ def test_a_server_merges_when_its_uploads_are_in(home: Path) -> None:
                 time.sleep(0.05)
         time.sleep(0.5)  # the last merge runs after the last revision is READY
     assert max(_segments(home).values()) < 4, _segments(home)
+
+
+def test_a_merge_waits_for_the_next_run_when_the_database_is_locked(app: Ragox, home: Path) -> None:
+    """A merge is an optimization: a writer holding the database past the busy timeout
+    makes it merge nothing now, never fail the ingestion or upload that asked."""
+    for n, text in enumerate(MANUALS[:6]):
+        _ingest(app, f"manual-{n}.txt", text)
+    assert max(_segments(home).values()) >= 4
+    app.store._connection().execute("PRAGMA busy_timeout=100")  # type: ignore[attr-defined]
+    other = sqlite3.connect(home / "ragox.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        assert app.store.compact_index() == 0
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert app.store.compact_index() == 1

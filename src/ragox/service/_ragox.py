@@ -11,10 +11,9 @@ import math
 import os
 import re
 import secrets
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1071,8 +1070,7 @@ class Ragox:
     ) -> IngestOutcome:
         """Stage two and on of an upload (``upload``'s record), run after the response.
         The last of the uploads processed here at once merges what they left fragmented
-        in the lexical index, as a folder's ingestion does at its end (a merge is an
-        optimization: one the store refuses now, busy, waits for the next)."""
+        in the lexical index, as a folder's ingestion does at its end."""
         with self._processing_lock:
             self._processing += 1
         try:
@@ -1082,8 +1080,7 @@ class Ragox:
                 self._processing -= 1
                 last = self._processing == 0
             if last:
-                with suppress(StoreError, sqlite3.OperationalError):
-                    self.store.compact_index()
+                self.store.compact_index()
 
     def enqueue(self, record: RevisionRecord, ocr: OcrMode = OcrMode.AUTO) -> str:
         """Queue a received revision's run for a worker (``ragox worker``), with OCR

@@ -306,7 +306,8 @@ class Store(Protocol):
     def compact_index(self, least_segments: int = COMPACT_SEGMENTS) -> int:
         """Merge what many writes left fragmented in the lexical index, once a run of
         writes (a folder's ingestion) ends; returns how many parts were merged (a
-        backend whose index needs no merging: 0)."""
+        backend whose index needs no merging, or a store too busy to merge now: 0).
+        Never raises for being busy: a merge is an optimization."""
         ...
 
     def start_job(self, tenant: str, document_id: str, revision: str) -> str: ...

@@ -676,9 +676,14 @@ class SqliteStore:
     def compact_index(self, least_segments: int = COMPACT_SEGMENTS) -> int:
         """Merge the full-text index of each lexical partition that a run of writes
         left in ``least_segments`` segments or more into one (see
-        :meth:`SqliteIndex.compact`); returns how many partitions were merged."""
-        with self.transaction() as conn:
-            return self.index.compact(conn, least=least_segments)
+        :meth:`SqliteIndex.compact`); returns how many partitions were merged. A merge
+        is an optimization: with the database locked past the busy timeout, none now
+        (0), and the next run of writes merges."""
+        try:
+            with self.transaction() as conn:
+                return self.index.compact(conn, least=least_segments)
+        except sqlite3.OperationalError:
+            return 0
 
     # -- jobs ------------------------------------------------------------------------
     #
