@@ -19,6 +19,7 @@ from ragox.anchor import sha256_hex
 from ragox.extract import ExtractOptions, detect_media_type, extractor_for
 from ragox.ingest import _ahead, _pipeline
 from ragox.ingest._ahead import ExtractAhead, _extract_file, _pack, _unpack
+from ragox.ingest._bodies import analyzed_bodies
 from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
 from ragox.ingest._language import document_language
 from ragox.service import Ragox
@@ -119,7 +120,7 @@ def _state(item: Any) -> str:
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The media types the pipeline extracted in this process, and each search text
-    and chunk plan and language detection it made itself."""
+    and chunk plan, language detection and analysis of lexical bodies it made itself."""
     calls: list[str] = []
     original = extractor_for
 
@@ -128,7 +129,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return original(media_type)
 
     monkeypatch.setattr("ragox.ingest._pipeline.extractor_for", counting)
-    for name in ("search_text_and_chunks", "document_language"):
+    for name in ("search_text_and_chunks", "document_language", "analyzed_bodies"):
         original_step = getattr(_pipeline, name)
 
         def step(*args: Any, _name: str = name, _step: Any = original_step) -> Any:
@@ -156,6 +157,7 @@ def test_folder_extracted_ahead_stores_what_serial_ingestion_stores(
     serial = _ingest(tmp_path / "serial", files, ahead=False)
     assert len([c for c in counted if c.startswith("text/")]) == len(files)
     assert counted.count("search_text_and_chunks") == len(files) - 1  # not the refused one
+    assert counted.count("analyzed_bodies") == len(files) - 1
     counted.clear()
     ahead = _ingest(tmp_path / "ahead", files, ahead=True)
     if not share:
@@ -163,6 +165,36 @@ def test_folder_extracted_ahead_stores_what_serial_ingestion_stores(
     assert ahead == serial
     assert serial[-1] == "FAILED:INVALID_UTF8"
     assert _stored(tmp_path / "ahead") == _stored(tmp_path / "serial")
+
+
+def test_a_given_language_other_than_the_detected_one_is_analyzed_by_the_pipeline(
+    tmp_path: Path, counted: list[str]
+) -> None:
+    """The worker analyzes the lexical bodies in the language it detects; a document
+    whose language is given otherwise gets bodies in the given language, as serial
+    ingestion stores them (stemmed as German here, not as English)."""
+    files = _folder(tmp_path / "folder")[:2]  # README.md and CHANGELOG.md: English
+
+    def ingest(home: Path, ahead: bool) -> None:
+        app = Ragox(home)
+        try:
+            with app.extracting_ahead(files if ahead else []):
+                for path in files:
+                    item = app.ingest_path(path, path.parent, language="de")
+                    assert item.outcome is not None and item.outcome.error_code is None
+        finally:
+            app.close()
+
+    ingest(tmp_path / "serial", ahead=False)
+    counted.clear()
+    ingest(tmp_path / "ahead", ahead=True)
+    assert counted == ["analyzed_bodies"] * len(files)  # the worker extracted both
+    assert _stored(tmp_path / "ahead") == _stored(tmp_path / "serial")
+    conn = sqlite3.connect(tmp_path / "ahead" / "ragox.db")
+    try:
+        assert {row[0] for row in conn.execute("SELECT language FROM representations")} == {"de"}
+    finally:
+        conn.close()
 
 
 def test_a_file_changed_after_the_worker_read_it_is_extracted_again(
@@ -184,7 +216,12 @@ def test_a_file_changed_after_the_worker_read_it_is_extracted_again(
             ahead._pending[1].result()  # the worker has read the old bytes
             second.write_text("# B\n\nnew words\n", encoding="utf-8")
             item = app.ingest_path(second, folder)
-        assert counted == ["text/markdown", "search_text_and_chunks", "document_language"]
+        assert counted == [
+            "text/markdown",
+            "search_text_and_chunks",
+            "document_language",
+            "analyzed_bodies",
+        ]
         assert item.outcome is not None
         record = app.store.get_revision("default", "b.md", item.outcome.revision)
         assert record is not None and record.manifest_id is not None
@@ -240,6 +277,9 @@ def test_packed_extraction_is_the_extraction(tmp_path: Path, name: str) -> None:
     assert prepared.search == search
     assert planned_chunks("m", extraction.blocks, prepared.search, prepared.pieces) == chunks
     assert prepared.language == document_language(search.text)
+    rows = analyzed_bodies(expected.text, expected.blocks, search.text, chunks, prepared.language)
+    assert prepared.bodies == tuple(body for _, body in rows)
+    assert len(prepared.bodies) == len(chunks) > 0
     sha256, found_type, from_worker = _extract_file(str(path), BASE_PROFILE.id)
     assert (sha256, found_type) == (sha256_hex(data), media_type)
     assert from_worker == packed

@@ -39,7 +39,8 @@ from ragox.extract import (
     detect_media_type,
     extractor_for,
 )
-from ragox.ingest._chunker import plan_chunks
+from ragox.ingest._bodies import analyzed_bodies
+from ragox.ingest._chunker import plan_chunks, planned_chunks
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
 from ragox.text import Alignment, Coordinates, Profile, Span
@@ -69,13 +70,15 @@ _Packed = tuple[str, str, "tuple[object, ...] | tuple[str, str] | None"]
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """What indexing computes from a representation alone, computed by the worker:
-    the search text, the chunks' ``(start, end, tokens)`` (``plan_chunks``) and the
+    the search text, the chunks' ``(start, end, tokens)`` (``plan_chunks``), the
     language the text reads in (``document_language``, used unless the document's
-    language is given)."""
+    language is given) and each chunk's lexical body analyzed in that language
+    (``analyzed_bodies``, in chunk order)."""
 
     search: SearchText
     pieces: list[tuple[int, int, int]]
     language: str | None
+    bodies: tuple[str, ...]
 
 
 def ahead_wanted() -> bool:
@@ -125,12 +128,17 @@ def _pack(extraction: Extraction) -> tuple[object, ...] | None:
         )
     alignment = extraction.source_alignment
     search, pieces = plan_chunks(extraction.text, extraction.blocks)
+    language = document_language(search.text)
+    # the chunk ids (of a manifest the caller makes) are no part of the bodies
+    chunks = planned_chunks("", extraction.blocks, search, pieces)
+    rows = analyzed_bodies(extraction.text, extraction.blocks, search.text, chunks, language)
     plan = (
         search.text,
         search.alignment.to_bytes(),
         search.dropped_blocks,
         pieces,
-        document_language(search.text),
+        language,
+        [body for _, body in rows],
     )
     return (
         extraction.text,
@@ -169,9 +177,9 @@ def _unpack(packed: tuple[object, ...]) -> tuple[Extraction, Prepared]:
         warnings=warnings,  # type: ignore[arg-type]
     )
     assert isinstance(plan, tuple)
-    search_text, search_alignment, dropped, pieces, language = plan
+    search_text, search_alignment, dropped, pieces, language, bodies = plan
     search = SearchText(search_text, Alignment.from_bytes(search_alignment), dropped)
-    return extraction, Prepared(search, pieces, language)
+    return extraction, Prepared(search, pieces, language, tuple(bodies))
 
 
 def _extract_file(path: str, profile_id: str) -> _Packed:

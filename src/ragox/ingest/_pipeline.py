@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -30,18 +30,14 @@ from ragox.extract import (
     extractor_for,
     parsers_for,
 )
+from ragox.ingest._bodies import analyzed_bodies
 from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
-from ragox.ingest._headings import row_headings
 from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
 from ragox.ingest._jobs import job_run
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
 from ragox.ingest._versions import current_versions, given_language, stale_stages
-from ragox.search import (
-    compound_vocabulary,
-    embed_chunks,
-    index_terms,
-)
+from ragox.search import embed_chunks
 from ragox.store import (
     ChunkRecord,
     ExtractionNotes,
@@ -94,33 +90,6 @@ class _Fresh:
     blocks: tuple[Block, ...]
     #: the search text, chunk ranges and language the extraction worker computed
     prepared: Prepared | None = None
-
-
-class _AnalyzedBodies:
-    """``(chunk_id, analyzed body)`` of each chunk, analyzed as the store writes them:
-    the bodies of a large document are never all in memory at once (issue 10)."""
-
-    __slots__ = ("_chunks", "_context", "_language", "_text", "_vocabulary")
-
-    def __init__(
-        self,
-        text: str,
-        chunks: Sequence[ChunkRecord],
-        context: Sequence[str],
-        language: str | None,
-        vocabulary: frozenset[str],
-    ) -> None:
-        self._text = text
-        self._chunks = chunks
-        self._context = context  # the headings above each chunk, and its own again
-        self._language = language
-        self._vocabulary = vocabulary
-
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        text, language, vocabulary = self._text, self._language, self._vocabulary
-        for c, above in zip(self._chunks, self._context, strict=True):
-            body = f"{above} {text[c.search_start : c.search_end]}"
-            yield c.chunk_id, index_terms(body, language, vocabulary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,12 +385,16 @@ class Ingestor:
             language = prepared.language
         else:
             language = document_language(search.text)
-        # each row carries the headings above its chunk and its own headings once more
-        # (never the chunk's own text otherwise)
-        context = row_headings(text, blocks, chunks)
-        # German compounds are split against the document's own words
-        vocabulary = compound_vocabulary(search.text) if language == "de" else frozenset()
-        rows = _AnalyzedBodies(search.text, chunks, context, language, vocabulary)
+        rows: Iterable[tuple[str, str]]
+        if (
+            prepared is not None
+            and prepared.language == language
+            and len(prepared.bodies) == len(chunks)
+        ):
+            # the worker analyzed the bodies of these chunks in this very language
+            rows = zip((c.chunk_id for c in chunks), prepared.bodies, strict=True)
+        else:
+            rows = analyzed_bodies(text, blocks, search.text, chunks, language)
         return search, list(chunks), LexicalRows(manifest_id, language, rows)
 
     def _embed(self, embedder: Embedder | None, chunk_ids: list[str]) -> None:
