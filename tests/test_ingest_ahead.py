@@ -129,7 +129,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return original(media_type)
 
     monkeypatch.setattr("ragox.ingest._pipeline.extractor_for", counting)
-    for name in ("search_text_and_chunks", "document_language", "analyzed_bodies"):
+    for name in ("plan_chunks", "search_text_and_chunks", "document_language", "analyzed_bodies"):
         original_step = getattr(_pipeline, name)
 
         def step(*args: Any, _name: str = name, _step: Any = original_step) -> Any:
@@ -156,7 +156,7 @@ def test_folder_extracted_ahead_stores_what_serial_ingestion_stores(
     files = _folder(tmp_path / "folder")
     serial = _ingest(tmp_path / "serial", files, ahead=False)
     assert len([c for c in counted if c.startswith("text/")]) == len(files)
-    assert counted.count("search_text_and_chunks") == len(files) - 1  # not the refused one
+    assert counted.count("plan_chunks") == len(files) - 1  # not the refused one
     assert counted.count("analyzed_bodies") == len(files) - 1
     counted.clear()
     ahead = _ingest(tmp_path / "ahead", files, ahead=True)
@@ -218,7 +218,7 @@ def test_a_file_changed_after_the_worker_read_it_is_extracted_again(
             item = app.ingest_path(second, folder)
         assert counted == [
             "text/markdown",
-            "search_text_and_chunks",
+            "plan_chunks",
             "document_language",
             "analyzed_bodies",
         ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import DATA, store_class, store_sql
 from ragox.extract import ExtractOptions, extractor_for
+from ragox.ingest import _ahead
 from ragox.ingest._chunker import search_text_and_chunks
 from ragox.ingest._headings import row_headings
 from ragox.search import compound_vocabulary, index_terms
@@ -130,3 +132,55 @@ def test_lines_by_slices_are_splitlines(text: str, size: int) -> None:
         assert list(plain._lines(text)) == text.splitlines(keepends=True)
     finally:
         plain._LINES_SLICE = original  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("ahead", [False, True], ids=["file-by-file", "extracted-ahead"])
+def test_an_ingestion_writes_the_rows_holding_whole_texts_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: bool
+) -> None:
+    """SQLite writes a row again whole to change one of its columns: the row of a
+    representation (its text, and a PDF's character boxes) and that of its search text
+    are written once by an ingestion, with the language the lexical rows were analyzed
+    in and the processing versions in that one write (a given language included)."""
+    monkeypatch.setattr(_ahead, "ahead_wanted", lambda: True)
+    monkeypatch.setattr(_ahead, "SHARE", False)  # with ahead: every text file is the worker's
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for source in (DATA / "pdf" / "ligatures.pdf", DATA / "md" / "manual.md"):
+        shutil.copyfile(source, folder / source.name)
+    _mixed_text(folder / "mixed.txt")
+    (folder / "given.txt").write_text("The pump is serviced every spring.\n", encoding="utf-8")
+    files = sorted(folder.iterdir())
+    app = Ragox(tmp_path / "home")
+    try:
+        conn = app.store._connection()  # the connection this thread's writes go through
+        conn.execute("CREATE TEMP TABLE rewrites(name TEXT)")
+        for table in ("representations", "search_texts"):
+            conn.execute(
+                f"CREATE TEMP TRIGGER rewrite_{table} AFTER UPDATE ON main.{table} "
+                f"BEGIN INSERT INTO rewrites VALUES('{table}'); END"
+            )
+        with app.extracting_ahead(files if ahead else []):
+            for path in files:
+                language = "de" if path.name == "given.txt" else None
+                item = app.ingest_path(path, folder, language=language)
+                assert item.outcome is not None
+                assert item.outcome.state is RevisionState.READY, item.outcome
+        assert conn.execute("SELECT name FROM rewrites").fetchall() == []
+        stored = dict(
+            conn.execute(
+                "SELECT m.document_id, r.language FROM representations r "
+                "JOIN manifests m ON m.manifest_id = r.manifest_id"
+            ).fetchall()
+        )
+        assert stored["given.txt"] == "de"
+        assert stored["manual.md"] == "en"
+        assert conn.execute(
+            "SELECT COUNT(*) FROM search_texts WHERE cleaner IS NULL OR splitter IS NULL "
+            "OR chunker IS NULL OR analyzer IS NULL"
+        ).fetchone() == (0,)
+        # the triggers see a rewrite (the check above can fail)
+        conn.execute("UPDATE representations SET language = 'ru' WHERE language = 'de'")
+        assert conn.execute("SELECT name FROM rewrites").fetchall() == [("representations",)]
+    finally:
+        app.close()

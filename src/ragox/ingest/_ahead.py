@@ -22,7 +22,6 @@ import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -39,7 +38,7 @@ from ragox.extract import (
     detect_media_type,
     extractor_for,
 )
-from ragox.ingest._bodies import analyzed_bodies
+from ragox.ingest._bodies import Prepared, analyzed_bodies
 from ragox.ingest._chunker import plan_chunks, planned_chunks
 from ragox.ingest._language import document_language
 from ragox.ingest._searchtext import SearchText
@@ -65,20 +64,6 @@ MAX_AHEAD_BYTES: Final = 4 * 1024 * 1024
 #: packed extraction, an ``(error code, message)`` refusal, or None (extract it
 #: yourself).
 _Packed = tuple[str, str, "tuple[object, ...] | tuple[str, str] | None"]
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """What indexing computes from a representation alone, computed by the worker:
-    the search text, the chunks' ``(start, end, tokens)`` (``plan_chunks``), the
-    language the text reads in (``document_language``, used unless the document's
-    language is given) and each chunk's lexical body analyzed in that language
-    (``analyzed_bodies``, in chunk order)."""
-
-    search: SearchText
-    pieces: list[tuple[int, int, int]]
-    language: str | None
-    bodies: tuple[str, ...]
 
 
 def ahead_wanted() -> bool:

@@ -1,18 +1,37 @@
-"""The analyzed bodies of a representation's lexical index rows, one per chunk: the
-headings above the chunk (and its own once more), then its search text, in the terms
-:func:`ragox.search.index_terms` writes. Computed by the pipeline, or by the
-extraction worker of a folder (``ragox.ingest._ahead``): the same value either way."""
+"""What indexing computes from a representation alone, before it is stored: the
+search text, the chunk plan, the language, and the analyzed bodies of the lexical
+index rows, one per chunk (the headings above the chunk and its own once more, then
+its search text, in the terms :func:`ragox.search.index_terms` writes). Computed by
+the pipeline, or by the extraction worker of a folder (``ragox.ingest._ahead``): the
+same value either way."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from ragox.extract import Block
 from ragox.ingest._headings import row_headings
+from ragox.ingest._searchtext import SearchText
 from ragox.search import compound_vocabulary, index_terms
 from ragox.store import ChunkRecord
 
-__all__ = ["AnalyzedBodies", "analyzed_bodies"]
+__all__ = ["AnalyzedBodies", "Prepared", "analyzed_bodies"]
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What indexing computes from a representation alone: the search text, the
+    chunks' ``(start, end, tokens)`` (``plan_chunks``), the language the text reads
+    in (``document_language``, used unless the document's language is given) and,
+    when the extraction worker computed them, each chunk's lexical body analyzed in
+    that language (``analyzed_bodies``, in chunk order; None: analyzed as they are
+    written, so that a large document's bodies are never all held)."""
+
+    search: SearchText
+    pieces: list[tuple[int, int, int]]
+    language: str | None
+    bodies: tuple[str, ...] | None
 
 
 class AnalyzedBodies:

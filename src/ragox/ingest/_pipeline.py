@@ -30,8 +30,8 @@ from ragox.extract import (
     extractor_for,
     parsers_for,
 )
-from ragox.ingest._bodies import analyzed_bodies
-from ragox.ingest._chunker import planned_chunks, search_text_and_chunks
+from ragox.ingest._bodies import Prepared, analyzed_bodies
+from ragox.ingest._chunker import plan_chunks, planned_chunks, search_text_and_chunks
 from ragox.ingest._ids import INVALID_NAME, document_id_problem, revision_label_problem
 from ragox.ingest._jobs import job_run
 from ragox.ingest._language import document_language
@@ -52,7 +52,7 @@ from ragox.store import (
 from ragox.text import Profile
 
 if TYPE_CHECKING:
-    from ragox.ingest._ahead import ExtractAhead, Prepared
+    from ragox.ingest._ahead import ExtractAhead
     from ragox.search import Embedder
 
 __all__ = ["DEFAULT_MAX_BYTES", "IngestOutcome", "Ingestor"]
@@ -388,6 +388,7 @@ class Ingestor:
         rows: Iterable[tuple[str, str]]
         if (
             prepared is not None
+            and prepared.bodies is not None
             and prepared.language == language
             and len(prepared.bodies) == len(chunks)
         ):
@@ -546,6 +547,14 @@ class Ingestor:
         manifest, extraction = self.extract(record, source.take(), options)
         source.release()
         prepared = self.ahead.prepared(extraction) if self.ahead is not None else None
+        indexed_in = None
+        if extracted:  # indexing comes next: plan it now, to store the language with the text
+            if prepared is None:
+                search, pieces = plan_chunks(extraction.text, extraction.blocks)
+                prepared = Prepared(search, pieces, document_language(search.text), None)
+            document = self.store.get_document(tenant, doc)
+            given = None if document is None else document.language
+            indexed_in = given or prepared.language
         manifest_id = self.store.save_representation(
             tenant,
             manifest,
@@ -560,6 +569,7 @@ class Ingestor:
                 extraction.warnings,
             ),
             extracted=extracted,
+            language=indexed_in,
         )
         return manifest_id, _Fresh(
             self.store, manifest_id, extraction.text, extraction.blocks, prepared

@@ -361,10 +361,13 @@ class Store(Protocol):
         notes: ExtractionNotes | None = None,
         *,
         extracted: bool = False,
+        language: str | None = None,
     ) -> str:
         """Store an immutable representation; idempotent by manifest content.
         ``extracted``: the revision (unless READY) becomes EXTRACTED in the same
-        transaction."""
+        transaction. ``language``: the language its lexical rows will be analyzed in,
+        when known now (writing the rows sets it again; given here, the row that holds
+        a large text is not written a second time just for it)."""
         ...
 
     def find_manifest(

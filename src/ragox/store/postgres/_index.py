@@ -486,7 +486,9 @@ class PostgresIndex:
             self._touch([partition_id])
         self._prune(conn)
         conn.execute(
-            "UPDATE representations SET language=%s WHERE manifest_id=%s", (language, manifest_id)
+            "UPDATE representations SET language=%s "
+            "WHERE manifest_id=%s AND language IS DISTINCT FROM %s",
+            (language, manifest_id, language),
         )
         self.bump(conn)
 

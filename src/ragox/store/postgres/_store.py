@@ -1015,6 +1015,7 @@ class PostgresStore:
         notes: ExtractionNotes | None = None,
         *,
         extracted: bool = False,
+        language: str | None = None,
     ) -> str:
         """Store an immutable representation; idempotent by manifest content.
         ``extracted``: the revision (unless READY) becomes EXTRACTED in the same
@@ -1043,7 +1044,16 @@ class PostgresStore:
                     break
             else:
                 self._insert_representation(
-                    conn, tenant, manifest, mac, text, alignment, blocks, char_boxes, notes
+                    conn,
+                    tenant,
+                    manifest,
+                    mac,
+                    text,
+                    alignment,
+                    blocks,
+                    char_boxes,
+                    notes,
+                    language,
                 )
             # A READY revision keeps serving its current representation until
             # make_current switches to the new one with its index rows.
@@ -1084,6 +1094,7 @@ class PostgresStore:
         blocks: Sequence[Block],
         char_boxes: bytes | None,
         notes: ExtractionNotes,
+        language: str | None,
     ) -> None:
         manifest_id = manifest.manifest_id
         exists = conn.execute(
@@ -1111,7 +1122,8 @@ class PostgresStore:
             )
             conn.execute(
                 "INSERT INTO representations(manifest_id, text, alignment, char_boxes, "
-                "page_count, pages_without_text, warnings) VALUES(%s,%s,%s,%s,%s,%s,%s)",
+                "page_count, pages_without_text, warnings, language) "
+                "VALUES(%s,%s,%s,%s,%s,%s,%s,%s)",
                 (
                     manifest_id,
                     text,
@@ -1120,6 +1132,7 @@ class PostgresStore:
                     notes.page_count,
                     json.dumps(list(notes.pages_without_text)),
                     json.dumps(list(notes.warnings)),
+                    language,
                 ),
             )
             self._many(

@@ -401,9 +401,14 @@ class SqliteIndex:
             )
             _insert(conn, tenant, manifest_id, numbered)
         _prune(conn)
+        # The row is written again whole (its text too) to change the language: only
+        # when it differs, read from the index that holds it (schema 28; the table's
+        # column lies behind the text's overflow pages).
         conn.execute(
-            "UPDATE representations SET language=? WHERE manifest_id=?",
-            (language, manifest_id),
+            "UPDATE representations SET language=? WHERE manifest_id=("
+            "SELECT manifest_id FROM representations INDEXED BY representations_facts "
+            "WHERE manifest_id=? AND language IS NOT ?)",
+            (language, manifest_id, language),
         )
         self.bump(conn)
 

@@ -886,6 +886,7 @@ class SqliteStore:
         notes: ExtractionNotes | None = None,
         *,
         extracted: bool = False,
+        language: str | None = None,
     ) -> str:
         """Store an immutable representation; idempotent by manifest content.
         ``extracted``: the revision (unless READY) becomes EXTRACTED in the same
@@ -914,7 +915,16 @@ class SqliteStore:
                     break
             else:
                 self._insert_representation(
-                    conn, tenant, manifest, mac, text, alignment, blocks, char_boxes, notes
+                    conn,
+                    tenant,
+                    manifest,
+                    mac,
+                    text,
+                    alignment,
+                    blocks,
+                    char_boxes,
+                    notes,
+                    language,
                 )
             # A READY revision keeps serving its current representation until
             # make_current switches to the new one with its index rows.
@@ -955,6 +965,7 @@ class SqliteStore:
         blocks: Sequence[Block],
         char_boxes: bytes | None,
         notes: ExtractionNotes,
+        language: str | None,
     ) -> None:
         manifest_id = manifest.manifest_id
         exists = conn.execute(
@@ -982,8 +993,8 @@ class SqliteStore:
             )
             conn.execute(
                 "INSERT INTO representations(manifest_id, text, alignment, char_boxes, "
-                "page_count, pages_without_text, warnings) "
-                "VALUES(?,CAST(? AS TEXT),?,?,?,?,?)",
+                "page_count, pages_without_text, warnings, language) "
+                "VALUES(?,CAST(? AS TEXT),?,?,?,?,?,?)",
                 (
                     manifest_id,
                     _utf8(text),
@@ -992,6 +1003,7 @@ class SqliteStore:
                     notes.page_count,
                     json.dumps(list(notes.pages_without_text)),
                     json.dumps(list(notes.warnings)),
+                    language,
                 ),
             )
             conn.executemany(
@@ -1216,12 +1228,22 @@ class SqliteStore:
                     (manifest_id,),
                 )
             ]
+            # A new row carries ``versions`` as it is written: a row holds the whole
+            # search text, and SQLite writes a row again whole to change a column.
             conn.execute(
-                "INSERT INTO search_texts(manifest_id, text, alignment) "
-                "VALUES(?,CAST(? AS TEXT),?) "
+                "INSERT INTO search_texts(manifest_id, text, alignment, cleaner, splitter, "
+                "chunker, analyzer) VALUES(?,CAST(? AS TEXT),?,?,?,?,?) "
                 "ON CONFLICT(manifest_id) DO UPDATE SET text=excluded.text, "
                 "alignment=excluded.alignment",
-                (manifest_id, _utf8(search_text), search_alignment.to_bytes()),
+                (
+                    manifest_id,
+                    _utf8(search_text),
+                    search_alignment.to_bytes(),
+                    None if versions is None else versions.cleaner,
+                    splitter,
+                    chunker,
+                    None if versions is None else versions.analyzer,
+                ),
             )
             if stored == [c.chunk_id for c in chunks]:
                 return
@@ -1272,15 +1294,23 @@ class SqliteStore:
         manifest_id = lexical.manifest_id
         with self.transaction() as conn:
             self.save_index(manifest_id, search_text, search_alignment, chunks, versions=versions)
+            # A row written just now carries them already (a kept row may not); they
+            # are compared in the index that holds them (schema 28), not behind the text.
             conn.execute(
                 "UPDATE search_texts SET cleaner=?, splitter=?, chunker=?, analyzer=? "
-                "WHERE manifest_id=?",
+                "WHERE manifest_id=(SELECT manifest_id FROM search_texts "
+                "INDEXED BY search_texts_versions WHERE manifest_id=? AND (cleaner IS NOT ? "
+                "OR splitter IS NOT ? OR chunker IS NOT ? OR analyzer IS NOT ?))",
                 (
                     versions.cleaner,
                     versions.splitter,
                     versions.chunker,
                     versions.analyzer,
                     manifest_id,
+                    versions.cleaner,
+                    versions.splitter,
+                    versions.chunker,
+                    versions.analyzer,
                 ),
             )
             # Rows written just now carry the versions already; kept rows (a rerun's
