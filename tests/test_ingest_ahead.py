@@ -4,6 +4,7 @@ pipeline extracts a file itself whenever the worker's extraction may not be its 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -280,6 +281,11 @@ def test_packed_extraction_is_the_extraction(tmp_path: Path, name: str) -> None:
     rows = analyzed_bodies(expected.text, expected.blocks, search.text, chunks, prepared.language)
     assert prepared.bodies == tuple(body for _, body in rows)
     assert len(prepared.bodies) == len(chunks) > 0
+    with pytest.MonkeyPatch.context() as patch:  # a large text's bodies stay the caller's
+        patch.setattr(_ahead, "MAX_AHEAD_BODIES", len(search.text) - 1)
+        larger = _pack(expected)
+        assert larger is not None
+        assert _unpack(larger)[1] == dataclasses.replace(prepared, bodies=None)
     sha256, found_type, from_worker = _extract_file(str(path), BASE_PROFILE.id)
     assert (sha256, found_type) == (sha256_hex(data), media_type)
     assert from_worker == packed

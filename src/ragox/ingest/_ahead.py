@@ -59,6 +59,9 @@ SHARE: Final = True
 #: Larger files are extracted by the caller: a file's text, search text and blocks
 #: are held whole while they wait (the caller streams a large file's rows, issue 10).
 MAX_AHEAD_BYTES: Final = 4 * 1024 * 1024
+#: The lexical bodies of a larger search text (code points) are analyzed by the caller
+#: as it writes them: held whole, they would be several times the text's size.
+MAX_AHEAD_BODIES: Final = 1024 * 1024
 
 #: What a worker hands back: the SHA-256 and media type of the bytes it read, and the
 #: packed extraction, an ``(error code, message)`` refusal, or None (extract it
@@ -114,16 +117,19 @@ def _pack(extraction: Extraction) -> tuple[object, ...] | None:
     alignment = extraction.source_alignment
     search, pieces = plan_chunks(extraction.text, extraction.blocks)
     language = document_language(search.text)
-    # the chunk ids (of a manifest the caller makes) are no part of the bodies
-    chunks = planned_chunks("", extraction.blocks, search, pieces)
-    rows = analyzed_bodies(extraction.text, extraction.blocks, search.text, chunks, language)
+    bodies = None
+    if len(search.text) <= MAX_AHEAD_BODIES:
+        # the chunk ids (of a manifest the caller makes) are no part of the bodies
+        chunks = planned_chunks("", extraction.blocks, search, pieces)
+        rows = analyzed_bodies(extraction.text, extraction.blocks, search.text, chunks, language)
+        bodies = [body for _, body in rows]
     plan = (
         search.text,
         search.alignment.to_bytes(),
         search.dropped_blocks,
         pieces,
         language,
-        [body for _, body in rows],
+        bodies,
     )
     return (
         extraction.text,
@@ -164,7 +170,8 @@ def _unpack(packed: tuple[object, ...]) -> tuple[Extraction, Prepared]:
     assert isinstance(plan, tuple)
     search_text, search_alignment, dropped, pieces, language, bodies = plan
     search = SearchText(search_text, Alignment.from_bytes(search_alignment), dropped)
-    return extraction, Prepared(search, pieces, language, tuple(bodies))
+    bodies_found = None if bodies is None else tuple(bodies)
+    return extraction, Prepared(search, pieces, language, bodies_found)
 
 
 def _extract_file(path: str, profile_id: str) -> _Packed:
