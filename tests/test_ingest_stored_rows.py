@@ -26,6 +26,8 @@ from ragox.ingest._headings import row_headings
 from ragox.search import compound_vocabulary, index_terms
 from ragox.service import Ragox
 from ragox.store import RevisionState
+from ragox.store._records import BlockRange
+from ragox.store._rows import block_ranges_json
 
 #: paragraphs enough for more chunks than one lexical write batch (store._index._WRITE_BATCH)
 _PARAGRAPHS = 2600
@@ -184,3 +186,17 @@ def test_an_ingestion_writes_the_rows_holding_whole_texts_once(
         assert conn.execute("SELECT name FROM rewrites").fetchall() == [("representations",)]
     finally:
         app.close()
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2**40), st.integers(0, 2**40), st.integers(0, 2**40)),
+        max_size=6,
+    )
+)
+def test_block_ranges_are_stored_as_json_dumps_writes_them(ranges: list[tuple[int, ...]]) -> None:
+    """A chunk row's block ranges: the very text ``json.dumps`` gives (and reads back)."""
+    blocks = [BlockRange(*r) for r in ranges]
+    text = block_ranges_json(blocks)
+    assert text == json.dumps([list(r) for r in ranges])
+    assert [BlockRange(*r) for r in json.loads(text)] == blocks

@@ -30,6 +30,7 @@ __all__ = [
     "REVISION_COLUMNS",
     "anchor_from_json",
     "block_from_row",
+    "block_ranges_json",
     "block_row",
     "cell_json",
     "chunk_from_row",
@@ -224,6 +225,13 @@ def block_from_row(row: Sequence[object]) -> Block:
         ocr=bool(row[12]),
         cell=None if row[13] is None else TableCell.from_json(json.loads(str(row[13]))),
     )
+
+
+def block_ranges_json(ranges: Sequence[BlockRange]) -> str:
+    """A chunk's block ranges as its row stores them: the text of ``json.dumps`` of
+    ``[[block_index, start, end], …]`` (integers), made directly (a chunk row each, and
+    the standard encoder's setup costs more than the text)."""
+    return "[" + ", ".join(f"[{b.block_index:d}, {b.start:d}, {b.end:d}]" for b in ranges) + "]"
 
 
 def chunk_from_row(row: Sequence[object]) -> ChunkRecord:

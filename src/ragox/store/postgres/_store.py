@@ -83,6 +83,7 @@ from ragox.store._rows import (
     REVISION_COLUMNS,
     anchor_from_json,
     block_from_row,
+    block_ranges_json,
     block_row,
     chunk_from_row,
     forget_json_memos,
@@ -1361,7 +1362,7 @@ class PostgresStore:
                         c.search_start,
                         c.search_end,
                         c.tokens,
-                        json.dumps([[b.block_index, b.start, b.end] for b in c.blocks]),
+                        block_ranges_json(c.blocks),
                     )
                     for c in chunks
                 ],
