@@ -300,3 +300,44 @@ def test_german_andere_is_no_match_for_aendern() -> None:
     texts = [claim.text for claim in draft.claims]
     assert any("update-alternatives --config editor" in text for text in texts), texts
     assert not any("andere" in text for text in texts), texts
+
+
+STEPS = """# Pump manual
+
+## Installation
+
+1. Unpack the pump.
+2. Connect the hoses to the inlet and the outlet:
+   - inlet first
+   - outlet second
+3. Fill with water.
+
+The pump needs no oil; its bearings are sealed for life.
+"""
+
+
+def test_a_short_step_on_a_line_of_its_own_is_quoted(app: Ragox) -> None:
+    """ "Fill with water." has three words, under the four a claim needs: a step of a
+    list was never quoted, and the question it answers was abstained on (seen on a
+    new user's Markdown manual)."""
+    app.ingestor.ingest_bytes(STEPS.encode(), "pump.md", "pump.md", tenant="default")
+    record = app.ask("What do I fill the pump with?", OPERATOR)
+    assert not record.abstained
+    assert "Fill with water." in [c.anchor.quote.exact for c in record.citations]
+
+
+def test_a_short_sentence_inside_running_prose_is_not_quoted_alone() -> None:
+    """In a paragraph, a two-word "sentence" is a caption's or an abbreviation's
+    fragment ("Pleistocene epoch (P)."): the rule for short steps takes only a line of
+    its own, so the fragment is not quoted; the sentence that answers is."""
+    prose = (
+        "The fourth scale shows the Quaternary in more detail. Pleistocene epoch (P). "
+        "Q stands for the Quaternary period, which holds the Pleistocene epoch."
+    )
+    draft = ExtractiveGenerator().generate(
+        "During which period was the Pleistocene epoch?", _evidence(("geo.html", prose))
+    )
+    texts = [claim.text for claim in draft.claims]
+    assert not draft.abstained
+    assert "Pleistocene epoch (P)." not in texts, texts
+    assert any(text.startswith("Q stands for") for text in texts), texts

@@ -139,8 +139,12 @@ _ASKER_WORDS: Final = frozenset(
         "твой",
     }
 )
-#: shorter "sentences" (a heading, a table label) are never quoted as claims
+#: shorter "sentences" (a heading, a table label) are never quoted as claims...
 MIN_CLAIM_TOKENS = 4
+#: ...unless they end as a statement does: a short instruction ("Fill with water.",
+#: "Reboot the machine.") is a whole answer
+MIN_STATEMENT_TOKENS = 2
+_SHORT_STATEMENT_END = re.compile(r"[.!]\W*$")
 _STATEMENT_END = re.compile(r"[.!?…:;]\W*$")
 
 
@@ -429,7 +433,7 @@ def score_sentences(
                     and (
                         quotable
                         or (
-                            token_count(item.text, start, end) >= MIN_CLAIM_TOKENS
+                            _long_enough(item.text, start, end)
                             and not _is_label(item.text[start:end])
                             and not _is_question(item.text[start:end])
                             and not any(h_start <= start < h_end for h_start, h_end in headings)
@@ -811,6 +815,28 @@ _PARAGRAPH_TEXT: Final = re.compile(r"[^\n]+(?:\n(?![ \t]*\n)[^\n]*)*")
 def _is_number(sentence: str) -> bool:
     """A section number the sentence splitter cut from its heading ("11.3.")."""
     return bool(_SECTION_NUMBER.match(sentence))
+
+
+def _long_enough(text: str, start: int, end: int) -> bool:
+    """Enough words to be quoted: :data:`MIN_CLAIM_TOKENS`, or fewer for a short
+    statement on a line of its own (a step of a list; in running prose a short
+    "sentence" is more often a caption's or an abbreviation's fragment); never one
+    word ("Yes.", "1.2.")."""
+    count = token_count(text, start, end)
+    if count >= MIN_CLAIM_TOKENS:
+        return True
+    return (
+        count >= MIN_STATEMENT_TOKENS
+        and _SHORT_STATEMENT_END.search(text[start:end].rstrip()) is not None
+        and not text[text.rfind("\n", 0, start) + 1 : start].strip()
+        and not text[end : _line_end(text, end)].strip()
+    )
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line holding ``at`` ends (the text's end when it is the last)."""
+    found = text.find("\n", at)
+    return len(text) if found < 0 else found
 
 
 def _is_question(sentence: str) -> bool:
