@@ -21,7 +21,12 @@ import regex
 
 from ragox.text import join_broken_words, same_passage_key
 from ragox.text._instructions import PARAGRAPH_BREAK as _PARAGRAPH
-from ragox.text._instructions import SENTENCE_END, has_instruction, is_section_heading
+from ragox.text._instructions import (
+    SENTENCE_END,
+    command_lines,
+    has_instruction,
+    is_section_heading,
+)
 from ragox.text._instructions import command_like as _command_like
 
 __all__ = [
@@ -39,7 +44,9 @@ __all__ = [
 _INTRODUCER: Final = re.compile(
     r":\s*$|\bas follows\b|\bthe following\b|\bfollowing (?:command|steps?)\b"
     r"|\bfolgende[mnrs]?\b|\bwie folgt\b|\bnachstehende[mnrs]?\b"
-    r"|\bследующ\w*|\bниже\b|\bтак:\s*$",
+    r"|\bследующ\w*|\bниже\b|\bтак:\s*$"
+    # "… add a password and restricted line as in the example below."
+    r"|\bbelow\b|\bunten\b",
     re.IGNORECASE,
 )
 _LIST_ITEM: Final = re.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[*•\-–+·▪◦])\s+\S")
@@ -69,7 +76,7 @@ def is_introducer(sentence: str) -> bool:
 #: the colon), so that a text without any holds no introducer: keep the two together
 _MAY_INTRODUCE: Final = re.compile(
     r":|as follows|the following|following (?:command|steps?)|folgende|wie folgt"
-    r"|nachstehende|следующ|ниже",
+    r"|nachstehende|следующ|ниже|below|unten",
     re.IGNORECASE,
 )
 
@@ -110,6 +117,10 @@ def _bare_item(paragraph: str) -> bool:
 def _block_like(paragraph: str) -> bool:
     text = paragraph.strip()
     if _LIST_ITEM.match(text) or _command_like(text):
+        return True
+    if command_lines(text):
+        # a configuration or a script of several lines ("image=/boot/vmlinuz",
+        # "label=Linux", "password=hackme", "restricted": lilo.conf's lines)
         return True
     return "\t" in text and "\n" not in text  # a table row with tab-separated cells
 
@@ -190,5 +201,12 @@ def display_text(quote: str) -> str:
     ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces, and
     paragraph breaks (before a command or a step) stay."""
     joined = join_broken_words(quote)
-    lines = _PARAGRAPH.split(joined)
-    return "\n".join(_SOFT_BREAK.sub(" ", line).strip() for line in lines if line.strip())
+    paragraphs = _PARAGRAPH.split(joined)
+    return "\n".join(
+        # a configuration's or a script's lines stay lines
+        "\n".join(line.strip() for line in paragraph.strip().splitlines())
+        if command_lines(paragraph)
+        else _SOFT_BREAK.sub(" ", paragraph).strip()
+        for paragraph in paragraphs
+        if paragraph.strip()
+    )

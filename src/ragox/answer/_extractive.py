@@ -262,9 +262,16 @@ class ExtractiveConfig:
         question term that neither the sentence nor its neighbours contain, plus a
         credit for an instruction that answers a how-to question."""
         credit = 0.0
+        if kind in (AnswerKind.INSTRUCTION, AnswerKind.DEFINITION) and (
+            features.uncovered > self.subject_share
+        ):
+            # what is to be done, or what is defined, is named near the answer: "What
+            # is the capital of Australia?" is not answered by a list of CERTs that
+            # names "(Australia)" only. Other questions keep their answer where the
+            # heaviest word is a verb the passage says otherwise ("Wer sang die
+            # Nationalhymne?": "… führte die Nationalhymne auf")
+            return -math.inf
         if kind is AnswerKind.INSTRUCTION:
-            if features.uncovered > self.subject_share:
-                return -math.inf
             credit = self.instruction_evidence if features.answer_kind else -self.description
             credit -= self.uncovered_rest * features.uncovered_rest
         elif kind is AnswerKind.REASON and features.answer_kind:
@@ -471,6 +478,7 @@ def score_sentences(
         heading = sentences[0][3] if sentences and not sentences[0][2] else None
         section: dict[str, float] | None = None  # the heading of the current section
         section_span: tuple[int, int] | None = None  # its paragraph, when numbered
+        asks = False  # the section's heading is a question (an FAQ's)
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
                 numbered = position > 0 and _is_number(
@@ -483,9 +491,11 @@ def score_sentences(
                     section = {t: max(v, section.get(t, 0.0)) for t, v in credits.items()} | {
                         t: v for t, v in section.items() if t not in credits
                     }
+                    asks = asks or _is_question(item.text[start:end])
                 elif numbered or within is not None or _is_heading(item.text[start:end]):
                     section = credits
                     section_span = within
+                    asks = _is_question(item.text[start:end])
                     if position > 1 and (
                         numbered
                         or within is not None
@@ -517,6 +527,7 @@ def score_sentences(
                 # a definition is of what the question names, in the sentence itself
                 and (kind is not AnswerKind.DEFINITION or bool(credits)),
                 section,
+                heading_asks=asks,
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
             literal = sum(

@@ -170,7 +170,9 @@ _REFERENCE: Final = re.compile(
     r"|steps?|abschnitts?|abschnitten|kapitels?|kapiteln|teils?|abbildung(?:en)?|tabellen?"
     r"|anhangs?|seiten?|schritts?|fußnoten?|раздел\w*|глав\w*|част\w*|рисун\w*|таблиц\w*"
     r"|приложени\w*|страниц\w*|шаг\w*|пункт\w*|versions?|releases?|version\w*|верси\w*)"
-    r"\s+\d+(?:\.\d+)*\b|§+\s*\d+(?:\.\d+)*",
+    r"\s+\d+(?:\.\d+)*\b|§+\s*\d+(?:\.\d+)*"
+    # a footnote's or a reference's mark ("… is quite reduced [6] you might …")
+    r"|\[\d{1,3}\]",
     re.IGNORECASE,
 )
 #: a count that a frequency pattern would take for how often: a multiplier ("ten times
@@ -408,19 +410,35 @@ def support(
     source_index: int,
     kind_held: bool,
     heading: Mapping[str, float] | None = None,
+    *,
+    heading_asks: bool = False,
 ) -> Support:
     total = sum(weights.values()) or 1.0
+    # Under a title, what a neighbour adds is counted beyond the title's words too:
+    # the sentence right after a heading has the heading as its previous unit, and its
+    # words counted twice (as neighbour and as title) put the section's opening
+    # sentence above one under it that holds every word of the question itself
+    # ("Anybody can easily get a root-shell …" under "4.4. Set a LILO or GRUB
+    # password" before "For LILO you need to edit /etc/lilo.conf and add a
+    # password …"). Under a question (an FAQ's "11.3. How can I change the console
+    # font at boot?") the sentence after it is the answer, in words of its own: there
+    # the heading keeps counting as the sentence before it.
+    held = dict(credits)
+    if not heading_asks:
+        for term, value in (heading or {}).items():
+            held[term] = max(value, held.get(term, 0.0))
 
     def only_in(other: Mapping[str, float] | None) -> float:
-        """What a neighbour holds of the question beyond what the sentence holds (the
-        word itself beside the sentence's synonym counts for what the synonym lacks)."""
+        """What a neighbour holds of the question beyond what the sentence and its
+        section's title hold (the word itself beside the sentence's synonym counts for
+        what the synonym lacks)."""
         if other is None:
             return 0.0
         return (
             sum(
-                weights[t] * (value - credits.get(t, 0.0))
+                weights[t] * (value - held.get(t, 0.0))
                 for t, value in other.items()
-                if value > credits.get(t, 0.0)
+                if value > held.get(t, 0.0)
             )
             / total
         )

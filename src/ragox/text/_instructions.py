@@ -19,6 +19,7 @@ __all__ = [
     "SENTENCE_END",
     "asks_for_instructions",
     "command_like",
+    "command_lines",
     "has_instruction",
     "is_section_heading",
 ]
@@ -139,6 +140,19 @@ def command_like(paragraph: str) -> bool:
         and _CLAUSE.search(line) is None
         and len(line.split()) <= _BARE_COMMAND_WORDS
     )
+
+
+def command_lines(paragraph: str) -> bool:
+    """Several lines that are a configuration or a script (lilo.conf's
+    "image=/boot/vmlinuz", "label=Linux", "restricted"): each line looks like a
+    command, and at least half of them carry a command's sign (an option, a path, an
+    assignment, a prompt), so that prose cut into short lines ("a soft", "line
+    break") is not taken for one."""
+    lines = [line.strip() for line in paragraph.strip().splitlines() if line.strip()]
+    if len(lines) < 2 or not all(map(command_like, lines)):
+        return False
+    signed = sum(1 for line in lines if _PROMPT.match(line) or _COMMAND_SIGN.search(line))
+    return 2 * signed >= len(lines)
 
 
 def has_instruction(text: str, language: str | None = None) -> bool:

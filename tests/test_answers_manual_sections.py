@@ -1,0 +1,159 @@
+"""Answers from a manual's sections (issue 16), seen on the Securing Debian Manual
+(`harden-doc`, GPL-2.0-or-later; the passages below quote it) asked as a new user
+would: a section's title counts once for the sentence under it, a configuration of
+several lines is quoted with the sentence that introduces it ("as in the example
+below"), a footnote's mark is no quantity, and "What is the capital of …?" is not
+answered from a passage that names the country only."""
+
+from __future__ import annotations
+
+from ragox.access import Principal
+from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer._blocks import display_text
+from ragox.answer._extractive import ExtractiveConfig, score_sentences
+from ragox.answer._support import AnswerKind, holds_answer_kind
+from ragox.service import Ragox
+
+OPERATOR = Principal.local_operator()
+
+LILO = """<!DOCTYPE html>
+<html lang="en"><head><title>4.4. Set a LILO or GRUB password</title></head><body>
+<h2>4.4. Set a LILO or GRUB password</h2>
+<p>Anybody can easily get a root-shell and change your passwords by entering
+<code>&lt;name-of-your-bootimage&gt; init=/bin/sh</code> at the boot prompt. After
+changing the passwords and rebooting the system, the person has unlimited root-access
+and can do anything he/she wants to the system.</p>
+<p>To make sure that this cannot happen, you should set a password for the boot
+loader. You can choose between a global password or a password for a certain
+image.</p>
+<p>For LILO you need to edit the config file /etc/lilo.conf and add a password and
+restricted line as in the example below.</p>
+<pre>
+  image=/boot/2.2.14-vmlinuz
+     label=Linux
+     read-only
+     password=hackme
+     restricted
+</pre>
+<p>Then, make sure that the configuration file is not world readable to prevent local
+users from reading the password.</p>
+</body></html>
+"""
+
+FAQ = """<!DOCTYPE html>
+<html lang="en"><head><title>11. Customizing</title></head><body>
+<h2>11.3. How can I make the console font change at boot time?</h2>
+<p>There is the kbd package for this; edit /etc/kbd/config.</p>
+<p>Fonts of other kinds are shipped by other packages.</p>
+</body></html>
+"""
+
+
+def _quotes(app: Ragox, question: str) -> list[str]:
+    record = app.ask(question, OPERATOR)
+    assert not record.abstained, question
+    return [citation.anchor.quote.exact for citation in record.citations]
+
+
+def test_a_titles_words_count_once_for_the_sentence_after_it(app: Ragox) -> None:
+    """The sentence right after "4.4. Set a LILO or GRUB password" had the title's
+    words twice (as its previous unit's and as its section's title) and was quoted
+    first, though it tells how an attacker gets a shell; now the sentences that say
+    how to set the password are quoted, with the lines of lilo.conf introduced."""
+    app.ingestor.ingest_bytes(LILO.encode(), "lilo.html", "lilo.html", tenant="default")
+    quotes = _quotes(app, "How do I set a password for LILO?")
+    assert not any(quote.startswith("Anybody can easily") for quote in quotes), quotes
+    assert any(
+        quote.startswith("For LILO you need to edit") and "password=hackme" in quote
+        for quote in quotes
+    ), quotes
+
+
+def _support_of(question: str, text: str, opening: str):  # type: ignore[no-untyped-def]
+    evidence = [Evidence("S1", "doc.html", "r1", "m-doc", ("c1",), 0, len(text), text)]
+    scoring = score_sentences(question, evidence, None, ExtractiveConfig())
+    return next(s.support for s in scoring.sentences if text[s.start : s.end].startswith(opening))
+
+
+def test_a_title_is_not_also_the_previous_sentence_of_the_one_under_it() -> None:
+    """The features behind the answer above: the sentence after a title gets the
+    title's words as its section's (``heading``), not a second time as its
+    neighbour's (``previous``)."""
+    text = (
+        "4.4. Set a LILO or GRUB password\n\n"
+        "Anybody can easily get a root-shell and change your passwords at the boot "
+        "prompt. After changing the passwords, the person has unlimited root-access."
+    )
+    features = _support_of("How do I set a password for LILO?", text, "Anybody")
+    assert features.heading > 0.3
+    assert features.previous == 0.0
+
+
+def test_a_question_above_an_answer_is_its_previous_sentence() -> None:
+    """Under an FAQ's question the answer says it in words of its own: the question's
+    words count as its previous sentence's as well."""
+    text = (
+        "11.3. How can I make the console font change at boot time?\n\n"
+        "There is the kbd package for this; edit /etc/kbd/config."
+    )
+    features = _support_of("How can I change the console font at boot?", text, "There is")
+    assert features.heading > 0.3
+    assert features.previous == features.heading
+
+
+def test_under_a_question_the_sentence_after_it_is_still_its_answer(app: Ragox) -> None:
+    """An FAQ's answer shares no word with the question above it: there the heading
+    still counts as the sentence before the answer."""
+    app.ingestor.ingest_bytes(FAQ.encode(), "faq.html", "faq.html", tenant="default")
+    quotes = _quotes(app, "How can I change the console font at boot?")
+    assert any("kbd package" in quote for quote in quotes), quotes
+
+
+def test_the_lines_of_a_configuration_stay_lines() -> None:
+    shown = display_text(
+        "add a password and restricted line as in the example below.\n\n"
+        "  image=/boot/2.2.14-vmlinuz\n     label=Linux\n     password=hackme\n     restricted"
+    )
+    assert shown.splitlines()[1:] == [
+        "image=/boot/2.2.14-vmlinuz",
+        "label=Linux",
+        "password=hackme",
+        "restricted",
+    ]
+    # prose broken over lines is still joined
+    assert display_text("a sentence broken\nover two lines.") == "a sentence broken over two lines."
+
+
+def test_a_footnotes_mark_is_no_quantity() -> None:
+    sentence = (
+        "With so much software, and even if the base system installation is quite "
+        "reduced [6] you might get carried away and install more than is really needed."
+    )
+    assert not holds_answer_kind(AnswerKind.NUMBER, sentence)
+    assert holds_answer_kind(AnswerKind.NUMBER, "The base system needs 256 MB of memory [6].")
+
+
+CERTS = (
+    "This is a list of some CERTs, for a full list look at the FIRST web site: "
+    "http://www.auscert.org.au (Australia), http://www.unam-cert.unam.mx/ (Mexico), "
+    "http://www.cert.funet.fi (Finland), http://www.dfn-cert.de (Germany)."
+)
+
+
+def test_what_a_question_defines_must_be_named_near_the_answer() -> None:
+    """ "What is the capital of Australia?" shares only "Australia" with a list of CERTs:
+    abstained on, as "What is the capital city of Australia, Canberra?" is answered by
+    a passage that names the capital."""
+    # the two words' weights in the manual's index: both rare there, "capital" the rarer
+    weights = {"capit": 4.6, "australia": 4.1}
+    generator = ExtractiveGenerator(
+        term_weights=lambda terms: {term: weights.get(term, 1.0) for term in terms}
+    )
+    evidence = [Evidence("S1", "certs.html", "r1", "m-certs", ("c1",), 0, len(CERTS), CERTS)]
+    assert generator.generate("What is the capital of Australia?", evidence).abstained
+    capital = "Canberra is the capital of Australia, chosen as a compromise in 1908."
+    answered = generator.generate(
+        "What is the capital of Australia?",
+        [Evidence("S1", "geo.html", "r1", "m-geo", ("c1",), 0, len(capital), capital)],
+    )
+    assert not answered.abstained
