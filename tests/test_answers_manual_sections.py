@@ -157,3 +157,39 @@ def test_what_a_question_defines_must_be_named_near_the_answer() -> None:
         [Evidence("S1", "geo.html", "r1", "m-geo", ("c1",), 0, len(capital), capital)],
     )
     assert not answered.abstained
+
+
+CHECKLIST = """<!DOCTYPE html>
+<html lang="de"><head><title>B.2. Prüfliste der Konfiguration</title></head><body>
+<h2>B.2. Prüfliste der Konfiguration</h2>
+<p>Dieser Anhang wiederholt kurz Punkte aus anderen Abschnitten dieser Anleitung in
+einem verdichteten Prüflisten-Format.</p>
+<p>Beschränkung des physischen Zugriffs und der Boot-Fähigkeiten:</p>
+<ul>
+<li>Schalten Sie im BIOS das Booten von Diskette und CD-ROM ab.</li>
+<li>Setzen Sie ein LILO- bzw. GRUB-Passwort (/etc/lilo.conf bzw. /boot/grub/menu.lst);
+stellen Sie sicher, dass die Konfigurationsdatei von LILO oder GRUB nicht lesbar
+ist.</li>
+</ul>
+<p>Partitionierung:</p>
+<ul>
+<li>Legen Sie Daten, die von Benutzern geschrieben wurden, und sich ständig ändernde
+Laufzeitdaten auf eigenen, getrennten Partitionen ab.</li>
+<li>Setzen Sie die Mount-Optionen nosuid,noexec,nodev in /etc/fstab bei Partitionen,
+die keine ausführbaren Programme enthalten sollten.</li>
+</ul>
+</body></html>
+"""
+
+
+def test_a_checklists_next_label_does_not_go_on_about_the_answer(app: Ragox) -> None:
+    """ "Partitionierung:" and its items come right after the item that answers: a block
+    introduced by a label opens another part of the checklist, and it was quoted as if
+    it went on about the GRUB password (as "The following checks are implemented:"
+    goes on about the tool named before it)."""
+    app.ingestor.ingest_bytes(
+        CHECKLIST.encode(), "checklist.html", "checklist.html", tenant="default"
+    )
+    quotes = _quotes(app, "Wie setze ich ein Passwort für GRUB?")
+    assert any("GRUB-Passwort" in quote for quote in quotes), quotes
+    assert not any("Partitionierung" in quote or "Laufzeitdaten" in quote for quote in quotes)

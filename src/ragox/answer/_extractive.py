@@ -1069,6 +1069,23 @@ def _lists_for(sentence: ScoredSentence, best: ScoredSentence) -> bool:
         and sentence.start >= best.end
         and not between.strip()
         and "\n" in between
+        and not _list_label(sentence)
+    )
+
+
+#: an introducer of fewer words than this that announces only by its colon is a label
+_LABEL_WORDS: Final = 4
+
+
+def _list_label(sentence: ScoredSentence) -> bool:
+    """The block's introducer is a label ("Partitionierung:" above the next items of a
+    checklist): it opens another list, it does not go on about the sentence before."""
+    text = sentence.evidence.text
+    line = text[sentence.start : _line_end(text, sentence.start)].strip()
+    return (
+        line.endswith(":")
+        and len(line.split()) < _LABEL_WORDS
+        and not is_introducer(line.removesuffix(":"))
     )
 
 
