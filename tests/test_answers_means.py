@@ -32,6 +32,13 @@ from ragox.text._instructions import has_instruction
         "Sie ändern sie mit dem Befehl dpkg-reconfigure tzdata.",
         "Чтобы получить такой результат, надо выполнить команду adduser user group.",
         "Это делается с помощью команды apt.",
+        # what a tool lets the reader do (the Securing Debian Manual's answer to "How do
+        # I check the integrity of installed files?")
+        "Installing debsums will also help you to check the file system integrity.",
+        "aptitude allows you to hold a package at its current version.",
+        # an imperative after a clause that sets a condition or a purpose
+        "To keep the old version, set the package on hold.",
+        "If you want to run testing, install the testing packages.",
     ],
 )
 def test_a_sentence_naming_the_command_to_use_is_an_instruction(sentence: str) -> None:
@@ -46,6 +53,11 @@ def test_a_sentence_naming_the_command_to_use_is_an_instruction(sentence: str) -
         "Beachten Sie, dass dies lange dauern kann.",
         "The dpkg command is the base of the packaging system.",
         "Die Befehle groupadd und groupdel fügen eine Gruppe hinzu.",
+        # a verb of an enumeration after a comma, in a statement: it was taken for an
+        # imperative after a condition, and the sentence outranked the one with debsums
+        "It is most likely that an effective intrusion will modify some files in the "
+        "local file system in order to circumvent local security policy, install "
+        "Trojans, or create users.",
     ],
 )
 def test_a_note_or_a_command_named_in_passing_is_no_instruction(sentence: str) -> None:

@@ -48,8 +48,11 @@ _ENGLISH: Final = re.compile(
     r"^"
     + _ENGLISH_IMPERATIVE
     # after a condition: "If you want to run testing, then change the third field …",
-    # or after a colon: "Installing Debian from CD is straightforward: configure …"
-    + r"|(?:[,;:]\s*|\bthen\s+)"
+    # "To keep it, set …", or after a colon: "Installing Debian from CD is
+    # straightforward: configure …"; not a verb of an enumeration after a comma ("… will
+    # modify some files …, install Trojans, or create users")
+    + r"|(?::\s*|\bthen\s+|^(?:if|when|whenever|once|after|before|unless|to|in order to"
+    + r"|for|as soon as)\b[^.!?\n]*?[,;]\s*)"
     + _ENGLISH_IMPERATIVE
     # not a word of an enumeration ("unknown, install, remove purge und hold")
     + r"(?!\s*[,;)]|\s+(?:and|or|und|oder|и|или)\b)"
@@ -108,6 +111,9 @@ _IMPERATIVE: Final = regex.compile(
 #: делается с помощью команды …"): the means, which a how-to question asks for
 _MEANS: Final = re.compile(
     r"\b(?:with|using|through|via) (?:a |the )?(?:command|tool|utility|program)s?\b"
+    # what a tool lets the reader do: "Installing debsums will also help you to check
+    # the file system integrity", "aptitude allows you to hold a package"
+    r"|\b(?:helps?|allows?|enables?|lets?) you (?:to )?[a-z]"
     r"|\bcan be (?:done|achieved|changed|set|configured|displayed|listed|found|checked)"
     r" (?:with|using|by running)\b"
     r"|\b(?:mit|durch) (?:dem|einem|den) (?:Befehl|Kommando|Werkzeug|Programm)(?:en|e|s)?\b"
