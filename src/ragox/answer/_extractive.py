@@ -949,14 +949,22 @@ class ExtractiveGenerator:
         subject = max(sorted(scoring.weights), key=scoring.weights.__getitem__, default=None)
         if subject not in best.covered:
             subject = None
+        complete = best.covered if best.covered >= set(scoring.weights) else frozenset()
         for candidate in own[1:]:
             if len(chosen) >= config.max_sentences or candidate.score < config.second_ratio * (
                 best.score
             ):
                 break
-            if (
-                candidate.evidence.document_id != best.evidence.document_id
-                and candidate.score < config.other_document_ratio * best.score
+            if candidate.evidence.document_id != best.evidence.document_id and (
+                candidate.score < config.other_document_ratio * best.score
+                # where the best sentence holds every word of the question, another
+                # document's sentence adds to the answer only when it holds them all
+                # too: "… change the boot sequence to disable booting from floppy"
+                # shares "disable" and "boot" with "How do I disable a service at
+                # boot?", not "service". A best sentence that holds part of the
+                # question may be the wrong one: there the other document's sentence
+                # stays, as a second answer
+                or (complete and not complete <= candidate.covered)
             ):
                 continue
             # precision over recall: a further sentence must itself hold a good part of
