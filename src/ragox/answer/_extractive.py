@@ -963,8 +963,13 @@ class ExtractiveGenerator:
                 # shares "disable" and "boot" with "How do I disable a service at
                 # boot?", not "service". A best sentence that holds part of the
                 # question may be the wrong one: there the other document's sentence
-                # stays, as a second answer
-                or (complete and not complete <= candidate.covered)
+                # stays, as a second answer. (A copy of a chosen quote, the HTML's of
+                # the PDF's sentence, is the same answer: it is weighed below.)
+                or (
+                    complete
+                    and not complete <= candidate.covered
+                    and not any(_repeats(candidate, other) for other in chosen)
+                )
             ):
                 continue
             # precision over recall: a further sentence must itself hold a good part of
