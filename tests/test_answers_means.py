@@ -39,6 +39,8 @@ from ragox.text._instructions import has_instruction
         # an imperative after a clause that sets a condition or a purpose
         "To keep the old version, set the package on hold.",
         "If you want to run testing, install the testing packages.",
+        "Alternatively, use the web form of the bug tracker.",
+        "As root, run the script once.",
     ],
 )
 def test_a_sentence_naming_the_command_to_use_is_an_instruction(sentence: str) -> None:

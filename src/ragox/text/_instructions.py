@@ -48,11 +48,12 @@ _ENGLISH: Final = re.compile(
     r"^"
     + _ENGLISH_IMPERATIVE
     # after a condition: "If you want to run testing, then change the third field …",
-    # "To keep it, set …", or after a colon: "Installing Debian from CD is
-    # straightforward: configure …"; not a verb of an enumeration after a comma ("… will
-    # modify some files …, install Trojans, or create users")
-    + r"|(?::\s*|\bthen\s+|^(?:if|when|whenever|once|after|before|unless|to|in order to"
-    + r"|for|as soon as)\b[^.!?\n]*?[,;]\s*)"
+    # "To keep it, set …", "As root, run …", or after a colon: "Installing Debian from CD
+    # is straightforward: configure …"; not a verb of an enumeration after a comma in a
+    # statement about something ("It is likely that an intrusion will modify some
+    # files …, install Trojans, or create users")
+    + r"|(?::\s*|\bthen\s+|(?:^|[.!?]\s+)(?!(?:it|this|that|these|those|the|a|an|he|she"
+    + r"|they|we|there|its|their|his|her)\b)[^.!?\n]*?[,;]\s*)"
     + _ENGLISH_IMPERATIVE
     # not a word of an enumeration ("unknown, install, remove purge und hold")
     + r"(?!\s*[,;)]|\s+(?:and|or|und|oder|и|или)\b)"
