@@ -244,3 +244,41 @@ def test_beside_a_best_sentence_holding_part_of_the_question_another_document_st
     texts = [claim.text for claim in draft.claims]
     assert texts and "BIOS" in texts[0], texts
     assert services in texts, texts
+
+
+ROOT_PROMPT = """<!DOCTYPE html>
+<html lang="en"><head><title>4.6. Remove root prompt on the kernel</title></head><body>
+<h2>4.6. Remove root prompt on the kernel</h2>
+<div class="para">Linux 2.4 kernels provide a way to access a root shell while booting
+which will be presented just after loading the cramfs file system.</div>
+<div class="para">To remove the root prompt, rebuild the initrd image with the
+following command:
+<pre class="screen">
+  # mkinitrd -o initrd.img-2.4.18-k7 /lib/modules/2.4.18-k7
+</pre></div>
+<div class="para">or (preferred):
+<pre class="screen">
+  # dpkg-reconfigure -plow kernel-image-2.4.x-yz
+</pre></div>
+<ul class="docnav"><li class="previous"><a accesskey="p" href="prev.html"><strong>Prev</strong>4.5.
+Disable root prompt on the initramfs</a></li><li class="up"><a accesskey="u"
+href="#"><strong>Up</strong></a></li><li class="home"><a accesskey="h"
+href="index.html"><strong>Home</strong></a></li><li class="next"><a accesskey="n"
+href="next.html"><strong>Next</strong>4.7. Restricting console login access</a></li></ul>
+</body></html>
+"""
+
+
+def test_the_short_lines_after_a_prompted_command_are_not_its_block(app: Ragox) -> None:
+    """A command typed at a prompt ends its block: the short lines after it are the
+    page's navigation ("Prev 4.5. …", "Up", "Home", "Next 4.7. …"), which were quoted
+    as items of a list without markers going on after the command."""
+    app.ingestor.ingest_bytes(
+        ROOT_PROMPT.encode(), "kernel-root-prompt.html", "kernel-root-prompt.html", tenant="default"
+    )
+    quotes = _quotes(app, "How do I reconfigure the kernel image?")
+    assert any(
+        quote.endswith("dpkg-reconfigure -plow kernel-image-2.4.x-yz") for quote in quotes
+    ), quotes
+    for word in ("Prev", "Home", "Next", "Restricting console"):
+        assert not any(word in quote for quote in quotes), quotes

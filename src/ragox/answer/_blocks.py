@@ -65,6 +65,8 @@ _MAX_PARAGRAPHS: Final = 12
 _MAX_CHARS: Final = 1500
 #: most words of a list item without a marker
 _BARE_ITEM_WORDS: Final = 10
+#: a command as typed at a shell's prompt ("# dpkg-reconfigure …", "$ make")
+_PROMPTED: Final = re.compile(r"^\s*[$#%]\s+\S")
 
 
 def is_introducer(sentence: str) -> bool:
@@ -180,8 +182,15 @@ def block_end(
         listed = end is not None and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
         # a list whose items are bare lines ("broken symlinks", "Python modules not
         # byte-compiled", …: HTML list items without a marker) goes on while its
-        # lines stay short and without a sentence's end, whatever letter opens them
-        bare = end is not None and _bare_item(text[last:end]) and _bare_item(paragraph)
+        # lines stay short and without a sentence's end, whatever letter opens them;
+        # a command typed at a prompt is no such item, and the short lines after it
+        # are another part of the page (a footer's "Prev", "Up", "Home", "Next")
+        bare = (
+            end is not None
+            and _bare_item(text[last:end])
+            and not _PROMPTED.match(text[last:end])
+            and _bare_item(paragraph)
+        )
         if not (first or listed or bare or _block_like(paragraph)):
             break
         if end is not None and finish - position > _MAX_CHARS:
