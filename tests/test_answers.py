@@ -397,27 +397,27 @@ def test_a_function_word_of_a_sentence_meets_no_question_term() -> None:
 
 
 def test_a_further_sentence_from_another_document_must_score_near_the_best() -> None:
-    """Beside "Um das Paket zu finden, zu dem eine lokale Datei gehört, verwenden Sie
-    dpkg -S", another chapter's sentence on a package registering a server in a file
-    that does not belong to it shares "Paket", "Datei" and "gehört" and scores two
-    thirds of it (its passage ranked first): quoted from the same document, not from
-    another one (``other_document_ratio``)."""
-    question = "Wie finde ich heraus, zu welchem Paket eine Datei gehört?"
-    answer = "Um das Paket zu finden, zu dem eine lokale Datei gehört, verwenden Sie dpkg -S Datei."
-    aside = (
+    """Two sentences that share "Paket", "Datei" and "gehört", the second scoring just
+    under seven tenths of the first: quoted beside it from the same document, not
+    from another one (``other_document_ratio``). (Asked "Welches Programm …": the
+    sentence naming the program is no instruction, so the rule for a how-to question,
+    whose further sentences must instruct too, does not decide it.)"""
+    question = "Welches Programm findet heraus, zu welchem Paket eine Datei gehört?"
+    first = (
         "Häufig möchten Pakete einen Server in der Datei /etc/inetd.conf registrieren, aber "
         "die Richtlinien verbieten einem Paket, eine Datei zu verändern, die ihm nicht gehört."
     )
+    second = "Um das Paket zu finden, zu dem eine lokale Datei gehört, verwenden Sie dpkg -S Datei."
 
-    def quotes(aside_document: str) -> list[str]:
+    def quotes(second_document: str) -> list[str]:
         evidence = [
-            Evidence("S1", aside_document, "r1", "m2", ("c2",), 0, len(aside), aside, ()),
-            Evidence("S2", "apt-file", "r1", "m1", ("c1",), 0, len(answer), answer, ()),
+            Evidence("S1", "inetd", "r1", "m2", ("c2",), 0, len(first), first, ()),
+            Evidence("S2", second_document, "r1", "m1", ("c1",), 0, len(second), second, ()),
         ]
         scored = score_sentences(question, evidence).sentences
-        assert [s.evidence.source_id for s in scored] == ["S2", "S1"]
+        assert [s.evidence.source_id for s in scored] == ["S1", "S2"]
         assert 0.5 < scored[1].score / scored[0].score < 0.7
         return [claim.quote for claim in ExtractiveGenerator().generate(question, evidence).claims]
 
-    assert quotes("inetd") == [answer]
-    assert quotes("apt-file") == [answer, aside]
+    assert quotes("dpkg") == [first]
+    assert quotes("inetd") == [first, second]

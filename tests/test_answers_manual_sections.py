@@ -282,3 +282,40 @@ def test_the_short_lines_after_a_prompted_command_are_not_its_block(app: Ragox) 
     ), quotes
     for word in ("Prev", "Home", "Next", "Restricting console"):
         assert not any(word in quote for quote in quotes), quotes
+
+
+PACKAGE_STATES = """<!DOCTYPE html>
+<html lang="ru"><head><title>Управление пакетами</title></head><body>
+<h2>Значения флага «текущее состояние»</h2>
+<table><tbody>
+<tr><td><code>i</code></td><td>-</td><td>пакет установлен и все его зависимости
+удовлетворены.</td></tr>
+<tr><td><code>c</code></td><td>-</td><td>пакет был удалён, но его файлы настройки все
+ещё присутствуют.</td></tr>
+<tr><td><code>p</code></td><td>-</td><td>пакет и все его файлы настройки были удалены,
+или пакет никогда не был установлен.</td></tr>
+</tbody></table>
+<h2>Команды управления пакетами</h2>
+<table><tbody>
+<tr><td>Установка: Пакет → Установить (+)</td><td><p>Отметить текущий пакет для
+установки.</p><p>Если пакет не установлен, он будет установлен.</p></td></tr>
+<tr><td>Удаление: Пакет → Удалить (-)</td><td><p>Отметить текущий пакет для
+удаления.</p><p>Если пакет установлен, он будет удалён.</p></td></tr>
+</tbody></table>
+</body></html>
+"""
+
+
+def test_a_menu_path_answers_how_and_a_tables_letter_does_not(app: Ragox) -> None:
+    """aptitude's Russian manual: "Как удалить пакет?" was answered from the table of
+    package states ("c - пакет был удалён, но …"), its one-letter key taken for a
+    command; the answer is the menu command "Пакет → Удалить (-)"."""
+    app.ingestor.ingest_bytes(
+        PACKAGE_STATES.encode(),
+        "aptitude-commands.html",
+        "aptitude-commands.html",
+        tenant="default",
+    )
+    quotes = _quotes(app, "Как удалить пакет?")
+    assert "Пакет → Удалить" in quotes[0], quotes
+    assert not any("файлы настройки" in quote for quote in quotes), quotes

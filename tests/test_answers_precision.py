@@ -72,8 +72,8 @@ def test_a_sentence_from_elsewhere_that_holds_the_subject_is_still_quoted() -> N
     """The rule asks for the subject, not for the same passage: a sentence of another
     section that names the editor and what changes it is quoted."""
     other = (
-        "The editor that the alternatives system chose by default changes when you "
-        "install another editor package."
+        "To change the default editor for your own account only, set the EDITOR variable "
+        "in your shell's startup file."
     )
     generator = ExtractiveGenerator(term_weights=_weights(EDITOR_WEIGHTS))
     draft = generator.generate(

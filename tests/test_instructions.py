@@ -34,6 +34,10 @@ def test_command_lines_are_commands(line: str) -> None:
         "so that they work when your local list has an entry pointing at the mirror",
         # a numbered section's heading that names a path
         "1.3. Helpers for debian/rules",
+        # a table's one-letter key (aptitude's package states: "c", "-", "пакет был
+        # удалён, но …")
+        "c",
+        "c\n\n-\n\nпакет был удалён, но его файлы настройки все ещё присутствуют.",
     ],
 )
 def test_prose_cut_into_lines_and_headings_are_not_commands(line: str) -> None:
@@ -128,3 +132,24 @@ def test_a_step_of_a_sequence_is_an_instruction(sentence: str) -> None:
 def test_a_narrative_sequence_is_no_instruction(sentence: str) -> None:
     """ "Then" before a subject, a past tense or a participle tells what happens."""
     assert not has_instruction(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Удаление: Пакет → Удалить (-) Отметить текущий пакет для удаления.",
+        "Der Eintrag Datei → Speichern unter legt eine Kopie der Datei an.",
+        "The menu item File → Save As writes a copy of the file.",
+    ],
+)
+def test_a_path_through_menus_is_an_instruction(sentence: str) -> None:
+    """A manual of a program with menus says which menu item does it: that path is the
+    means a how-to question asks for, in any language, whatever verb form follows
+    ("Отметить" is an infinitive, no imperative)."""
+    assert has_instruction(sentence)
+
+
+def test_an_arrow_between_words_on_two_lines_is_no_menu_path() -> None:
+    """A path's arrow joins two words of one line; an arrow that ends one line and a
+    word that opens the next is a diagram's, not a menu's."""
+    assert not has_instruction("Das Paket wurde entfernt →\nsiehe unten.")

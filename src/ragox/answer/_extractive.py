@@ -1008,6 +1008,16 @@ class ExtractiveGenerator:
                 continue
             if any(_overlap(candidate, other) for other in chosen):
                 continue
+            # a how-to question answered by an instruction: a further sentence that
+            # instructs nothing states something about the subject, not how to do it
+            # ("c - пакет был удалён, но …" beside "Удаление: Пакет → Удалить (-)")
+            if (
+                kind is AnswerKind.INSTRUCTION
+                and best.support.answer_kind
+                and not candidate.support.answer_kind
+                and not _adjacent(candidate, best)
+            ):
+                continue
             # a long block (a list of many items, a command's output) beside the best
             # sentence holds the question's words spread over its items, not an answer
             # to it: "Here is the list of fields in the /etc/passwd file:" and seven

@@ -29,8 +29,10 @@ _PROMPT: Final = re.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 _COMMAND_SIGN: Final = re.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
 #: a line that opens with a lowercase word ("make deb-pkg", "apt full-upgrade") is a
 #: command only when it is short and has no clause: "install (installieren) - der
-#: Benutzer möchte …;", "to this:", "release 11, a.k.a. …" are prose cut into lines
-_BARE_COMMAND: Final = re.compile(r"^[a-z][\w.-]*(?:\s|$)")
+#: Benutzer möchte …;", "to this:", "release 11, a.k.a. …" are prose cut into lines;
+#: nor is one letter alone a command: it is a table's key or a list's letter ("c",
+#: then "-", then "пакет был удалён, но …": aptitude's states)
+_BARE_COMMAND: Final = re.compile(r"^[a-z][\w.-]+(?:\s|$)")
 _CLAUSE: Final = re.compile(r",\s|[,;:]$")
 _BARE_COMMAND_WORDS: Final = 7
 #: a numbered section's heading opens so ("1.3. ", "4.6.2 ")
@@ -177,7 +179,12 @@ def has_instruction(text: str, language: str | None = None) -> bool:
             return True
     if language in (None, "en") and _ENGLISH.search(text):
         return True
-    return bool(_IMPERATIVE.search(text) or _MEANS.search(text))
+    return bool(_IMPERATIVE.search(text) or _MEANS.search(text) or _MENU_PATH.search(text))
+
+
+#: a path through an application's menus ("Пакет → Удалить (-)", "Datei → Speichern"):
+#: the means in a manual of a program with menus
+_MENU_PATH: Final = regex.compile(r"\w[^\S\n]*→[^\S\n]*\w")
 
 
 #: a how-to question: "How do I …", "How can a user …", "Wie ändere ich …", "Wie kann
