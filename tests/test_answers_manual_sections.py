@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator
-from ragox.answer._blocks import display_text
+from ragox.answer._blocks import display_text, list_runs
 from ragox.answer._extractive import ExtractiveConfig, score_sentences
 from ragox.answer._support import AnswerKind, holds_answer_kind
 from ragox.service import Ragox
@@ -319,3 +319,87 @@ def test_a_menu_path_answers_how_and_a_tables_letter_does_not(app: Ragox) -> Non
     quotes = _quotes(app, "Как удалить пакет?")
     assert "Пакет → Удалить" in quotes[0], quotes
     assert not any("файлы настройки" in quote for quote in quotes), quotes
+
+
+SSHD = """<!DOCTYPE html>
+<html lang="en"><head><title>5.1. Securing ssh</title></head><body>
+<h2>5.1. Securing ssh</h2>
+<p>Ssh should be used for all remote logins instead of telnet.</p>
+<p>Finally, the sshd_config file, in /etc/ssh, should be modified to increase security
+as well:</p>
+<div class="itemizedlist"><ul>
+<li><div class="para">ListenAddress 192.168.0.1 Have ssh listen only on a given
+interface, just in case you have more than one.</div></li>
+<li><div class="para">PermitRootLogin no Try not to permit Root Login wherever
+possible. If anyone wants to become root via ssh, now two logins are needed.</div></li>
+<li><div class="para">PermitEmptyPasswords no Empty passwords make a mockery of system
+security.</div></li>
+</ul></div>
+<p>Note that the sshd_config file is read again when the daemon restarts.</p>
+</body></html>
+"""
+
+
+def test_a_sentence_introducing_an_html_list_is_quoted_with_all_its_items(app: Ragox) -> None:
+    """An HTML list's items carry no marker in the text, and each is a paragraph of
+    sentences: the introducing sentence was quoted with its first item only (what a
+    colon always takes). The extractor's list items make the whole list its block,
+    and no paragraph after the list."""
+    app.ingestor.ingest_bytes(
+        SSHD.encode(), "sec-services.html", "sec-services.html", tenant="default"
+    )
+    quotes = _quotes(app, "How should the sshd_config file be modified to increase security?")
+    introduced = next(quote for quote in quotes if quote.startswith("Finally, the sshd_config"))
+    for setting in ("ListenAddress", "PermitRootLogin no", "PermitEmptyPasswords no"):
+        assert setting in introduced, introduced
+    assert "read again" not in introduced, introduced
+
+
+def test_html_lists_are_read_from_the_blocks_locators() -> None:
+    """Runs of blocks inside the items of one list, nested lists and an item's second
+    paragraph included; a block located by its id, a paragraph outside the list and
+    text between two items end a run; one item alone is no list."""
+    text = "intro:\n\none\n\ntwo\n\ntwo b\n\nthree\n\nafter"
+    at = {word: text.index(word) for word in ("one", "two", "two b", "three", "after")}
+    blocks = [
+        (at["one"], at["one"] + 3, "/html/body/ul/li[1]/div"),
+        (at["two"], at["two"] + 3, "/html/body/ul/li[2]"),
+        (at["two b"], at["two b"] + 5, "/html/body/ul/li[2]/ul/li"),
+        (at["three"], at["three"] + 5, "/html/body/ul/li[3]/p"),
+        (at["after"], at["after"] + 5, "/html/body/p[2]"),
+    ]
+    assert list_runs(text, blocks) == (
+        ((at["one"], at["one"] + 3), (at["two"], at["two b"] + 5), (at["three"], at["three"] + 5)),
+    )
+    assert list_runs(text, [*blocks[:1], (at["two"], at["two"] + 3, "#item-2")]) == ()
+    gap = "one\n\nnot an item\n\ntwo"
+    assert list_runs(gap, [(0, 3, "/html/body/ol/li[1]"), (17, 20, "/html/body/ol/li[2]")]) == ()
+    assert list_runs(text, blocks[:1]) == ()
+
+
+APT_COMMANDS = """<!DOCTYPE html>
+<html lang="de"><head><title>8.1.2. APT</title></head><body>
+<h2>8.1.2. APT</h2>
+<p>Einige übliche Befehle zur Nutzung von apt-get sind:</p>
+<ul>
+<li><p>Die Liste der Ihrem System bekannten Pakete aktualisieren:</p>
+<pre>apt update</pre></li>
+<li><p>Das Paket foo mit allen seinen Abhängigkeiten installieren:</p>
+<pre>apt install foo</pre></li>
+<li><p>Eine Aktualisierung aller Pakete auf Ihrem System durchführen:</p>
+<pre>apt upgrade</pre></li>
+</ul>
+</body></html>
+"""
+
+
+def test_a_catalog_of_commands_is_quoted_item_by_item(app: Ragox) -> None:
+    """A list whose items each introduce their own command is a catalog: the item that
+    answers is quoted, not the whole list under its introducing sentence (which holds
+    every word of the question spread over its items)."""
+    app.ingestor.ingest_bytes(
+        APT_COMMANDS.encode(), "pkgtools.html", "pkgtools.html", tenant="default"
+    )
+    quotes = _quotes(app, "Wie aktualisiere ich alle Pakete auf meinem System?")
+    assert quotes[0].startswith("Eine Aktualisierung aller Pakete"), quotes
+    assert quotes[0].rstrip().endswith("apt upgrade"), quotes

@@ -305,7 +305,9 @@ SEAL_HTML = (
 @pytest.mark.both_backends
 def test_a_pdf_list_item_is_the_same_passage_as_the_html_one(app: Ragox) -> None:
     """The PDF writes "1. Close the inlet valve …" where the HTML has a list item without
-    the number: the step is cited once, the other document listed as "also in"."""
+    the number: the steps are cited once, the other document listed as "also in"; both
+    quote the sentence that announces the steps with all of them (the HTML's list from
+    its list items, the PDF's numbered lines), not with the first step alone."""
     _doc(app, "seal-html", SEAL_HTML, "seal.html")
     outcome = app.ingestor.ingest_bytes(
         pdf_of_lines(SEAL_LINES),
@@ -322,6 +324,8 @@ def test_a_pdf_list_item_is_the_same_passage_as_the_html_one(app: Ragox) -> None
     (cited,) = record.citations
     assert [o.anchor.document_id for o in cited.also_in] == ["seal-pdf"]
     assert "1. Close" in cited.also_in[0].anchor.quote.exact  # the PDF's own text
+    for quoted in (cited, *cited.also_in):
+        assert "Remove the four cover bolts" in quoted.anchor.quote.exact, quoted.anchor.quote
     _resolves(app, (cited, *cited.also_in))
 
 

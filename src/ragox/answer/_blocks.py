@@ -15,6 +15,7 @@ and turns a PDF's soft line breaks into spaces; the anchor keeps the exact text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 import regex
@@ -36,6 +37,8 @@ __all__ = [
     "is_introducer",
     "item_breaks",
     "list_marker",
+    "list_runs",
+    "listed_block_end",
     "may_introduce",
     "runs_into_block",
     "same_passage_key",
@@ -200,6 +203,104 @@ def block_end(
         count += 1
         cursor = finish
     return end
+
+
+#: an HTML list's item step in a block's locator ("li[2]", "dt", "dd[3]")
+_ITEM_STEP: Final = re.compile(r"/(?:li|dt|dd)(?:\[\d+\])?(?=/|$)")
+
+
+def _list_path(locator: str) -> str | None:
+    """The path of the innermost HTML list (``ul``, ``ol``, ``dl``) whose item holds the
+    block at ``locator`` ("/html/body/div/ul/li[2]/div" → "/html/body/div/ul"); None
+    outside lists, and for a block located by its id (no path to read)."""
+    if not locator.startswith("/"):
+        return None
+    last = None
+    for last in _ITEM_STEP.finditer(locator):  # noqa: B007 - the last one is wanted
+        pass
+    return None if last is None else locator[: last.start()]
+
+
+def _item_of(locator: str, path: str) -> str | None:
+    """The item step of list ``path`` that holds the block at ``locator`` ("li[2]"), or
+    None when the block lies outside that list."""
+    if not locator.startswith(path + "/"):
+        return None
+    step = _ITEM_STEP.match(locator, len(path))
+    return None if step is None else step.group()
+
+
+def list_runs(
+    text: str, blocks: Sequence[tuple[int, int, str]]
+) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The HTML lists in ``text``, each as its items' spans: runs of ``blocks`` (``(start,
+    end, locator)``, offsets in ``text``, reading order) inside items of one list
+    (nested lists and an item's paragraphs included) with nothing but white space
+    between them, of two items or more. The extractor's structure, where the text
+    has no marker: HTML list items are bare paragraphs ("ListenAddress 192.168.0.1
+    Have ssh listen only …", "PermitRootLogin no Try not to permit …")."""
+    runs: list[tuple[tuple[int, int], ...]] = []
+    path: str | None = None
+    items: dict[str, tuple[int, int]] = {}
+    end = 0
+
+    def close() -> None:
+        if len(items) >= 2:
+            runs.append(tuple(sorted(items.values())))
+
+    for start, stop, locator in sorted(blocks):
+        if path is not None and start < end:
+            item = _item_of(locator, path)
+            if item is not None:  # inside an item already met (a nested list)
+                first, last = items.get(item, (start, stop))
+                items[item] = (min(first, start), max(last, stop))
+            end = max(end, stop)
+            continue
+        item = None if path is None else _item_of(locator, path)
+        if item is not None and not text[end:start].strip():
+            first, last = items.get(item, (start, stop))
+            items[item] = (min(first, start), max(last, stop))
+            end = max(end, stop)
+            continue
+        close()
+        path = _list_path(locator)
+        items = {}
+        if path is not None:
+            step = _item_of(locator, path)
+            assert step is not None  # the path was read from this locator
+            items[step] = (start, stop)
+            end = stop
+    close()
+    return tuple(runs)
+
+
+#: a colon that ends a line inside a list item: the item introduces a block of its own
+_OWN_INTRODUCER: Final = re.compile(r":[ \t]*\n")
+
+
+def listed_block_end(
+    text: str, position: int, runs: Sequence[Sequence[tuple[int, int]]]
+) -> int | None:
+    """Where the HTML list right after ``position`` (an introducing sentence's end) ends:
+    its last item within :data:`_MAX_CHARS` of ``position`` (at least its first), or
+    None when no list of ``runs`` starts there."""
+    gap = _GAP.match(text, position)
+    begin = gap.end() if gap else position
+    for items in runs:
+        if items[0][0] != begin:
+            continue
+        if sum(1 for start, end in items if _OWN_INTRODUCER.search(text, start, end)) >= 2:
+            # a catalog whose items each introduce their own command ("Die Liste …
+            # aktualisieren:" then "apt update", "… installieren:" then "apt install
+            # foo"): each item answers alone, the list as a whole answers nothing
+            return None
+        end = items[0][1]
+        for _, item_end in items[1:]:
+            if item_end - position > _MAX_CHARS:
+                break
+            end = item_end
+        return end
+    return None
 
 
 _SOFT_BREAK: Final = re.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)")

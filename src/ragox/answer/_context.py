@@ -17,7 +17,13 @@ from typing import Final
 
 import regex
 
-from ragox.answer._blocks import block_end, is_introducer, may_introduce
+from ragox.answer._blocks import (
+    block_end,
+    is_introducer,
+    list_runs,
+    listed_block_end,
+    may_introduce,
+)
 from ragox.answer._model import Evidence
 from ragox.ingest import split_sentences, token_count
 from ragox.search import Hit
@@ -102,9 +108,9 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
 _BLOCK_REACH = 1600
 
 
-def _with_introduced_block(full: str, start: int, end: int) -> int:
-    """The passage's end, moved past the block (a command, steps) that one of its last
-    sentences introduces when the chunk ended before the block did."""
+def _with_introduced_block(store: Store, manifest_id: str, full: str, start: int, end: int) -> int:
+    """The passage's end, moved past the block (a command, steps, an HTML list) that one
+    of its last sentences introduces when the chunk ended before the block did."""
     if not may_introduce(full, start, end):
         return end  # no sentence of it announces anything
     for s_start, s_end in split_sentences(full, start, end)[-3:]:
@@ -113,9 +119,26 @@ def _with_introduced_block(full: str, start: int, end: int) -> int:
             continue
         limit = min(len(full), s_end + _BLOCK_REACH)
         finish = block_end(full, s_end, sentence.rstrip().endswith(":"), limit, s_start)
+        runs = _lists(store, manifest_id, full, s_end, limit)
+        listed = listed_block_end(full, s_end, runs)
+        if listed is not None and (finish is None or listed > finish):
+            finish = listed
         if finish is not None and finish > end:
             return finish
     return end
+
+
+def _lists(
+    store: Store, manifest_id: str, full: str, start: int, end: int
+) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The HTML lists of ``full[start:end]`` from the representation's blocks (offsets
+    in ``full``); none in a text without lists (a PDF's blocks are no list items)."""
+    blocks = [
+        (max(b.span.start, start), min(b.span.end, end), b.locator)
+        for b in store.blocks(manifest_id, start, end)
+        if b.locator.startswith("/")  # an HTML path; a PDF's blocks are located by page
+    ]
+    return list_runs(full, [b for b in blocks if b[0] < b[1]])
 
 
 #: a numbered heading's line, from its start to the first character of its title
@@ -180,22 +203,36 @@ def select_context(
             continue  # leave room for other documents
         per_section[where] = per_section.get(where, 0) + 1
         per_document[passage.document_id] = per_document.get(passage.document_id, 0) + 1
-        passage.end = _with_introduced_block(full, passage.start, passage.end)
+        passage.end = _with_introduced_block(
+            store, passage.manifest_id, full, passage.start, passage.end
+        )
         text = full[passage.start : passage.end]
         tokens = token_count(text)
         if chosen and spent + tokens > config.token_budget:
             continue
         spent += tokens
         places += 1
-        original = _evidence(passage, text, len(chosen) + 1)
+        original = _evidence(
+            passage, text, len(chosen) + 1, lists=_relative_lists(store, passage, full)
+        )
         chosen.append(original)
         for copy in _merge(passage.copies):
             if _taken(copy, chosen):
                 continue  # already evidence (a hit of its own, or another's copy)
             copy_text = store.text(copy.manifest_id)
-            copy.end = _with_introduced_block(copy_text, copy.start, copy.end)
+            copy.end = _with_introduced_block(
+                store, copy.manifest_id, copy_text, copy.start, copy.end
+            )
             copied = copy_text[copy.start : copy.end]
-            chosen.append(_evidence(copy, copied, len(chosen) + 1, original.source_id))
+            chosen.append(
+                _evidence(
+                    copy,
+                    copied,
+                    len(chosen) + 1,
+                    original.source_id,
+                    _relative_lists(store, copy, copy_text),
+                )
+            )
     return chosen
 
 
@@ -209,7 +246,24 @@ def _taken(passage: _Passage, chosen: Sequence[Evidence]) -> bool:
     )
 
 
-def _evidence(passage: _Passage, text: str, number: int, copy_of: str | None = None) -> Evidence:
+def _relative_lists(
+    store: Store, passage: _Passage, full: str
+) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The HTML lists inside the passage, offsets in its text; looked for only where a
+    sentence of it may introduce one."""
+    if not may_introduce(full, passage.start, passage.end):
+        return ()
+    runs = _lists(store, passage.manifest_id, full, passage.start, passage.end)
+    return tuple(tuple((s - passage.start, e - passage.start) for s, e in items) for items in runs)
+
+
+def _evidence(
+    passage: _Passage,
+    text: str,
+    number: int,
+    copy_of: str | None = None,
+    lists: tuple[tuple[tuple[int, int], ...], ...] = (),
+) -> Evidence:
     return Evidence(
         source_id=f"S{number}",
         document_id=passage.document_id,
@@ -221,4 +275,5 @@ def _evidence(passage: _Passage, text: str, number: int, copy_of: str | None = N
         text=text,
         pages=tuple(sorted(passage.pages)),
         copy_of=copy_of,
+        lists=lists,
     )

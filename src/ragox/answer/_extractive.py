@@ -48,6 +48,7 @@ from ragox.answer._blocks import (
     is_introducer,
     item_breaks,
     list_marker,
+    listed_block_end,
     runs_into_block,
     same_passage_key,
 )
@@ -429,7 +430,7 @@ def score_sentences(
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     for item, headings, others, cut in zip(evidence, heading_spans, foreign, rows, strict=True):
-        spans = units(item.text, cut)
+        spans = units(item.text, cut, item.lists)
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
             [
@@ -623,14 +624,20 @@ def _other_paragraphs(text: str, language: str) -> tuple[tuple[int, int], ...] |
     )
 
 
-def units(text: str, rows: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, bool]]:
+def units(
+    text: str,
+    rows: Sequence[tuple[int, int]] = (),
+    lists: Sequence[Sequence[tuple[int, int]]] = (),
+) -> list[tuple[int, int, bool]]:
     """Sentence spans of ``text``, except that a sentence introducing a block (a command,
     steps, a list) spans the block too and is always quotable; the block's own
-    sentences are then part of it, not units of their own. A table's row (``rows``:
-    spans in ``text``) is a unit of its own: its cells end in no full stop, so
-    sentences and blocks would run a whole table together ("list manpages for an
-    installed package" then every command and description below it)."""
-    found = _units(text)
+    sentences are then part of it, not units of their own. ``lists``: the HTML lists
+    of ``text`` (their items' spans), a block whatever their items' text looks like.
+    A table's row (``rows``: spans in ``text``) is a unit of its own: its cells end in
+    no full stop, so sentences and blocks would run a whole table together ("list
+    manpages for an installed package" then every command and description below
+    it)."""
+    found = _units(text, lists)
     return _cut_rows(text, found, rows) if rows else found
 
 
@@ -702,7 +709,9 @@ def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple
     )
 
 
-def _units(text: str) -> list[tuple[int, int, bool]]:
+def _units(
+    text: str, lists: Sequence[Sequence[tuple[int, int]]] = ()
+) -> list[tuple[int, int, bool]]:
     spans = [
         piece
         for start, end in split_sentences(text)
@@ -721,6 +730,12 @@ def _units(text: str) -> list[tuple[int, int, bool]]:
             if is_introducer(sentence) or runs_into_block(sentence)
             else None
         )
+        if lists and is_introducer(sentence):
+            listed = listed_block_end(text, end, lists)
+            if listed is not None and (finish is None or listed > finish):
+                finish = listed
+        if finish is None:
+            finish = _steps_end(text, spans, index)
         if finish is not None:
             out.append((start, finish, True))
             while index < len(spans) and spans[index][0] < finish:
@@ -736,12 +751,43 @@ def _units(text: str) -> list[tuple[int, int, bool]]:
     return out
 
 
+#: a line announcing numbered steps and the first of them on the next line ("…
+#: requires these steps:\n1. Close …"), as a PDF's text has a list
+_STEPS_OPENING: Final = re.compile(r":[ \t]*\n[ \t]*(?=(?:\d{1,2}|[a-z])[.)]\s)")
+#: most characters the steps of one such list add to its unit (as ``block_end``'s)
+_STEPS_REACH: Final = 1500
+
+
+def _steps_end(text: str, spans: Sequence[tuple[int, int]], index: int) -> int | None:
+    """Where the numbered steps end that the unit ``spans[index]`` announces with its
+    first step ("… requires these steps:\n1. Close …" then "2. Remove …"): after the
+    last following unit that is a step of the same numbering, or the rest of a step's
+    line; None when the unit announces none or its first step is its only one. The
+    HTML of the same manual quotes its list whole (:func:`listed_block_end`)."""
+    start, end = spans[index]
+    opening = _STEPS_OPENING.search(text, start, end)
+    if opening is None:
+        return None
+    kind = list_marker(text[opening.end() : end])
+    if kind not in _NUMBERED:
+        return None
+    finish = end
+    for next_start, next_end in spans[index + 1 :]:
+        between = text[finish:next_start]
+        if between.strip() or next_end - start > _STEPS_REACH:
+            break
+        if "\n" in between and list_marker(text[next_start:next_end]) != kind:
+            break  # a new line that is no next step: the list has ended
+        finish = next_end
+    return finish if finish > end else None
+
+
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The span ``[start, end)`` cut before each bullet that opens a line in it, and
     before a numbered item right after a list item ("· To configure the network:" then
     "1. Edit …"); a sentence announcing numbered steps ("… requires these steps:" then
-    "1. Close …") stays one unit with its first step, as the HTML of the same manual
-    has it."""
+    "1. Close …") stays one unit with its first step, and :func:`_steps_end` adds the
+    steps after it, as the HTML of the same manual quotes its list whole."""
     cuts = [start]
     for cut in item_breaks(text, start, end):
         if list_marker(text[cut:end]) in _NUMBERED and list_marker(text[cuts[-1] : cut]) is None:

@@ -41,6 +41,10 @@ class Evidence:
     #: an HTML manual; ``select_context``): there for "also in", so a generator that
     #: reads each passage once (a language model) leaves it out
     copy_of: str | None = None
+    #: the HTML lists in ``text`` that a sentence of it may introduce, each as its
+    #: items' spans (offsets in ``text``): the extractor's list items, which carry no
+    #: marker in the text (``select_context``; empty where none was looked for)
+    lists: tuple[tuple[tuple[int, int], ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
