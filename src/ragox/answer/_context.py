@@ -108,18 +108,31 @@ def _merge(hits: Sequence[Hit]) -> list[_Passage]:
 _BLOCK_REACH = 1600
 
 
-def _with_introduced_block(store: Store, manifest_id: str, full: str, start: int, end: int) -> int:
+_Lists = tuple[tuple[tuple[int, int], ...], ...]
+
+
+def _extended(
+    store: Store, manifest_id: str, full: str, start: int, end: int
+) -> tuple[int, _Lists]:
     """The passage's end, moved past the block (a command, steps, an HTML list) that one
-    of its last sentences introduces when the chunk ended before the block did."""
+    of its last sentences introduces when the chunk ended before the block did; and
+    the HTML lists inside the passage so extended (offsets in its text). The blocks
+    are read once, and only where a sentence of the passage may introduce one."""
     if not may_introduce(full, start, end):
-        return end  # no sentence of it announces anything
+        return end, ()  # no sentence of it announces anything
+    runs = _lists(store, manifest_id, full, start, min(len(full), end + _BLOCK_REACH))
+    end = _with_introduced_block(full, start, end, runs)
+    inside = (tuple((s - start, e - start) for s, e in items if e <= end) for items in runs)
+    return end, tuple(items for items in inside if len(items) >= 2)
+
+
+def _with_introduced_block(full: str, start: int, end: int, runs: _Lists) -> int:
     for s_start, s_end in split_sentences(full, start, end)[-3:]:
         sentence = full[s_start:s_end]
         if not is_introducer(sentence):
             continue
         limit = min(len(full), s_end + _BLOCK_REACH)
         finish = block_end(full, s_end, sentence.rstrip().endswith(":"), limit, s_start)
-        runs = _lists(store, manifest_id, full, s_end, limit)
         listed = listed_block_end(full, s_end, runs)
         if listed is not None and (finish is None or listed > finish):
             finish = listed
@@ -128,9 +141,7 @@ def _with_introduced_block(store: Store, manifest_id: str, full: str, start: int
     return end
 
 
-def _lists(
-    store: Store, manifest_id: str, full: str, start: int, end: int
-) -> tuple[tuple[tuple[int, int], ...], ...]:
+def _lists(store: Store, manifest_id: str, full: str, start: int, end: int) -> _Lists:
     """The HTML lists of ``full[start:end]`` from the representation's blocks (offsets
     in ``full``); none in a text without lists (a PDF's blocks are no list items)."""
     blocks = [
@@ -203,24 +214,20 @@ def select_context(
             continue  # leave room for other documents
         per_section[where] = per_section.get(where, 0) + 1
         per_document[passage.document_id] = per_document.get(passage.document_id, 0) + 1
-        passage.end = _with_introduced_block(
-            store, passage.manifest_id, full, passage.start, passage.end
-        )
+        passage.end, lists = _extended(store, passage.manifest_id, full, passage.start, passage.end)
         text = full[passage.start : passage.end]
         tokens = token_count(text)
         if chosen and spent + tokens > config.token_budget:
             continue
         spent += tokens
         places += 1
-        original = _evidence(
-            passage, text, len(chosen) + 1, lists=_relative_lists(store, passage, full)
-        )
+        original = _evidence(passage, text, len(chosen) + 1, lists=lists)
         chosen.append(original)
         for copy in _merge(passage.copies):
             if _taken(copy, chosen):
                 continue  # already evidence (a hit of its own, or another's copy)
             copy_text = store.text(copy.manifest_id)
-            copy.end = _with_introduced_block(
+            copy.end, copy_lists = _extended(
                 store, copy.manifest_id, copy_text, copy.start, copy.end
             )
             copied = copy_text[copy.start : copy.end]
@@ -230,7 +237,7 @@ def select_context(
                     copied,
                     len(chosen) + 1,
                     original.source_id,
-                    _relative_lists(store, copy, copy_text),
+                    copy_lists,
                 )
             )
     return chosen
@@ -246,23 +253,12 @@ def _taken(passage: _Passage, chosen: Sequence[Evidence]) -> bool:
     )
 
 
-def _relative_lists(
-    store: Store, passage: _Passage, full: str
-) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """The HTML lists inside the passage, offsets in its text; looked for only where a
-    sentence of it may introduce one."""
-    if not may_introduce(full, passage.start, passage.end):
-        return ()
-    runs = _lists(store, passage.manifest_id, full, passage.start, passage.end)
-    return tuple(tuple((s - passage.start, e - passage.start) for s, e in items) for items in runs)
-
-
 def _evidence(
     passage: _Passage,
     text: str,
     number: int,
     copy_of: str | None = None,
-    lists: tuple[tuple[tuple[int, int], ...], ...] = (),
+    lists: _Lists = (),
 ) -> Evidence:
     return Evidence(
         source_id=f"S{number}",
