@@ -7,6 +7,8 @@ answered from a passage that names the country only."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator
 from ragox.answer._blocks import display_text, list_runs
@@ -340,6 +342,7 @@ security.</div></li>
 """
 
 
+@pytest.mark.both_backends
 def test_a_sentence_introducing_an_html_list_is_quoted_with_all_its_items(app: Ragox) -> None:
     """An HTML list's items carry no marker in the text, and each is a paragraph of
     sentences: the introducing sentence was quoted with its first item only (what a

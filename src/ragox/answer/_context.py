@@ -144,10 +144,9 @@ def _with_introduced_block(full: str, start: int, end: int, runs: _Lists) -> int
 def _lists(store: Store, manifest_id: str, full: str, start: int, end: int) -> _Lists:
     """The HTML lists of ``full[start:end]`` from the representation's blocks (offsets
     in ``full``); none in a text without lists (a PDF's blocks are no list items)."""
-    blocks = [
-        (max(b.span.start, start), min(b.span.end, end), b.locator)
-        for b in store.blocks(manifest_id, start, end)
-        if b.locator.startswith("/")  # an HTML path; a PDF's blocks are located by page
+    blocks = [  # an HTML element's path; a PDF's blocks are located by their page
+        (max(b_start, start), min(b_end, end), locator)
+        for b_start, b_end, locator in store.block_paths(manifest_id, start, end)
     ]
     return list_runs(full, [b for b in blocks if b[0] < b[1]])
 

@@ -480,6 +480,12 @@ class Store(Protocol):
         headers may lie pages away from a cell)."""
         ...
 
+    def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
+        """``(start, end, locator)`` of the blocks overlapping a range whose locator is an
+        element's path ("/html/body/ul/li[2]": an HTML block not located by its id), in
+        reading order: where lists are, without reading whole blocks."""
+        ...
+
     def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:
         """Store an anchor under the tenant of the manifest it was made on."""
         ...

@@ -1551,6 +1551,17 @@ class PostgresStore:
         rows = self._fetchall(sql + " ORDER BY block_index", params)
         return [block_from_row(row) for row in rows]
 
+    def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
+        """``(start, end, locator)`` of the blocks overlapping a range that are located
+        by an element's path, in reading order (the bound as in :meth:`blocks`)."""
+        rows = self._fetchall(
+            'SELECT start, "end", locator FROM blocks WHERE manifest_id=%s '
+            "AND start < %s AND start > %s AND \"end\" > %s AND starts_with(locator, '/') "
+            "ORDER BY block_index",
+            [manifest_id, max(end, start + 1), start - self._longest_block(manifest_id), start],
+        )
+        return [(int(row[0]), int(row[1]), str(row[2])) for row in rows]
+
     def _longest_block(self, manifest_id: str) -> int:
         """The greatest block length of a representation (remembered: immutable)."""
         with self._texts_lock:
