@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragox.answer._blocks import block_end
+from ragox.answer._blocks import block_end, runs_into_block
 from ragox.text._instructions import asks_for_instructions, command_like, has_instruction
 
 
@@ -34,6 +34,11 @@ def test_command_lines_are_commands(line: str) -> None:
         "so that they work when your local list has an entry pointing at the mirror",
         # a numbered section's heading that names a path
         "1.3. Helpers for debian/rules",
+        # prose that names a path, two sentences in one line, the second announcing
+        # steps (the Securing Debian Manual's firewall section)
+        "Sie können auch die Netzwerkkonfiguration in /etc/network/interfaces verwenden, "
+        "um Ihre Firewall-Regeln einzurichten. Dafür müssen Sie Folgendes tun:",
+        "The rules are kept in /etc/iptables.up.rules, as follows:",
         # a table's one-letter key (aptitude's package states: "c", "-", "пакет был
         # удалён, но …")
         "c",
@@ -153,3 +158,11 @@ def test_an_arrow_between_words_on_two_lines_is_no_menu_path() -> None:
     """A path's arrow joins two words of one line; an arrow that ends one line and a
     word that opens the next is a diagram's, not a menu's."""
     assert not has_instruction("Das Paket wurde entfernt →\nsiehe unten.")
+
+
+def test_a_numbered_sections_title_runs_into_nothing() -> None:
+    """A title ends on a word, as a sentence that runs on into the command below it
+    does; a numbered section's title introduces no block (its section's first
+    paragraph was quoted with it as one)."""
+    assert runs_into_block("To list the files of a package you can run the command")
+    assert not runs_into_block("5.14.3.3. Konfiguration von Firewall-Regeln mittels ifup")

@@ -102,7 +102,13 @@ _OPEN_MIN_WORDS: Final = 5
 def runs_into_block(sentence: str) -> bool:
     """The sentence has no end of its own: it continues in the block that follows."""
     stripped = sentence.strip()
-    return bool(_OPEN_END.search(stripped)) and len(stripped.split()) >= _OPEN_MIN_WORDS
+    return (
+        bool(_OPEN_END.search(stripped))
+        and len(stripped.split()) >= _OPEN_MIN_WORDS
+        # a numbered section's title ends on a word too: "5.14.3.3. Konfiguration von
+        # Firewall-Regeln mittels ifup" runs into nothing
+        and not is_section_heading(stripped)
+    )
 
 
 def _bare_item(paragraph: str) -> bool:

@@ -35,6 +35,8 @@ _COMMAND_SIGN: Final = re.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
 _BARE_COMMAND: Final = re.compile(r"^[a-z][\w.-]+(?:\s|$)")
 _CLAUSE: Final = re.compile(r",\s|[,;:]$")
 _BARE_COMMAND_WORDS: Final = 7
+#: one sentence's end and the next one's capital inside a line: prose, not a command
+_INNER_SENTENCE_END: Final = regex.compile(r"\w[.!?]\s+\p{Lu}")
 #: a numbered section's heading opens so ("1.3. ", "4.6.2 ")
 _SECTION_NUMBER: Final = re.compile(r"^\d+\.\d+(?:\.\d+)*\.?\s")
 #: the end of a sentence (a command line has none)
@@ -142,6 +144,10 @@ def command_like(paragraph: str) -> bool:
         return False
     if is_section_heading(line):
         return False  # "1.3. Helpers for debian/rules"
+    if line.endswith(":") or _INNER_SENTENCE_END.search(line):
+        # prose that names a path: "Sie können auch … in /etc/network/interfaces
+        # verwenden, um … einzurichten. Dafür müssen Sie Folgendes tun:"
+        return False
     if _COMMAND_SIGN.search(line):
         return True
     return (
