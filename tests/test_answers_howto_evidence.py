@@ -88,11 +88,13 @@ def _index_weights(terms: Sequence[str]) -> dict[str, float]:
 
 
 def test_a_how_to_question_whose_subject_is_absent_is_not_answered() -> None:
-    """ "Wie baue ich eine Spülmaschine ein?": the dishwasher carries most of the
-    question's weight and the manual never names it; "bauen" alone is no answer, though
-    the sentence is an instruction. Without the rule it would be answered. (The weights
-    are an index's: a rare word weighs more than one of the manual's subject.)"""
-    question = "Wie baue ich eine Spülmaschine ein?"
+    """ "Wie baue ich eine Spülmaschine?": the dishwasher carries most of the question's
+    weight and the manual never names it; "bauen" alone is no answer, though the
+    sentence is an instruction. Without the rule it would be answered. (The weights are
+    an index's: a rare word weighs more than one of the manual's subject. "Wie baue ich
+    eine Spülmaschine ein?" asks for "einbauen", which the manual's "bauen" does not
+    hold at all.)"""
+    question = "Wie baue ich eine Spülmaschine?"
     generator = ExtractiveGenerator(term_weights=_index_weights)
     assert generator.generate(question, _evidence(BUILD_DE)).abstained
     lenient = ExtractiveGenerator(

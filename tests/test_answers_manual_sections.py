@@ -12,8 +12,9 @@ import pytest
 from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator
 from ragox.answer._blocks import display_text, list_runs
-from ragox.answer._extractive import ExtractiveConfig, score_sentences
-from ragox.answer._support import AnswerKind, holds_answer_kind
+from ragox.answer._extractive import ExtractiveConfig, _separable, score_sentences
+from ragox.answer._support import AnswerKind, TermMatcher, holds_answer_kind
+from ragox.search import analyze_query
 from ragox.service import Ragox
 
 OPERATOR = Principal.local_operator()
@@ -406,3 +407,39 @@ def test_a_catalog_of_commands_is_quoted_item_by_item(app: Ragox) -> None:
     quotes = _quotes(app, "Wie aktualisiere ich alle Pakete auf meinem System?")
     assert quotes[0].startswith("Eine Aktualisierung aller Pakete"), quotes
     assert quotes[0].rstrip().endswith("apt upgrade"), quotes
+
+
+def test_a_german_split_verb_is_held_only_with_its_particle() -> None:
+    """ "Wie richte ich eine Firewall ein?" asks for "einrichten": "richtet sich an
+    Endanwender" shares the verb's stem and is another verb; the joined forms and the
+    split one with the same particle hold it."""
+    question = "Wie richte ich eine Firewall ein?"
+    terms = analyze_query("richte Firewall", ["de"])
+    separable = _separable(question, terms)
+    assert separable == {"richt": "ein"}
+    matcher = TermMatcher(terms, ["de"], separable=separable)
+
+    def holds_verb(sentence: str) -> bool:
+        return matcher.credit(matcher.stems(sentence)).get("richt", 0.0) == 1.0
+
+    assert not holds_verb("firestarter ist eine Anwendung, die sich an Endanwender richtet.")
+    assert holds_verb("Sie können die Firewall mit diesem Skript einrichten.")
+    assert holds_verb("Um eine Firewall einzurichten, bearbeiten Sie die Regeln.")
+    assert holds_verb("Die Firewall ist jetzt eingerichtet.")
+    assert holds_verb("Richten Sie die Firewall mit diesem Skript ein.")
+    # a question without a split verb keeps the plain stem's match
+    assert _separable("Wer richtet die Firewall?", terms) == {}
+
+
+def test_a_split_verb_answers_from_its_own_verb() -> None:
+    """The sentence that says how to set the firewall up is quoted, not the one about a
+    program that "richtet sich an Endanwender" (quoted first before)."""
+    text = (
+        "Das Programm firestarter richtet sich an Endanwender, die eine Firewall wollen. "
+        "Zum Einrichten der Firewall bearbeiten Sie /etc/network/interfaces."
+    )
+    evidence = [Evidence("S1", "firewall.html", "r1", "m-fw", ("c1",), 0, len(text), text)]
+    draft = ExtractiveGenerator().generate("Wie richte ich eine Firewall ein?", evidence)
+    assert [claim.quote for claim in draft.claims] == [
+        "Zum Einrichten der Firewall bearbeiten Sie /etc/network/interfaces."
+    ]

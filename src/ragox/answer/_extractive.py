@@ -424,7 +424,13 @@ def score_sentences(
     # a sentence's function words meet no term: Russian "им" (to them) is stemmed as
     # "имя" (name) is; a question made only of function words is matched with them
     skip = function_words(languages) if content else frozenset()
-    matcher = TermMatcher(terms, languages, _compounds(question, content, terms, languages), skip)
+    matcher = TermMatcher(
+        terms,
+        languages,
+        _compounds(question, content, terms, languages),
+        skip,
+        _separable(question, terms),
+    )
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, Credits]]] = []
     heading_spans = [_heading_paragraphs(item.text) for item in evidence]
@@ -601,6 +607,39 @@ def _compounds(
             if len(stems) == 3 and stems[0] in terms and stems[1] in terms:
                 found.append((stems[0], stems[1], stems[2]))
     return found
+
+
+#: German particles that a verb leaves at the clause's end ("Wie richte ich … ein?",
+#: "Wann fand … statt?")
+_SEPARABLE_PARTICLES: Final = frozenset(
+    {
+        "ab", "an", "auf", "aus", "bei", "dar", "ein", "fest", "fort", "her", "hin",
+        "los", "mit", "nach", "statt", "teil", "um", "vor", "weg", "zu", "zurück",
+        "zusammen",
+    }
+)  # fmt: skip
+_LETTERS: Final = regex.compile(r"\p{L}+")
+
+
+def _separable(question: str, terms: Sequence[str]) -> dict[str, str]:
+    """A German question's split verb: its stem (a term of the question) and the particle
+    at the clause's end ("Wie richte ich eine Firewall ein?": "richt", "ein"); the
+    verb is the first lower-case word that is no function word (nouns are capitalised)."""
+    words = _LETTERS.findall(question)
+    if len(words) < 3 or words[-1].casefold() not in _SEPARABLE_PARTICLES:
+        return {}
+    if detect_language(question) != "de":
+        return {}
+    verb = next(
+        (word for word in words[1:-1] if word[0].islower() and not is_stopword(word.casefold())),
+        None,
+    )
+    if verb is None:
+        return {}
+    stems = analyze_query(verb, ["de"])
+    if len(stems) != 1 or stems[0] not in terms:
+        return {}
+    return {stems[0]: words[-1].casefold()}
 
 
 def _other_paragraphs(text: str, language: str) -> tuple[tuple[int, int], ...] | None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from ragox.search import analyze_document, detect_language
+from ragox.search import analyze_document, detect_language, tokens
 from ragox.search._synonyms import synonym_stems
 from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 
@@ -323,6 +323,14 @@ class Credits(dict[str, float]):
         self.by_synonym: set[str] = set()
 
 
+#: what stands between a separable verb's particle and its stem: nothing
+#: ("einrichten"), the infinitive's "zu" ("einzurichten"), the participle's "ge"
+#: ("eingerichtet")
+_SEPARABLE_INFIXES: Final = ("", "zu", "ge")
+#: marks a particle that stands alone in a sentence among its stems
+_PARTICLE_MARK: Final = "\x00"
+
+
 class TermMatcher:
     """Credit in [0, 1] per question term for a set of stems, by the documents' languages."""
 
@@ -332,22 +340,33 @@ class TermMatcher:
         languages: Sequence[str],
         compounds: Sequence[tuple[str, str, str]] = (),
         skip: frozenset[str] = frozenset(),
+        separable: Mapping[str, str] | None = None,
     ) -> None:
         """``compounds``: ``(term, term, compound stem)`` for two neighbouring words of
         the question that a document may write as one ("time zone", "timezone"): a
         sentence with the compound holds both terms. ``skip``: words of a sentence
-        that meet no term (its function words)."""
+        that meet no term (its function words). ``separable``: a German verb's stem
+        and the particle the question split from it ("Wie richte ich … ein?": "richt"
+        and "ein"), held only with that particle, joined ("einrichten",
+        "einzurichten", "eingerichtet") or a word of the sentence ("richten Sie … ein"):
+        "richtet sich an Endanwender" is another verb."""
         self.terms = tuple(terms)
         self.languages = tuple(languages)
         self.skip = skip
         self.inner = any(language in ("en", "de") for language in languages)
         self.endings = "ru" in languages
         self.compounds = tuple(compounds)
+        self.separable = dict(separable or {})
+        self._particles = frozenset(self.separable.values())
 
     def stems(self, text: str) -> frozenset[str]:
         found: set[str] = set()
         for language in self.languages:
             found.update(analyze_document(text, language, self.skip).split())
+        if self._particles:
+            # a particle standing alone in the sentence (a function word, "ein", is no
+            # stem): kept as a mark that no word's stem can be
+            found.update(_PARTICLE_MARK + word for word in tokens(text) if word in self._particles)
         return frozenset(found)
 
     def credit(self, stems: frozenset[str]) -> Credits:
@@ -367,6 +386,11 @@ class TermMatcher:
 
     def _credit(self, term: str, stems: frozenset[str], joined: str) -> tuple[float, bool]:
         """The term's credit, and whether it is owed to a synonym alone."""
+        particle = self.separable.get(term)
+        if particle is not None:
+            joined_verb = any(particle + infix + term in joined for infix in _SEPARABLE_INFIXES)
+            alone = _PARTICLE_MARK + particle in stems and self._holds(term, stems, joined)
+            return (1.0 if joined_verb or alone else 0.0), False
         if self._holds(term, stems, joined):
             return 1.0, False
         synonym = _SYNONYM * any(
