@@ -427,6 +427,9 @@ def test_a_german_split_verb_is_held_only_with_its_particle() -> None:
     assert holds_verb("Um eine Firewall einzurichten, bearbeiten Sie die Regeln.")
     assert holds_verb("Die Firewall ist jetzt eingerichtet.")
     assert holds_verb("Richten Sie die Firewall mit diesem Skript ein.")
+    # "hinzufügen" split the same way, its noun joined
+    adding = analyze_query("füge Benutzer", ["de"])
+    assert _separable("Wie füge ich einen neuen Benutzer hinzu?", adding) == {"fug": "hinzu"}
     # a question without a split verb keeps the plain stem's match
     assert _separable("Wer richtet die Firewall?", terms) == {}
 

@@ -613,9 +613,9 @@ def _compounds(
 #: "Wann fand … statt?")
 _SEPARABLE_PARTICLES: Final = frozenset(
     {
-        "ab", "an", "auf", "aus", "bei", "dar", "ein", "fest", "fort", "her", "hin",
-        "los", "mit", "nach", "statt", "teil", "um", "vor", "weg", "zu", "zurück",
-        "zusammen",
+        "ab", "an", "auf", "aus", "bei", "dar", "ein", "fest", "fort", "her", "heraus",
+        "herunter", "hin", "hinzu", "hoch", "los", "mit", "nach", "statt", "teil", "um",
+        "vor", "weg", "zu", "zurück", "zusammen",
     }
 )  # fmt: skip
 _LETTERS: Final = regex.compile(r"\p{L}+")
