@@ -1,7 +1,8 @@
 """The ask page's answers in a real browser (Debian's Chromium through Playwright) against
 a real `ragox serve` (issue 16): two quotes of one source under one source label, the
-same passage in another document shown as "also in", and German and Russian
-abstentions marked with their language."""
+same passage in another document shown as "also in", an answer's lines (a quoted
+list's items) shown as lines, and German and Russian abstentions marked with their
+language."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ UPGRADE_LINES = [
     "Version der Distribution erfordert nach dem Sichern der Daten mehrere Schrit-",
     "te, die in den Hinweisen zur Veröffentlichung beschrieben sind.",
 ]
+VALVE_HTML = (
+    "<html lang='en'><body><h1>Valve controller</h1><p>To configure the valve controller, "
+    "set the following:</p><ul><li>Mode auto Keeps the valve open while the tank "
+    "fills.</li><li>Limit 80 Closes the valve at eighty percent.</li></ul></body></html>"
+)
 UPGRADE_HTML = (
     "<html lang='de'><body><h1>Upgrade</h1><p>Vor dem Upgrade sichern Sie alle Daten. "
     "Die Aktualisierung auf eine neue Version der Distribution erfordert nach dem "
@@ -55,6 +61,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         (PUMP.encode(), "pump.txt"),
         (UPGRADE_HTML.encode(), "upgrade.html"),
         (pdf_of_lines(UPGRADE_LINES), "upgrade.pdf"),
+        (VALVE_HTML.encode(), "valve.html"),
     ):
         outcome = app.ingestor.ingest_bytes(
             data, name, name, groups=frozenset({"staff"}), tenant="default"
@@ -107,6 +114,15 @@ def test_two_quotes_of_one_source_share_its_card(page: Any) -> None:
     frame = page.frame_locator("#passage")
     frame.locator("#ragox-viewer[data-ragox-status='RESOLVED']").wait_for()
     assert "".join(frame.locator("mark.ragox-hl").all_inner_texts()) == quotes[1]
+
+
+def test_an_answers_lines_stay_lines(page: Any) -> None:
+    """The sentence that introduces a list is quoted with its items, one a line in the
+    answer's text; the page shows them as lines, not run together into one paragraph."""
+    turn = _ask(page, "How do I configure the valve controller?")
+    shown = turn.locator(".reply").inner_text()
+    assert "set the following:\nMode auto" in shown, shown
+    assert "fills.\nLimit 80" in shown, shown
 
 
 def test_the_same_passage_elsewhere_is_shown_as_also_in(page: Any) -> None:
