@@ -446,3 +446,19 @@ def test_a_split_verb_answers_from_its_own_verb() -> None:
     assert [claim.quote for claim in draft.claims] == [
         "Zum Einrichten der Firewall bearbeiten Sie /etc/network/interfaces."
     ]
+
+
+def test_a_title_cut_short_by_a_navigation_bar_is_not_quoted() -> None:
+    """DocBook's navigation shortens the next chapter's title to fit ("After the
+    compromise (incident respon..."): a label cut off, not a statement, though it ends
+    with dots; the sentence that says what to do is quoted."""
+    text = (
+        "Prev\n\nAfter the compromise (incident respon...\n\nNext\n\n"
+        "If the system was compromised, you should remove the compromised host from the "
+        "network after a backup and reinstall it."
+    )
+    evidence = [Evidence("S1", "ch11.html", "r1", "m-ch11", ("c1",), 0, len(text), text)]
+    draft = ExtractiveGenerator().generate("What should I do after a compromise?", evidence)
+    quotes = [claim.quote for claim in draft.claims]
+    assert quotes and quotes[0] is not None and quotes[0].startswith("If the system"), quotes
+    assert not any(quote is not None and quote.endswith("...") for quote in quotes), quotes

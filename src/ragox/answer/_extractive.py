@@ -147,6 +147,8 @@ MIN_CLAIM_TOKENS = 4
 MIN_STATEMENT_TOKENS = 2
 _SHORT_STATEMENT_END = re.compile(r"[.!]\W*$")
 _STATEMENT_END = re.compile(r"[.!?…:;]\W*$")
+#: a word cut off by dots: a title shortened to fit a navigation bar
+_CUT_SHORT = re.compile(r"\w(?:\.\.\.|…)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -944,7 +946,11 @@ def _is_label(sentence: str) -> bool:
     """A heading or a label ("1.4.7. Setting a default text editor", "Tip"): no
     statement to quote, though it still counts as a neighbour."""
     stripped = sentence.strip()
-    return len(stripped.split()) < 8 and not _STATEMENT_END.search(stripped)
+    # a title cut short ("After the compromise (incident respon...": a manual's
+    # navigation bar) is a label too, though it ends with dots
+    return len(stripped.split()) < 8 and (
+        not _STATEMENT_END.search(stripped) or _CUT_SHORT.search(stripped) is not None
+    )
 
 
 class ExtractiveGenerator:
