@@ -13,6 +13,7 @@ from ragox.text._instructions import asks_for_instructions, command_like, has_in
     "line",
     [
         "make deb-pkg",
+        "make all",
         "apt full-upgrade",
         "debdiff package_1-1_arch.changes package_2-1_arch.changes",
         "dpkg --listfiles foo",
@@ -39,6 +40,9 @@ def test_command_lines_are_commands(line: str) -> None:
         "Sie können auch die Netzwerkkonfiguration in /etc/network/interfaces verwenden, "
         "um Ihre Firewall-Regeln einzurichten. Dafür müssen Sie Folgendes tun:",
         "The rules are kept in /etc/iptables.up.rules, as follows:",
+        # a list's items that are prose cut into lines, with their function words
+        "only applies to ext2 or ext3 file systems",
+        "can be circumvented easily",
         # a table's one-letter key (aptitude's package states: "c", "-", "пакет был
         # удалён, но …")
         "c",

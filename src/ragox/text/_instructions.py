@@ -34,6 +34,17 @@ _COMMAND_SIGN: Final = re.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
 #: then "-", then "пакет был удалён, но …": aptitude's states)
 _BARE_COMMAND: Final = re.compile(r"^[a-z][\w.-]+(?:\s|$)")
 _CLAUSE: Final = re.compile(r",\s|[,;:]$")
+#: function words of English and German prose; two of them in a line without a
+#: command's sign make it prose ("make all" has one)
+_PROSE_WORDS: Final = frozenset(
+    {
+        "a", "also", "an", "and", "are", "be", "can", "has", "have", "if", "is", "it",
+        "may", "must", "not", "of", "only", "or", "should", "than", "that", "the", "then",
+        "there", "this", "to", "was", "were", "will", "would",
+        "das", "der", "die", "ist", "kann", "nicht", "oder", "sind", "und", "werden",
+        "wird",
+    }
+)  # fmt: skip
 _BARE_COMMAND_WORDS: Final = 7
 #: one sentence's end and the next one's capital inside a line: prose, not a command
 _INNER_SENTENCE_END: Final = regex.compile(r"\w[.!?]\s+\p{Lu}")
@@ -150,10 +161,14 @@ def command_like(paragraph: str) -> bool:
         return False
     if _COMMAND_SIGN.search(line):
         return True
+    words = line.split()
     return (
         _BARE_COMMAND.match(line) is not None
         and _CLAUSE.search(line) is None
-        and len(line.split()) <= _BARE_COMMAND_WORDS
+        and len(words) <= _BARE_COMMAND_WORDS
+        # prose cut into a list's lines has its function words: "only applies to ext2
+        # or ext3 file systems", "can be circumvented easily"
+        and sum(1 for word in words if word.casefold() in _PROSE_WORDS) < 2
     )
 
 
