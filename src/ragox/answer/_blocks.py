@@ -31,6 +31,7 @@ from ragox.text._instructions import (
 from ragox.text._instructions import command_like as _command_like
 
 __all__ = [
+    "MAX_BLOCK_CHARS",
     "block_end",
     "display_text",
     "has_instruction",
@@ -65,7 +66,7 @@ _ITEM_GOES_ON: Final = re.compile(
 _GAP: Final = re.compile(r"\s*")
 #: most paragraphs and characters one block may add to a quote
 _MAX_PARAGRAPHS: Final = 12
-_MAX_CHARS: Final = 1500
+MAX_BLOCK_CHARS: Final = 1500
 #: most words of a list item without a marker
 _BARE_ITEM_WORDS: Final = 10
 #: a command as typed at a shell's prompt ("# dpkg-reconfigure …", "$ make")
@@ -202,7 +203,7 @@ def block_end(
         )
         if not (first or listed or bare or _block_like(paragraph)):
             break
-        if end is not None and finish - position > _MAX_CHARS:
+        if end is not None and finish - position > MAX_BLOCK_CHARS:
             break
         last = begin
         end = finish
@@ -254,18 +255,17 @@ def list_runs(
         if len(items) >= 2:
             runs.append(tuple(sorted(items.values())))
 
+    def add(item: str, start: int, stop: int) -> None:
+        first, last = items.get(item, (start, stop))
+        items[item] = (min(first, start), max(last, stop))
+
     for start, stop, locator in sorted(blocks):
-        if path is not None and start < end:
-            item = _item_of(locator, path)
-            if item is not None:  # inside an item already met (a nested list)
-                first, last = items.get(item, (start, stop))
-                items[item] = (min(first, start), max(last, stop))
-            end = max(end, stop)
-            continue
         item = None if path is None else _item_of(locator, path)
-        if item is not None and not text[end:start].strip():
-            first, last = items.get(item, (start, stop))
-            items[item] = (min(first, start), max(last, stop))
+        # inside what the run covers already (a nested list), or after it with only
+        # white space between
+        if path is not None and (start < end or (item is not None and not text[end:start].strip())):
+            if item is not None:
+                add(item, start, stop)
             end = max(end, stop)
             continue
         close()
@@ -274,7 +274,7 @@ def list_runs(
         if path is not None:
             step = _item_of(locator, path)
             assert step is not None  # the path was read from this locator
-            items[step] = (start, stop)
+            add(step, start, stop)
             end = stop
     close()
     return tuple(runs)
@@ -288,7 +288,7 @@ def listed_block_end(
     text: str, position: int, runs: Sequence[Sequence[tuple[int, int]]]
 ) -> int | None:
     """Where the HTML list right after ``position`` (an introducing sentence's end) ends:
-    its last item within :data:`_MAX_CHARS` of ``position`` (at least its first), or
+    its last item within :data:`MAX_BLOCK_CHARS` of ``position`` (at least its first), or
     None when no list of ``runs`` starts there."""
     gap = _GAP.match(text, position)
     begin = gap.end() if gap else position
@@ -302,7 +302,7 @@ def listed_block_end(
             return None
         end = items[0][1]
         for _, item_end in items[1:]:
-            if item_end - position > _MAX_CHARS:
+            if item_end - position > MAX_BLOCK_CHARS:
                 break
             end = item_end
         return end

@@ -43,6 +43,7 @@ from typing import Final
 import regex
 
 from ragox.answer._blocks import (
+    MAX_BLOCK_CHARS,
     block_end,
     display_text,
     is_introducer,
@@ -795,8 +796,6 @@ def _units(
 #: a line announcing numbered steps and the first of them on the next line ("…
 #: requires these steps:\n1. Close …"), as a PDF's text has a list
 _STEPS_OPENING: Final = re.compile(r":[ \t]*\n[ \t]*(?=(?:\d{1,2}|[a-z])[.)]\s)")
-#: most characters the steps of one such list add to its unit (as ``block_end``'s)
-_STEPS_REACH: Final = 1500
 
 
 def _steps_end(text: str, spans: Sequence[tuple[int, int]], index: int) -> int | None:
@@ -815,7 +814,7 @@ def _steps_end(text: str, spans: Sequence[tuple[int, int]], index: int) -> int |
     finish = end
     for next_start, next_end in spans[index + 1 :]:
         between = text[finish:next_start]
-        if between.strip() or next_end - start > _STEPS_REACH:
+        if between.strip() or next_end - start > MAX_BLOCK_CHARS:
             break
         if "\n" in between and list_marker(text[next_start:next_end]) != kind:
             break  # a new line that is no next step: the list has ended
