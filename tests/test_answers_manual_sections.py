@@ -11,7 +11,7 @@ import pytest
 
 from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator
-from ragox.answer._blocks import display_text, list_runs
+from ragox.answer._blocks import display_text, list_runs, runs_into_block
 from ragox.answer._extractive import ExtractiveConfig, _separable, score_sentences
 from ragox.answer._support import AnswerKind, TermMatcher, holds_answer_kind
 from ragox.search import analyze_query
@@ -409,6 +409,38 @@ def test_a_catalog_of_commands_is_quoted_item_by_item(app: Ragox) -> None:
     assert quotes[0].rstrip().endswith("apt upgrade"), quotes
 
 
+DPKG_CATALOG = """<!DOCTYPE html>
+<html lang="ru"><head><title>8.1.1. dpkg</title></head><body>
+<h2>8.1.1. dpkg</h2>
+<p>Это основная программа управления пакетами. Наиболее часто используемые параметры:</p>
+<ul>
+<li><p>Показать список всех параметров: <code>dpkg --help</code></p></li>
+<li><p>Установить пакет на жёсткий диск: <code>dpkg --install foo_VVV-RRR.deb</code></p></li>
+<li><p>Удалить пакет (но не его файлы настроек): <code>dpkg --remove foo</code></p></li>
+<li><p>Удалить пакет (вместе с файлами настроек): <code>dpkg --purge foo</code></p></li>
+<li><p>Вывести состояние установки пакетов, содержащих в имени строку «foo*»:
+<code>dpkg --list 'foo*'</code></p></li>
+</ul>
+</body></html>
+"""
+
+
+def test_a_catalog_item_with_its_command_on_its_line_is_quoted_alone(app: Ragox) -> None:
+    """The Debian FAQ (Russian) lists dpkg's commands as "label: command" items on one
+    line each: an item that ends on its own command does not run on into the next
+    items as if they were its block ("…: dpkg --remove foo" then "…: dpkg --purge foo"
+    then "…: dpkg --list 'foo*'" was one quote)."""
+    app.ingestor.ingest_bytes(DPKG_CATALOG.encode(), "dpkg.html", "dpkg.html", tenant="default")
+    quotes = _quotes(app, "Как удалить пакет вместе с его файлами настройки?")
+    assert quotes[0] == "Удалить пакет (вместе с файлами настроек): dpkg --purge foo", quotes
+    assert all("dpkg --list" not in quote for quote in quotes), quotes
+    assert all(quote.count("dpkg ") == 1 for quote in quotes), quotes
+    # a sentence that ends on a word without its command still runs into the block below
+    assert runs_into_block("Sie können dies mit dem folgenden Befehl erreichen")
+    assert runs_into_block("Note: you can run it with the command")
+    assert not runs_into_block("Удалить пакет (но не его файлы настроек): dpkg --remove foo")
+
+
 def test_a_german_split_verb_is_held_only_with_its_particle() -> None:
     """ "Wie richte ich eine Firewall ein?" asks for "einrichten": "richtet sich an
     Endanwender" shares the verb's stem and is another verb; the joined forms and the
@@ -462,3 +494,38 @@ def test_a_title_cut_short_by_a_navigation_bar_is_not_quoted() -> None:
     quotes = [claim.quote for claim in draft.claims]
     assert quotes and quotes[0] is not None and quotes[0].startswith("If the system"), quotes
     assert not any(quote is not None and quote.endswith("...") for quote in quotes), quotes
+
+
+def test_a_catalog_item_takes_no_words_from_its_sibling() -> None:
+    """A neighbour's words are context for a sentence ("It …"), not for an item of a
+    catalog of commands: "Показать управляющий файл …: dpkg --info …" holds "показать"
+    and "файл", and its sibling "Установить пакет …" does not say that it answers
+    "which files did a package install" (the two were quoted before the answer)."""
+    answer = (
+        "Чтобы вывести список файлов установленного пакета foo, выполните команду\n\n"
+        "dpkg --listfiles foo"
+    )
+    catalog = (
+        "Наиболее часто используемые параметры dpkg.\n\n"
+        "Показать управляющий файл (и другую информацию) для указанного пакета: "
+        "dpkg --info foo_VVV-RRR.deb\n\n"
+        "Установить пакет на жёсткий диск (т. е. распаковать и настроить): "
+        "dpkg --install foo_VVV-RRR.deb"
+    )
+    evidence = [
+        Evidence("S1", "faq.html", "r1", "m-1", ("c1",), 0, len(answer), answer),
+        Evidence("S2", "faq.html", "r1", "m-1", ("c2",), 0, len(catalog), catalog),
+    ]
+    weights = {"показа": 1.0, "файл": 1.2, "установ": 1.1, "пакет": 0.6}
+    scoring = score_sentences(
+        "Как показать файлы, которые установил пакет?",
+        evidence,
+        lambda terms: {term: weights.get(term[:7], 1.0) for term in terms},
+        ExtractiveConfig(),
+    )
+    best = scoring.sentences[0]
+    assert best.evidence.source_id == "S1", [
+        (s.evidence.text[s.start : s.end], s.score) for s in scoring.sentences
+    ]
+    info = next(s for s in scoring.sentences if "dpkg --info" in s.evidence.text[s.start : s.end])
+    assert info.support.following == 0.0 and info.support.previous == 0.0

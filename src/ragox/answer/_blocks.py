@@ -37,6 +37,7 @@ __all__ = [
     "has_instruction",
     "is_introducer",
     "item_breaks",
+    "labelled_command",
     "list_marker",
     "list_runs",
     "listed_block_end",
@@ -100,6 +101,11 @@ _OPEN_END: Final = regex.compile(r"\p{L}\s*$")
 _OPEN_MIN_WORDS: Final = 5
 
 
+#: a label and the command it names on one line ("Удалить пакет (вместе с файлами
+#: настроек): dpkg --purge foo"): what follows the last colon
+_LABELLED: Final = re.compile(r":[ \t]+(?=\S)(?!.*:[ \t])")
+
+
 def runs_into_block(sentence: str) -> bool:
     """The sentence has no end of its own: it continues in the block that follows."""
     stripped = sentence.strip()
@@ -109,7 +115,18 @@ def runs_into_block(sentence: str) -> bool:
         # a numbered section's title ends on a word too: "5.14.3.3. Konfiguration von
         # Firewall-Regeln mittels ifup" runs into nothing
         and not is_section_heading(stripped)
+        # nor does an item of a catalog that ends on its own command ("Удалить пакет
+        # (но не его файлы настроек): dpkg --remove foo"): the next item ("…: dpkg
+        # --purge foo") is another answer, not this one's block
+        and not labelled_command(stripped)
     )
+
+
+def labelled_command(line: str) -> bool:
+    """The line is a label and its command: what follows its last colon looks like a
+    command."""
+    label = _LABELLED.search(line)
+    return label is not None and "\n" not in line and _command_like(line[label.end() :])
 
 
 def _bare_item(paragraph: str) -> bool:
@@ -173,6 +190,7 @@ def block_end(
     end: int | None = None
     last = position  # where the block's last paragraph begins
     count = 0
+    labelled = 0  # paragraphs that are a label and its command
     while count < _MAX_PARAGRAPHS:
         gap = _GAP.match(text, cursor, stop)
         begin = gap.end() if gap else cursor
@@ -208,8 +226,12 @@ def block_end(
         last = begin
         end = finish
         count += 1
+        labelled += labelled_command(paragraph.strip())
         cursor = finish
-    return end
+    # a catalog of labelled commands ("Показать список всех параметров: dpkg --help",
+    # "Удалить пакет …: dpkg --purge foo"): each item answers alone, under the
+    # sentence that introduces them all the whole answers nothing
+    return None if labelled >= 2 else end
 
 
 #: an HTML list's item step in a block's locator ("li[2]", "dt", "dd[3]")
@@ -284,6 +306,12 @@ def list_runs(
 _OWN_INTRODUCER: Final = re.compile(r":[ \t]*\n")
 
 
+def _own_command(item: str) -> bool:
+    """A list item that introduces its own command: a line ending with a colon inside
+    it, or a label and its command on its one line."""
+    return _OWN_INTRODUCER.search(item) is not None or labelled_command(item.strip())
+
+
 def listed_block_end(
     text: str, position: int, runs: Sequence[Sequence[tuple[int, int]]]
 ) -> int | None:
@@ -295,10 +323,11 @@ def listed_block_end(
     for items in runs:
         if items[0][0] != begin:
             continue
-        if sum(1 for start, end in items if _OWN_INTRODUCER.search(text, start, end)) >= 2:
+        if sum(1 for start, end in items if _own_command(text[start:end])) >= 2:
             # a catalog whose items each introduce their own command ("Die Liste …
             # aktualisieren:" then "apt update", "… installieren:" then "apt install
-            # foo"): each item answers alone, the list as a whole answers nothing
+            # foo"; "Удалить пакет (…): dpkg --purge foo" on one line): each item
+            # answers alone, the list as a whole answers nothing
             return None
         end = items[0][1]
         for _, item_end in items[1:]:

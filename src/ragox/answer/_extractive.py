@@ -48,6 +48,7 @@ from ragox.answer._blocks import (
     display_text,
     is_introducer,
     item_breaks,
+    labelled_command,
     list_marker,
     listed_block_end,
     runs_into_block,
@@ -516,7 +517,15 @@ def score_sentences(
                         # section: the passage's first heading no longer speaks for it
                         heading = None
                 continue  # headings, labels and questions are not statements to quote
-            before: Mapping[str, float] | None = sentences[position - 1][3] if position else None
+            # an item of a catalog of commands ("Показать …: dpkg --info …" then
+            # "Установить пакет …: dpkg --install …") says nothing about its sibling
+            # beside it: a neighbour's words are context, another item's are not
+            catalog = labelled_command(item.text[start:end])
+            before: Mapping[str, float] | None = (
+                sentences[position - 1][3]
+                if position and not (catalog and _labelled(item.text, sentences[position - 1]))
+                else None
+            )
             if heading and position > 1:
                 joined = {t: max(v, (before or {}).get(t, 0.0)) for t, v in heading.items()}
                 joined.update(
@@ -530,7 +539,10 @@ def score_sentences(
             features = support(
                 credits,
                 before,
-                sentences[position + 1][3] if position + 1 < len(sentences) else None,
+                sentences[position + 1][3]
+                if position + 1 < len(sentences)
+                and not (catalog and _labelled(item.text, sentences[position + 1]))
+                else None,
                 weights,
                 index,
                 holds_answer_kind(kind, item.text[start:end])
@@ -559,6 +571,11 @@ def score_sentences(
             answerability = max(answerability, config.answerability(features, kind))
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
     return Scoring(tuple(scored), answerability, language, weights)
+
+
+def _labelled(text: str, unit: tuple[int, int, bool, Credits]) -> bool:
+    """The unit is an item of a catalog of commands: a label and its command."""
+    return labelled_command(text[unit[0] : unit[1]])
 
 
 #: a block of more paragraphs than this (its introducing sentence and its items) is
