@@ -18,6 +18,9 @@ from ragox.text._instructions import asks_for_instructions, command_like, has_in
         "debdiff package_1-1_arch.changes package_2-1_arch.changes",
         "dpkg --listfiles foo",
         "$ ls /etc",
+        # a relative path, alone or after a verb
+        "debian/rules",
+        "Edit debian/rules",
     ],
 )
 def test_command_lines_are_commands(line: str) -> None:
@@ -47,6 +50,11 @@ def test_command_lines_are_commands(line: str) -> None:
         # удалён, но …")
         "c",
         "c\n\n-\n\nпакет был удалён, но его файлы настройки все ещё присутствуют.",
+        # an HTML list's item of prose whose one slash joins two words, not a path's
+        # parts (the Debian Administrator's Handbook on Simple-CDD's profiles)
+        "the .preseed file contains preseeding information for Debconf questions (for the "
+        "installer and/or for packages);",
+        "the file debian/rules is the one that the build runs",
     ],
 )
 def test_prose_cut_into_lines_and_headings_are_not_commands(line: str) -> None:

@@ -46,6 +46,8 @@ _PROSE_WORDS: Final = frozenset(
     }
 )  # fmt: skip
 _BARE_COMMAND_WORDS: Final = 7
+#: two words joined by one slash ("and/or", "TCP/IP", "debian/rules")
+_WORD_SLASH: Final = regex.compile(r"(?<![\w./~-])\p{L}+/\p{L}+(?![\w./-])")
 #: one sentence's end and the next one's capital inside a line: prose, not a command
 _INNER_SENTENCE_END: Final = regex.compile(r"\w[.!?]\s+\p{Lu}")
 #: a numbered section's heading opens so ("1.3. ", "4.6.2 ")
@@ -159,17 +161,25 @@ def command_like(paragraph: str) -> bool:
         # prose that names a path: "Sie können auch … in /etc/network/interfaces
         # verwenden, um … einzurichten. Dafür müssen Sie Folgendes tun:"
         return False
-    if _COMMAND_SIGN.search(line):
-        return True
     words = line.split()
+    if _COMMAND_SIGN.search(line):
+        # a slash between two words is a path ("debian/rules") only where no prose
+        # stands around it: "… for Debconf questions (for the installer and/or for
+        # packages);" is an HTML list's item, not a command
+        return not (_prose(words) >= 2 and not _COMMAND_SIGN.search(_WORD_SLASH.sub(" ", line)))
     return (
         _BARE_COMMAND.match(line) is not None
         and _CLAUSE.search(line) is None
         and len(words) <= _BARE_COMMAND_WORDS
         # prose cut into a list's lines has its function words: "only applies to ext2
         # or ext3 file systems", "can be circumvented easily"
-        and sum(1 for word in words if word.casefold() in _PROSE_WORDS) < 2
+        and _prose(words) < 2
     )
+
+
+def _prose(words: list[str]) -> int:
+    """How many of ``words`` are function words of prose."""
+    return sum(1 for word in words if word.casefold() in _PROSE_WORDS)
 
 
 def command_lines(paragraph: str) -> bool:
