@@ -680,6 +680,16 @@ _V31: Final = (
     f"{_VECTORS_OF_EMBEDDINGS.format(manifest='NEW.manifest_id', chunk='NEW.chunk_id')} END",
 )
 
+#: A scope's languages under its partitions' generations (``SqliteIndex.languages``):
+#: kept between processes, keyed by a digest of the scope.
+_V32: Final = (
+    """CREATE TABLE IF NOT EXISTS scope_languages (
+        scope_key TEXT PRIMARY KEY,
+        generations TEXT NOT NULL,
+        languages TEXT NOT NULL
+    )""",
+)
+
 #: ``(version, statements)`` in order; never edit a released entry, append one.
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
@@ -703,6 +713,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (28, _V28),
     (30, _V30),
     (31, _V31),
+    (32, _V32),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
