@@ -431,10 +431,22 @@ def create_app(
         }
 
     @app.get("/v1/documents")
-    def documents(who: Caller) -> dict[str, Any]:
+    def documents(
+        who: Caller,
+        limit: Annotated[int | None, Query(ge=1, le=10_000)] = None,
+        after: Annotated[str | None, Query(max_length=1024)] = None,
+    ) -> dict[str, Any]:
         """The documents the caller may read, with their revisions' states and languages
-        (the one given at ingestion, else the one detected in the representation)."""
-        return {"documents": with_languages(ragox.documents(who))}
+        (the one given at ingestion, else the one detected in the representation): all
+        of them, or a page (``limit`` documents by id after the one named ``after``;
+        the page names the id the next one starts after, ``next_after``)."""
+        if limit is None and after is None:
+            return {"documents": with_languages(ragox.documents(who))}
+        page = ragox.documents_page(who, limit, after)
+        return {
+            "documents": with_languages(list(page.documents)),
+            "next_after": page.next_after,
+        }
 
     @app.get("/v1/documents/{document_id:path}/revisions/{revision}/text")
     def representation(

@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import re
+import shlex
 import sys
 import tempfile
 import time
@@ -436,7 +437,16 @@ def _ingest_line(item: IngestItem) -> str:
     type=click.IntRange(min=0),
     default=20,
     show_default=True,
-    help="How many documents needing attention the summary shows in full.",
+    help="How many documents needing attention the summary shows in full; with the "
+    "listing (--all, or --json without --summary), how many documents one page lists "
+    "(every one when not given).",
+)
+@click.option(
+    "--after",
+    metavar="DOCUMENT_ID",
+    default=None,
+    help="With the listing: start after this document id (ids sort in byte order); "
+    "a page's JSON names the id the next page starts after (next_after).",
 )
 @click.pass_context
 def status(
@@ -448,9 +458,11 @@ def status(
     as_json: bool,
     listing: bool | None,
     limit: int,
+    after: str | None,
 ) -> None:
     """Show the documents in counts and those that need attention (failed, stuck, in
-    progress, partial, stale); --all lists every document and its revisions' states."""
+    progress, partial, stale); --all lists every document and its revisions' states,
+    all at once or a page at a time (--limit, --after)."""
     who = _principal(principal, groups, tenant)
     with _app(ctx) as app:
         if document_id is None:
@@ -462,6 +474,14 @@ def status(
                     print_json(status_summary_json(summary))
                 else:
                     _print_summary(summary)
+                return
+            page_size = (
+                limit
+                if ctx.get_parameter_source("limit") is click.core.ParameterSource.COMMANDLINE
+                else None
+            )
+            if page_size is not None or after is not None:
+                _print_page(app.documents_page(who, page_size, after), as_json, page_size)
                 return
             found = app.documents(who)
             if as_json:
@@ -478,6 +498,23 @@ def status(
             print_json(document_status_json(doc_status))
         else:
             _print_status(doc_status)
+
+
+def _print_page(page: Any, as_json: bool, limit: int | None) -> None:
+    """A page of `status`'s listing, and where the next one starts."""
+    if as_json:
+        print_json(
+            {
+                "documents": [document_status_json(s) for s in page.documents],
+                "next_after": page.next_after,
+            }
+        )
+        return
+    for doc_status in page.documents:
+        _print_status(doc_status)
+    if page.next_after is not None:
+        more = f" --limit {limit}" if limit is not None else ""
+        click.echo(f"more: ragox status --all --after {shlex.quote(page.next_after)}{more}")
 
 
 def _counted(count: int, noun: str) -> str:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ragox.service._ragox import ActionRefused as ActionRefused
     from ragox.service._ragox import Attention as Attention
     from ragox.service._ragox import CollectionReaders as CollectionReaders
+    from ragox.service._ragox import DocumentPage as DocumentPage
     from ragox.service._ragox import DocumentStatus as DocumentStatus
     from ragox.service._ragox import IngestItem as IngestItem
     from ragox.service._ragox import NotFound as NotFound
@@ -54,6 +55,7 @@ _EXPORTS = {
         "ActionRefused",
         "Attention",
         "CollectionReaders",
+        "DocumentPage",
         "DocumentStatus",
         "IngestItem",
         "NotFound",

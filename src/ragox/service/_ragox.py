@@ -47,6 +47,7 @@ from ragox.store import (
     PurgeCounts,
     RetentionPolicy,
     RevisionConflict,
+    RevisionReads,
     RevisionRecord,
     RevisionState,
     Store,
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ActionRefused",
     "CollectionReaders",
+    "DocumentPage",
     "DocumentStatus",
     "IngestItem",
     "NotFound",
@@ -233,6 +235,19 @@ class RevisionStatus:
 class DocumentStatus:
     document: DocumentRecord
     revisions: tuple[RevisionStatus, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentPage:
+    """A page of the listing of a principal's documents, by id."""
+
+    documents: tuple[DocumentStatus, ...]
+    #: the id the next page starts after; None when the listing ended on this page
+    next_after: str | None
+
+
+#: fewest documents of the tenant one read of a page's listing covers
+_STATUS_WINDOW: Final = 200
 
 
 class Attention(enum.Enum):
@@ -1374,21 +1389,53 @@ class Ragox:
     def documents(self, principal: Principal) -> list[DocumentStatus]:
         return self._statuses(principal)
 
+    def documents_page(
+        self, principal: Principal, limit: int | None, after: str | None = None
+    ) -> DocumentPage:
+        """The principal's documents by id, ``limit`` of them (None: all) after the one
+        named ``after`` (byte order of ids): a page of the listing, read a page's worth
+        of the tenant's documents at a time (a reader may read few of them)."""
+        found: list[DocumentStatus] = []
+        cursor = after
+        embedder_key = self.store.index.setting("embedder_key") or None
+        while limit is None or len(found) < limit:
+            window = None if limit is None else max(limit - len(found), _STATUS_WINDOW)
+            listed = self.store.status_reads(
+                principal.tenant, None, embedder_key, after=cursor, limit=window
+            )
+            readable = self._statuses_of(principal, listed)
+            if limit is not None and len(found) + len(readable) > limit:
+                found.extend(readable[: limit - len(found)])
+                break  # more of the window follows this page
+            found.extend(readable)
+            if window is None or len(listed) < window:
+                return DocumentPage(tuple(found), None)  # the tenant's documents ended
+            cursor = listed[-1][0].document_id
+        return DocumentPage(tuple(found), found[-1].document.document_id if found else None)
+
     def _statuses(
         self, principal: Principal, document_id: str | None = None
     ) -> list[DocumentStatus]:
         """The documents of the principal's tenant (or the one named) with a revision it
         may read, with those revisions' states; every document's reads are made at
         once (a few queries, however many documents)."""
+        embedder_key = self.store.index.setting("embedder_key") or None
+        return self._statuses_of(
+            principal, self.store.status_reads(principal.tenant, document_id, embedder_key)
+        )
+
+    def _statuses_of(
+        self,
+        principal: Principal,
+        listed: Sequence[tuple[DocumentRecord, tuple[RevisionReads, ...]]],
+    ) -> list[DocumentStatus]:
+        """The documents of ``listed`` with a revision the principal may read."""
         from ragox.ingest import job_health, stale_stages_of  # noqa: PLC0415
 
-        embedder_key = self.store.index.setting("embedder_key") or None
         profile_id = self.profile.id
         now = datetime.now(UTC)
         found = []
-        for stored, revisions in self.store.status_reads(
-            principal.tenant, document_id, embedder_key
-        ):
+        for stored, revisions in listed:
             document = stored
             rows = []
             for reads in revisions:

@@ -228,11 +228,18 @@ class Store(Protocol):
     def revisions(self, tenant: str, document_id: str) -> list[RevisionRecord]: ...
 
     def status_reads(
-        self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
+        self,
+        tenant: str,
+        document_id: str | None = None,
+        embedder_key: str | None = None,
+        *,
+        after: str | None = None,
+        limit: int | None = None,
     ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
         """The tenant's documents (or the one named) by id, each with its revisions in
         order and what ``status`` shows of them (vectors missing for ``embedder_key``),
-        in a few queries however many documents there are."""
+        in a few queries however many documents there are; a page of them: the first
+        ``limit`` whose id sorts after ``after`` in byte order."""
         ...
 
     def status_facts(

@@ -41,17 +41,28 @@ def read_status(
     document_id: str | None,
     embedder_key: str | None,
     hints: tuple[str, str] = ("", ""),
+    *,
+    after: str | None = None,
+    limit: int | None = None,
+    collate: str = "",
 ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
     """The tenant's documents (or the one named), by id, each with its revisions in
     order and what status shows of each: the same values the one-by-one reads give.
     ``hints`` follow the names of the representations and search texts (SQLite's
-    ``INDEXED BY`` of their covering indexes)."""
+    ``INDEXED BY`` of their covering indexes). A page: the first ``limit`` documents
+    whose id sorts after ``after`` (byte order: ``collate`` makes PostgreSQL's
+    comparison its ``"C"`` collation's), the other reads bounded to their range."""
     where = "tenant={p}" + ("" if document_id is None else " AND document_id={p}")
     scope: tuple[str, ...] = (tenant,) if document_id is None else (tenant, document_id)
 
     def rows(sql: str, params: Sequence[object]) -> Sequence[Sequence[object]]:
         return query(sql.replace("{p}", mark), params)
 
+    listed, listed_scope = where, scope
+    if after is not None:
+        listed += f" AND document_id{collate} > {{p}}"
+        listed_scope = (*scope, after)
+    order = f" ORDER BY document_id{collate}" + ("" if limit is None else f" LIMIT {int(limit)}")
     documents = [
         DocumentRecord(
             str(row[0]),
@@ -62,12 +73,16 @@ def read_status(
         )
         for row in rows(
             "SELECT document_id, tenant, current_revision, created_at, language FROM documents "
-            f"WHERE {where} ORDER BY document_id",
-            scope,
+            f"WHERE {listed}{order}",
+            listed_scope,
         )
     ]
     if not documents:
         return []
+    if after is not None or limit is not None:
+        # the page's documents only: the range from its first id to its last
+        where += f" AND document_id{collate} >= {{p}} AND document_id{collate} <= {{p}}"
+        scope = (*scope, documents[0].document_id, documents[-1].document_id)
     groups: dict[tuple[str, str], set[str]] = {}
     for doc, label, group in rows(
         f"SELECT document_id, revision, group_name FROM revision_groups WHERE {where}", scope

@@ -584,9 +584,24 @@ class PostgresStore:
         return [self._revision(row) for row in rows]
 
     def status_reads(
-        self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
+        self,
+        tenant: str,
+        document_id: str | None = None,
+        embedder_key: str | None = None,
+        *,
+        after: str | None = None,
+        limit: int | None = None,
     ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
-        return read_status(self._fetchall, "%s", tenant, document_id, embedder_key)
+        return read_status(
+            self._fetchall,
+            "%s",
+            tenant,
+            document_id,
+            embedder_key,
+            after=after,
+            limit=limit,
+            collate=' COLLATE "C"',  # the byte order SQLite compares ids in
+        )
 
     def status_facts(
         self, tenant: str, embedder_key: str | None = None, with_groups: bool = True

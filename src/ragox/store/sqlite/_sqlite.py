@@ -424,7 +424,13 @@ class SqliteStore:
         return [self._revision(row) for row in rows]
 
     def status_reads(
-        self, tenant: str, document_id: str | None = None, embedder_key: str | None = None
+        self,
+        tenant: str,
+        document_id: str | None = None,
+        embedder_key: str | None = None,
+        *,
+        after: str | None = None,
+        limit: int | None = None,
     ) -> list[tuple[DocumentRecord, tuple[RevisionReads, ...]]]:
         conn = self._connection()
         return read_status(
@@ -436,6 +442,8 @@ class SqliteStore:
             # the small columns whole in an index: the table's rows would be read
             # through their text's overflow pages (schema 28)
             (" INDEXED BY representations_facts", " INDEXED BY search_texts_versions"),
+            after=after,
+            limit=limit,
         )
 
     def status_facts(
