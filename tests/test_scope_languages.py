@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from conftest import drop_to_schema
 from ragox.access import Principal
 from ragox.search import scope_of
 from ragox.service import Ragox
-from ragox.store import SCHEMA_VERSION
+from ragox.store import SCHEMA_VERSION, Scope
 from ragox.store.sqlite import _index as sqlite_index
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
@@ -140,6 +141,89 @@ def test_the_stored_sets_are_bounded(home: Path, monkeypatch: pytest.MonkeyPatch
     finally:
         app.close()
     assert len(_stored(home)) == 2
+
+
+def test_a_restored_scope_evicts_no_other(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound counts rows, not rowids: one scope's set stored again and again (a
+    write it can see before each search) leaves the other scope's set in place."""
+    monkeypatch.setattr(sqlite_index, "SCOPE_LANGUAGES_KEPT", 2)
+    app = Ragox(home)
+    try:
+        assert app.store.index.languages(scope_of(STAFF)) == {"en", "ru"}
+        for n in range(4):
+            _ingest(app, f"eng-{n}", {"eng"}, "de")
+            assert app.store.index.languages(scope_of(ENG)) == {"de", "ru"}
+    finally:
+        app.close()
+    assert sorted(json.loads(languages) for _, _, languages in _stored(home)) == [
+        ["de", "ru"],
+        ["en", "ru"],
+    ]
+
+
+def _write_after_first_generation_read(
+    monkeypatch: pytest.MonkeyPatch, write: Callable[[], None]
+) -> None:
+    """Run ``write`` (another connection's commit) right after the next read of a
+    scope's generations, once."""
+    original = sqlite_index.SqliteIndex.scope_generation
+    fired: list[bool] = []
+
+    def generation_then_write(
+        self: sqlite_index.SqliteIndex, scope: Scope
+    ) -> tuple[tuple[int, int], ...]:
+        found = original(self, scope)
+        if not fired:
+            fired.append(True)
+            write()
+        return found
+
+    monkeypatch.setattr(sqlite_index.SqliteIndex, "scope_generation", generation_then_write)
+
+
+def test_a_write_between_the_reads_never_leaves_a_stored_set_that_comes_back(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's German document for a new partition of staff's commits just
+    after a search read staff's generations, and is deleted later (its partition is
+    pruned, staff's generations are again those read): a later process must not find
+    German in the home's stored set (red-team, 9e13c17)."""
+    writer = Ragox(home)
+    app = Ragox(home)
+    try:
+        _write_after_first_generation_read(
+            monkeypatch, lambda: _ingest(writer, "de-doc", {"staff", "de"}, "de")
+        )
+        assert app.store.index.languages(scope_of(STAFF)) in ({"en", "ru"}, {"en", "de", "ru"})
+        monkeypatch.undo()
+        assert writer.delete("de-doc")
+    finally:
+        writer.close()
+        app.close()
+    later = Ragox(home)
+    try:
+        assert later.store.index.languages(scope_of(STAFF)) == {"en", "ru"}
+    finally:
+        later.close()
+
+
+def test_a_write_between_the_reads_never_leaves_a_cached_set_that_comes_back(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same interleaving in a searcher's own cache of the set."""
+    writer = Ragox(home)
+    app = Ragox(home)
+    try:
+        _write_after_first_generation_read(
+            monkeypatch, lambda: _ingest(writer, "de-doc", {"staff", "de"}, "de")
+        )
+        assert app.searcher().languages(STAFF) in ({"en", "ru"}, {"en", "de", "ru"})
+        monkeypatch.undo()
+        assert writer.delete("de-doc")
+        assert app.searcher().languages(STAFF) == {"en", "ru"}
+    finally:
+        writer.close()
+        app.close()
 
 
 def test_inside_a_write_transaction_nothing_is_stored(home: Path) -> None:

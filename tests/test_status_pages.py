@@ -103,6 +103,20 @@ def test_a_page_after_an_id_that_is_no_document(app: Ragox) -> None:
     assert rest.next_after is None
 
 
+@pytest.mark.both_backends
+def test_after_holding_nul_and_an_empty_page(app: Ragox) -> None:
+    """No id holds NUL: ``after`` "beta.txt\\0x" pages on after "beta.txt" on both
+    backends (PostgreSQL, whose text holds no NUL, once found nothing); a page of no
+    document is refused, not answered as the listing's end (red-team, 5ae3dd4)."""
+    _fill(app)
+    page = app.documents_page(OPERATOR, 3, "beta.txt\0x")
+    assert _ids(page.documents) == ["beta/gamma.txt", "delta.txt", "epsilon.txt"]
+    assert _ids(app.documents_page(OPERATOR, 2, "\0").documents) == ["10.txt", "9.txt"]
+    for limit in (0, -1):
+        with pytest.raises(ValueError):
+            app.documents_page(OPERATOR, limit)
+
+
 def test_cli_pages(home: Path) -> None:
     """`status --json --limit N` prints a page and the id the next starts after;
     `--after` goes on; without them the listing's JSON is what it was (no
@@ -133,6 +147,10 @@ def test_cli_pages(home: Path) -> None:
     staff_ids = [doc for doc in ids if IDS.index(doc) % 3]
     assert f"more: ragox status --all --after {staff_ids[1]} --limit 2" in people.stdout
     assert staff_ids[0] in people.stdout and staff_ids[2] not in people.stdout
+    # a page of no documents, or of more than any number of them, is a usage error
+    for limit in ("0", str(2**63)):
+        refused = run_ragox(home, "status", "--json", "--limit", limit)
+        assert refused.code == 2 and "--limit" in refused.stderr, (limit, refused.stderr)
     # the summary's --limit is unchanged: how many needing attention it shows
     summary = run_ragox(home, "status", "--summary", "--json", "--limit", "1")
     assert summary.code == 0 and "next_after" not in summary.stdout

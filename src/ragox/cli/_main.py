@@ -434,7 +434,7 @@ def _ingest_line(item: IngestItem) -> str:
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=1_000_000_000),
     default=20,
     show_default=True,
     help="How many documents needing attention the summary shows in full; with the "
@@ -480,6 +480,8 @@ def status(
                 if ctx.get_parameter_source("limit") is click.core.ParameterSource.COMMANDLINE
                 else None
             )
+            if page_size == 0:
+                raise click.BadParameter("a page lists at least one document", param_hint="--limit")
             if page_size is not None or after is not None:
                 _print_page(app.documents_page(who, page_size, after), as_json, page_size)
                 return

@@ -252,9 +252,10 @@ class Searcher:
 
     def _languages(self, scope: Scope) -> set[str | None]:
         """Languages in the scope, cached until what the scope reads changes."""
-        # The generation is read before what it keys: a write between the two leaves
-        # newer rows under an older key (rebuilt at the next query), never older rows
-        # under a newer one.
+        # The generation is read before and after what it keys, and the set is kept
+        # only when the two agree: a write between them would leave a newer set under
+        # an older key, and a scope's generations can come back (a partition added,
+        # then pruned with its last document), so that set would be served again.
         generation = self.store.index.scope_generation(scope)
         key = repr(scope)
         with self._lock:
@@ -263,8 +264,9 @@ class Searcher:
                 self._language_cache.move_to_end(key)
                 return found[1]
         languages = self.store.index.languages(scope)
-        with self._lock:
-            _keep(self._language_cache, key, (generation, languages))
+        if self.store.index.scope_generation(scope) == generation:
+            with self._lock:
+                _keep(self._language_cache, key, (generation, languages))
         return languages
 
     def languages(self, principal: Principal) -> set[str | None]:

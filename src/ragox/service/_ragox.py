@@ -1394,9 +1394,16 @@ class Ragox:
     ) -> DocumentPage:
         """The principal's documents by id, ``limit`` of them (None: all) after the one
         named ``after`` (byte order of ids): a page of the listing, read a page's worth
-        of the tenant's documents at a time (a reader may read few of them)."""
+        of the tenant's documents at a time (a reader may read few of them).
+
+        A page lists at least one document (``limit`` < 1 is a ``ValueError``: an
+        empty page would say the listing ended). No id holds NUL, so ``after`` is cut
+        at its first NUL: the ids after "a\\0…" are exactly those after "a" (a
+        PostgreSQL text holds no NUL, and SQLite would compare the whole string)."""
+        if limit is not None and limit < 1:
+            raise ValueError("a page lists at least one document")
         found: list[DocumentStatus] = []
-        cursor = after
+        cursor = None if after is None else after.split("\0", 1)[0]
         embedder_key = self.store.index.setting("embedder_key") or None
         while limit is None or len(found) < limit:
             window = None if limit is None else max(limit - len(found), _STATUS_WINDOW)

@@ -62,7 +62,10 @@ def read_status(
     if after is not None:
         listed += f" AND document_id{collate} > {{p}}"
         listed_scope = (*scope, after)
-    order = f" ORDER BY document_id{collate}" + ("" if limit is None else f" LIMIT {int(limit)}")
+    # (a limit past a 64-bit integer is no SQL number: no tenant has that many)
+    order = f" ORDER BY document_id{collate}" + (
+        "" if limit is None else f" LIMIT {min(int(limit), 2**62)}"
+    )
     documents = [
         DocumentRecord(
             str(row[0]),

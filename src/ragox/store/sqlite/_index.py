@@ -152,9 +152,11 @@ def _remember_languages(
                 "VALUES (?, ?, ?)",
                 (key, generations, values),
             )
+            # the newest SCOPE_LANGUAGES_KEPT rows stay (a row stored again takes a
+            # new rowid: rowids are no count of rows)
             conn.execute(
-                "DELETE FROM scope_languages WHERE rowid <= "
-                "(SELECT MAX(rowid) FROM scope_languages) - ?",
+                "DELETE FROM scope_languages WHERE rowid NOT IN "
+                "(SELECT rowid FROM scope_languages ORDER BY rowid DESC LIMIT ?)",
                 (SCOPE_LANGUAGES_KEPT,),
             )
             conn.execute("COMMIT")
@@ -716,16 +718,22 @@ class SqliteIndex:
             # inside a caller's transaction: its writes may yet be rolled back
             return self._scope_languages(scope)
         key = _scope_key(scope)
-        # the generations are read before what they key: a write between the two leaves
-        # a newer set under older generations (computed again next time), never the
-        # other way round
-        generations = json.dumps(self.scope_generation(scope))
-        row = conn.execute(
-            "SELECT generations, languages FROM scope_languages WHERE scope_key = ?", (key,)
-        ).fetchone()
-        if row is not None and row[0] == generations:
-            return {None if value is None else str(value) for value in json.loads(row[1])}
-        languages = self._scope_languages(scope)
+        # The generations and the set they key are read in one snapshot (a read
+        # transaction of the WAL home): a write committed between two separate reads
+        # would store a newer set under older generations, and generations can come
+        # back (a partition added, then pruned with its last document), so that set
+        # would be served again, in every later process.
+        conn.execute("BEGIN")
+        try:
+            generations = json.dumps(self.scope_generation(scope))
+            row = conn.execute(
+                "SELECT generations, languages FROM scope_languages WHERE scope_key = ?", (key,)
+            ).fetchone()
+            if row is not None and row[0] == generations:
+                return {None if value is None else str(value) for value in json.loads(row[1])}
+            languages = self._scope_languages(scope)
+        finally:
+            conn.execute("COMMIT")
         _remember_languages(conn, key, generations, languages)
         return languages
 
