@@ -194,3 +194,23 @@ def test_an_abstention_does_not_call_a_word_said_by_its_synonym_unmentioned() ->
     assert "show" not in missing
     # a word of the question that neither it nor a synonym of it says stays named
     assert "remove" in missing_terms("How do I remove the kernel modules?", evidence)
+
+
+def test_an_abstention_names_no_word_a_search_drops() -> None:
+    """The words "between", "zwischen", "между" (Snowball's stop words, not ours) are no terms a
+    passage must say: an abstention whose passages say every other word of the question
+    does not claim that "between" is what they lack; a content word still is named."""
+    from ragox.answer._pipeline import missing_terms
+
+    text = "Unlike dpkg, apt-get does not understand .deb files and shows a difference."
+    evidence = [Evidence("S1", "manual", "r1", "m1", ("c1",), 0, len(text), text, ())]
+    for question in (
+        "What is the difference between dpkg and apt?",
+        "Was ist der Unterschied zwischen dpkg und apt?",
+        "Какая разница между dpkg и apt?",
+    ):
+        missing = missing_terms(question, evidence)
+        assert not any(word in missing for word in ("between", "zwischen", "между")), missing
+    german = missing_terms("Was ist der Unterschied zwischen dpkg und apt?", evidence)
+    assert "unterschied" in german
+    assert "aptitude" in missing_terms("How do dpkg and aptitude differ?", evidence)

@@ -27,7 +27,8 @@ from ragox.answer._model import (
     Translator,
 )
 from ragox.answer._validate import Validated, validate
-from ragox.search import Hit, analyze_query, is_stopword, tokens
+from ragox.search import Hit, analyze_query, tokens
+from ragox.search._analyze import is_search_stopword
 from ragox.search._synonyms import synonyms_of_word
 from ragox.store import Store, utc_now
 
@@ -235,8 +236,9 @@ def missing_terms(
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
     absent = []
     for word in dict.fromkeys(tokens(question)):
-        # the asker's own pronoun ("Wie ändere *ich* …") is no term: never "not mentioned"
-        if len(word) < 3 or is_stopword(word) or word.casefold() in _ASKER_WORDS:
+        # the asker's own pronoun ("Wie ändere *ich* …") is no term: never "not mentioned";
+        # nor is a word a search drops ("difference *between*", which no passage need say)
+        if len(word) < 3 or is_search_stopword(word) or word.casefold() in _ASKER_WORDS:
             continue
         # a word said in the evidence by a synonym ("display" for "show") is mentioned:
         # the passages were found by it

@@ -648,6 +648,14 @@ _SEARCH_STOPWORDS: Final = {
 }
 
 
+def is_search_stopword(word: str) -> bool:
+    """A word a query drops in English, German or Russian (Snowball's stop lists and
+    ours): "between", "zwischen", "между" are among them, not among
+    :func:`is_stopword`'s."""
+    folded = word.casefold()
+    return any(folded in words for words in _SEARCH_STOPWORDS.values())
+
+
 @dataclass(frozen=True, slots=True)
 class QueryAnalysis:
     """The terms a query is matched with, and how they were chosen."""
