@@ -227,8 +227,8 @@ def test_invalid_utf8_names_the_byte_offset() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b" \n\t\r\n  ", b"---\n\n***\n", b"[ref]: https://example.com\n"],
-    ids=["empty", "white-space", "only-breaks", "only-reference"],
+    [b"", b" \n\t\r\n  ", b"---\n\n***\n", b"[ref]: https://example.com\n", b"\xef\xbb\xbf"],
+    ids=["empty", "white-space", "only-breaks", "only-reference", "only-bom"],
 )
 def test_no_text_is_an_empty_file(data: bytes) -> None:
     """Empty input, white space, or only breaks and references give EMPTY_FILE."""
@@ -332,3 +332,15 @@ def test_any_markdown_maps_back_or_refuses_with_a_code(pieces: list[str]) -> Non
         original = decoded[block.source.start : block.source.end]
         assert BASE_PROFILE.normalize_text(original).text == piece
         assert alignment.map_back(block.span.start, block.span.end).exact
+
+
+def test_a_table_of_too_many_cells_is_refused_before_the_parse() -> None:
+    """More cell walls ("|") than HTML's slots of one table: TOO_COMPLEX at once, where
+    the parse took a minute and 2.4 GB for a million cells (red-team); a table of
+    ordinary size stays."""
+    rows = "".join(f"| a{n} | b{n} |\n" for n in range(170_000))
+    with pytest.raises(ExtractionError) as refused:
+        extract(("| A | B |\n|---|---|\n" + rows).encode())
+    assert refused.value.code is ErrorCode.TOO_COMPLEX
+    small = extract(b"| A | B |\n|---|---|\n| a1 | b1 |\n")
+    assert "b1" in small.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import random
 import zipfile
 from pathlib import Path
 
@@ -376,6 +377,13 @@ def _bad_files(tmp_path: Path) -> list[tuple[str, bytes, str]]:
         b'?>\n<!DOCTYPE w:document [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>',
         1,
     )
+    # the same DTD behind 5,000 bytes of comment (a check of the first 4 KiB missed it)
+    hidden_dtd = document_xml.replace(b"?>", b"?>\n<!-- " + b"x" * 5000 + b" -->", 1).replace(
+        b"-->", b'-->\n<!DOCTYPE w:document [<!ENTITY a "aaaaaaaaaa">]>', 1
+    )
+    # a prolog past 1 MiB (letters that do not compress: no zip bomb)
+    letters = random.Random(7).choices(b"abcdefghijklmnopqrstuvwxyz ", k=(1 << 20) + 10)
+    long_prolog = document_xml.replace(b"?>", b"?><!-- " + bytes(letters) + b" -->", 1)
     deep = document_xml.replace(
         b"<w:body>",
         b"<w:body>"
@@ -408,6 +416,8 @@ def _bad_files(tmp_path: Path) -> list[tuple[str, bytes, str]]:
         ("bomb.docx", _rezip(good, {"word/media/zeros.xml": b"\x00" * (8 << 20)}), "ZIP_BOMB"),
         ("many.docx", many.getvalue(), "ZIP_BOMB"),
         ("dtd.docx", _rezip(good, {}, {"word/document.xml": with_dtd}), "CORRUPT_OFFICE"),
+        ("hidden-dtd.docx", _rezip(good, {}, {"word/document.xml": hidden_dtd}), "CORRUPT_OFFICE"),
+        ("prolog.docx", _rezip(good, {}, {"word/document.xml": long_prolog}), "CORRUPT_OFFICE"),
         ("deep.docx", _rezip(good, {}, {"word/document.xml": deep}), "TOO_COMPLEX"),
         ("empty.pptx", b"", "EMPTY_FILE"),
     ]

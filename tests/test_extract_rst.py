@@ -120,13 +120,36 @@ def test_include_directive_reads_no_file(tmp_path: Path) -> None:
         (b"Title\n=====\n\nbad \xff byte\n", ErrorCode.INVALID_UTF8),
         (b".. only a comment\n", ErrorCode.EMPTY_FILE),
         (b"text\x00\x01\x02 binary", ErrorCode.BINARY_CONTENT),
+        (b"\xef\xbb\xbf", ErrorCode.EMPTY_FILE),  # a byte order mark alone
+        # what docutils would parse for minutes or in gigabytes (red-team): hyperlink
+        # targets past 10,000, a line indented past 100 columns (spaces or tabs), more
+        # table cell walls than HTML's slots of one table
+        (b"Para.\n\n" + b".. _r: http://x\n\n" * 10_001, ErrorCode.TOO_COMPLEX),
+        (b"Para.\n\n" + b" " * 101 + b"deep\n", ErrorCode.TOO_COMPLEX),
+        (b"Para.\n\n" + b"\t" * 13 + b"deep\n", ErrorCode.TOO_COMPLEX),
+        (b"Para.\n\n" + b"| a " * 500_001 + b"\n", ErrorCode.TOO_COMPLEX),
     ],
 )
 def test_bad_input_is_refused_with_its_code(data: bytes, code: ErrorCode) -> None:
-    """Empty, invalid UTF-8, comment-only and binary input each get their own code."""
+    """Empty, invalid UTF-8, comment-only and binary input each get their own code, and
+    input too costly to parse is refused before docutils reads it."""
     with pytest.raises(ExtractionError) as refused:
         extract_rst(data, BASE_PROFILE)
     assert refused.value.code is code
+
+
+def test_a_long_line_empties_no_document() -> None:
+    """docutils replaces a whole document by one error past its line limit (10,000
+    characters): a long comment line made 100 paragraphs "no text blocks", and a long
+    paragraph line was refused as EMPTY_FILE (red-team); both are parsed now, and a line
+    indented up to 100 columns is a block quote like any other."""
+    paragraphs = "Normal paragraph here.\n\n" * 100
+    commented = extract_rst(f"{paragraphs}.. {'x' * 12_500}\n".encode(), BASE_PROFILE)
+    assert commented.text.count("Normal paragraph here.") == 100
+    long_line = "word " * 2_500
+    assert long_line.strip() in extract_rst(long_line.encode(), BASE_PROFILE).text
+    indented = extract_rst(b"Para.\n\n" + b" " * 100 + b"deep\n", BASE_PROFILE)
+    assert "deep" in indented.text
 
 
 def test_deep_nesting_is_refused_or_parsed_never_a_crash() -> None:

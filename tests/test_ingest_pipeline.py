@@ -183,6 +183,9 @@ def test_delete_removes_from_resolution_and_keeps_others(app: Ragox, tmp_path: P
 BAD_INPUTS = [
     ("empty.txt", b"", "EMPTY_FILE"),
     ("blank.txt", b"   \n\n  ", "EMPTY_FILE"),
+    # a byte order mark alone was READY with nothing to find or cite (red-team)
+    ("bom.txt", b"\xef\xbb\xbf", "EMPTY_FILE"),
+    ("bom-blank.txt", b"\xef\xbb\xbf \n\xef\xbb\xbf", "EMPTY_FILE"),
     ("latin1.txt", "Grüße".encode("latin-1"), "INVALID_UTF8"),
     ("binary.txt", bytes(range(256)) * 4, "INVALID_UTF8"),
     ("nul.txt", b"abc\x00\x01\x02def" * 50, "BINARY_CONTENT"),

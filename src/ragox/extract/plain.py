@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Final
 
@@ -92,6 +93,10 @@ def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
     return found
 
 
+#: a text with nothing but white space and byte order marks (an empty one too)
+_BLANK: Final = re.compile(r"[\s\ufeff]*")
+
+
 def normalize_text_file(data: bytes, profile: Profile) -> Normalized:
     """Strict decode and profile for a text format; refuses empty, invalid UTF-8
     (naming the byte offset), binary and white-space-only input with their codes."""
@@ -104,9 +109,12 @@ def normalize_text_file(data: bytes, profile: Profile) -> Normalized:
             ErrorCode.INVALID_UTF8, f"invalid UTF-8 at byte {error.byte_offset}"
         ) from None
     reject_binary(normalized.text)
-    # (not ``strip()``: that would copy a large text just to test it)
-    if not normalized.text or normalized.text.isspace():
-        raise ExtractionError(ErrorCode.EMPTY_FILE, "file contains only white space")
+    # (not ``strip()``: that would copy a large text just to test it); a byte order
+    # mark alone is no text either (kept in the text, it is no word to find or cite)
+    if _BLANK.fullmatch(normalized.text):
+        raise ExtractionError(
+            ErrorCode.EMPTY_FILE, "file contains only white space or a byte order mark"
+        )
     return normalized
 
 

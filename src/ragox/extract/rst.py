@@ -35,6 +35,7 @@ import docutils.parsers.rst
 import docutils.utils
 from docutils import nodes
 
+from ragox.extract._htmltables import MAX_SLOTS
 from ragox.extract._model import (
     BlockKind,
     ErrorCode,
@@ -87,6 +88,10 @@ _DROPPED: Final = (nodes.system_message, nodes.comment, nodes.raw)
 _HEADINGS: Final = (nodes.title, nodes.subtitle, nodes.rubric, nodes.term)
 
 
+#: the longest line docutils reads (any a file within the upload limit can hold)
+_MAX_LINE: Final = 1 << 31
+
+
 def _settings() -> docutils.frontend.Values:
     settings = docutils.frontend.get_default_settings(docutils.parsers.rst.Parser)
     settings.report_level = 5  # nothing on stderr
@@ -95,6 +100,10 @@ def _settings() -> docutils.frontend.Values:
     settings.file_insertion_enabled = False  # no `include`, `csv-table :file:`
     settings.raw_enabled = False  # no `raw` passthrough
     settings.input_encoding = "unicode"
+    # docutils replaces the whole document by one error when a line is longer than its
+    # limit (10,000 characters): a long line anywhere (a comment's, a table's) made a
+    # file of many paragraphs "no text blocks"; the file's size is bounded at upload
+    settings.line_length_limit = _MAX_LINE
     return settings
 
 
@@ -117,10 +126,47 @@ class _Lines:
         return bisect_right(self.starts, position)
 
 
+#: explicit markup blocks (".. " lines: targets, directives, comments) a file may have:
+#: docutils parses each with a state machine of its own, and time grows faster than
+#: their number (8,000 targets: 6 s, 32,000: 32 s; a 9 MB file of them: 18 minutes)
+MAX_EXPLICIT_MARKUP: Final = 10_000
+_EXPLICIT_MARKUP: Final = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)", re.MULTILINE)
+
+
+#: the deepest indentation a line may have, in columns (a tab to the next multiple of
+#: 8): docutils copies a nested block's lines at every level (a 9 MB list 3,000 deep
+#: took 2.8 GB before its recursion failed; 90 levels of quote over 12 MB, 2.3 GB)
+MAX_INDENT: Final = 100
+_DEEP_INDENT: Final = re.compile(rf"^[ \t]{{{MAX_INDENT // 8 + 1},}}\S", re.MULTILINE)
+
+
+def _refuse_costly(text: str) -> None:
+    """Refuse, before docutils parses it, a text whose parse would take minutes or
+    gigabytes: more grid-table cell walls ("|") than HTML's slots of one table, more
+    explicit markup blocks than :data:`MAX_EXPLICIT_MARKUP`, or a line indented deeper
+    than :data:`MAX_INDENT` columns."""
+    for deep in _DEEP_INDENT.finditer(text):
+        if len(deep.group().expandtabs(8)) - 1 > MAX_INDENT:
+            raise ExtractionError(
+                ErrorCode.TOO_COMPLEX, f"a line indented deeper than {MAX_INDENT} columns"
+            )
+    if text.count("|") > MAX_SLOTS:
+        raise ExtractionError(
+            ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cell walls ('|')"
+        )
+    for markup, _ in enumerate(_EXPLICIT_MARKUP.finditer(text), start=1):
+        if markup > MAX_EXPLICIT_MARKUP:
+            raise ExtractionError(
+                ErrorCode.TOO_COMPLEX,
+                f"more than {MAX_EXPLICIT_MARKUP} explicit markup blocks ('.. ')",
+            )
+
+
 def extract_rst(data: bytes, profile: Profile, options: ExtractOptions | None = None) -> Extraction:
     """reStructuredText blocks as verbatim slices of the profile-normalized text."""
     normalized = normalize_text_file(data, profile)
     text = normalized.text
+    _refuse_costly(text)
     lines = _Lines(text)
     document = docutils.utils.new_document("<ragox>", _settings())
     try:

@@ -26,10 +26,11 @@ each XML part) and refuses:
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import Final
+from typing import IO, Final
 
 from ragox.extract._model import ErrorCode, ExtractionError
 
@@ -55,14 +56,46 @@ _CFB_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 #: a CFB directory entry's name is UTF-16LE ([MS-CFB] §2.6.1)
 _ENCRYPTION_INFO: Final = "EncryptionInfo".encode("utf-16-le")
 _ENCRYPTED_PACKAGE: Final = "EncryptedPackage".encode("utf-16-le")
-#: how much of each XML part's start is read for a DTD (it must precede the root)
+#: how much of an XML part is read at a time for its prolog (a DTD must precede the root)
 _PROLOG_BYTES: Final = 4096
-_DTD_MARKERS: Final = (
-    b"<!DOCTYPE",
-    b"<!ENTITY",
-    "<!DOCTYPE".encode("utf-16-le"),
-    "<!DOCTYPE".encode("utf-16-be"),
+#: the longest prolog an XML part may have (its declaration, comments and processing
+#: instructions before the root element; an Office program writes under 100 bytes)
+MAX_PROLOG_BYTES: Final = 1 << 20
+#: what may stand before the root element, then what follows it: the root's start tag,
+#: a DTD (refused), or nothing yet (the prolog goes on past what was read)
+_PROLOG: Final = re.compile(
+    r"\A(?:\s+|<\?.*?\?>|<!--.*?-->)*(<!DOCTYPE|<!ENTITY|<[A-Za-z_:])?", re.DOTALL
 )
+
+
+def _declares_dtd(part: IO[bytes]) -> bool:
+    """Whether an XML part declares a DTD: its prolog, read however many comments come
+    before the root (a DTD behind 4 KiB of comment once passed a check of the first 4
+    KiB), is refused past :data:`MAX_PROLOG_BYTES`."""
+    data = b""
+    while True:
+        more = part.read(max(_PROLOG_BYTES, len(data)))  # doubling: no quadratic rereads
+        data += more
+        head = data[:2]
+        encoding = (
+            "utf-16-le"
+            if head in (b"\xff\xfe", b"<\x00")
+            else "utf-16-be"
+            if head in (b"\xfe\xff", b"\x00<")
+            else "utf-8"
+        )
+        text = data.decode(encoding, errors="replace").lstrip("\ufeff\ufffe")
+        found = _PROLOG.match(text)
+        opening = found.group(1) if found else None
+        if (found.start(1) if found and opening else len(text)) > MAX_PROLOG_BYTES:
+            raise ExtractionError(
+                ErrorCode.CORRUPT_OFFICE,
+                f"an XML part's prolog is over {MAX_PROLOG_BYTES} bytes",
+            )
+        if opening is not None:
+            return opening.startswith("<!")  # a DTD; else the root element's start tag
+        if not more:
+            return False  # no root element at all: the XML parser refuses it
 
 
 #: where each format keeps its comments (PowerPoint one part per slide, Excel per sheet)
@@ -145,8 +178,8 @@ def open_package(data: bytes, kind: str, main_part: str) -> Package:
             for member in members:
                 if member.filename.endswith((".xml", ".rels")):
                     with archive.open(member) as part:
-                        head = part.read(_PROLOG_BYTES)
-                    if any(marker in head for marker in _DTD_MARKERS):
+                        declared = _declares_dtd(part)
+                    if declared:
                         raise ExtractionError(
                             ErrorCode.CORRUPT_OFFICE, f"an XML part of the {kind} declares a DTD"
                         )
