@@ -128,6 +128,8 @@ def test_include_directive_reads_no_file(tmp_path: Path) -> None:
         (b"Para.\n\n" + b" " * 101 + b"deep\n", ErrorCode.TOO_COMPLEX),
         (b"Para.\n\n" + b"\t" * 13 + b"deep\n", ErrorCode.TOO_COMPLEX),
         (b"Para.\n\n" + b"| a " * 500_001 + b"\n", ErrorCode.TOO_COMPLEX),
+        # a simple table of 250,001 rows of two cells (no "|" in it)
+        (b"===  ===\n" + b"a    b\n" * 250_001 + b"===  ===\n", ErrorCode.TOO_COMPLEX),
     ],
 )
 def test_bad_input_is_refused_with_its_code(data: bytes, code: ErrorCode) -> None:
@@ -150,6 +152,13 @@ def test_a_long_line_empties_no_document() -> None:
     assert long_line.strip() in extract_rst(long_line.encode(), BASE_PROFILE).text
     indented = extract_rst(b"Para.\n\n" + b" " * 100 + b"deep\n", BASE_PROFILE)
     assert "deep" in indented.text
+    # simple tables of ordinary size, with and without a header, and text between them
+    tables = (
+        "=====  =====\nA      B\n=====  =====\nx1     y1\nx2     y2\n=====  =====\n\n"
+        "Between the tables.\n\n=====  =====\nz1     w1\n=====  =====\n"
+    )
+    extraction = extract_rst(tables.encode(), BASE_PROFILE)
+    assert all(cell in extraction.text for cell in ("y2", "Between the tables.", "w1"))
 
 
 def test_deep_nesting_is_refused_or_parsed_never_a_crash() -> None:
