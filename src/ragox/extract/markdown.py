@@ -42,7 +42,6 @@ from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
-from ragox.extract._htmltables import MAX_SLOTS
 from ragox.extract._model import (
     BlockKind,
     ErrorCode,
@@ -52,7 +51,7 @@ from ragox.extract._model import (
     ParserInfo,
     TableCell,
 )
-from ragox.extract._slices import verbatim_slices
+from ragox.extract._slices import refuse_many_cell_walls, verbatim_slices
 from ragox.extract.plain import normalize_text_file
 from ragox.text import Profile
 
@@ -199,13 +198,7 @@ def extract_markdown(
     normalized = normalize_text_file(data, profile)
     text = normalized.text
 
-    # every table cell but a row's last follows a "|": past HTML's slots of one table
-    # in the whole file, the parse alone would take gigabytes (a 6 MB table of a million
-    # cells: 2.4 GB, a minute), so the file is refused before it
-    if text.count("|") > MAX_SLOTS:
-        raise ExtractionError(
-            ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cell separators ('|')"
-        )
+    refuse_many_cell_walls(text)
     parsed_from = 1 if text.startswith("\ufeff") else 0
     lines = _Lines(text, parsed_from)
     env: MutableMapping[str, Any] = {}

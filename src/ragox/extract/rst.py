@@ -44,7 +44,7 @@ from ragox.extract._model import (
     ExtractOptions,
     ParserInfo,
 )
-from ragox.extract._slices import verbatim_slices
+from ragox.extract._slices import refuse_many_cell_walls, verbatim_slices
 from ragox.extract.plain import normalize_text_file
 from ragox.text import Profile
 
@@ -169,10 +169,7 @@ def _refuse_costly(text: str) -> None:
             raise ExtractionError(
                 ErrorCode.TOO_COMPLEX, f"a line indented deeper than {MAX_INDENT} columns"
             )
-    if text.count("|") > MAX_SLOTS:
-        raise ExtractionError(
-            ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cell walls ('|')"
-        )
+    refuse_many_cell_walls(text)
     if _simple_table_cells(text) > MAX_SLOTS:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
     for markup, _ in enumerate(_EXPLICIT_MARKUP.finditer(text), start=1):
