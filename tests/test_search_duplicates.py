@@ -313,3 +313,53 @@ def test_the_same_lexical_ranking_is_made_once_per_generation(app: Ragox) -> Non
         assert {h.document_id for h in after} == {"v1", "v2"}
     finally:
         del index.lexical
+
+
+def test_an_answers_two_searches_read_each_hit_source_once(app: Ragox) -> None:
+    """An answer whose hits hold passages in another language than the question's
+    searches a second time, deeper; that search ranks the same chunks first and reuses
+    what the first one read: each chunk's hit source is read once per answer."""
+    for number in range(4):
+        _ingest(
+            app,
+            f"en{number}",
+            f"The logical volume manager LVM groups disks into volume group {number}, "
+            "and the administrator resizes logical volumes while the system runs.".encode(),
+            f"en{number}.txt",
+        )
+        _ingest(
+            app,
+            f"de{number}",
+            f"Der Logical Volume Manager LVM fasst Festplatten zur Gruppe {number} "
+            "zusammen, und der Administrator ändert die Größe im laufenden Betrieb.".encode(),
+            f"de{number}.txt",
+        )
+    searcher = app.searcher()
+    asked: list[str] = []
+    searches: list[int] = []
+    reads = searcher.store.hit_sources
+    search = searcher.search
+
+    def counting(chunk_ids: Sequence[str]) -> dict[str, HitSource]:
+        asked.extend(chunk_ids)
+        return reads(chunk_ids)
+
+    def searching(*args: object, **kwargs: object) -> list[Hit]:
+        searches.append(1)
+        return search(*args, **kwargs)  # type: ignore[arg-type]
+
+    searcher.store.hit_sources = counting  # type: ignore[method-assign]
+    searcher.search = searching  # type: ignore[method-assign]
+    try:
+        record = app.ask(
+            "What does the logical volume manager LVM group disks into?",
+            STAFF,
+            mode=SearchMode.LEXICAL,
+        )
+    finally:
+        del searcher.store.hit_sources
+        del searcher.search
+    assert len(searches) == 2  # German passages among the hits: a deeper search
+    assert not record.abstained
+    assert record.evidence[0].document_id.startswith("en")
+    assert asked and len(asked) == len(set(asked)), asked

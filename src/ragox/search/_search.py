@@ -28,7 +28,7 @@ from ragox.search._compounds import absent_compounds
 from ragox.search._matrix import VectorMatrix, build_matrix, language_shift, top_rows
 from ragox.search._synonyms import synonyms_of_word, with_synonyms
 from ragox.store import HitSource, Scope, Store
-from ragox.text import near_same_passage, same_passage_key
+from ragox.text import near_same_counted, passage_words, same_passage_key
 from ragox.text._instructions import asks_for_instructions, has_instruction
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ class Searcher:
         self._instructions: dict[str, bool] = {}
         # each chunk's passage key (same_passage_key of its text), by chunk id, for
         # collapsed searches: ask searches twice, and questions meet the same chunks
-        self._passage_keys: dict[str, str] = {}
+        self._passage_keys: dict[str, tuple[str, int]] = {}
         # the last lexical rankings, by query, scope, depth and instruction preference,
         # valid at the scope's generation: an answer searches twice (a second time
         # deeper for passages in the question's language), and both rank the same pool
@@ -528,6 +528,7 @@ class Searcher:
         candidates: int = 50,
         collapse: bool = False,
         prefer_instructions: bool = True,
+        sources: dict[str, HitSource] | None = None,
     ) -> list[Hit]:
         """The best ``limit`` chunks for ``query`` that ``principal`` may read now.
 
@@ -539,12 +540,16 @@ class Searcher:
         ``collapse``: one hit per passage (:func:`~ragox.text.same_passage_key`), the
         same passage in other chunks listed under it as ``also_in``; ``limit`` counts
         distinct passages, and more candidates are read until it is met or none are left.
+        ``sources``: hit sources an earlier collapsed search of the same request read
+        (an answer searches a second time deeper, and its pool ranks the same chunks
+        first); those read here are added to it. Only chunks ranked now are shown.
         """
         self._validate(query)
         scope = scope_of(principal)
         pool = max(limit, candidates)
         embedded: list[Vectors] = []  # the query's vector, embedded once
-        read: dict[str, HitSource] = {}  # hit sources read by earlier rounds of this search
+        # hit sources read by earlier rounds of this search (and ``sources``)
+        read: dict[str, HitSource] = {} if sources is None else sources
         while True:
             lists: dict[str, list[tuple[str, float]]] = {}
             if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
@@ -589,9 +594,9 @@ class Searcher:
         ``read``: hit sources an earlier round of the same search read (a larger pool
         ranks the same chunks first again); those read here are added to it."""
         read = {} if read is None else read
-        # first hit, the distinct keys of the group (a copy's key equal to one already
-        # there adds nothing to compare with), the others
-        groups: list[tuple[Hit, dict[str, None], list[Hit]]] = []
+        # first hit, the distinct keys of the group with their word counts (a copy's
+        # key equal to one already there adds nothing to compare with), the others
+        groups: list[tuple[Hit, dict[str, int], list[Hit]]] = []
         batch = max(2 * limit, 20)
         for begin in range(0, len(order), batch):
             chunk_ids = order[begin : begin + batch]
@@ -602,21 +607,16 @@ class Searcher:
                 source = read.get(chunk_id)
                 if source is None:
                     continue  # deleted since it was ranked
-                hit = _hit(source, final[chunk_id], tuple(ranks[chunk_id]), query)
-                key = self._passage_key(chunk_id, source.text)
-                group = next(
-                    (
-                        g
-                        for g in groups
-                        if key in g[1] or any(near_same_passage(key, k) for k in g[1])
-                    ),
-                    None,
-                )
-                if group is None:
-                    if len(groups) < limit:
-                        groups.append((hit, {key: None}, []))
+                key, words = self._passage_key(chunk_id, source.text)
+                group = next((g for g in groups if _holds(g[1], key, words)), None)
+                if group is None and len(groups) >= limit:
                     continue
-                group[1][key] = None
+                # a hit (and its snippet) only for a chunk that is shown
+                hit = _hit(source, final[chunk_id], tuple(ranks[chunk_id]), query)
+                if group is None:
+                    groups.append((hit, {key: words}, []))
+                    continue
+                group[1][key] = words
                 group[2].append(hit)
             if len(groups) >= limit:
                 # what comes later may still be a copy of a passage shown: list it
@@ -624,18 +624,24 @@ class Searcher:
                 break
         return [replace(first, also_in=tuple(others)) for first, _, others in groups]
 
-    def _passage_key(self, chunk_id: str, text: str) -> str:
-        """The passage key of a chunk's text, made once per chunk id (a chunk's text
-        never changes under its id)."""
+    def _passage_key(self, chunk_id: str, text: str) -> tuple[str, int]:
+        """The passage key of a chunk's text and its word count, made once per chunk id
+        (a chunk's text never changes under its id)."""
         with self._lock:
-            key = self._passage_keys.get(chunk_id)
-        if key is None:
+            known = self._passage_keys.get(chunk_id)
+        if known is None:
             key = same_passage_key(text)
+            known = (key, passage_words(key))
             with self._lock:
                 if len(self._passage_keys) >= _PASSAGE_KEY_CACHE:
                     self._passage_keys = {}
-                self._passage_keys[chunk_id] = key
-        return key
+                self._passage_keys[chunk_id] = known
+        return known
+
+
+def _holds(keys: dict[str, int], key: str, words: int) -> bool:
+    """Whether a group of these passage keys (with their word counts) holds ``key``."""
+    return key in keys or any(near_same_counted(key, words, k, n) for k, n in keys.items())
 
 
 def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str) -> Hit:

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from ragox.service._check import CheckReport
     from ragox.service._lookup import StoreLookup
     from ragox.service._verify import VerifyReport
+    from ragox.store import HitSource
 
 if TYPE_CHECKING:
     from ragox.answer._cells import EvidenceCell, TableCells
@@ -561,19 +562,26 @@ class Ragox:
         # Distinct passages, each with its copies in other documents (the PDF and the
         # HTML of one manual) under it: the copies follow it in the evidence without
         # taking the places of other passages (``select_context``).
-        hits = self.search(
+        # The hit sources both searches read (the deeper one ranks the same chunks
+        # first): each chunk's is read once per answer.
+        sources: dict[str, HitSource] = {}
+        hits = self.searcher().search(
             question,
             principal,
-            mode,
-            limit=candidates,
+            mode or self.default_mode(),
+            candidates,
             collapse=True,
             prefer_instructions=False,
+            sources=sources,
         )
         every = [h for hit in hits for h in (hit, *hit.also_in)]
         if self._embedder is None or not any(
             rank.retriever == "vector" for hit in every for rank in hit.found_by
         ):
-            return self._in_question_language(question, principal, mode, hits, candidates), None
+            deeper = self._in_question_language(
+                question, principal, mode, hits, candidates, sources
+            )
+            return deeper, None
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in every])
         model = self._embedder.identity.model
         return hits, vector_evidence(every, model, query_language(question), languages)
@@ -585,6 +593,7 @@ class Ragox:
         mode: SearchMode | None,
         hits: list[Hit],
         candidates: int,
+        sources: dict[str, HitSource],
     ) -> list[Hit]:
         """Lexical evidence for a question in a language the reader's documents share:
         passages of documents in that language first. The same manual in three
@@ -593,7 +602,7 @@ class Ragox:
         languages when it has some in the question's. When such passages are among
         the hits, the search is made again deeper and its passages in the question's
         language (or of no detected language) come first, in their order, then the
-        others."""
+        others. ``sources``: the hit sources the first search read."""
         from ragox.search import query_language  # noqa: PLC0415
 
         spoken = query_language(question)
@@ -602,13 +611,14 @@ class Ragox:
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
         if all(languages.get(hit.chunk_id) in (spoken, None) for hit in hits):
             return hits
-        wider = self.search(
+        wider = self.searcher().search(
             question,
             principal,
-            mode,
-            limit=candidates * _OTHER_LANGUAGE_DEPTH,
+            mode or self.default_mode(),
+            candidates * _OTHER_LANGUAGE_DEPTH,
             collapse=True,
             prefer_instructions=False,
+            sources=sources,
         )
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in wider])
         own = [hit for hit in wider if languages.get(hit.chunk_id) in (spoken, None)]

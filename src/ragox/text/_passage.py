@@ -12,7 +12,13 @@ from typing import Final
 
 import regex
 
-__all__ = ["join_broken_words", "near_same_passage", "same_passage_key"]
+__all__ = [
+    "join_broken_words",
+    "near_same_counted",
+    "near_same_passage",
+    "passage_words",
+    "same_passage_key",
+]
 
 #: a lower-case word broken at a line end and going on in lower case on the next line
 _BROKEN_WORD: Final = regex.compile(r"(\p{Ll})-\n[ \t]*(?=\p{Ll})")
@@ -46,11 +52,25 @@ def same_passage_key(text: str) -> str:
 def near_same_passage(one: str, other: str) -> bool:
     """Two passage keys (:func:`same_passage_key`) of the same passage: equal, or one
     holds the other as a run of whole words with at most a fifth of its words more."""
+    return near_same_counted(one, passage_words(one), other, passage_words(other))
+
+
+def passage_words(key: str) -> int:
+    """How many words a passage key (:func:`same_passage_key`) holds."""
+    return key.count(" ") + 1 if key else 0
+
+
+def near_same_counted(one: str, one_words: int, other: str, other_words: int) -> bool:
+    """:func:`near_same_passage` of two keys whose word counts (:func:`passage_words`)
+    are known: a collapsed search compares every candidate with every passage it keeps
+    and counts each key's words once."""
     if one == other:
         return True
-    shorter, longer = (one, other) if len(one) <= len(other) else (other, one)
-    # the cheap tests first (a collapsed search compares every candidate with every
-    # passage it keeps): the word counts, then the words without copying the keys
-    if not shorter or shorter.count(" ") + 1 < (1 - _NEAR_EXTRA) * (longer.count(" ") + 1):
+    if one_words <= other_words:
+        shorter, shorter_words, longer, longer_words = one, one_words, other, other_words
+    else:
+        shorter, shorter_words, longer, longer_words = other, other_words, one, one_words
+    # the cheap tests first: the word counts, then the words without copying the keys
+    if not shorter_words or shorter_words < (1 - _NEAR_EXTRA) * longer_words:
         return False
     return shorter in longer and f" {shorter} " in f" {longer} "

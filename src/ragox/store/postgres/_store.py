@@ -99,7 +99,7 @@ from ragox.text import Alignment
 
 __all__ = ["PostgresStore"]
 
-_TEXT_CACHE_SIZE: Final = 16
+_TEXT_CACHE_SIZE: Final = 256
 _TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
 #: the advisory lock every write transaction takes first, shared or exclusive (an

@@ -79,7 +79,7 @@ from ragox.text import Alignment
 
 __all__ = ["SqliteStore"]
 
-_TEXT_CACHE_SIZE: Final = 16
+_TEXT_CACHE_SIZE: Final = 256
 #: At most this many code points of texts in the cache (up to 4 bytes each).
 _TEXT_CACHE_CODE_POINTS: Final = 16 * 1024 * 1024
 _BLOCK_LENGTHS_SIZE: Final = 4096
