@@ -76,9 +76,11 @@ def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -
 
 @pytest.mark.sqlite_only
 def test_hits_read_each_text_once_and_forget_it_after_a_deletion(app: Ragox, home: Path) -> None:
-    """The searches of one answer meet the same documents: a text read for one search's
-    hits is not read again for the next; a deletion by another process empties what
-    this one holds before its next hits are built."""
+    """The searches of one answer meet the same documents: a text read whole (for a
+    resolution, or for a search's hits holding several of its chunks) is not read again
+    for the next hits; a deletion by another process empties what this one holds before
+    its next hits are built. A document with one chunk among the hits, whose text is
+    not held, has only that chunk's span read."""
     for name, words in (("valves.txt", "The valve is tested weekly."), ("pumps.txt", "The pump")):
         outcome = app.ingestor.ingest_bytes(
             f"{words} by the night shift.\n".encode(),
@@ -94,10 +96,12 @@ def test_hits_read_each_text_once_and_forget_it_after_a_deletion(app: Ragox, hom
     conn = app.store._connection()  # type: ignore[attr-defined]
     conn.set_trace_callback(lambda sql: reads.append(sql) if "rep.text" in sql else None)
     first = app.search("valve tested", READER, SearchMode.LEXICAL)
-    assert first and reads  # read once
+    assert first and reads and all("substr(rep.text" in sql for sql in reads)  # its span
+    held = first[0].manifest_id
+    assert held not in app.store._texts  # type: ignore[attr-defined]
+    app.store.text(held)  # read whole, as a resolution or an answer's context reads it
     reads.clear()
     assert app.search("valve tested weekly", READER, SearchMode.LEXICAL) and not reads
-    held = first[0].manifest_id
     assert held in app.store._texts  # type: ignore[attr-defined]
     other = Ragox(home)
     try:
@@ -108,3 +112,34 @@ def test_hits_read_each_text_once_and_forget_it_after_a_deletion(app: Ragox, hom
     assert held not in app.store._texts  # type: ignore[attr-defined]
     conn.set_trace_callback(None)
     app.close()
+
+
+@pytest.mark.both_backends
+def test_a_hits_span_counts_code_points_whether_read_alone_or_cut_from_its_text(
+    app: Ragox,
+) -> None:
+    """A lone chunk's span is read by itself (``substr``), several chunks of one text
+    are cut from the whole text: both count code points, so letters of two and three
+    bytes in UTF-8 and characters outside the BMP give the same spans."""
+    paragraph = "Ёлка 🌲 und Größe: die Prüfung der Ventile 𝔘 erfolgt wöchentlich. "
+    body = "\n\n".join(f"{n} {paragraph * 12}" for n in range(40))
+    outcome = app.ingestor.ingest_bytes(
+        body.encode(), "long.txt", "long", groups=frozenset({"staff"}), tenant="default"
+    )
+    assert outcome.error_code is None
+    record = app.store.get_revision("default", "long", outcome.revision)
+    assert record is not None and record.manifest_id is not None
+    text = app.store.text(record.manifest_id)
+    chunks = app.store.chunks(record.manifest_id)
+    assert len(chunks) > 2
+    app.close()
+    reopened = Ragox(app.home)  # nothing cached
+    try:
+        alone = reopened.store.hit_sources([chunks[1].chunk_id])
+        together = reopened.store.hit_sources([c.chunk_id for c in chunks])
+    finally:
+        reopened.close()
+    assert alone[chunks[1].chunk_id].text == text[chunks[1].start : chunks[1].end]
+    for chunk in chunks:
+        assert together[chunk.chunk_id].text == text[chunk.start : chunk.end]
+        assert together[chunk.chunk_id].document_id == "long"

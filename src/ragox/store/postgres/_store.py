@@ -29,7 +29,6 @@ import os
 import secrets
 import socket
 import threading
-from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -92,6 +91,7 @@ from ragox.store._rows import (
     revision_record,
 )
 from ragox.store._status import facts_by_joins, read_status, read_status_facts
+from ragox.store._textcache import TextLru
 from ragox.store.postgres._blobs import PostgresBlobs
 from ragox.store.postgres._index import PostgresIndex
 from ragox.store.postgres._schema import MIGRATIONS, SCHEMA_VERSION
@@ -183,7 +183,7 @@ class PostgresStore:
         self.home = home
         self.url = url
         self._local = threading.local()
-        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._texts = TextLru()
         self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
         self._pool_lock = threading.Lock()
@@ -1267,7 +1267,7 @@ class PostgresStore:
             conn.execute("DELETE FROM blocks WHERE manifest_id=%s", (manifest_id,))
             conn.execute("DELETE FROM representations WHERE manifest_id=%s", (manifest_id,))
         with self._texts_lock:
-            self._texts.pop(manifest_id, None)
+            self._texts.pop(manifest_id)
             self._block_lengths.pop(manifest_id, None)
 
     def text(self, manifest_id: str) -> str:
@@ -1277,7 +1277,6 @@ class PostgresStore:
         with self._texts_lock:
             cached = self._texts.get(manifest_id)
             if cached is not None:
-                self._texts.move_to_end(manifest_id)
                 return cached
         row = self._fetchone(
             "SELECT text FROM representations WHERE manifest_id=%s", (manifest_id,)
@@ -1293,14 +1292,7 @@ class PostgresStore:
         huge texts must not pin gigabytes in a long-running server); the newest
         entry is always kept."""
         with self._texts_lock:
-            self._texts[manifest_id] = text
-            self._texts.move_to_end(manifest_id)
-            held = sum(len(t) for t in self._texts.values())
-            while len(self._texts) > 1 and (
-                len(self._texts) > _TEXT_CACHE_SIZE or held > _TEXT_CACHE_CODE_POINTS
-            ):
-                _, dropped = self._texts.popitem(last=False)
-                held -= len(dropped)
+            self._texts.put(manifest_id, text, _TEXT_CACHE_SIZE, _TEXT_CACHE_CODE_POINTS)
 
     def alignment(self, manifest_id: str) -> Alignment | None:
         row = self._fetchone(

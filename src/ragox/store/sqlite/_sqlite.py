@@ -14,7 +14,6 @@ import secrets
 import socket
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,6 +72,7 @@ from ragox.store._rows import (
     revision_record,
 )
 from ragox.store._status import read_status, read_status_facts
+from ragox.store._textcache import TextLru
 from ragox.store.sqlite._index import SqliteIndex, upgrade_lexical
 from ragox.store.sqlite._schema import MIGRATIONS, SCHEMA_VERSION
 from ragox.text import Alignment
@@ -100,7 +100,7 @@ class SqliteStore:
                 private_file(home / name)
         self.blobs: Blobs = open_blobs(home)
         self._local = threading.local()
-        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._texts = TextLru()
         self._block_lengths: dict[str, int] = {}
         self._texts_lock = threading.Lock()
         # The index first: a migration may sweep its rows (schema 9).
@@ -1139,7 +1139,7 @@ class SqliteStore:
             conn.execute("DELETE FROM blocks WHERE manifest_id=?", (manifest_id,))
             conn.execute("DELETE FROM representations WHERE manifest_id=?", (manifest_id,))
         with self._texts_lock:
-            self._texts.pop(manifest_id, None)
+            self._texts.pop(manifest_id)
             self._block_lengths.pop(manifest_id, None)
 
     def text(self, manifest_id: str) -> str:
@@ -1149,7 +1149,6 @@ class SqliteStore:
         with self._texts_lock:
             cached = self._texts.get(manifest_id)
             if cached is not None:
-                self._texts.move_to_end(manifest_id)
                 return cached
         row = (
             self._connection()
@@ -1170,14 +1169,7 @@ class SqliteStore:
         if len(text) > _TEXT_CACHE_CODE_POINTS:
             return
         with self._texts_lock:
-            self._texts[manifest_id] = text
-            self._texts.move_to_end(manifest_id)
-            held = sum(len(t) for t in self._texts.values())
-            while len(self._texts) > 1 and (
-                len(self._texts) > _TEXT_CACHE_SIZE or held > _TEXT_CACHE_CODE_POINTS
-            ):
-                _, dropped = self._texts.popitem(last=False)
-                held -= len(dropped)
+            self._texts.put(manifest_id, text, _TEXT_CACHE_SIZE, _TEXT_CACHE_CODE_POINTS)
 
     def alignment(self, manifest_id: str) -> Alignment | None:
         row = (
@@ -1439,10 +1431,7 @@ class SqliteStore:
         so that no text of a document deleted before those rows is handed out."""
         self._forget_if_erased()
         with self._texts_lock:
-            found = {m: self._texts[m] for m in manifest_ids if m in self._texts}
-            for manifest_id in found:
-                self._texts.move_to_end(manifest_id)
-            return found
+            return self._texts.found(manifest_ids)
 
     def remember_texts(self, texts: Mapping[str, str]) -> None:
         for manifest_id, text in texts.items():
