@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ragox.extract import BlockKind, ErrorCode, ExtractionError, detect_media_type
+from ragox.access import Principal
+from ragox.extract import BlockKind, ErrorCode, ExtractionError, detect_media_type, rst
 from ragox.extract.rst import extract_rst
+from ragox.search import SearchMode
+from ragox.service import Ragox
+from ragox.store import RevisionState
 from ragox.text import BASE_PROFILE
 
 GUIDE = """\
@@ -159,6 +163,44 @@ def test_a_long_line_empties_no_document() -> None:
     )
     extraction = extract_rst(tables.encode(), BASE_PROFILE)
     assert all(cell in extraction.text for cell in ("y2", "Between the tables.", "w1"))
+
+
+def test_a_text_over_the_parse_bound_is_too_large_before_docutils_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docutils' tree takes about 20 times the text, and a list nested under the
+    indentation bound costs seconds a megabyte: past MAX_RST_CHARS code points (not
+    bytes) a text is TOO_LARGE at once; the real bound refuses a 16 Mi + 1 text."""
+    over = b"a" * (rst.MAX_RST_CHARS + 1)
+    with pytest.raises(ExtractionError) as refused:
+        extract_rst(over, BASE_PROFILE)
+    assert refused.value.code is ErrorCode.TOO_LARGE
+    assert b"aaaa" not in str(refused.value).encode()  # no text of the file in the message
+    monkeypatch.setattr(rst, "MAX_RST_CHARS", 1_000)
+    at_bound = "ё" * 999 + "\n"  # 1,000 code points in 2,000 bytes: parsed
+    assert "ёёё" in extract_rst(at_bound.encode(), BASE_PROFILE).text
+    with pytest.raises(ExtractionError) as refused:
+        extract_rst(("ё" * 1_000 + "\n").encode(), BASE_PROFILE)
+    assert refused.value.code is ErrorCode.TOO_LARGE
+
+
+def test_a_too_large_text_keeps_the_current_revision(
+    app: Ragox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A revision refused as TOO_LARGE leaves the one before current and searchable."""
+    path = tmp_path / "guide.rst"
+    path.write_text("Guide\n=====\n\nThe pump is serviced monthly.\n", encoding="utf-8")
+    first = app.ingest_path(path, tmp_path, document_id="guide").outcome
+    assert first is not None and first.state is RevisionState.READY
+    monkeypatch.setattr(rst, "MAX_RST_CHARS", 100)
+    path.write_text("Guide\n=====\n\n" + "The valve is new. " * 20 + "\n", encoding="utf-8")
+    second = app.ingest_path(path, tmp_path, document_id="guide").outcome
+    assert second is not None
+    assert (second.state, second.error_code) == (RevisionState.FAILED, "TOO_LARGE")
+    document = app.store.get_document("default", "guide")
+    assert document is not None and document.current_revision == first.revision
+    hits = app.search("pump serviced", Principal.local_operator(), SearchMode.LEXICAL)
+    assert [hit.document_id for hit in hits] == ["guide"]
 
 
 def test_deep_nesting_is_refused_or_parsed_never_a_crash() -> None:
