@@ -189,6 +189,10 @@ BAD_INPUTS = [
     ("latin1.txt", "Grüße".encode("latin-1"), "INVALID_UTF8"),
     ("binary.txt", bytes(range(256)) * 4, "INVALID_UTF8"),
     ("nul.txt", b"abc\x00\x01\x02def" * 50, "BINARY_CONTENT"),
+    # a NUL past the first 64 Ki characters was stored (red-team): PostgreSQL cannot
+    # hold it, SQLite's substr stops at it
+    ("late-nul.txt", b"word " * 20_000 + b"\x00 tail\n", "BINARY_CONTENT"),
+    ("late-nul.md", b"# Title\n\n" + b"word " * 20_000 + b"\x00 tail\n", "BINARY_CONTENT"),
 ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
@@ -363,3 +364,39 @@ def test_an_answers_two_searches_read_each_hit_source_once(app: Ragox) -> None:
     assert not record.abstained
     assert record.evidence[0].document_id.startswith("en")
     assert asked and len(asked) == len(set(asked)), asked
+
+
+@pytest.mark.sqlite_only
+def test_a_document_deleted_between_an_answers_searches_is_left_out(
+    app: Ragox, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process deletes a document after the answer's deeper search ranked it
+    (red-team): the hit source the first search read is reused, but the document's
+    text is gone; the answer leaves that passage out instead of failing, and neither
+    quotes nor cites it."""
+    for name, body in (
+        ("de.txt", "Das Ventil der XR-200 muss jede Woche von der Nachtschicht geprüft werden."),
+        ("en.txt", "The XR-200 valve must be tested every week by the quixotic night shift."),
+    ):
+        _ingest(app, name, body.encode(), name)
+    lexical = Searcher.lexical
+    depths: list[int] = []
+
+    def deleting(
+        self: Searcher, query: str, scope: object, limit: int, prefer: bool = True
+    ) -> list[tuple[str, float]]:
+        ranked = lexical(self, query, scope, limit, prefer)  # type: ignore[arg-type]
+        depths.append(limit)
+        if len(depths) == 2:  # the deeper search has ranked: another process deletes
+            other = Ragox(home)
+            try:
+                assert other.delete("en.txt")
+            finally:
+                other.close()
+        return ranked
+
+    monkeypatch.setattr(Searcher, "lexical", deleting)
+    record = app.ask("When must the XR-200 valve be tested?", STAFF, mode=SearchMode.LEXICAL)
+    assert len(depths) >= 2
+    assert "quixotic" not in record.answer
+    assert all(e.document_id != "en.txt" for e in record.evidence)

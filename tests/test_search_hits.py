@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from ragox.access import Principal
+from ragox.extract import plain
 from ragox.search import SearchMode
 from ragox.service import Ragox
 
@@ -143,3 +144,50 @@ def test_a_hits_span_counts_code_points_whether_read_alone_or_cut_from_its_text(
     for chunk in chunks:
         assert together[chunk.chunk_id].text == text[chunk.start : chunk.end]
         assert together[chunk.chunk_id].document_id == "long"
+
+
+@pytest.mark.sqlite_only
+def test_a_lone_span_after_a_nul_is_the_slice_of_its_text(
+    app: Ragox, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's substr stops at a NUL, which a text stored before NUL was refused
+    everywhere may hold past the first 64 Ki characters (red-team): a lone chunk's span
+    read by itself came back cut there (an empty span after it), and two unrelated
+    passages with empty keys were shown as one. Such a span is cut from the whole
+    text instead."""
+    refuse = plain.reject_binary
+    # as ingestion did before: only the first 64 Ki characters were looked at
+    monkeypatch.setattr(plain, "reject_binary", lambda text: refuse(text[:65536]))
+    filler = "\n\n".join(f"Paragraph {n} says nothing in particular today." for n in range(1400))
+    after = "\n\n".join(f"Filler section {n} talks about the weather." for n in range(60))
+    expected: dict[str, str] = {}  # chunk id: its span, from the whole text
+    for name, tail in (
+        ("a.txt", "The zanzibar valve is tested weekly by the night shift."),
+        ("b.txt", "The zanzibar pump is replaced yearly by the day shift."),
+    ):
+        body = f"{filler}\n\nA stray\x00 byte.\n\n{after}\n\n{tail}\n"
+        outcome = app.ingestor.ingest_bytes(
+            body.encode(), name, name, groups=frozenset({"staff"}), tenant="default"
+        )
+        assert outcome.error_code is None
+        record = app.store.get_revision("default", name, outcome.revision)
+        assert record is not None and record.manifest_id is not None
+        text = app.store.text(record.manifest_id)
+        for chunk in app.store.chunks(record.manifest_id):
+            expected[chunk.chunk_id] = text[chunk.start : chunk.end]
+    app.close()
+    server = Ragox(home)  # nothing cached, as a server started after the ingestion
+    try:
+        hits = server.search("zanzibar", READER, SearchMode.LEXICAL, limit=5, collapse=True)
+        assert sorted(h.document_id for h in hits) == ["a.txt", "b.txt"]
+        assert all("zanzibar" in h.snippet and not h.also_in for h in hits)
+    finally:
+        server.close()
+    # the chunk holding the NUL and the one after it, each read alone, uncached
+    stray = next(i for i, span in enumerate(expected.values()) if "\x00" in span)
+    for chunk_id in list(expected)[stray : stray + 2]:
+        reopened = Ragox(home)
+        try:
+            assert reopened.store.hit_sources([chunk_id])[chunk_id].text == expected[chunk_id]
+        finally:
+            reopened.close()

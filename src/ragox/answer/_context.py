@@ -27,7 +27,7 @@ from ragox.answer._blocks import (
 from ragox.answer._model import Evidence
 from ragox.ingest import split_sentences, token_count
 from ragox.search import Hit
-from ragox.store import Store
+from ragox.store import Store, StoreError
 
 __all__ = ["ContextConfig", "select_context"]
 
@@ -204,7 +204,10 @@ def select_context(
             break
         if _taken(passage, [item for item in chosen if item.copy_of is not None]):
             continue  # evidence already, as the copy of a passage chosen before
-        full = store.text(passage.manifest_id)
+        try:
+            full = store.text(passage.manifest_id)
+        except StoreError:
+            continue  # deleted (by another process) since its hits were read
         where = (passage.document_id, _section(full, passage.start))
         if (
             per_section.get(where, 0) >= config.per_document
@@ -225,7 +228,10 @@ def select_context(
         for copy in _merge(passage.copies):
             if _taken(copy, chosen):
                 continue  # already evidence (a hit of its own, or another's copy)
-            copy_text = store.text(copy.manifest_id)
+            try:
+                copy_text = store.text(copy.manifest_id)
+            except StoreError:
+                continue  # deleted since its hits were read
             copy.end, copy_lists = _extended(
                 store, copy.manifest_id, copy_text, copy.start, copy.end
             )

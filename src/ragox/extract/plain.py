@@ -35,10 +35,13 @@ _CONTROL_BYTES: Final = "".join(sorted(_CONTROLS)).encode("ascii")
 
 
 def reject_binary(text: str) -> None:
-    """Refuse decoded text that is really binary (NUL bytes, control characters)."""
-    sample = text[:65536]
-    if "\x00" in sample:
+    """Refuse decoded text that is really binary: a NUL anywhere (no store keeps one
+    whole: PostgreSQL's text cannot hold it and SQLite's ``substr`` stops at it; only
+    the first 64 Ki characters were looked at, so a NUL past them was stored), or
+    control characters in more than one of a hundred of the first 64 Ki characters."""
+    if "\x00" in text:
         raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains NUL bytes")
+    sample = text[:65536]
     controls = control_count(sample)
     if controls > max(8, len(sample) // 100):
         raise ExtractionError(ErrorCode.BINARY_CONTENT, "file contains control characters")

@@ -94,24 +94,30 @@ def hit_sources(
     chunks_of = Counter(str(row[1]) for row in rows)
     manifests = sorted(chunks_of)
     texts = {} if cache is None else cache.cached_texts(manifests)
-    unread = [m for m in manifests if m not in texts and chunks_of[m] > 1]
-    if unread:
-        read = {
-            str(manifest_id): str(text)
-            for manifest_id, text in conn.execute(_TEXTS, {"ids": json.dumps(unread)})
-        }
-        if cache is not None:
-            cache.remember_texts(read)
-        texts.update(read)
-    alone = [
-        str(row[0]) for row in rows if str(row[1]) not in texts and chunks_of[str(row[1])] == 1
-    ]
+    texts.update(
+        _whole_texts(conn, [m for m in manifests if m not in texts and chunks_of[m] > 1], cache)
+    )
+    alone = {
+        str(row[0]): int(row[4]) - int(row[3])
+        for row in rows
+        if str(row[1]) not in texts and chunks_of[str(row[1])] == 1
+    }
     spans: dict[str, str] = {}
     if alone:
         spans = {
             str(chunk_id): str(span)
-            for chunk_id, span in conn.execute(_SPANS, {"ids": json.dumps(alone)})
+            for chunk_id, span in conn.execute(_SPANS, {"ids": json.dumps(list(alone))})
         }
+        # SQLite's substr stops at a NUL (a text file may hold one past the sample that
+        # refuses binary content): a span shorter than its chunk is cut from its whole
+        # text instead (red-team: two such chunks had one empty passage key, and were
+        # shown as one passage)
+        short = {chunk_id for chunk_id, span in spans.items() if len(span) != alone[chunk_id]}
+        if short:
+            texts.update(
+                _whole_texts(conn, sorted({str(r[1]) for r in rows if str(r[0]) in short}), cache)
+            )
+            spans = {chunk_id: span for chunk_id, span in spans.items() if chunk_id not in short}
     for row in rows:
         text = texts.get(str(row[1]))
         if text is None and str(row[0]) not in spans:
@@ -132,3 +138,19 @@ def hit_sources(
         span = spans[chunk.chunk_id] if text is None else text[chunk.start : chunk.end]
         found[chunk.chunk_id] = HitSource(chunk, str(row[9]), str(row[10]), span, pages)
     return found
+
+
+def _whole_texts(
+    conn: sqlite3.Connection, manifest_ids: Sequence[str], cache: TextCache | None
+) -> dict[str, str]:
+    """The whole texts of these representations (those that still exist), kept in
+    ``cache``."""
+    if not manifest_ids:
+        return {}
+    read = {
+        str(manifest_id): str(text)
+        for manifest_id, text in conn.execute(_TEXTS, {"ids": json.dumps(list(manifest_ids))})
+    }
+    if cache is not None:
+        cache.remember_texts(read)
+    return read
