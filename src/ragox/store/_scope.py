@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
-__all__ = ["Scope"]
+__all__ = ["Scope", "scope_digest"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,3 +16,10 @@ class Scope:
     operator: bool
     tenant: str
     groups: tuple[str, ...]
+
+
+def scope_digest(scope: Scope) -> str:
+    """A digest of a scope (tenant, operator, groups): the key under which a home keeps
+    its languages, naming no tenant or group."""
+    named = json.dumps([scope.tenant, scope.operator, sorted(scope.groups)])
+    return hashlib.sha256(named.encode()).hexdigest()

@@ -41,9 +41,9 @@ from typing import Any, Final, Protocol
 import numpy as np
 import psycopg
 import regex
-from psycopg import sql
+from psycopg import pq, sql
 
-from ragox.store._scope import Scope
+from ragox.store._scope import Scope, scope_digest
 from ragox.store.postgres._schema import ANN_SQL
 
 __all__ = [
@@ -127,6 +127,33 @@ _SCOPE_GENERATIONS = f"""
     ORDER BY p.partition_id
 """
 
+#: most scopes whose languages the database keeps (the oldest stored are dropped first)
+SCOPE_LANGUAGES_KEPT: Final = 1024
+#: how long storing a scope's languages may wait for another writer's lock: a search
+#: never waits on one (it computes the set again next time)
+_LANGUAGES_LOCK_TIMEOUT: Final = "50ms"
+# The scope's partitions and their generations as one text ("id:generation,…").
+_GENERATIONS_TEXT = f"""
+    SELECT COALESCE(string_agg(g.partition_id || ':' || g.generation, ','
+                               ORDER BY g.partition_id), '')
+    FROM ({_SCOPE_GENERATIONS}) g(partition_id, generation)
+"""
+# Now's generations and the scope's stored ones with their set, in one snapshot.
+_STORED_LANGUAGES = f"""
+    SELECT ({_GENERATIONS_TEXT}), s.generations, s.languages
+    FROM (SELECT 1) one LEFT JOIN scope_languages s ON s.scope_key = %(scope_key)s
+"""
+# The generations and the languages of the scope's current representations, in one
+# snapshot; only what the scope's partitions hold (a representation with no rows has
+# nothing to search).
+_SCOPE_LANGUAGES = f"""
+    SELECT ({_GENERATIONS_TEXT}), (
+        SELECT COALESCE(json_agg(DISTINCT rep.language), '[]'::json)::text
+        FROM representations rep
+        WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS})
+          AND EXISTS (SELECT 1 FROM lexical_rows l WHERE l.manifest_id = rep.manifest_id))
+"""
+
 # BM25 of every permitted row holding a query term, over the scope's partitions only;
 # ``terms`` may repeat a term (FTS5 then counts it twice, and so does this).
 _RANKED = f"""
@@ -175,6 +202,43 @@ def _one(conn: psycopg.Connection[Any], query: str, params: Any = None) -> Any:
     row = conn.execute(query, params).fetchone()
     assert row is not None
     return row
+
+
+def _one_row(conn: psycopg.Connection[Any], query: str, params: dict[str, object]) -> Any:
+    """The one row a statement without FROM (or with an outer join to one) gives."""
+    row = conn.execute(query, params).fetchone()
+    assert row is not None
+    return row
+
+
+def _language_set(stored: str) -> set[str | None]:
+    return {None if value is None else str(value) for value in json.loads(stored)}
+
+
+def _remember_languages(
+    conn: psycopg.Connection[Any], key: str, generations: str, languages: str
+) -> None:
+    """Store a scope's languages under the generations they were read at, unless that
+    would wait for another writer or the database may not be written: nothing is
+    stored then, and the set is computed again next time."""
+    try:
+        with conn.transaction():
+            conn.execute(f"SET LOCAL lock_timeout = '{_LANGUAGES_LOCK_TIMEOUT}'")
+            conn.execute(
+                "INSERT INTO scope_languages(scope_key, generations, languages) "
+                "VALUES (%s, %s, %s) ON CONFLICT (scope_key) DO UPDATE SET "
+                "generations = excluded.generations, languages = excluded.languages, "
+                "stored = nextval('scope_languages_stored')",
+                (key, generations, languages),
+            )
+            # the newest SCOPE_LANGUAGES_KEPT stay
+            conn.execute(
+                "DELETE FROM scope_languages WHERE stored < (SELECT stored FROM "
+                "scope_languages ORDER BY stored DESC OFFSET %s LIMIT 1)",
+                (SCOPE_LANGUAGES_KEPT - 1,),
+            )
+    except psycopg.Error:
+        pass  # busy or read-only: nothing is stored
 
 
 def _params(scope: Scope) -> dict[str, object]:
@@ -791,17 +855,27 @@ class PostgresIndex:
     # -- reading -------------------------------------------------------------------
 
     def languages(self, scope: Scope) -> set[str | None]:
+        """Languages of the current representations the scope can search.
+
+        Kept in the database (``scope_languages``, migration 9) under the scope's
+        partition generations, as SQLite keeps them (schema 32): a command's process
+        finds the set its scope's last query stored instead of reading every
+        representation the scope may read. The generations and the set are read by one
+        statement (one snapshot), so a set is never kept under generations it was not
+        read at; any write the scope can see gives one of its partitions a new
+        generation, so a stored set is used only while it is still the scope's.
+        """
+        params = {**_params(scope), "scope_key": scope_digest(scope)}
         with self._store.read() as conn:
-            rows = conn.execute(
-                "SELECT DISTINCT rep.language FROM representations rep "
-                f"WHERE rep.manifest_id IN ({_PERMITTED_MANIFESTS}) "
-                # only what the scope's partitions hold (whose generations key the
-                # searcher's cache of this set): a representation with no rows has
-                # nothing to search
-                "AND EXISTS (SELECT 1 FROM lexical_rows l WHERE l.manifest_id = rep.manifest_id)",
-                _params(scope),
-            ).fetchall()
-        return {None if row[0] is None else str(row[0]) for row in rows}
+            if conn.info.transaction_status is not pq.TransactionStatus.IDLE:
+                # inside a caller's transaction: its writes may yet be rolled back
+                return _language_set(_one_row(conn, _SCOPE_LANGUAGES, params)[1])
+            now, generations, stored = _one_row(conn, _STORED_LANGUAGES, params)
+            if generations is not None and generations == now:
+                return _language_set(stored)
+            generations, languages = _one_row(conn, _SCOPE_LANGUAGES, params)
+            _remember_languages(conn, str(params["scope_key"]), generations, languages)
+        return _language_set(languages)
 
     def lexical(self, match: str, scope: Scope, limit: int) -> list[tuple[str, float]]:
         """``(chunk_id, bm25)`` best first; bm25 here is positive, higher is better.

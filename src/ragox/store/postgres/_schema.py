@@ -501,6 +501,20 @@ _V8: Final = (
         EXECUTE FUNCTION vector_counts_moved()""",
 )
 
+#: A scope's languages kept between processes (issue 15), as SQLite's schema 32: under
+#: a digest of the scope (no tenant or group name) with the scope's partitions and
+#: generations they were read at; ``stored`` orders them for the bound of
+#: ``SCOPE_LANGUAGES_KEPT`` (a set stored again takes a new number).
+_V9: Final = (
+    "CREATE SEQUENCE IF NOT EXISTS scope_languages_stored",
+    """CREATE TABLE IF NOT EXISTS scope_languages (
+        scope_key TEXT PRIMARY KEY,
+        generations TEXT NOT NULL,
+        languages TEXT NOT NULL,
+        stored BIGINT NOT NULL DEFAULT nextval('scope_languages_stored'))""",
+    "CREATE INDEX IF NOT EXISTS scope_languages_by_stored ON scope_languages(stored)",
+)
+
 MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (1, _V1),
     (2, _V2),
@@ -509,6 +523,7 @@ MIGRATIONS: Final[tuple[tuple[int, tuple[str, ...]], ...]] = (
     (6, _V6),
     (7, _V7),
     (8, _V8),
+    (9, _V9),
 )
 
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Final, Protocol
 
-from ragox.store._scope import Scope
+from ragox.store._scope import Scope, scope_digest
 from ragox.store.sqlite._across import (
     BM25_B,
     BM25_K1,
@@ -127,12 +127,6 @@ _TENANT_PARTITIONS = """
 
 #: most scopes whose languages the home keeps (the oldest stored are dropped first)
 SCOPE_LANGUAGES_KEPT: Final = 1024
-
-
-def _scope_key(scope: Scope) -> str:
-    """A digest of a scope (tenant, operator, groups): the key of its languages."""
-    named = json.dumps([scope.tenant, scope.operator, sorted(scope.groups)])
-    return hashlib.sha256(named.encode()).hexdigest()
 
 
 def _remember_languages(
@@ -717,7 +711,7 @@ class SqliteIndex:
         if conn.in_transaction:
             # inside a caller's transaction: its writes may yet be rolled back
             return self._scope_languages(scope)
-        key = _scope_key(scope)
+        key = scope_digest(scope)
         # The generations and the set they key are read in one snapshot (a read
         # transaction of the WAL home): a write committed between two separate reads
         # would store a newer set under older generations, and generations can come
