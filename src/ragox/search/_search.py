@@ -28,8 +28,9 @@ from ragox.search._compounds import absent_compounds
 from ragox.search._matrix import VectorMatrix, build_matrix, language_shift, top_rows
 from ragox.search._synonyms import synonyms_of_word, with_synonyms
 from ragox.store import HitSource, Scope, Store
-from ragox.text import near_same_counted, passage_words, same_passage_key
+from ragox.text import same_passage_key
 from ragox.text._instructions import asks_for_instructions, has_instruction
+from ragox.text._passage import near_same_counted, passage_words
 
 if TYPE_CHECKING:
     import numpy as np

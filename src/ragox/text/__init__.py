@@ -32,13 +32,7 @@ from ragox.text._normalize import (
     decode_utf8_strict,
     step_by_name,
 )
-from ragox.text._passage import (
-    join_broken_words,
-    near_same_counted,
-    near_same_passage,
-    passage_words,
-    same_passage_key,
-)
+from ragox.text._passage import join_broken_words, near_same_passage, same_passage_key
 
 __all__ = [
     "BASE_PROFILE",
@@ -62,10 +56,8 @@ __all__ = [
     "grapheme_boundaries",
     "is_grapheme_boundary",
     "join_broken_words",
-    "near_same_counted",
     "near_same_passage",
     "next_grapheme_boundary",
-    "passage_words",
     "previous_grapheme_boundary",
     "same_passage_key",
     "step_by_name",
