@@ -20,6 +20,7 @@ from conftest import PostgresServer
 from ragox.access import Principal
 from ragox.search import scope_of
 from ragox.service import Ragox
+from ragox.store._scope import Scope
 from ragox.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ragox.store.postgres import _index as postgres_index
 
@@ -167,6 +168,83 @@ def test_a_locked_row_is_not_waited_for(database: tuple[Path, str]) -> None:
         asking.join(timeout=10)
         assert found == [{"en", "de", "ru"}] and waited < 5.0
         assert _stored(url) == before
+    finally:
+        app.close()
+
+
+def test_a_locked_table_is_not_waited_for(database: tuple[Path, str]) -> None:
+    """Another session holding the whole table (a TRUNCATE or LOCK TABLE left open,
+    red-team): the search computes its set and goes on at once instead of waiting for
+    it (storing waited at most 50 ms, reading the stored set without a bound)."""
+    home, url = database
+    app = Ragox(home, store=url)
+    found: list[set[str | None]] = []
+    try:
+        with psycopg.connect(url) as other:
+            other.execute("LOCK TABLE scope_languages IN ACCESS EXCLUSIVE MODE")
+            started = time.perf_counter()
+            asking = threading.Thread(
+                target=lambda: found.append(app.store.index.languages(scope_of(STAFF))),
+                daemon=True,
+            )
+            asking.start()
+            asking.join(timeout=5)
+            waited = time.perf_counter() - started
+            other.rollback()
+        asking.join(timeout=10)
+        assert found == [{"en", "ru"}] and waited < 3.0
+    finally:
+        app.close()
+
+
+def test_two_storers_at_once_keep_the_bound(
+    database: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process stores a set (up to its commit) while this one stores its own
+    (red-team): each trimmed the row the other's insert made the oldest, and one row
+    more than the bound stayed. Storers take turns now: exactly the bound stays."""
+    home, url = database
+    kept = 4
+    monkeypatch.setattr(postgres_index, "SCOPE_LANGUAGES_KEPT", kept)
+    # long enough that the second storer waits for the first instead of giving up
+    monkeypatch.setattr(postgres_index, "_LANGUAGES_LOCK_TIMEOUT", "10s")
+    app = Ragox(home, store=url)
+    try:
+        index = app.store.index
+        for n in range(kept):
+            index.languages(Scope(operator=False, tenant="default", groups=(f"g{n}",)))
+        assert len(_stored(url)) == kept
+        with psycopg.connect(url) as other, psycopg.connect(url, autocommit=True) as watch:
+            # the other process's _remember_languages, up to its commit
+            other.execute(
+                "SELECT pg_advisory_xact_lock(%s::bigint)", (postgres_index._LANGUAGES_LOCK,)
+            )
+            other.execute(
+                "INSERT INTO scope_languages(scope_key, generations, languages) "
+                "VALUES ('x', '', '[]') ON CONFLICT (scope_key) DO UPDATE SET "
+                "stored = nextval('scope_languages_stored')"
+            )
+            other.execute(
+                "DELETE FROM scope_languages WHERE stored < (SELECT stored FROM "
+                "scope_languages ORDER BY stored DESC OFFSET %s LIMIT 1)",
+                (kept - 1,),
+            )
+            late = threading.Thread(
+                target=index.languages,
+                args=(Scope(operator=False, tenant="default", groups=("late",)),),
+            )
+            late.start()
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # until this process waits for the other
+                row = watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                ).fetchone()
+                if row and row[0]:
+                    break
+                time.sleep(0.005)
+            other.commit()
+            late.join(timeout=20)
+        assert len(_stored(url)) == kept
     finally:
         app.close()
 

@@ -132,6 +132,9 @@ SCOPE_LANGUAGES_KEPT: Final = 1024
 #: how long storing a scope's languages may wait for another writer's lock: a search
 #: never waits on one (it computes the set again next time)
 _LANGUAGES_LOCK_TIMEOUT: Final = "50ms"
+#: the advisory lock of storing a scope's languages (a constant of the one-bigint key
+#: space beside the store's own)
+_LANGUAGES_LOCK: Final = 0x7261676F7A
 # The scope's partitions and their generations as one text ("id:generation,…").
 _GENERATIONS_TEXT = f"""
     SELECT COALESCE(string_agg(g.partition_id || ':' || g.generation, ','
@@ -224,6 +227,9 @@ def _remember_languages(
     try:
         with conn.transaction():
             conn.execute(f"SET LOCAL lock_timeout = '{_LANGUAGES_LOCK_TIMEOUT}'")
+            # one storer at a time: two at once each trimmed the row the other's
+            # insert made the oldest, and one row more than the bound stayed
+            conn.execute("SELECT pg_advisory_xact_lock(%s::bigint)", (_LANGUAGES_LOCK,))
             conn.execute(
                 "INSERT INTO scope_languages(scope_key, generations, languages) "
                 "VALUES (%s, %s, %s) ON CONFLICT (scope_key) DO UPDATE SET "
@@ -870,7 +876,13 @@ class PostgresIndex:
             if conn.info.transaction_status is not pq.TransactionStatus.IDLE:
                 # inside a caller's transaction: its writes may yet be rolled back
                 return _language_set(_one_row(conn, _SCOPE_LANGUAGES, params)[1])
-            now, generations, stored = _one_row(conn, _STORED_LANGUAGES, params)
+            try:
+                with conn.transaction():
+                    # a lock on the table (a TRUNCATE left open) is not waited for
+                    conn.execute(f"SET LOCAL lock_timeout = '{_LANGUAGES_LOCK_TIMEOUT}'")
+                    now, generations, stored = _one_row(conn, _STORED_LANGUAGES, params)
+            except psycopg.errors.LockNotAvailable:
+                return _language_set(_one_row(conn, _SCOPE_LANGUAGES, params)[1])
             if generations is not None and generations == now:
                 return _language_set(stored)
             generations, languages = _one_row(conn, _SCOPE_LANGUAGES, params)
