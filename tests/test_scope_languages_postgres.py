@@ -23,23 +23,9 @@ from ragox.service import Ragox
 from ragox.store._scope import Scope
 from ragox.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
 from ragox.store.postgres import _index as postgres_index
+from test_scope_languages import ENG, STAFF, _ingest
 
-STAFF = Principal("sam", groups=frozenset({"staff"}))
-ENG = Principal("eve", groups=frozenset({"eng"}))
 OPS = Principal("olga", groups=frozenset({"ops"}))
-
-
-def _ingest(app: Ragox, doc: str, groups: set[str], language: str) -> None:
-    text = "\n\n".join(f"Paragraph {n} of {doc}: the pump {n} is checked." for n in range(5))
-    outcome = app.ingestor.ingest_bytes(
-        text.encode(),
-        f"{doc}.txt",
-        doc,
-        groups=frozenset(groups),
-        tenant="default",
-        language=language,
-    )
-    assert outcome.state.value == "READY"
 
 
 def _stored(url: str) -> list[tuple[str, str, str]]:

@@ -207,13 +207,6 @@ def _one(conn: psycopg.Connection[Any], query: str, params: Any = None) -> Any:
     return row
 
 
-def _one_row(conn: psycopg.Connection[Any], query: str, params: dict[str, object]) -> Any:
-    """The one row a statement without FROM (or with an outer join to one) gives."""
-    row = conn.execute(query, params).fetchone()
-    assert row is not None
-    return row
-
-
 def _language_set(stored: str) -> set[str | None]:
     return {None if value is None else str(value) for value in json.loads(stored)}
 
@@ -875,17 +868,17 @@ class PostgresIndex:
         with self._store.read() as conn:
             if conn.info.transaction_status is not pq.TransactionStatus.IDLE:
                 # inside a caller's transaction: its writes may yet be rolled back
-                return _language_set(_one_row(conn, _SCOPE_LANGUAGES, params)[1])
+                return _language_set(_one(conn, _SCOPE_LANGUAGES, params)[1])
             try:
                 with conn.transaction():
                     # a lock on the table (a TRUNCATE left open) is not waited for
                     conn.execute(f"SET LOCAL lock_timeout = '{_LANGUAGES_LOCK_TIMEOUT}'")
-                    now, generations, stored = _one_row(conn, _STORED_LANGUAGES, params)
+                    now, generations, stored = _one(conn, _STORED_LANGUAGES, params)
             except psycopg.errors.LockNotAvailable:
-                return _language_set(_one_row(conn, _SCOPE_LANGUAGES, params)[1])
+                return _language_set(_one(conn, _SCOPE_LANGUAGES, params)[1])
             if generations is not None and generations == now:
                 return _language_set(stored)
-            generations, languages = _one_row(conn, _SCOPE_LANGUAGES, params)
+            generations, languages = _one(conn, _SCOPE_LANGUAGES, params)
             _remember_languages(conn, str(params["scope_key"]), generations, languages)
         return _language_set(languages)
 
