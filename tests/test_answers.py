@@ -20,6 +20,7 @@ from ragox.answer import (
     ExtractiveGenerator,
     GeneratorError,
     OpenAIGenerator,
+    Scoring,
     score_sentences,
 )
 from ragox.answer._support import TermMatcher
@@ -421,3 +422,30 @@ def test_a_further_sentence_from_another_document_must_score_near_the_best() -> 
 
     assert quotes("dpkg") == [first]
     assert quotes("inetd") == [first, second]
+
+
+def test_the_same_text_in_two_documents_keeps_each_ones_units() -> None:
+    """A passage in two documents is looked at once for both (a collapsed search's
+    copies), but a table row that one representation knows and the other does not
+    still makes a unit of its own in the first only: both get the sentences, scores
+    and credits each would get alone."""
+    text = "Dichtung: alle 500 Betriebsstunden prüfen. Kupplung jährlich.\nDie Pumpe läuft leise."
+    row = (0, text.index("\n"))
+    question = "Wie oft muss die Dichtung geprüft werden?"
+    table = Evidence("S1", "plan", "r1", "m1", ("c1",), 0, len(text), text, ())
+    prose = Evidence("S2", "copy", "r1", "m2", ("c2",), 0, len(text), text, ())
+
+    def spans(scoring: Scoring, source: str) -> list[tuple[int, int]]:
+        return sorted((s.start, s.end) for s in scoring.sentences if s.evidence.source_id == source)
+
+    both = score_sentences(question, [table, prose], table_rows=[[row], []])
+    assert (0, row[1]) in spans(both, "S1")
+    assert (0, row[1]) not in spans(both, "S2")
+    # each as it is scored beside a passage of another text (the same IDF: one
+    # sentence more of no question term) at the same place
+    other = "Die Pumpe läuft leise und braucht keine Pflege."
+    filler = Evidence("S9", "other", "r1", "m9", ("c9",), 0, len(other), other, ())
+    alone_first = score_sentences(question, [table, filler], table_rows=[[row], []])
+    alone_second = score_sentences(question, [filler, prose], table_rows=[[], []])
+    assert spans(both, "S1") == spans(alone_first, "S1")
+    assert spans(both, "S2") == spans(alone_second, "S2")

@@ -371,7 +371,13 @@ def score_sentences(
     rows: list[Sequence[tuple[int, int]]] = list(table_rows or [() for _ in evidence])
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
-    own = [detect_language(item.text) for item in evidence]
+    # the same passage in two documents (a collapsed search's copies, a file ingested
+    # twice) is looked at once: every per-text result below is kept by its text
+    languages_of: dict[str, str | None] = {}
+    for item in evidence:
+        if item.text not in languages_of:
+            languages_of[item.text] = detect_language(item.text)
+    own = [languages_of[item.text] for item in evidence]
     # the same manual in two languages (Debian's reference in English and German):
     # a question is answered from passages in its own language when there are any;
     # passages of no clear language stay, and a question over documents of other
@@ -383,10 +389,13 @@ def score_sentences(
     # as a whole is in
     foreign: list[tuple[tuple[int, int], ...]] = [() for _ in evidence]
     if asked in own:
+        others_of: dict[str, tuple[tuple[int, int], ...] | None] = {}
         for place, (item, language) in enumerate(zip(evidence, own, strict=True)):
             if language is None:
                 continue
-            others = _other_paragraphs(item.text, asked)
+            if item.text not in others_of:
+                others_of[item.text] = _other_paragraphs(item.text, asked)
+            others = others_of[item.text]
             if others is not None:
                 own[place] = asked
                 foreign[place] = others
@@ -437,9 +446,20 @@ def score_sentences(
     )
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, Credits]]] = []
-    heading_spans = [_heading_paragraphs(item.text) for item in evidence]
+    headings_of: dict[str, list[tuple[int, int]]] = {}
+    for item in evidence:
+        if item.text not in headings_of:
+            headings_of[item.text] = _heading_paragraphs(item.text)
+    heading_spans = [headings_of[item.text] for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
+    made: dict[object, tuple[frozenset[int], list[tuple[int, int, bool, Credits]]]] = {}
     for item, headings, others, cut in zip(evidence, heading_spans, foreign, rows, strict=True):
+        key = (item.text, tuple(cut), item.lists, others)
+        if key in made:
+            starts, sentences = made[key]
+            blocks.append(starts)
+            passages.append(sentences)
+            continue
         spans = units(item.text, cut, item.lists)
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
@@ -464,6 +484,7 @@ def score_sentences(
                 for start, end, quotable in spans
             ]
         )
+        made[key] = (blocks[-1], passages[-1])
     if not terms or not any(quotable for sentences in passages for _, _, quotable, _ in sentences):
         return Scoring((), 0.0, language)
     if term_weights is not None:
