@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -17,13 +18,14 @@ from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.answer import (
     Evidence,
+    ExtractiveConfig,
     ExtractiveGenerator,
     GeneratorError,
     OpenAIGenerator,
     Scoring,
     score_sentences,
 )
-from ragox.answer._support import TermMatcher
+from ragox.answer._support import TermMatcher, answer_kind
 from ragox.search import analyze_query
 from ragox.service import NotFound, Ragox
 
@@ -449,3 +451,31 @@ def test_the_same_text_in_two_documents_keeps_each_ones_units() -> None:
     alone_second = score_sentences(question, [filler, prose], table_rows=[[], []])
     assert spans(both, "S1") == spans(alone_first, "S1")
     assert spans(both, "S2") == spans(alone_second, "S2")
+
+
+def test_a_copy_further_down_is_scored_at_its_own_rank() -> None:
+    """A copy of a passage (scored once for both) has its own rank in the evidence: its
+    sentences have the original's features but for the rank, and their scores follow."""
+    text = "Die Dichtung wird alle 500 Betriebsstunden geprüft. Die Pumpe läuft leise."
+    other = "Die Kupplung wird jährlich geprüft, die Dichtung seltener."
+    question = "Wie oft wird die Dichtung geprüft?"
+    evidence = [
+        Evidence("S1", "plan", "r1", "m1", ("c1",), 0, len(text), text, ()),
+        Evidence("S2", "other", "r1", "m2", ("c2",), 0, len(other), other, ()),
+        Evidence("S3", "copy", "r1", "m3", ("c3",), 0, len(text), text, (), copy_of="S1"),
+    ]
+    scoring = score_sentences(question, evidence)
+    config = ExtractiveConfig()
+    by_source = {
+        (s.evidence.source_id, s.start): s
+        for s in scoring.sentences
+        if s.evidence.source_id != "S2"
+    }
+    assert {source for source, _ in by_source} == {"S1", "S3"}
+    for (source, start), sentence in by_source.items():
+        assert sentence.support.source_rank == (1.0 if source == "S1" else 1.0 / 3)
+        assert sentence.score == config.score(sentence.support, answer_kind(question))
+        if source == "S3":
+            original = by_source[("S1", start)]
+            assert sentence.support == replace(original.support, source_rank=1.0 / 3)
+            assert sentence.score < original.score

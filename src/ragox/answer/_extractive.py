@@ -37,7 +37,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import regex
@@ -501,9 +501,24 @@ def score_sentences(
     scored: list[ScoredSentence] = []
     answerability = 0.0
     total = sum(weights.values()) or 1.0
+    # per distinct passage (its sentences list): what its sentences scored, but for
+    # the passage's rank, which its copies further down have their own of
+    seen: dict[int, list[ScoredSentence]] = {}
     for index, (item, sentences, headings) in enumerate(
         zip(evidence, passages, heading_spans, strict=True)
     ):
+        earlier = seen.get(id(sentences))
+        if earlier is not None:
+            for known in earlier:
+                features = replace(known.support, source_rank=1.0 / (1 + index))
+                scored.append(
+                    replace(
+                        known, evidence=item, support=features, score=config.score(features, kind)
+                    )
+                )
+                answerability = max(answerability, config.answerability(features, kind))
+            continue
+        first = len(scored)
         # a passage that opens with its section's heading ("8.4. How do I display the
         # files of an installed package?"): what the heading shares with the question
         # counts for every sentence under it as if said in the sentence before
@@ -590,6 +605,7 @@ def score_sentences(
                 )
             )
             answerability = max(answerability, config.answerability(features, kind))
+        seen[id(sentences)] = scored[first:]
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
     return Scoring(tuple(scored), answerability, language, weights)
 
