@@ -75,6 +75,39 @@ def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -
         assert hit.pages == ()
 
 
+def test_an_answers_hits_are_the_searchs_without_snippets(app: Ragox) -> None:
+    """An answer quotes its evidence, never a hit's snippet: its searches make none, and
+    find the same hits (copies under them too) as a search that shows them."""
+    for number in range(12):
+        body = f"Report {number % 4}: the cooling pump was inspected and found sound. " * 3
+        outcome = app.ingestor.ingest_bytes(
+            body.encode(),
+            f"r{number}.txt",
+            f"r{number:02d}",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+        assert outcome.error_code is None
+    searcher = app.searcher()
+
+    def found(snippets: bool) -> list[tuple[str, tuple[str, ...], str]]:
+        hits = searcher.search(
+            "cooling pump inspected",
+            READER,
+            SearchMode.LEXICAL,
+            limit=3,
+            collapse=True,
+            snippets=snippets,
+        )
+        return [(h.chunk_id, tuple(o.chunk_id for o in h.also_in), h.snippet) for h in hits]
+
+    shown, bare = found(True), found(False)
+    assert len(shown) == 3 and all(also for _, also, _ in shown)  # copies collapsed
+    assert all("cooling pump" in snippet for _, _, snippet in shown)
+    assert [(chunk, also) for chunk, also, _ in bare] == [(c, a) for c, a, _ in shown]
+    assert all(snippet == "" for _, _, snippet in bare)
+
+
 @pytest.mark.sqlite_only
 def test_hits_read_each_text_once_and_forget_it_after_a_deletion(app: Ragox, home: Path) -> None:
     """The searches of one answer meet the same documents: a text read whole (for a

@@ -530,6 +530,7 @@ class Searcher:
         collapse: bool = False,
         prefer_instructions: bool = True,
         sources: dict[str, HitSource] | None = None,
+        snippets: bool = True,
     ) -> list[Hit]:
         """The best ``limit`` chunks for ``query`` that ``principal`` may read now.
 
@@ -544,6 +545,8 @@ class Searcher:
         ``sources``: hit sources an earlier collapsed search of the same request read
         (an answer searches a second time deeper, and its pool ranks the same chunks
         first); those read here are added to it. Only chunks ranked now are shown.
+        ``snippets``: False leaves every hit's snippet empty (an answer quotes its
+        evidence, never a hit's snippet: making them was a twentieth of an answer).
         """
         self._validate(query)
         scope = scope_of(principal)
@@ -551,6 +554,7 @@ class Searcher:
         embedded: list[Vectors] = []  # the query's vector, embedded once
         # hit sources read by earlier rounds of this search (and ``sources``)
         read: dict[str, HitSource] = {} if sources is None else sources
+        shown = query if snippets else None  # what the snippets are made around
         while True:
             lists: dict[str, list[tuple[str, float]]] = {}
             if mode in (SearchMode.LEXICAL, SearchMode.HYBRID):
@@ -568,12 +572,12 @@ class Searcher:
                 # one read for all hits: each chunk's own span of text, never whole documents
                 sources = self.store.hit_sources(order)
                 return [
-                    _hit(sources[chunk_id], final[chunk_id], tuple(ranks[chunk_id]), query)
+                    _hit(sources[chunk_id], final[chunk_id], tuple(ranks[chunk_id]), shown)
                     for chunk_id in order
                     if chunk_id in sources  # a chunk deleted since it was ranked
                 ]
             hits = self._collapsed(
-                [chunk_id for chunk_id, _ in fused], final, ranks, query, limit, read
+                [chunk_id for chunk_id, _ in fused], final, ranks, shown, limit, read
             )
             exhausted = all(len(ranked) < pool for ranked in lists.values())
             if len(hits) >= limit or exhausted or pool >= MAX_COLLAPSE_CANDIDATES:
@@ -585,7 +589,7 @@ class Searcher:
         order: list[str],
         final: dict[str, float],
         ranks: dict[str, list[ListRank]],
-        query: str,
+        query: str | None,
         limit: int,
         read: dict[str, HitSource] | None = None,
     ) -> list[Hit]:
@@ -593,7 +597,8 @@ class Searcher:
         other chunks (all from the same scoped lists) under it, in rank order.
 
         ``read``: hit sources an earlier round of the same search read (a larger pool
-        ranks the same chunks first again); those read here are added to it."""
+        ranks the same chunks first again); those read here are added to it. ``query``:
+        what the hits' snippets are made around; None, no snippets."""
         read = {} if read is None else read
         # first hit, the distinct keys of the group with their word counts (a copy's
         # key equal to one already there adds nothing to compare with), the others
@@ -645,7 +650,8 @@ def _holds(keys: dict[str, int], key: str, words: int) -> bool:
     return key in keys or any(near_same_counted(key, words, k, n) for k, n in keys.items())
 
 
-def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str) -> Hit:
+def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str | None) -> Hit:
+    """A hit of a chunk; its snippet made around ``query``'s words, none without one."""
     chunk = source.chunk
     return Hit(
         chunk_id=chunk.chunk_id,
@@ -657,7 +663,7 @@ def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query:
         start=chunk.start,
         end=chunk.end,
         pages=source.pages,
-        snippet=snippet(source.text, query),
+        snippet="" if query is None else snippet(source.text, query),
     )
 
 

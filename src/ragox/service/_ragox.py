@@ -573,6 +573,7 @@ class Ragox:
             collapse=True,
             prefer_instructions=False,
             sources=sources,
+            snippets=False,
         )
         every = [h for hit in hits for h in (hit, *hit.also_in)]
         if self._embedder is None or not any(
@@ -619,6 +620,7 @@ class Ragox:
             collapse=True,
             prefer_instructions=False,
             sources=sources,
+            snippets=False,
         )
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in wider])
         own = [hit for hit in wider if languages.get(hit.chunk_id) in (spoken, None)]
