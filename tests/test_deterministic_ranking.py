@@ -144,3 +144,40 @@ def test_two_homes_of_the_same_files_rank_and_answer_alike(
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [STAFF, Principal("eve", groups=frozenset({"solo"}))],
+    ids=["several-partitions", "one-partition"],
+)
+def test_a_cut_inside_many_tied_rows_keeps_the_content_order(app: Ragox, reader: Principal) -> None:
+    """Thirty copies of one paragraph score alike: wherever ``limit`` cuts into them,
+    the hits are the first of the whole ranking (document id order), though their
+    rows were written in the other order and lie in two partitions; a reader of one
+    partition (FTS5's own ranking) gets the same. The copies a reader may not read
+    never count."""
+    groups = [frozenset({"staff"}), frozenset({"staff", "eng"}), frozenset({"eng"})]
+    if "solo" in reader.groups:
+        groups = [frozenset({"solo"}), frozenset({"solo"}), frozenset({"eng"})]
+    names = [f"copy{n:02d}" for n in range(30)]
+    for n, name in sorted(enumerate(names), reverse=True):  # rowids against the order
+        outcome = app.ingestor.ingest_bytes(
+            PUMP.encode(), f"{name}.txt", name, groups=groups[n % 3], tenant="default"
+        )
+        assert outcome.state.value == "READY"
+    for name, text in (("better", f"{PUMP} The feed pump pressure."), ("worse", "pump")):
+        outcome = app.ingestor.ingest_bytes(
+            text.encode(), f"{name}.txt", name, groups=groups[0], tenant="default"
+        )
+        assert outcome.state.value == "READY"
+    readable = [name for n, name in enumerate(names) if n % 3 != 2]
+    everything = app.search("feed pump pressure", reader, SearchMode.LEXICAL, limit=100)
+    assert [h.document_id for h in everything] == ["better", *readable, "worse"]
+    searcher = app.searcher()
+    for limit in (1, 2, 5, 9, 12, 19, 20, 21):
+        # as deep as the limit itself (a search reads 50 candidates at least)
+        hits = searcher.search(
+            "feed pump pressure", reader, SearchMode.LEXICAL, limit=limit, candidates=limit
+        )
+        assert [h.document_id for h in hits] == [h.document_id for h in everything[:limit]]

@@ -770,7 +770,7 @@ class SqliteIndex:
             if len(partitions) == 1:
                 ranked = self._ranked_by_fts5(conn, partitions[0], match, _window(limit))
             else:
-                ranked = self._ranked_across(conn, partitions, _phrases(match), limit, memo)
+                ranked = self._ranked_across(conn, partitions, _phrases(match), limit + 1, memo)
             return self._permitted_top(conn, ranked, params, limit)
 
     @staticmethod
@@ -811,16 +811,12 @@ class SqliteIndex:
         next one does not tie).
         """
         found: list[tuple[float, tuple[str, int, int], str]] = []
-        batch = limit + 1
-        while True:
-            window = [item for _, item in zip(range(batch), ranked, strict=False)]
-            if not window:
-                break
-            scores = dict(window)
+
+        def permit(window: list[tuple[int, float]]) -> None:
             permitted = {
                 int(row[0]): (str(row[1]), (str(row[2]), int(row[3]), int(row[4])))
                 for row in conn.execute(
-                    _PERMITTED_ROWS, {**params, "rowids": json.dumps(list(scores))}
+                    _PERMITTED_ROWS, {**params, "rowids": json.dumps([r for r, _ in window])}
                 ).fetchall()
             }
             found.extend(
@@ -828,6 +824,13 @@ class SqliteIndex:
                 for rowid, score in window
                 if rowid in permitted
             )
+
+        batch = limit + 1
+        while True:
+            window = [item for _, item in zip(range(batch), ranked, strict=False)]
+            if not window:
+                break
+            permit(window)
             if len(window) < batch:
                 break
             if len(found) >= limit:
@@ -835,6 +838,17 @@ class SqliteIndex:
                 cut = sorted((-score for score, _, _ in found))[limit - 1]
                 if -window[-1][1] > cut:
                     break
+                # the last row ties the limit-th: only rows of that very score can
+                # still enter (copies of one text score alike), so those are read, up
+                # to the first below it, not a window four times as deep
+                tied: list[tuple[int, float]] = []
+                for item in ranked:
+                    if -item[1] > cut:
+                        break
+                    tied.append(item)
+                if tied:
+                    permit(tied)
+                break
             batch *= 4
         found.sort(key=lambda item: (-item[0], item[1]))
         return [(chunk_id, score) for score, _, chunk_id in found[:limit]]
