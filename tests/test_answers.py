@@ -441,6 +441,9 @@ def test_the_same_text_in_two_documents_keeps_each_ones_units() -> None:
         return sorted((s.start, s.end) for s in scoring.sentences if s.evidence.source_id == source)
 
     both = score_sentences(question, [table, prose], table_rows=[[row], []])
+    # spans given as lists, as JSON gives them, score the same
+    listed = score_sentences(question, [table, prose], table_rows=[[list(row)], []])
+    assert spans(listed, "S1") == spans(both, "S1") and spans(listed, "S2") == spans(both, "S2")
     assert (0, row[1]) in spans(both, "S1")
     assert (0, row[1]) not in spans(both, "S2")
     # each as it is scored beside a passage of another text (the same IDF: one

@@ -454,7 +454,12 @@ def score_sentences(
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     made: dict[object, tuple[frozenset[int], list[tuple[int, int, bool, Credits]]]] = {}
     for item, headings, others, cut in zip(evidence, heading_spans, foreign, rows, strict=True):
-        key = (item.text, tuple(cut), item.lists, others)
+        key = (  # spans given as lists (JSON's) are hashed as the tuples they stand for
+            item.text,
+            tuple(tuple(span) for span in cut),
+            tuple(tuple(tuple(span) for span in items) for items in item.lists),
+            others,
+        )
         if key in made:
             starts, sentences = made[key]
             blocks.append(starts)
