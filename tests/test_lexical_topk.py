@@ -147,6 +147,42 @@ def test_rows_beyond_plain_words_are_counted_by_fts5(
     assert sorted(ids.tolist()) == [1, 6]
 
 
+def test_plain_rows_are_counted_as_fts5_counts_them() -> None:
+    """Counting the unread terms in plain rows (one pass over their joined texts)
+    gives FTS5's own counts: words at a text's ends, beside ``_`` and any ASCII white
+    space, repeated, and at the start or end of longer words (which are other
+    tokens)."""
+    rng = np.random.default_rng(16)
+    vocabulary = [
+        *("pump", "pumps", "pumpe", "valve", "seal", "a", "насос", "насосы", "2024"),
+        *("unseal", "mega", "12024", "впрочем"),  # ending in another word
+    ]
+    separators = [" ", "  ", "_", "\t", "\n", "\r\n", " _ ", "\f", "\v"]
+    conn = sqlite3.connect(":memory:")
+    partitions = [Partition(n, f"q{n}") for n in (1, 2)]
+    for partition in partitions:
+        conn.execute(f"CREATE VIRTUAL TABLE {partition.name} USING fts5(body, {TOKENIZER})")
+    for rowid in range(1, 301):
+        words = rng.choice(vocabulary, size=int(rng.integers(1, 30))).tolist()
+        body = "".join(w + str(rng.choice(separators)) for w in words[:-1]) + words[-1]
+        if rowid % 5 == 0:
+            body = str(rng.choice(separators)) + body + str(rng.choice(separators))
+        conn.execute(f"INSERT INTO q{1 + rowid % 2}(rowid, body) VALUES(?, ?)", (rowid, body))
+    conn.commit()
+    terms = [f'"{word}"' for word in vocabulary]
+    ranking = _ranking(conn, partitions, " OR ".join(terms))
+    ids = np.array(sorted(rng.choice(np.arange(1, 301), size=120, replace=False).tolist()))
+    counted = ranking._frequencies(terms, ids)
+    for term in terms:
+        for place, rowid in enumerate(ids.tolist()):
+            partition = partitions[(1 + rowid % 2) - 1]
+            assert counted[term][place] == ranking._occurrences(partition, term, rowid), (
+                term,
+                rowid,
+            )
+    assert sum(sum(column) for column in counted.values()) > 1000
+
+
 def test_postings_as_arrays_equal_fts5s_rows() -> None:
     """Occurrences and row lengths read as arrays are FTS5's, long rows included."""
     conn = sqlite3.connect(":memory:")

@@ -75,6 +75,17 @@ _PLAIN_TEXT: Final = re.compile(
 )
 
 
+#: what separates the tokens of a text that :data:`_PLAIN_TEXT` matches
+_SEPARATORS: Final = frozenset(" \t\n\r\f\v_")
+
+
+def _word_end(word: str) -> re.Pattern[str]:
+    """``word`` where a token of a plain text ends: before white space, ``_`` or the
+    text's end (a pattern that starts with its literal is searched for in C; where
+    the match starts, a token starts too when the character before it separates)."""
+    return re.compile(re.escape(word) + r"(?![^\s_])")
+
+
 @dataclass(frozen=True, slots=True)
 class Partition:
     """One FTS5 table: the lexical rows of one tenant and one exact reader-group set."""
@@ -328,6 +339,8 @@ class AcrossRanking:
         for partition, _ in self._live:
             t = partition.name
             others: list[int] = []
+            rows: list[int] = []  # the plain rows' places in ``ids``…
+            bodies: list[str] = []  # …and their texts
             for rowid, body in self._conn.execute(
                 f"SELECT rowid, body FROM {t} WHERE rowid IN (SELECT value FROM json_each(?))",
                 (rowids,),
@@ -335,10 +348,28 @@ class AcrossRanking:
                 if not _PLAIN_TEXT.fullmatch(body):
                     others.append(int(rowid))
                     continue
-                row = at[int(rowid)]
-                tokens = body.replace("_", " ").split()
+                rows.append(at[int(rowid)])
+                bodies.append(body)
+            if bodies:
+                # every word of every plain row found in one pass over their texts
+                # joined by a separator (a row of a thousand words was a list of a
+                # thousand strings to count in)
+                joined = "\n".join(bodies)
+                starts = np.cumsum([0] + [len(body) + 1 for body in bodies[:-1]])
                 for word, term in words.items():
-                    counts[term][row] = tokens.count(word)
+                    found = [
+                        at
+                        for at in (m.start() for m in _word_end(word).finditer(joined))
+                        if at == 0 or joined[at - 1] in _SEPARATORS
+                    ]
+                    if not found:
+                        continue
+                    held, times = np.unique(
+                        np.searchsorted(starts, found, side="right") - 1, return_counts=True
+                    )
+                    column = counts[term]
+                    for place, number in zip(held.tolist(), times.tolist(), strict=True):
+                        column[rows[place]] = number
             for rowid in others:
                 row = at[rowid]
                 for term in terms:
