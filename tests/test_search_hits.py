@@ -32,6 +32,19 @@ def _three_page_pdf() -> bytes:
     return data
 
 
+def _reports(app: Ragox, sentences: list[str]) -> None:
+    """Documents r00, r01, … of each sentence three times, for the staff."""
+    for number, sentence in enumerate(sentences):
+        outcome = app.ingestor.ingest_bytes(
+            (sentence * 3).encode(),
+            f"r{number}.txt",
+            f"r{number:02d}",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+        assert outcome.error_code is None
+
+
 def test_pdf_hit_names_its_page_and_quotes_its_chunk(app: Ragox) -> None:
     """A hit on page 2 of a PDF says page 2, and its snippet is its chunk's text."""
     outcome = app.ingestor.ingest_bytes(
@@ -55,16 +68,7 @@ def test_pdf_hit_names_its_page_and_quotes_its_chunk(app: Ragox) -> None:
 
 def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -> None:
     """Hits from many documents come back in rank order, each with its own span."""
-    for number in range(30):
-        body = f"Report {number}: the cooling pump number {number} was inspected. " * 3
-        outcome = app.ingestor.ingest_bytes(
-            body.encode(),
-            f"r{number}.txt",
-            f"r{number:02d}",
-            groups=frozenset({"staff"}),
-            tenant="default",
-        )
-        assert outcome.error_code is None
+    _reports(app, [f"Report {n}: the cooling pump number {n} was inspected. " for n in range(30)])
     hits = app.search("cooling pump inspected", READER, SearchMode.LEXICAL, limit=10)
     assert len(hits) == 10
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -78,16 +82,10 @@ def test_hits_of_many_documents_keep_rank_and_text(app: Ragox, tmp_path: Path) -
 def test_an_answers_hits_are_the_searchs_without_snippets(app: Ragox) -> None:
     """An answer quotes its evidence, never a hit's snippet: its searches make none, and
     find the same hits (copies under them too) as a search that shows them."""
-    for number in range(12):
-        body = f"Report {number % 4}: the cooling pump was inspected and found sound. " * 3
-        outcome = app.ingestor.ingest_bytes(
-            body.encode(),
-            f"r{number}.txt",
-            f"r{number:02d}",
-            groups=frozenset({"staff"}),
-            tenant="default",
-        )
-        assert outcome.error_code is None
+    _reports(
+        app,
+        [f"Report {n % 4}: the cooling pump was inspected and found sound. " for n in range(12)],
+    )
     searcher = app.searcher()
 
     def found(snippets: bool) -> list[tuple[str, tuple[str, ...], str]]:
