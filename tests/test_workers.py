@@ -296,8 +296,10 @@ def test_worker_stalled_past_its_lease_duplicates_nothing(tmp_path: Path) -> Non
     """A worker stopped (SIGSTOP) while it holds a job loses it when its lease runs out;
     another finishes the queue; resumed, the first learns it lost the lease and its
     late run leaves one revision, one representation, each chunk once."""
-    docs = _write_docs(tmp_path / "docs", 8)
-    reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference")
+    # runs long enough to be caught outside a write transaction: with short ones the
+    # worker now and then emptied the queue before the loop below caught it (seen in CI)
+    docs = _write_docs(tmp_path / "docs", 8, filler=400)
+    reference = _reference_spans(tmp_path / "docs", docs, tmp_path / "reference", 400)
     home = tmp_path / "home"
     _queue(home, tmp_path / "docs", 8)
     options = ("--drain", "--lease", "1", "--poll", "0.05")
