@@ -30,7 +30,7 @@ from ragox.search._synonyms import synonyms_of_word, with_synonyms
 from ragox.store import HitSource, Scope, Store
 from ragox.text import same_passage_key
 from ragox.text._instructions import asks_for_instructions, has_instruction
-from ragox.text._passage import near_same_counted, passage_words
+from ragox.text._passage import PassageGroups, passage_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -600,9 +600,9 @@ class Searcher:
         ranks the same chunks first again); those read here are added to it. ``query``:
         what the hits' snippets are made around; None, no snippets."""
         read = {} if read is None else read
-        # first hit, the distinct keys of the group with their word counts (a copy's
-        # key equal to one already there adds nothing to compare with), the others
-        groups: list[tuple[Hit, dict[str, int], list[Hit]]] = []
+        # first hit and the others of each group; the groups' distinct passage keys
+        groups: list[tuple[Hit, list[Hit]]] = []
+        keys = PassageGroups()
         batch = max(2 * limit, 20)
         for begin in range(0, len(order), batch):
             chunk_ids = order[begin : begin + batch]
@@ -614,21 +614,22 @@ class Searcher:
                 if source is None:
                     continue  # deleted since it was ranked
                 key, words = self._passage_key(chunk_id, source.text)
-                group = next((g for g in groups if _holds(g[1], key, words)), None)
+                group = keys.first(key, words)
                 if group is None and len(groups) >= limit:
                     continue
                 # a hit (and its snippet) only for a chunk that is shown
                 hit = _hit(source, final[chunk_id], tuple(ranks[chunk_id]), query)
                 if group is None:
-                    groups.append((hit, {key: words}, []))
+                    keys.add(key, words, len(groups))
+                    groups.append((hit, []))
                     continue
-                group[1][key] = words
-                group[2].append(hit)
+                keys.add(key, words, group)
+                groups[group][1].append(hit)
             if len(groups) >= limit:
                 # what comes later may still be a copy of a passage shown: list it
                 # only from the candidates read so far, never read more for that
                 break
-        return [replace(first, also_in=tuple(others)) for first, _, others in groups]
+        return [replace(first, also_in=tuple(others)) for first, others in groups]
 
     def _passage_key(self, chunk_id: str, text: str) -> tuple[str, int]:
         """The passage key of a chunk's text and its word count, made once per chunk id
@@ -643,11 +644,6 @@ class Searcher:
                     self._passage_keys = {}
                 self._passage_keys[chunk_id] = known
         return known
-
-
-def _holds(keys: dict[str, int], key: str, words: int) -> bool:
-    """Whether a group of these passage keys (with their word counts) holds ``key``."""
-    return key in keys or any(near_same_counted(key, words, k, n) for k, n in keys.items())
 
 
 def _hit(source: HitSource, score: float, found_by: tuple[ListRank, ...], query: str | None) -> Hit:

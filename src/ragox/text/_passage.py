@@ -8,11 +8,14 @@ once and search lists it once; the others are listed as "also in".
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left, bisect_right
 from typing import Final
 
 import regex
 
 __all__ = [
+    "PassageGroups",
     "join_broken_words",
     "near_same_counted",
     "near_same_passage",
@@ -74,3 +77,55 @@ def near_same_counted(one: str, one_words: int, other: str, other_words: int) ->
     if not shorter_words or shorter_words < (1 - _NEAR_EXTRA) * longer_words:
         return False
     return shorter in longer and f" {shorter} " in f" {longer} "
+
+
+class PassageGroups:
+    """Passage keys (:func:`same_passage_key`, with their :func:`passage_words`) kept in
+    numbered groups; :meth:`first` names the first group that holds a key, exactly or
+    as the same passage by :func:`near_same_counted`.
+
+    That is what a scan of every group's keys in group order answers, but a key is
+    compared only with the keys of near word counts (the others cannot be the same
+    passage: one holds at most a fifth more words than the other) and an exact key is
+    found by lookup. A collapsed search asks once per candidate chunk (200 of them at
+    1M chunks, against up to 30 groups).
+    """
+
+    __slots__ = ("_counts", "_exact", "_kept", "_of_count")
+
+    def __init__(self) -> None:
+        #: each key's first group
+        self._exact: dict[str, int] = {}
+        #: the word counts kept, ascending, and each one's keys with their groups
+        self._counts: list[int] = []
+        self._of_count: dict[int, list[tuple[str, int]]] = {}
+        self._kept: set[tuple[str, int]] = set()
+
+    def first(self, key: str, words: int) -> int | None:
+        """The first group holding ``key`` (of ``words`` words), None when none does."""
+        best = self._exact.get(key)
+        if words:
+            # a safe window of word counts: near_same_counted decides inside it
+            low = bisect_left(self._counts, math.floor((1 - _NEAR_EXTRA) * words) - 1)
+            high = bisect_right(self._counts, math.ceil(words / (1 - _NEAR_EXTRA)) + 1)
+            for count in self._counts[low:high]:
+                for other, group in self._of_count[count]:
+                    if (best is None or group < best) and near_same_counted(
+                        key, words, other, count
+                    ):
+                        best = group
+        return best
+
+    def add(self, key: str, words: int, group: int) -> None:
+        """``key`` (of ``words`` words) is held by ``group`` from now on."""
+        if (key, group) in self._kept:
+            return
+        self._kept.add((key, group))
+        known = self._exact.get(key)
+        if known is None or group < known:
+            self._exact[key] = group
+        keys = self._of_count.get(words)
+        if keys is None:
+            self._of_count[words] = keys = []
+            self._counts.insert(bisect_left(self._counts, words), words)
+        keys.append((key, group))
