@@ -232,3 +232,25 @@ def test_rst_files_are_ingested_and_round_trip(ragox_cli, tmp_path: Path) -> Non
     made = ragox_cli("anchor", "guide.rst", "--start", str(start), "--end", str(end), "--json")
     resolved = ragox_cli("resolve", "-", "--json", stdin=made.stdout)
     assert json.loads(resolved.stdout)["status"] == "RESOLVED"
+
+
+def test_inline_markup_across_lines_keeps_every_line_of_its_paragraph() -> None:
+    """A paragraph is as long as its source lines, not as its rendered text: an embedded
+    link whose target is on the next line renders as its text alone, one line fewer,
+    and the paragraph's last line was lost (a real change log's roadmap sentence)."""
+    source = (
+        "Para with a `link\n<https://example.com/x>`_ to track\na roadmap of goals.\n\n"
+        "* an item with `a target\n  <https://example.com/y>`_ and\n  its last line.\n\n"
+        "See `the\nguide <https://example.com/z>`_\nfor details.\n"
+    )
+    assert _blocks(source) == [
+        (
+            BlockKind.PARAGRAPH,
+            "Para with a `link\n<https://example.com/x>`_ to track\na roadmap of goals.",
+        ),
+        (
+            BlockKind.LIST_ITEM,
+            "an item with `a target\n  <https://example.com/y>`_ and\n  its last line.",
+        ),
+        (BlockKind.PARAGRAPH, "See `the\nguide <https://example.com/z>`_\nfor details."),
+    ]

@@ -52,7 +52,7 @@ __all__ = ["RST_PARSER", "extract_rst"]
 
 RST_PARSER: Final = ParserInfo(
     "rst-docutils",
-    f"1+docutils-{docutils.__version__}",
+    f"2+docutils-{docutils.__version__}",
     {
         "blocks": "title,paragraph,list-item,blockquote,literal,table-cell,term",
         "inline": "verbatim",
@@ -266,7 +266,7 @@ def _first_line(node: nodes.Element, text: str, lines: _Lines) -> int | None:
     line: int | None = node.line
     if line is None:
         return None
-    body = node.astext()
+    body = _source(node)
     first_word = _WORD.search(body)
     if first_word is None:
         return None
@@ -285,7 +285,7 @@ def _span(node: nodes.Element, text: str, lines: _Lines) -> tuple[int, int] | No
     first = _first_line(node, text, lines)
     if first is None:
         return None
-    count = node.astext().rstrip("\n").count("\n") + 1
+    count = _source(node).rstrip("\n").count("\n") + 1
     last = min(first + count - 1, len(lines) - 1)
     start, end = lines.starts[first], lines.ends[last]
     if isinstance(node, _CODE):
@@ -299,6 +299,16 @@ def _span(node: nodes.Element, text: str, lines: _Lines) -> tuple[int, int] | No
     while end > start and text[end - 1] in " \t":
         end -= 1
     return (start, end) if start < end else None
+
+
+def _source(node: nodes.Element) -> str:
+    """The node's text as the source writes it, where docutils keeps it (a paragraph's
+    lines with their markup), else as docutils renders it. The rendered text can have
+    fewer lines: an embedded link whose target is on the next line renders as its text
+    alone ("`link\\n<https://…>`_ to track" as "link to track"), and counting those lost
+    the paragraph's last lines."""
+    raw = node.rawsource
+    return raw if isinstance(raw, str) and raw.strip() else node.astext()
 
 
 def _is_first_in_item(node: nodes.Element) -> bool:
