@@ -269,6 +269,38 @@ def test_answer_code_is_shown_as_code(context: Any, site: App) -> None:
     assert "<pre><code>echo &lt;i&gt;hi&lt;/i&gt;\n</code></pre>" in html
 
 
+def test_a_word_broken_at_a_line_end_reads_joined_and_stays_the_quote(
+    context: Any, site: App
+) -> None:
+    """A PDF's "Schrit-\\nte" on an ask card (and in the viewer's readable quote on a
+    phone, which builds its text the same way) is read as "Schritte": the hyphen and the
+    line end are hidden text, so the element's text stays the verified quote exactly. A
+    compound's capitalised part keeps its hyphen, as in the server's display text."""
+    page = context().new_page()
+    page.goto(f"{site.url}/view/ask")
+    page.wait_for_selector("#signin")
+    quote = "erfordert mehrere Schrit-\nte, die pre-\n   defined sind: Debian-\nSystem, A-\nb"
+    shown, text, context = page.evaluate(
+        """async (quote) => {
+          const { joinBrokenWords, readableNodes } = await import('/view/static/readable.js');
+          const card = document.createElement('div');
+          card.className = 'card';
+          const box = document.createElement('span');
+          box.className = 'quote';
+          const mark = document.createElement('mark');
+          mark.append(...readableNodes(quote));
+          box.append(mark);
+          card.append(box);
+          document.body.append(card);
+          return [mark.innerText, mark.textContent, joinBrokenWords(quote)];
+        }""",
+        quote,
+    )
+    assert text == quote
+    assert shown == "erfordert mehrere Schritte, die predefined sind: Debian-\nSystem, A-\nb"
+    assert context == shown  # the context around a quote is joined the same way
+
+
 @pytest.mark.parametrize("kind", ["desktop", "mobile"])
 def test_library_search_filters_and_paging(context: Any, site: App, kind: str) -> None:
     """Two hundred documents are pages of 25; name, state, group and language filter

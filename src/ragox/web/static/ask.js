@@ -4,6 +4,7 @@
 import { api, mountAccount, currentKey } from "/view/static/session.js";
 import { statusBadge } from "/view/static/status.js";
 import { localize, t, withLanguage } from "/view/static/i18n.js";
+import { joinBrokenWords, readableNodes } from "/view/static/readable.js";
 
 localize();
 
@@ -117,16 +118,16 @@ function card(citations) {
     quote.dir = "auto"; // an Arabic or Hebrew passage reads right to left
     // a little context: the server's, else the anchor's own prefix and suffix
     const around = citation.context || { before: anchor.quote.prefix, after: anchor.quote.suffix };
-    // runs of white space as one space; a space next to the passage stays, so a word
-    // cut by the passage is not split
-    const squeeze = (value) => (value || "").replace(/\s+/g, " ");
+    // runs of white space as one space, broken words joined; a space next to the passage
+    // stays, so a word cut by the passage is not split
+    const squeeze = (value) => joinBrokenWords(value || "").replace(/\s+/g, " ");
     const bit = (value) => squeeze(value).trim() !== "";
     const before = document.createElement("span");
     before.className = "context";
     const cut = (end) => (around[end] ? "" : "…"); // the text goes on beyond what is shown
     before.textContent = bit(around.before) ? `${cut("from_start")}${squeeze(around.before).trimStart()}` : "";
     const exact = document.createElement("mark");
-    exact.textContent = anchor.quote.exact;
+    exact.replaceChildren(...readableNodes(anchor.quote.exact)); // its text stays the quote
     const after = document.createElement("span");
     after.className = "context";
     after.textContent = bit(around.after) ? `${squeeze(around.after).trimEnd()}${cut("to_end")}` : "";

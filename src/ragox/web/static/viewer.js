@@ -6,6 +6,7 @@
 // the representation in text order: the gaps between blocks stay in the DOM, hidden.
 import { forget, obtainKey, signIn } from "/view/static/session.js";
 import { LANG, localize, t, withLanguage } from "/view/static/i18n.js";
+import { readableNodes } from "/view/static/readable.js";
 
 localize();
 
@@ -570,12 +571,14 @@ function showQuoted(text, language) {
   const figure = document.getElementById("quoted");
   const quote = document.getElementById("quoted-text");
   // The representation's blocks (a blank line apart) as paragraphs, the blank lines kept
-  // as hidden text, so that the element's text stays the quote exactly.
+  // as hidden text, so that the element's text stays the quote exactly. A word broken
+  // at a line end is shown joined, its break hidden text too (readable.js).
   const parts = text.split(/(\n{2,})/);
   quote.replaceChildren(...parts.map((part, index) => {
     const span = document.createElement("span");
     span.className = index % 2 ? "gap" : "para";
-    span.textContent = part;
+    if (index % 2) span.textContent = part;
+    else span.replaceChildren(...readableNodes(part));
     return span;
   }));
   if (language) quote.lang = language;
