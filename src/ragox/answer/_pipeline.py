@@ -9,7 +9,7 @@ context, and every dropped citation with its reason.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -225,16 +225,25 @@ def _citation(data: dict[str, Any]) -> Citation:
 
 
 def missing_terms(
-    question: str, evidence: Sequence[Evidence], answer_language: str | None = None
+    question: str,
+    evidence: Sequence[Evidence],
+    answer_language: str | None = None,
+    *,
+    mentioned: Callable[[Sequence[str]], Collection[str]] | None = None,
 ) -> str:
     """Name the question's content words that no supplied passage contains, in the
-    answer's language (the question's, unless the reader asked for another)."""
+    answer's language (the question's, unless the reader asked for another).
+
+    ``mentioned``: of these index terms, those that some passage the reader may read
+    holds. A word one of them holds is not named (the message says that *no passage
+    you can read* mentions it: "windows" absent from the evidence of "How much does a
+    Windows license cost?" was named while the reader's manuals said it many times)."""
     from ragox.answer._extractive import _ASKER_WORDS  # noqa: PLC0415 - loaded by ask
 
     messages = messages_for(question, answer_language)
     text = " ".join(item.text for item in evidence)
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
-    absent = []
+    absent: dict[str, set[str]] = {}
     for word in dict.fromkeys(tokens(question)):
         # the asker's own pronoun ("Wie ändere *ich* …") is no term: never "not mentioned";
         # nor is a word a search drops ("difference *between*", which no passage need say)
@@ -244,10 +253,24 @@ def missing_terms(
         # the passages were found by it
         said = set(analyze_query(word, ["en", "de", "ru"])) | set(synonyms_of_word(word))
         if not said & in_evidence:
-            absent.append(word)
+            absent[word] = said
+    if absent and mentioned is not None:
+        held = set(mentioned(sorted(set().union(*absent.values()))))
+        absent = {word: said for word, said in absent.items() if not said & held}
     if not absent:
         return messages.mentioned_but_unanswered
-    return messages.not_mentioned + ", ".join(absent[:8]) + "."
+    return messages.not_mentioned + ", ".join(list(absent)[:8]) + "."
+
+
+def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
+    """Of some index terms, those that a passage the principal may read now holds."""
+    from ragox.search import scope_of  # noqa: PLC0415
+
+    def held(terms: Sequence[str]) -> set[str]:
+        _, frequencies = store.index.term_statistics(scope_of(principal), terms)
+        return {term for term, count in frequencies.items() if count}
+
+    return held
 
 
 def _trace(
@@ -332,7 +355,9 @@ def answer_question(
         if any(languages.get(m) != answer_language for m in manifests):
             notices = (messages.cannot_translate.format(generator=generator.name),)
     if abstained:
-        missing = draft.missing or missing_terms(question, evidence, answer_language)
+        missing = draft.missing or missing_terms(
+            question, evidence, answer_language, mentioned=_mentioned(store, principal)
+        )
         answer = f"{messages.abstain} {missing}"
         claims: tuple[StoredClaim, ...] = ()
         citations: tuple[Citation, ...] = ()
