@@ -449,6 +449,11 @@ def test_introducers_and_blocks() -> None:
     assert text[: block_end(text, len("Run this:"), True)].endswith("$ make")
     prose = "See the following.\n\nThe build takes a minute."
     assert block_end(prose, len("See the following."), False) is None
+    # the short line after a command typed at a prompt is the next section's heading
+    # (a Markdown README's "## Testing"), not an item of the block
+    for prompt in ("$", "#", ">>>"):
+        python = f"If you don't trust the input, you should use:\n\n    {prompt} load(s)\n\nTesting"
+        assert python[: block_end(python, python.index(":") + 1, True)].endswith("load(s)")
 
 
 def test_generator_keeps_precision_over_recall() -> None:

@@ -70,8 +70,9 @@ _MAX_PARAGRAPHS: Final = 12
 MAX_BLOCK_CHARS: Final = 1500
 #: most words of a list item without a marker
 _BARE_ITEM_WORDS: Final = 10
-#: a command as typed at a shell's prompt ("# dpkg-reconfigure …", "$ make")
-_PROMPTED: Final = re.compile(r"^\s*[$#%]\s+\S")
+#: a command as typed at a shell's prompt ("# dpkg-reconfigure …", "$ make") or at
+#: Python's (">>> yaml.safe_load(stream)")
+_PROMPTED: Final = re.compile(r"^\s*(?:[$#%]|>>>)\s+\S")
 
 
 def is_introducer(sentence: str) -> bool:
