@@ -60,6 +60,8 @@ class Site:
     mutated: dict[str, str]  # status -> anchor id, for anchors other tools wrote
     not_current: str
     pdf: str
+    #: an anchor on r1 of pumpe.txt whose passage r2 keeps
+    kept: str
 
 
 def _anchor(app: Ragox, document_id: str, quote: str, end_quote: str | None = None) -> Anchor:
@@ -144,6 +146,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> 
     # Not current: cited in r1, then r2 replaced the text at that place.
     ingest(PUMPE_R1.encode(), "pumpe.txt")
     old = _anchor(app, "pumpe.txt", OLD_QUOTE)
+    kept = _anchor(app, "pumpe.txt", "Abschnitt 59: Sichtprüfung")
     ingest(PUMPE_R2.encode(), "pumpe.txt")
 
     pdf = DATA / "pdf" / "multicolumn.pdf"
@@ -181,6 +184,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, module_store: str | None) -> 
             mutated,
             old.anchor_id,
             pdf_anchor.anchor_id,
+            kept.anchor_id,
         )
 
 
@@ -295,9 +299,21 @@ def test_old_revision_highlights_and_says_a_newer_one_exists(
     assert "".join(_marks(page)) == OLD_QUOTE
     notice = page.inner_text("#notice").lower()
     assert "a newer revision" in notice and "exists" in notice and "r2" in notice
+    assert "the current revision (r2) no longer has it" in notice  # "jährlich" is gone
     assert _in_viewport(page, "mark.ragox-hl")
     assert _in_viewport(page, "#notice")
     assert _in_viewport(page, "#state")
+
+
+def test_old_revision_says_when_the_current_one_still_has_the_passage(
+    open_page: Any, site: Site
+) -> None:
+    """A passage of r1 that r2 keeps: verified in r1, and the notice says r2 has it too."""
+    page = _view(open_page, site, site.kept, "desktop")
+    assert page.get_attribute("#ragox-viewer", "data-ragox-current") == "false"
+    assert "".join(_marks(page)) == "Abschnitt 59: Sichtprüfung"
+    notice = page.inner_text("#notice").lower()
+    assert "a newer revision" in notice and "the current revision (r2) has it too" in notice
 
 
 @pytest.mark.parametrize("kind", ["desktop", "mobile"])

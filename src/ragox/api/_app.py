@@ -62,6 +62,7 @@ from ragox.service import (
 from ragox.service._json import (
     document_status_json,
     hit_json,
+    in_current_json,
     resolution_json,
     successor_json,
 )
@@ -682,6 +683,11 @@ def create_app(
             successor = ragox.successor(stored.anchor, who)
             if successor is not None:
                 body["successor"] = successor_json(stored.anchor, successor)["to"]
+            # additive: for a text that is no longer current, whether the passage is in
+            # the current revision's (said only of a revision the caller may read)
+            now = ragox.in_current(stored.anchor, who, result)
+            if now is not None:
+                body["in_current"] = in_current_json(now)
         elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:
             body["document_id"] = stored.anchor.document_id
             body["revision"] = stored.anchor.revision

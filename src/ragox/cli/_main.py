@@ -25,12 +25,13 @@ import click
 
 from ragox._lazy import lazy_module
 from ragox.access import DEFAULT_TENANT, Principal, parse_groups, parse_write_prefixes
-from ragox.anchor import Anchor, AnchorFormatError, Refusal
+from ragox.anchor import Anchor, AnchorFormatError, Refusal, ResolutionStatus
 from ragox.answer import generator_from_spec
 from ragox.cli._render import (
     check_json,
     document_status_json,
     hit_json,
+    in_current_json,
     ingest_item_json,
     migration_json,
     print_json,
@@ -44,6 +45,7 @@ from ragox.extract import OcrMode
 from ragox.service import (
     CollectionReaders,
     DurationError,
+    InCurrent,
     IngestItem,
     NotFound,
     Ragox,
@@ -747,6 +749,18 @@ def _refuse_ambiguous_prefix(app: Ragox, anchor_id: str, tenant: str) -> None:
         raise Usage(f"anchor id prefix {anchor_id} names several anchors: give more digits")
 
 
+def _in_current_line(now: InCurrent) -> str:
+    """What a passage verified in an older text is in the current revision's."""
+    if now.status is ResolutionStatus.RESOLVED:
+        assert now.range is not None
+        return (
+            f"  in the current revision {now.revision} too, at [{now.range.start}, {now.range.end})"
+        )
+    if now.status is ResolutionStatus.QUOTE_NOT_FOUND:
+        return f"  not in the current revision {now.revision} (QUOTE_NOT_FOUND)"
+    return f"  the current revision {now.revision}: {now.status.value}"
+
+
 @cli.command(name="resolve")
 @click.argument("source", metavar="FILE|-|ANCHOR_ID")
 @_principal_options
@@ -771,11 +785,15 @@ def resolve_cmd(
             _refuse_ambiguous_prefix(app, anchor_id, tenant)
             stored, result = app.resolve_stored(anchor_id, who)
             anchor_value = None if stored is None else stored.anchor
+        # a passage verified in a text that is no longer current: is it in today's?
+        now = None if anchor_value is None else app.in_current(anchor_value, who, result)
     if as_json:
         data = resolution_json(result)
         if result.resolved and anchor_value is not None:
             # additive, as GET /v1/anchors/{id}: the anchor (document, revision, quote)
             data["anchor"] = anchor_value.to_json()
+        if now is not None:
+            data["in_current"] = in_current_json(now)  # additive, as GET /v1/anchors/{id}
         print_json(data)
     elif result.resolved:
         assert result.range is not None
@@ -787,6 +805,8 @@ def resolve_cmd(
             f"{result.range.coordinates.value}  {'current' if result.current else 'not current'}"
         )
         click.echo(f"  {result.exact!r}")
+        if now is not None:
+            click.echo(_in_current_line(now))
     else:
         click.echo(f"{result.status.value}  ({result.reason})")
     if not result.resolved:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ragox.service._ragox import CollectionReaders as CollectionReaders
     from ragox.service._ragox import DocumentPage as DocumentPage
     from ragox.service._ragox import DocumentStatus as DocumentStatus
+    from ragox.service._ragox import InCurrent as InCurrent
     from ragox.service._ragox import IngestItem as IngestItem
     from ragox.service._ragox import NotFound as NotFound
     from ragox.service._ragox import Ragox as Ragox
@@ -57,6 +58,7 @@ _EXPORTS = {
         "CollectionReaders",
         "DocumentPage",
         "DocumentStatus",
+        "InCurrent",
         "IngestItem",
         "NotFound",
         "Ragox",

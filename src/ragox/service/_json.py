@@ -9,12 +9,19 @@ if TYPE_CHECKING:  # shapes only: a command imports what its own result needs
     from ragox.ingest import JobHealth, ReprocessReport
     from ragox.search import Hit
     from ragox.service._check import CheckReport
-    from ragox.service._ragox import DocumentStatus, IngestItem, StatusSummary, Successor
+    from ragox.service._ragox import (
+        DocumentStatus,
+        InCurrent,
+        IngestItem,
+        StatusSummary,
+        Successor,
+    )
 
 __all__ = [
     "check_json",
     "document_status_json",
     "hit_json",
+    "in_current_json",
     "ingest_item_json",
     "job_json",
     "migration_json",
@@ -66,6 +73,16 @@ def resolution_json(result: Resolution) -> dict[str, Any]:
                 "target": None if result.target is None else target_json(result.target),
             }
         )
+    return data
+
+
+def in_current_json(check: InCurrent) -> dict[str, Any]:
+    """Whether a passage verified in a representation that is no longer current is in
+    the document's current revision: its label, RESOLVED (with the range there),
+    QUOTE_NOT_FOUND or AMBIGUOUS."""
+    data: dict[str, Any] = {"revision": check.revision, "status": check.status.value}
+    if check.range is not None:
+        data["range"] = check.range.to_json()
     return data
 
 

@@ -56,7 +56,7 @@ from ragox.store import (
     open_store,
     utc_now,
 )
-from ragox.text import BASE_PROFILE, MappedRange, Profile
+from ragox.text import BASE_PROFILE, Coordinates, MappedRange, Profile, Span
 
 # A command imports what it uses (issue 15): ``ragox status`` loads neither the
 # ingestion pipeline nor search, answers or checks, so those are imported where used.
@@ -88,6 +88,7 @@ __all__ = [
     "CollectionReaders",
     "DocumentPage",
     "DocumentStatus",
+    "InCurrent",
     "IngestItem",
     "NotFound",
     "Ragox",
@@ -337,6 +338,20 @@ class Successor:
     #: the representation the cited anchor is in (manifest id of the old anchor)
     old_manifest_id: str
     new_manifest_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class InCurrent:
+    """Whether a passage verified in a representation that is no longer current (an
+    older revision, or a revision extracted again since) is in the document's current
+    text, checked as ``migrate`` would carry it there (nothing is written)."""
+
+    #: the document's current revision
+    revision: str
+    #: RESOLVED: there once (at ``range``); QUOTE_NOT_FOUND: not there; AMBIGUOUS:
+    #: there more than once with the same context
+    status: ResolutionStatus
+    range: Span | None = None
 
 
 _SKIP_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules"})
@@ -1765,29 +1780,7 @@ class Ragox:
             return Refusal(ResolutionStatus.ACCESS_DENIED, "target_not_ready")
         if record.manifest_id == verified.manifest_id:
             return Refusal(ResolutionStatus.RESOLVED, "already_current")
-        new_record = self.store.get_manifest(record.manifest_id)
-        old_record = self.store.get_manifest(verified.manifest_id)
-        assert new_record is not None and old_record is not None
-        via_source = None
-        if new_record.manifest.source_sha256 == old_record.manifest.source_sha256:
-            old_alignment = self.store.alignment(verified.manifest_id)
-            new_alignment = self.store.alignment(record.manifest_id)
-            if old_alignment is not None and new_alignment is not None:
-
-                def via_source(start: int, end: int) -> MappedRange:
-                    back = old_alignment.map_back(start, end)
-                    forward = new_alignment.map_forward(back.start, back.end)
-                    return MappedRange(forward.start, forward.end, back.exact and forward.exact)
-
-        from ragox.anchor import migrate_anchor  # noqa: PLC0415
-
-        migrated = migrate_anchor(
-            anchor,
-            self.store.text(verified.manifest_id),
-            new_record.manifest.identity,
-            self.store.text(record.manifest_id),
-            via_source,
-        )
+        migrated = self._carried(anchor, verified.manifest_id, record.manifest_id)
         if isinstance(migrated, Refusal):
             return migrated
         self.store.save_anchor(migrated.new, record.manifest_id, principal.name)
@@ -1799,6 +1792,65 @@ class Ragox:
             principal.name,
         )
         return migrated
+
+    def _carried(self, anchor: Anchor, old_manifest: str, new_manifest: str) -> Migration | Refusal:
+        """``anchor`` (verified in ``old_manifest``) carried into ``new_manifest``: through
+        both alignments when the two share their source bytes, else by its quote with
+        its context, once; nothing is stored."""
+        new_record = self.store.get_manifest(new_manifest)
+        old_record = self.store.get_manifest(old_manifest)
+        if new_record is None or old_record is None:  # deleted meanwhile
+            return Refusal(ResolutionStatus.ACCESS_DENIED, "access_denied")
+        via_source = None
+        if new_record.manifest.source_sha256 == old_record.manifest.source_sha256:
+            old_alignment = self.store.alignment(old_manifest)
+            new_alignment = self.store.alignment(new_manifest)
+            if old_alignment is not None and new_alignment is not None:
+
+                def via_source(start: int, end: int) -> MappedRange:
+                    back = old_alignment.map_back(start, end)
+                    forward = new_alignment.map_forward(back.start, back.end)
+                    return MappedRange(forward.start, forward.end, back.exact and forward.exact)
+
+        from ragox.anchor import migrate_anchor  # noqa: PLC0415
+
+        return migrate_anchor(
+            anchor,
+            self.store.text(old_manifest),
+            new_record.manifest.identity,
+            self.store.text(new_manifest),
+            via_source,
+        )
+
+    def in_current(
+        self, anchor: Anchor, principal: Principal, verified: Resolution | None = None
+    ) -> InCurrent | None:
+        """For an anchor verified in a representation that is no longer current: whether
+        its passage is in the current representation of the document's current revision
+        (``verified``: the anchor's resolution for this principal, when already made).
+        None for a current anchor, one that does not resolve, and when the principal
+        may not read the current revision (nothing is said of a revision it may not
+        read)."""
+        verified = verified or self.resolve(anchor, principal)
+        if not verified.resolved or verified.current or verified.manifest_id is None:
+            return None
+        try:
+            _, record = self._readable_revision(anchor.document_id, None, principal)
+        except NotFound:
+            return None
+        if (
+            record.manifest_id is None
+            or record.state is not RevisionState.READY
+            or record.manifest_id == verified.manifest_id
+        ):
+            return None
+        carried = self._carried(anchor, verified.manifest_id, record.manifest_id)
+        if isinstance(carried, Refusal):
+            if carried.status is ResolutionStatus.ACCESS_DENIED:
+                return None
+            return InCurrent(record.revision, carried.status)
+        found = Span(Coordinates.CODEPOINT, carried.new.start, carried.new.end)
+        return InCurrent(record.revision, ResolutionStatus.RESOLVED, found)
 
 
 def _real(path: Path) -> Path:

@@ -228,6 +228,16 @@ export const WORDS = {
     de: "Es gibt eine neuere Revision dieses Dokuments ({current}): Diese Stelle ist in Revision {revision} überprüft, die nicht mehr aktuell ist.",
     ru: "Есть более новая редакция этого документа ({current}): фрагмент проверен в редакции {revision}, которая больше не актуальна.",
   },
+  "viewer.in-current": {
+    en: " The current revision ({current}) has it too.",
+    de: " Die aktuelle Revision ({current}) enthält sie ebenfalls.",
+    ru: " В текущей редакции ({current}) он тоже есть.",
+  },
+  "viewer.not-in-current": {
+    en: " The current revision ({current}) no longer has it.",
+    de: " Die aktuelle Revision ({current}) enthält sie nicht mehr.",
+    ru: " В текущей редакции ({current}) его больше нет.",
+  },
   "viewer.not-current": { en: " (not the current revision)", de: " (nicht die aktuelle Revision)", ru: " (не текущая редакция)" },
   "viewer.range": {
     en: "Range [{start}, {end}) in Unicode code points (UTF-16 [{start16}, {end16}) in this page).",

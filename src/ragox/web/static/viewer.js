@@ -463,9 +463,21 @@ function offerUnverified(key, resolution) {
 }
 
 /** A resolved anchor on a representation that is no longer current: say so plainly,
- * and name the anchor a rebuild migrated it to, when there is one. */
-async function noticeNotCurrent(key, anchor, successor) {
+ * whether the current revision still has the passage (``inCurrent``, the server's
+ * check), and name the anchor a migration carried it to, when there is one. */
+async function noticeNotCurrent(key, anchor, successor, inCurrent) {
   let message = t("viewer.older-text");
+  // a migration into another revision: the source changed, it was not re-extracted
+  const current = (inCurrent && inCurrent.revision) ||
+    (successor && successor.revision !== anchor.revision ? successor.revision : null);
+  if (current && current !== anchor.revision) {
+    message = t("viewer.newer-revision", { current, revision: anchor.revision });
+  }
+  if (inCurrent && inCurrent.status === "RESOLVED") {
+    message += t("viewer.in-current", { current: inCurrent.revision });
+  } else if (inCurrent && inCurrent.status === "QUOTE_NOT_FOUND") {
+    message += t("viewer.not-in-current", { current: inCurrent.revision });
+  }
   if (successor) {
     const link = document.createElement("a");
     link.href = withLanguage(`/view/anchors/${encodeURIComponent(successor.anchor_id)}`);
@@ -477,13 +489,15 @@ async function noticeNotCurrent(key, anchor, successor) {
     noticeLine.hidden = false;
     return;
   }
-  const response = await api(documentPath(anchor.document_id), key);
-  if (response.ok) {
-    const info = await response.json();
-    if (info.current_revision && info.current_revision !== anchor.revision) {
-      message = t("viewer.newer-revision", {
-        current: info.current_revision, revision: anchor.revision,
-      });
+  if (!current) {
+    const response = await api(documentPath(anchor.document_id), key);
+    if (response.ok) {
+      const info = await response.json();
+      if (info.current_revision && info.current_revision !== anchor.revision) {
+        message = t("viewer.newer-revision", {
+          current: info.current_revision, revision: anchor.revision,
+        });
+      }
     }
   }
   noticeLine.textContent = message;
@@ -503,7 +517,9 @@ async function open(key) {
   whereLine.textContent = `${anchor.document_id} · ${t("revision", anchor)}` +
     (resolution.current ? "" : t("viewer.not-current"));
   root.dataset.ragoxCurrent = String(resolution.current);
-  if (!resolution.current) await noticeNotCurrent(key, anchor, resolution.successor);
+  if (!resolution.current) {
+    await noticeNotCurrent(key, anchor, resolution.successor, resolution.in_current);
+  }
   // The representation the anchor resolved against (a rebuild keeps the old one).
   const textPath = `${documentPath(anchor.document_id, anchor.revision)}/text` +
     `?manifest_id=${encodeURIComponent(resolution.manifest_id)}`;

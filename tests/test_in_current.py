@@ -1,0 +1,110 @@
+"""A passage verified in an older revision says whether the current revision still has
+it (a new-user pass: `resolve` printed "RESOLVED … not current" alike for a sentence the
+new revision removed and one it kept; only `migrate` told them apart). `resolve`, its
+`--json`, and `GET /v1/anchors/{id}` say it; nothing is said of a current revision the
+reader may not read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from conftest import serving
+from ragox.access import Principal
+from ragox.anchor import Anchor, Refusal, ResolutionStatus
+from ragox.service import Ragox
+
+pytestmark = pytest.mark.both_backends
+
+STAFF = Principal("sam", groups=frozenset({"staff"}))
+R1 = "The seal is checked every 500 hours.\n\nThe pump is painted in spring.\n"
+R2 = "Safety first.\n\nThe seal is checked every 800 hours.\n\nThe pump is painted in spring.\n"
+
+
+def _ingest(app: Ragox, text: str, groups: frozenset[str] = frozenset({"staff"})) -> None:
+    outcome = app.ingestor.ingest_bytes(
+        text.encode(), "pump.txt", "pump.txt", groups=groups, tenant="default"
+    )
+    assert outcome.state.value == "READY"
+
+
+def _anchor(app: Ragox, quote: str) -> Anchor:
+    text = app.text("pump.txt", STAFF)
+    start = text.index(quote)
+    created = app.create_anchor("pump.txt", start, start + len(quote), STAFF)
+    assert not isinstance(created, Refusal)
+    return created.anchor
+
+
+def test_an_older_revisions_passage_says_whether_the_current_one_has_it(app: Ragox) -> None:
+    _ingest(app, R1)
+    gone = _anchor(app, "every 500 hours")
+    kept = _anchor(app, "The pump is painted in spring.")
+    assert app.in_current(kept, STAFF) is None  # current: nothing to say
+    _ingest(app, R2)
+    now = app.in_current(kept, STAFF)
+    assert now is not None and now.revision == "r2" and now.status is ResolutionStatus.RESOLVED
+    assert now.range is not None
+    assert app.text("pump.txt", STAFF)[now.range.start : now.range.end] == kept.quote.exact
+    missing = app.in_current(gone, STAFF)
+    assert missing is not None and missing.status is ResolutionStatus.QUOTE_NOT_FOUND
+    assert missing.range is None
+    # the old anchors still resolve, against r1, as before
+    assert app.resolve(gone, STAFF).status is ResolutionStatus.RESOLVED
+
+
+def test_nothing_is_said_of_a_current_revision_the_reader_may_not_read(app: Ragox) -> None:
+    """r2 is for the managers only: a staff reader of r1 learns nothing about it, neither
+    that the passage is there nor that it is not."""
+    _ingest(app, R1)
+    gone = _anchor(app, "every 500 hours")
+    kept = _anchor(app, "The pump is painted in spring.")
+    _ingest(app, R2, frozenset({"managers"}))
+    assert app.resolve(kept, STAFF).status is ResolutionStatus.RESOLVED
+    assert app.in_current(kept, STAFF) is None
+    assert app.in_current(gone, STAFF) is None
+    manager = Principal("mia", groups=frozenset({"staff", "managers"}))
+    found = app.in_current(gone, manager)
+    assert found is not None and found.status is ResolutionStatus.QUOTE_NOT_FOUND
+
+
+def test_resolve_and_the_api_say_it(app: Ragox, ragox_cli: Any) -> None:
+    _ingest(app, R1)
+    gone = _anchor(app, "every 500 hours")
+    kept = _anchor(app, "The pump is painted in spring.")
+    _ingest(app, R2)
+    key = app.create_key(STAFF)
+    home = app.home
+    app.close()
+    shown = ragox_cli("resolve", kept.anchor_id[:16])
+    assert shown.code == 0, shown.stderr
+    assert "not current" in shown.stdout
+    assert "in the current revision r2 too, at [" in shown.stdout
+    shown = ragox_cli("resolve", gone.anchor_id[:16])
+    assert "not in the current revision r2 (QUOTE_NOT_FOUND)" in shown.stdout
+    data: Any = ragox_cli("resolve", kept.anchor_id, "--json").json()
+    assert data["status"] == "RESOLVED" and data["current"] is False
+    start = R2.index("The pump")
+    assert data["in_current"] == {
+        "revision": "r2",
+        "status": "RESOLVED",
+        "range": {"coordinates": "codepoint", "start": start, "end": start + 30},
+    }
+    with serving(home) as url:
+        headers = {"Authorization": f"Bearer {key}"}
+        body = httpx.get(f"{url}/v1/anchors/{gone.anchor_id}", headers=headers).json()
+        assert body["status"] == "RESOLVED"
+        assert body["in_current"] == {"revision": "r2", "status": "QUOTE_NOT_FOUND"}
+        current = _current_anchor_id(home)
+        body = httpx.get(f"{url}/v1/anchors/{current}", headers=headers).json()
+        assert body["current"] is True and "in_current" not in body
+
+
+def _current_anchor_id(home: Any) -> str:
+    app = Ragox(home)
+    try:
+        return _anchor(app, "Safety first.").anchor_id
+    finally:
+        app.close()
