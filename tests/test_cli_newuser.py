@@ -6,6 +6,7 @@ refused prefix that tells nothing about the anchors it does not show."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import httpx
@@ -221,6 +222,32 @@ def test_a_folder_with_a_link_to_nothing_is_not_a_failure(ragox_process, tmp_pat
     data = json.loads(again.stdout)
     assert data["summary"] == {"ready": 1, "skipped": 1, "failed": 0}
     assert {r.get("reason") for r in data["results"]} >= {"BROKEN_LINK"}
+
+
+def test_a_folder_with_a_fifo_and_link_loops_is_ingested_to_the_end(
+    ragox_process, tmp_path: Path
+) -> None:
+    """A FIFO named like a text file and links that never end (``self -> self``,
+    ``x1 -> x2 -> x1``) are skipped, and the files around them are READY (before: the
+    FIFO blocked the worker that reads text files ahead, and the command waited for
+    ever; a loop ended the command with an internal error)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("The seal is checked weekly.\n")
+    os.mkfifo(folder / "b.txt")
+    (folder / "c.txt").write_text("The pump is painted in spring.\n")
+    (folder / "self").symlink_to("self")
+    (folder / "x1").symlink_to("x2")
+    (folder / "x2").symlink_to("x1")
+    shown = ragox_process("ingest", str(folder), "--json")
+    assert shown.code == 0, shown.stdout + shown.stderr
+    data = json.loads(shown.stdout)
+    assert data["summary"] == {"ready": 2, "skipped": 4, "failed": 0}
+    reasons = {r["path"].rsplit("/", 1)[-1]: r.get("reason") for r in data["results"]}
+    assert reasons["b.txt"] == "NOT_A_FILE"
+    assert reasons["self"] == reasons["x1"] == reasons["x2"] == "BROKEN_LINK"
+    alone = ragox_process("ingest", str(folder / "self"))
+    assert alone.code == 0 and "(BROKEN_LINK)" in alone.stdout, alone.stdout + alone.stderr
 
 
 def test_sources_list_each_label_once(ragox_process, home: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import stat
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -174,10 +175,23 @@ def _unpack(packed: tuple[object, ...]) -> tuple[Extraction, Prepared]:
     return extraction, Prepared(search, pieces, language, bodies_found)
 
 
+def _read_regular(path: str) -> bytes:
+    """The bytes of a regular file; anything else (a FIFO put where the file was after
+    it was listed) is an ``OSError`` at once, never a read that waits."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(descriptor)
+
+
 def _extract_file(path: str, profile_id: str) -> _Packed:
     """In the worker: read, hash and extract one file as the pipeline would."""
     try:
-        data = Path(path).read_bytes()
+        data = _read_regular(path)
     except OSError:
         return "", "", None
     media_type = detect_media_type(Path(path).name, data)
@@ -287,11 +301,13 @@ class ExtractAhead:
 
 
 def _worth_it(path: Path) -> bool:
-    """A file whose name says a text format (or says nothing), small enough."""
+    """A regular file whose name says a text format (or says nothing), small enough (a
+    FIFO named ``b.txt`` blocked the worker's read, and the command waited for ever)."""
     media_type = detect_media_type(path.name, b"")
     if media_type not in TEXT_TYPES:
         return False
     try:
-        return path.stat().st_size <= MAX_AHEAD_BYTES
+        found = path.stat()
     except OSError:
         return False
+    return stat.S_ISREG(found.st_mode) and found.st_size <= MAX_AHEAD_BYTES

@@ -1878,8 +1878,13 @@ def shown_path(path: Path) -> str:
 
 
 def _inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links resolved, is ``root`` or below it."""
-    return path.resolve().is_relative_to(root.resolve())
+    """Whether ``path``, links resolved, is ``root`` or below it. A link that never
+    ends (a loop: ``self -> self``) is inside: it is no file, and is skipped as a broken
+    link (resolving it raised, and the command ended with an internal error)."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (RuntimeError, OSError):
+        return True
 
 
 def _redact(payload: dict[str, object], deleted: frozenset[str]) -> dict[str, object]:
