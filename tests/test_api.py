@@ -102,6 +102,35 @@ def test_outside_scope_answers_like_missing(server: Server) -> None:
     assert ok.status_code == 200 and ok.json()["current_revision"] == "r1"
 
 
+def test_an_upload_whose_file_name_cannot_be_an_id_needs_one(server: Server) -> None:
+    """Without ``document_id`` the file name is the id; a name that cannot be one (a line
+    break, "..", none) is 422, and nothing is stored (before: each became the next
+    revision of ``staff/upload``, so unrelated uploads replaced each other as current)."""
+    before = httpx.get(f"{server.url}/v1/documents/staff/upload", headers=_auth(server.staff))
+    for name in (b"Q3 report\n.txt", b"..", b""):
+        # written by hand: httpx would percent-encode the line break
+        body = (
+            b'--B\r\nContent-Disposition: form-data; name="file"; filename="' + name + b'"\r\n'
+            b"Content-Type: text/plain\r\n\r\nRevenue grew by four percent.\n\r\n--B--\r\n"
+        )
+        response = httpx.post(
+            f"{server.url}/v1/documents",
+            headers={**_auth(server.staff), "Content-Type": "multipart/form-data; boundary=B"},
+            content=body,
+        )
+        assert response.status_code == 422, (name, response.text)
+        assert "document_id" in response.json()["detail"]
+    after = httpx.get(f"{server.url}/v1/documents/staff/upload", headers=_auth(server.staff))
+    assert before.status_code == after.status_code == 404
+    named = httpx.post(
+        f"{server.url}/v1/documents",
+        headers=_auth(server.staff),
+        files={"file": ("..", b"Revenue grew by four percent.\n")},
+        data={"document_id": "staff/q3-report.txt"},
+    )
+    assert named.status_code == 202 and named.json()["document_id"] == "staff/q3-report.txt"
+
+
 def test_upload_is_202_then_ready_and_limits_apply(server: Server) -> None:
     """An upload answers 202 with its state (an id without one is the file name in the
     key's write prefix), becomes READY, and oversize is 413."""

@@ -342,7 +342,7 @@ def create_app(
         Needs a key that may write the id (its write prefixes) and read every existing
         revision of it; any other upload is one and the same 403, decided before the
         bytes are hashed or anything is looked up. Without ``document_id`` the id is the
-        file name inside the key's first write prefix.
+        file name inside the key's first write prefix (422 when the name cannot be an id).
         """
         form = await _bounded_form(request, upload_limit)
         try:
@@ -357,6 +357,15 @@ def create_app(
         if len(data) > upload_limit:
             raise Problem(413, "Content Too Large", f"the limit is {upload_limit} bytes")
         name = _form_name(file.filename)
+        if not fields["document_id"] and name is None:
+            # Without an id the file's name is the id: a name that cannot be one (empty,
+            # "..", a line break) was the fixed "upload", so that unrelated uploads became
+            # revisions of one document and replaced each other as current.
+            raise Problem(
+                422,
+                "Unprocessable Content",
+                "the file name cannot be a document id: give document_id",
+            )
         doc_id = fields["document_id"] or ragox.default_upload_id(who, name or "upload")
         id_problem = document_id_problem(doc_id)
         if id_problem is not None:
