@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 import pytest
@@ -217,6 +218,35 @@ def test_encrypted_pdf_with_password_and_entity_heavy_html(app: Ragox, tmp_path:
     path.write_bytes(b"<p>" + b"&amp;&eacute;" * 100_000 + b"</p>")
     doc = _ingest(app, path)
     assert app.text(doc, OPERATOR) == "&é" * 100_000
+
+
+def test_an_encrypted_pdf_is_checked_with_its_password_and_never_fails_verify(
+    app: Ragox, ragox_cli: Any
+) -> None:
+    """`check` of an encrypted PDF without its password says so with its code (exit 1;
+    before: an internal error), with it checks the round trip; `verify`, which has no
+    password (a home never keeps one), lists it as not checkable without failing."""
+    outcome = app.ingestor.ingest_bytes(
+        (DATA / "pdf" / "password-protected.pdf").read_bytes(),
+        "p.pdf",
+        "p",
+        tenant="default",
+        password="openpassword",
+    )
+    assert outcome.state is RevisionState.READY
+    app.close()
+    locked = ragox_cli("check", "p")
+    assert locked.code == 1
+    assert locked.stdout.strip() == "p: not checkable: ENCRYPTED_PDF  (give --password)"
+    assert "internal error" not in locked.stderr
+    data: Any = ragox_cli("check", "p", "--json").json()
+    assert data == {"document_id": "p", "error_code": "ENCRYPTED_PDF"}
+    opened = ragox_cli("check", "p", "--password", "openpassword")
+    assert opened.code == 0 and "0 mismatches" in opened.stdout, opened.stdout
+    verified = ragox_cli("verify", "--json")
+    assert verified.code == 0, verified.stdout
+    cases = [c for c in verified.json()["cases"] if c["part"] == "roundtrip"]  # type: ignore[index]
+    assert [c["observed"] for c in cases] == ["not checkable without its password (not kept)"]
 
 
 def test_check_detects_a_broken_mapping(app: Ragox, tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ from ragox.cli._render import (
     successor_json,
 )
 from ragox.cli._scratch import scratch_store
-from ragox.extract import OcrMode
+from ragox.extract import ErrorCode, ExtractionError, OcrMode
 from ragox.service import (
     CollectionReaders,
     DurationError,
@@ -990,6 +990,15 @@ def check(
             report = app.check(document_id, Principal.local_operator(tenant), revision, password)
         except NotFound:
             _not_found(as_json, "document")
+        except ExtractionError as error:
+            # the original cannot be read again (an encrypted PDF without its password,
+            # which ragox never keeps): said with its code, not an internal error
+            hint = "  (give --password)" if error.code is ErrorCode.ENCRYPTED_PDF else ""
+            if as_json:
+                print_json({"document_id": document_id, "error_code": error.code.value})
+            else:
+                click.echo(f"{document_id}: not checkable: {error.code.value}{hint}")
+            ctx.exit(1)
     if as_json:
         print_json(check_json(report))
     else:
