@@ -5,13 +5,15 @@ prefixes wherever an id is accepted, and --home/--json on either side of the com
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import httpx
 import pytest
 
-from conftest import CliResult, run_ragox, serving
+from conftest import CliResult, run_ragox, serving, store_sql
 from ragox.access import Principal
+from ragox.anchor import Refusal
 from ragox.service import Ragox
 
 pytestmark = pytest.mark.both_backends
@@ -122,6 +124,62 @@ def test_anchor_prefix_keeps_access_rules(ragox_cli, home: Path) -> None:
         assert json.loads(denied.stdout)["status"] == "ACCESS_DENIED"
         other = ragox_cli("resolve", given, "--tenant", "acme", "--json")
         assert json.loads(other.stdout)["status"] == "ACCESS_DENIED"
+
+
+def test_an_ambiguous_prefix_is_told_only_to_the_operator(ragox_cli, home: Path) -> None:
+    """Two stored anchors share the first 8 digits (the second one of a document only
+    the finance group reads): the local operator is told to give more digits (exit 2); a
+    declared reader gets ACCESS_DENIED, as for a prefix of nothing (before: "names
+    several anchors", telling an outsider that an anchor it may not read exists)."""
+    full, _ = _asked(home)
+    app = Ragox(home)
+    try:
+        app.ingestor.ingest_bytes(
+            b"Salaries rise by two percent.\n",
+            "pay.txt",
+            "pay.txt",
+            groups=frozenset({"finance"}),
+            tenant="default",
+        )
+        pay = app.create_anchor("pay.txt", 0, 8, Principal.local_operator())
+    finally:
+        app.close()
+    assert not isinstance(pay, Refusal)
+    twin = full[:8] + pay.anchor.anchor_id[8:]  # the finance anchor under a colliding id
+    if os.environ.get("RAGOX_STORE"):
+        listed = "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+        listed += "ORDER BY ordinal_position"
+        columns = [row[0] for row in store_sql(home, listed, ("anchors",))]
+    else:
+        columns = [row[1] for row in store_sql(home, "PRAGMA table_info(anchors)")]
+    chosen = ", ".join("?" if column == "anchor_id" else column for column in columns)
+    store_sql(
+        home,
+        f"INSERT INTO anchors({', '.join(columns)}) SELECT {chosen} FROM anchors "
+        "WHERE anchor_id = ?",
+        (twin, pay.anchor.anchor_id),
+    )
+    told = ragox_cli("resolve", full[:8])
+    assert told.code == 2 and "names several anchors" in told.stderr
+    for who in (
+        ("--principal", "oz", "--groups", "sales"),
+        ("--principal", "sam", "--groups", "staff"),
+    ):
+        shown = ragox_cli("resolve", full[:8], *who, "--json")
+        unknown = ragox_cli("resolve", "0" * 8 if full[:8] != "0" * 8 else "f" * 8, *who, "--json")
+        assert shown.code == unknown.code == 1
+        assert json.loads(shown.stdout) == {**json.loads(unknown.stdout), "anchor_id": full[:8]}
+
+
+def test_resolve_of_a_name_longer_than_the_system_takes_is_a_usage_error(
+    ragox_cli, home: Path
+) -> None:
+    """Neither an id nor a file the system can name: exit 2 (before: an internal error,
+    ENAMETOOLONG)."""
+    _asked(home)
+    for given in ("f" * 300, "f" * 5000, "g" * 300):
+        result = ragox_cli("resolve", given)
+        assert result.code == 2 and "no such file" in result.stderr, result.stderr[:200]
 
 
 def test_api_and_viewer_accept_anchor_id_prefixes(home: Path) -> None:

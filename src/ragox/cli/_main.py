@@ -696,9 +696,18 @@ def anchor(
         click.echo(f"  exact: {data['quote']['exact']!r}")
 
 
+def _is_path(source: str) -> bool:
+    """Whether ``source`` names something on disk (a name longer than the system takes
+    names nothing: ``exists`` raised ENAMETOOLONG, an internal error)."""
+    try:
+        return Path(source).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _read_anchor(source: str) -> tuple[Anchor | None, str | None]:
     """An anchor from JSON (ours or W3C) in a file or stdin, or a stored anchor id."""
-    if source != "-" and not Path(source).exists():
+    if source != "-" and not _is_path(source):
         if _ANCHOR_ID.fullmatch(source.lower()):
             return None, source.lower()  # ids are lowercase hex; a copied id may not be
         if _HEX_DIGITS.fullmatch(source):
@@ -782,7 +791,10 @@ def resolve_cmd(
             result = app.resolve(anchor_value, who)
         else:
             assert anchor_id is not None
-            _refuse_ambiguous_prefix(app, anchor_id, tenant)
+            if who.operator:
+                # told only to the operator: a reader gets what an unknown prefix gets
+                # (it may not know that an anchor it may not read shares the prefix)
+                _refuse_ambiguous_prefix(app, anchor_id, tenant)
             stored, result = app.resolve_stored(anchor_id, who)
             anchor_value = None if stored is None else stored.anchor
         # a passage verified in a text that is no longer current: is it in today's?
