@@ -66,6 +66,29 @@ def test_unsupported_files_only_skipped_exit_zero_with_a_summary(ragox_cli, tmp_
     assert result.stdout.strip().splitlines()[-1] == "1 ready, 1 skipped, 0 failed"
 
 
+def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """The same bytes ingested again with other --groups: refused (GROUPS_DIFFER, exit 1,
+    with a pointer to `ragox acl`) and the stored readers unchanged; the same groups, or
+    none given, stay "unchanged" with exit 0 (before: exit 0 and the new groups silently
+    dropped, so an operator restricting a document thought it restricted)."""
+    path = tmp_path / "sal.txt"
+    path.write_text("Salary bands are reviewed every year.\n")
+    assert ragox_cli("ingest", str(path), "--groups", "everyone").code == 0
+    refused = ragox_cli("ingest", str(path), "--groups", "hr")
+    assert refused.code == 1
+    assert "(GROUPS_DIFFER)" in refused.stdout and "ragox acl" in refused.stdout
+    data = json.loads(ragox_cli("ingest", str(path), "--groups", "hr", "--json").stdout)
+    assert data["results"][0]["reason"] == "GROUPS_DIFFER"
+    assert data["summary"] == {"ready": 0, "skipped": 0, "failed": 1}
+    status = json.loads(ragox_cli("status", "sal.txt", "--json").stdout)
+    assert status["revisions"][0]["groups"] == ["everyone"]
+    for same in (("--groups", "everyone"), ()):
+        again = ragox_cli("ingest", str(path), *same)
+        assert again.code == 0 and "(unchanged)" in again.stdout, again.stdout
+
+
 def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path) -> None:
     """Failures keep exit 1; the summary counts them apart from skips."""
     folder = tmp_path / "docs"

@@ -397,18 +397,28 @@ def _ingest_one(
     queue: bool,
     ocr: str,
 ) -> IngestItem:
-    return app.ingest_path(
+    readers = parse_groups(groups)
+    item = app.ingest_path(
         path,
         root,
         document_id=doc_id,
         revision=revision,
-        groups=parse_groups(groups),
+        groups=readers,
         tenant=tenant,
         password=password,
         language=language,
         queue=queue,
         ocr=OcrMode(ocr),
     )
+    out = item.outcome
+    if groups is not None and out is not None and not out.created:
+        # The same bytes are stored already (unchanged): groups given for them that are
+        # not the stored revision's are refused, not silently dropped (an operator
+        # restricting a document would think it restricted); `acl` changes readers.
+        stored = app.store.get_revision(tenant, out.document_id, out.revision)
+        if stored is not None and stored.groups != readers:
+            return IngestItem(item.path, None, SkipReason.GROUPS_DIFFER)
+    return item
 
 
 def _ingest_line(item: IngestItem) -> str:
@@ -416,7 +426,10 @@ def _ingest_line(item: IngestItem) -> str:
     if item.outcome is None:
         assert item.skipped is not None
         label = "FAILED " if item.skipped.is_failure else "SKIPPED"
-        return f"{label}  {item.path}  ({item.skipped.value})"
+        hint = ""
+        if item.skipped is SkipReason.GROUPS_DIFFER:
+            hint = "  stored with other readers: change them with `ragox acl`"
+        return f"{label}  {item.path}  ({item.skipped.value}){hint}"
     out = item.outcome
     note = "" if out.created else "  (unchanged)"
     error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""

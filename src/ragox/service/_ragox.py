@@ -176,6 +176,10 @@ class SkipReason(enum.Enum):
     #: a symbolic link whose target does not exist (Debian's doc folders have them,
     #: ``README.md.gz -> ../other-package/README.md.gz``): nothing to read, no failure
     BROKEN_LINK = "BROKEN_LINK"
+    #: ``ingest --groups`` of bytes a revision already has, stored for other readers:
+    #: nothing changes (the same bytes never make a second revision), and the readers
+    #: are not silently left as they were either; ``ragox acl`` changes them
+    GROUPS_DIFFER = "GROUPS_DIFFER"
 
     @property
     def is_failure(self) -> bool:
