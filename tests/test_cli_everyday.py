@@ -89,6 +89,29 @@ def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
         assert again.code == 0 and "(unchanged)" in again.stdout, again.stdout
 
 
+def test_names_and_text_cannot_forge_or_reorder_a_line_for_people(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """A file named with a line break and a fake report line is one line, its break
+    escaped; a document's bidirectional override ("Total \u202e0001\u202c EUR", shown as
+    1000 by a terminal) is escaped in search and ask output. --json and the stored text
+    keep the characters exactly."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "evil.txt\nREADY    payroll.txt@r1  payroll.txt").write_text("A note.\n")
+    (folder / "bill.txt").write_text("Total \u202e0001\u202c EUR is due on Friday.\n")
+    shown = ragox_cli("ingest", str(folder))
+    lines = shown.stdout.splitlines()
+    assert not any(line.startswith("READY    payroll.txt") for line in lines), lines
+    assert any("evil.txt\\x0aREADY" in line for line in lines), lines
+    found = ragox_cli("search", "total")
+    assert "\u202e" not in found.stdout and "Total \\u202e0001\\u202c EUR" in found.stdout
+    asked = ragox_cli("ask", "What total is due on Friday?")
+    assert "\u202e" not in asked.stdout and "\\u202e0001" in asked.stdout, asked.stdout
+    exact = json.loads(ragox_cli("search", "total", "--json").stdout)["hits"][0]["snippet"]
+    assert "\u202e0001\u202c" in exact
+
+
 def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path) -> None:
     """Failures keep exit 1; the summary counts them apart from skips."""
     folder = tmp_path / "docs"

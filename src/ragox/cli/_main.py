@@ -37,6 +37,8 @@ from ragox.cli._render import (
     print_json,
     refusal_json,
     resolution_json,
+    shown_id,
+    shown_text,
     status_summary_json,
     successor_json,
 )
@@ -429,11 +431,14 @@ def _ingest_line(item: IngestItem) -> str:
         hint = ""
         if item.skipped is SkipReason.GROUPS_DIFFER:
             hint = "  stored with other readers: change them with `ragox acl`"
-        return f"{label}  {item.path}  ({item.skipped.value}){hint}"
+        return f"{label}  {shown_id(item.path)}  ({item.skipped.value}){hint}"
     out = item.outcome
     note = "" if out.created else "  (unchanged)"
     error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
-    return f"{out.state.value:<8} {out.document_id}@{out.revision}  {item.path}{note}{error}"
+    return (
+        f"{out.state.value:<8} {shown_id(out.document_id)}@{shown_id(out.revision)}  "
+        f"{shown_id(item.path)}{note}{error}"
+    )
 
 
 @cli.command()
@@ -584,7 +589,8 @@ def _print_summary(summary: Any) -> None:
 
 def _print_status(doc_status: Any) -> None:
     data = document_status_json(doc_status)
-    click.echo(f"{data['document_id']}  current: {data['current_revision'] or '-'}")
+    current = shown_id(data["current_revision"] or "-")
+    click.echo(f"{shown_id(data['document_id'])}  current: {current}")
     for rev in data["revisions"]:
         error = (
             f"  {rev['failed_stage']}: {rev['error']}: {rev['error_message']}"
@@ -602,7 +608,7 @@ def _print_status(doc_status: Any) -> None:
             else ""
         )
         click.echo(
-            f"  {rev['revision']:<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
+            f"  {shown_id(rev['revision']):<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
             f"{vectors}{_job_note(rev)}{stale}"
         )
         if rev["warnings"]:  # codes only: what the extractor dropped or changed on purpose
@@ -987,11 +993,12 @@ def search(
     for number, hit in enumerate(hits, start=1):
         lists = ", ".join(f"{r.retriever} #{r.rank}" for r in hit.found_by)
         pages = f"  p. {', '.join(map(str, hit.pages))}" if hit.pages else ""
-        click.echo(f"{number:>2}. {hit.document_id}@{hit.revision}{pages}  ({lists})")
-        click.echo(f"    {' '.join(hit.snippet.split())}")
+        where = f"{shown_id(hit.document_id)}@{shown_id(hit.revision)}"
+        click.echo(f"{number:>2}. {where}{pages}  ({lists})")
+        click.echo(f"    {shown_text(' '.join(hit.snippet.split()))}")
         for other in hit.also_in:
             at = f"  p. {', '.join(map(str, other.pages))}" if other.pages else ""
-            click.echo(f"    also in {other.document_id}@{other.revision}{at}")
+            click.echo(f"    also in {shown_id(other.document_id)}@{shown_id(other.revision)}{at}")
 
 
 @cli.command()
@@ -1398,7 +1405,7 @@ def _print_answer(
         return
     for notice in notices:
         click.echo(notice)
-    click.echo(answer)
+    click.echo(shown_text(answer))
     if citations:
         click.echo("")
         click.echo("Sources:")
@@ -1408,7 +1415,9 @@ def _print_answer(
     shown_label: dict[str, str] = {}
     for source_id, anchor_id, anchor, status in sorted(citations, key=lambda c: first[c[0]]):
         label = f"[{source_id}]"
-        where = "" if anchor is None else f"{anchor.document_id}@{anchor.revision} "
+        where = (
+            "" if anchor is None else f"{shown_id(anchor.document_id)}@{shown_id(anchor.revision)} "
+        )
         if shown_label.get(source_id) == where:
             label = " " * len(label)  # a further quote of the passage just listed
             where = ""
@@ -1427,7 +1436,8 @@ def _print_answer(
             )
         for other in (also_in or {}).get(anchor_id, ()):
             click.echo(
-                f"       also in {other.anchor.document_id}@{other.anchor.revision} "
+                f"       also in {shown_id(other.anchor.document_id)}@"
+                f"{shown_id(other.anchor.revision)} "
                 f"[{other.anchor.start}, {other.anchor.end})  anchor {other.anchor.anchor_id[:16]}"
             )
         if anchor_id in migrated:

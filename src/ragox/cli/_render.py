@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from json.encoder import encode_basestring
 
@@ -33,10 +34,39 @@ __all__ = [
     "refusal_json",
     "reprocess_json",
     "resolution_json",
+    "shown_id",
+    "shown_text",
     "status_summary_json",
     "successor_json",
     "target_json",
 ]
+
+
+#: what a name must not bring into a terminal line: control characters (a file named
+#: "a\nREADY  payroll.txt" printed a line of its own) and bidirectional controls
+_NAME_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: …and what a document's text shown to people must not: the bidirectional overrides,
+#: embeddings and isolates that reorder what follows ("total \u202e0001\u202c EUR"
+#: read as 1000), and control characters other than line breaks and tabs
+_TEXT_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown_id(value: str) -> str:
+    """A path, document id or revision label as a people's line shows it: control and
+    bidirectional characters as escapes (``--json`` keeps them exact)."""
+    return _NAME_UNSAFE.sub(_escaped, value)
+
+
+def shown_text(value: str) -> str:
+    """Document text as a people's line shows it: bidirectional controls and control
+    characters other than line breaks and tabs as escapes; the stored text and
+    ``--json`` keep them exact."""
+    return _TEXT_UNSAFE.sub(_escaped, value)
 
 
 def print_json(value: object) -> None:
