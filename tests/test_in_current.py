@@ -1,8 +1,8 @@
 """A passage verified in an older revision says whether the current revision still has
 it (a new-user pass: `resolve` printed "RESOLVED … not current" alike for a sentence the
 new revision removed and one it kept; only `migrate` told them apart). `resolve`, its
-`--json`, and `GET /v1/anchors/{id}` say it; nothing is said of a current revision the
-reader may not read."""
+`--json`, `answer show`, `GET /v1/anchors/{id}` and `GET /v1/answers/{id}` say it;
+nothing is said of a current revision the reader may not read."""
 
 from __future__ import annotations
 
@@ -108,3 +108,27 @@ def _current_anchor_id(home: Any) -> str:
         return _anchor(app, "Safety first.").anchor_id
     finally:
         app.close()
+
+
+def test_an_answers_replay_says_it_for_each_citation(app: Ragox, ragox_cli: Any) -> None:
+    """An answer cited r1; r2 changed the cited sentence: `answer show` (text and JSON)
+    and the API's replay say that the current revision no longer has it."""
+    _ingest(app, R1)
+    record = app.ask("How often is the seal checked?", STAFF)
+    assert not record.abstained and record.citations
+    cited = record.citations[0].anchor
+    assert "500 hours" in cited.quote.exact
+    _ingest(app, R2)
+    key = app.create_key(STAFF)
+    home = app.home
+    app.close()
+    who = ("--principal", "sam", "--groups", "staff")
+    shown = ragox_cli("answer", "show", record.answer_id, *who)
+    assert "not in the current revision r2 (QUOTE_NOT_FOUND)" in shown.stdout, shown.stdout
+    data: Any = ragox_cli("answer", "show", record.answer_id, *who, "--json").json()
+    assert data["citations"][0]["in_current"] == {"revision": "r2", "status": "QUOTE_NOT_FOUND"}
+    with serving(home) as url:
+        replay = httpx.get(
+            f"{url}/v1/answers/{record.answer_id}", headers={"Authorization": f"Bearer {key}"}
+        ).json()
+    assert replay["citations"][0]["in_current"] == {"revision": "r2", "status": "QUOTE_NOT_FOUND"}

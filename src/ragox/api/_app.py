@@ -650,6 +650,14 @@ def create_app(
                         if c.anchor is not None and c.successor is not None
                         else {}
                     ),
+                    # additive: verified in a text that is no longer current, whether
+                    # the current revision (one the caller may read) still has it
+                    **(
+                        {"in_current": in_current_json(now)}
+                        if c.anchor is not None
+                        and (now := ragox.in_current(c.anchor, who, c.resolution)) is not None
+                        else {}
+                    ),
                 }
                 for c in replay.citations
             ],
@@ -694,7 +702,12 @@ def create_app(
                 body["successor"] = successor_json(stored.anchor, successor)["to"]
             # additive: for a text that is no longer current, whether the passage is in
             # the current revision's (said only of a revision the caller may read)
-            now = ragox.in_current(stored.anchor, who, result)
+            # (it reads two whole texts: off the event loop, and only for such anchors)
+            now = (
+                None
+                if result.current
+                else await run_in_threadpool(ragox.in_current, stored.anchor, who, result)
+            )
             if now is not None:
                 body["in_current"] = in_current_json(now)
         elif stored is not None and result.status is not ResolutionStatus.ACCESS_DENIED:

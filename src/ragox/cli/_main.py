@@ -1355,14 +1355,18 @@ def _print_answer(
     migrated: dict[str, dict[str, Any]] | None = None,
     translations: dict[str, Translation] | None = None,
     language: tuple[str | None, tuple[str, ...]] = (None, ()),
+    in_current: dict[str, InCurrent] | None = None,
 ) -> None:
     """``also_in``: the same passage in other documents, cited once (``answer show``:
     the copies that resolve now for the reader);
     ``migrated`` (from ``answer show``): citations whose anchor has a successor;
     ``translations``: quotes rendered in the answer's language (derived, labelled);
-    ``language``: the answer language asked for and the answer's notices."""
+    ``language``: the answer language asked for and the answer's notices;
+    ``in_current`` (from ``answer show``): for citations verified in a text that is no
+    longer current, whether the current revision still has the passage."""
     migrated = migrated or {}
     translations = translations or {}
+    in_current = in_current or {}
     answer_language, notices = language
     if as_json:
         from ragox.answer import citation_json  # noqa: PLC0415
@@ -1387,6 +1391,12 @@ def _print_answer(
                         "status": status,
                         # additive: the citation's anchor was migrated by a rebuild
                         **({"migrated": migrated[anchor_id]} if anchor_id in migrated else {}),
+                        # additive: verified in a text that is no longer current
+                        **(
+                            {"in_current": in_current_json(in_current[anchor_id])}
+                            if anchor_id in in_current
+                            else {}
+                        ),
                         **(
                             {"translation": translations[anchor_id].to_json()}
                             if anchor_id in translations
@@ -1440,6 +1450,8 @@ def _print_answer(
                 f"{shown_id(other.anchor.revision)} "
                 f"[{other.anchor.start}, {other.anchor.end})  anchor {other.anchor.anchor_id[:16]}"
             )
+        if anchor_id in in_current:
+            click.echo(f"    {_in_current_line(in_current[anchor_id])}")
         if anchor_id in migrated:
             old, new = migrated[anchor_id]["from"], migrated[anchor_id]["to"]
             click.echo(
@@ -1475,6 +1487,13 @@ def answer_show(
             replay = app.show_answer(answer_id, who)
         except NotFound:
             _not_found(as_json, "answer")
+        # citations verified in a text that is no longer current: is it in today's?
+        now = {
+            c.anchor_id: found
+            for c in replay.citations
+            if c.anchor is not None
+            and (found := app.in_current(c.anchor, who, c.resolution)) is not None
+        }
     _print_answer(
         replay.record.answer_id,
         replay.answer,
@@ -1490,6 +1509,7 @@ def answer_show(
         },
         translations={c.anchor_id: c.translation for c in replay.citations if c.translation},
         language=(replay.record.answer_language, replay.record.notices),
+        in_current=now,
     )
     if any(not c.resolution.resolved for c in replay.citations):
         ctx.exit(1)
