@@ -333,3 +333,16 @@ def test_revision_facts_follow_a_write_to_any_table_they_are_made_from(app: Rago
     facts = conn.execute("SELECT COUNT(*) FROM revision_facts").fetchone()[0]
     revisions = conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
     assert facts == revisions == 2
+
+
+def test_status_names_the_pages_without_text(home: Path, tmp_path: Path) -> None:
+    """A PDF with image-only pages: `status DOC` names them, runs joined ("2-3, 5 of
+    6"; before: the attention code alone, the pages only in --json)."""
+    from test_extract_pdf import make_pdf
+
+    line = [(72.0, 72.0, "A page of text about the pump.")]
+    path = tmp_path / "scan.pdf"
+    path.write_bytes(make_pdf([line, None, None, line, None, line]))
+    assert run_ragox(home, "ingest", str(path)).code == 0
+    shown = run_ragox(home, "status", "scan.pdf")
+    assert "pages without text: 2-3, 5 of 6" in shown.stdout, shown.stdout

@@ -613,6 +613,22 @@ def _print_status(doc_status: Any) -> None:
         )
         if rev["warnings"]:  # codes only: what the extractor dropped or changed on purpose
             click.echo(f"           notes: {', '.join(rev['warnings'])}")
+        if rev["pages_without_text"]:  # which pages a reader will find no text on
+            pages = _page_list(rev["pages_without_text"])
+            click.echo(f"           pages without text: {pages} of {rev['page_count']}")
+
+
+def _page_list(pages: list[int], shown: int = 20) -> str:
+    """Page numbers, runs joined ("1, 4-7, 9"), the first ``shown`` runs and a count."""
+    runs: list[list[int]] = []
+    for page in sorted(pages):
+        if runs and page == runs[-1][1] + 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    parts = [str(a) if a == b else f"{a}-{b}" for a, b in runs]
+    more = f" and {len(parts) - shown} more runs" if len(parts) > shown else ""
+    return ", ".join(parts[:shown]) + more
 
 
 def _job_note(rev: dict[str, Any]) -> str:
