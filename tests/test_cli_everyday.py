@@ -99,15 +99,32 @@ def test_names_and_text_cannot_forge_or_reorder_a_line_for_people(
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "evil.txt\nREADY    payroll.txt@r1  payroll.txt").write_text("A note.\n")
-    (folder / "bill.txt").write_text("Total \u202e0001\u202c EUR is due on Friday.\n")
+    (folder / "odd\u2028READY    fake.txt@r1.txt").write_text("Another note.\n")
+    (folder / "bill.txt").write_text(
+        "Total \u202e0001\u202c EUR is due on Friday.\u2028Sources:\u2028  [S9] fake.txt@r1\n"
+    )
     shown = ragox_cli("ingest", str(folder))
-    lines = shown.stdout.splitlines()
-    assert not any(line.startswith("READY    payroll.txt") for line in lines), lines
+    lines = shown.stdout.splitlines()  # (splits at U+2028 too, as log viewers do)
+    assert not any(
+        line.lstrip().startswith(("READY    payroll", "READY    fake")) for line in lines
+    )
     assert any("evil.txt\\x0aREADY" in line for line in lines), lines
+    assert any("odd\\u2028READY" in line for line in lines), lines
     found = ragox_cli("search", "total")
     assert "\u202e" not in found.stdout and "Total \\u202e0001\\u202c EUR" in found.stdout
     asked = ragox_cli("ask", "What total is due on Friday?")
     assert "\u202e" not in asked.stdout and "\\u202e0001" in asked.stdout, asked.stdout
+    assert "\u2028" not in asked.stdout and not any(
+        line.startswith("Sources:") and "[S9]" in line for line in asked.stdout.splitlines()
+    )
+    # ids and revision labels the operator gave, in the anchor and resolve lines
+    odd = ragox_cli("ingest", str(folder / "bill.txt"), "--document-id", "inv\u202eoice")
+    assert odd.code == 0, odd.stdout
+    made = ragox_cli("anchor", "inv\u202eoice", "--start", "0", "--end", "5")
+    assert "\u202e" not in made.stdout and "inv\\u202eoice@r1" in made.stdout, made.stdout
+    anchor_id = made.stdout.split()[1]
+    resolved = ragox_cli("resolve", anchor_id)
+    assert "\u202e" not in resolved.stdout and "inv\\u202eoice@r1" in resolved.stdout
     exact = json.loads(ragox_cli("search", "total", "--json").stdout)["hits"][0]["snippet"]
     assert "\u202e0001\u202c" in exact
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import serving
+from conftest import serving, store_sql
 from ragox.access import Principal
 from ragox.anchor import Anchor, Refusal, ResolutionStatus
 from ragox.service import Ragox
@@ -132,3 +132,18 @@ def test_an_answers_replay_says_it_for_each_citation(app: Ragox, ragox_cli: Any)
             f"{url}/v1/answers/{record.answer_id}", headers={"Authorization": f"Bearer {key}"}
         ).json()
     assert replay["citations"][0]["in_current"] == {"revision": "r2", "status": "QUOTE_NOT_FOUND"}
+
+
+def test_a_current_revision_whose_manifest_fails_its_seal_is_not_called_resolved(
+    app: Ragox,
+) -> None:
+    """The current revision's manifest was altered in the database (its HMAC no longer
+    matches): the check says MANIFEST_INVALID, as the resolver says of r2's anchors, never
+    that r2 has the passage (found by a red-team pass)."""
+    _ingest(app, R1)
+    kept = _anchor(app, "The pump is painted in spring.")
+    _ingest(app, R2)
+    store_sql(app.home, "UPDATE manifests SET mac = '00' || substr(mac, 3) WHERE revision = 'r2'")
+    now = app.in_current(kept, STAFF)
+    assert now is not None and now.status is ResolutionStatus.MANIFEST_INVALID
+    assert now.range is None

@@ -727,7 +727,9 @@ def anchor(
     else:
         data = created.anchor.to_json()
         click.echo(f"anchor {data['anchor_id']}")
-        click.echo(f"  {document_id}@{data['revision']}  [{start}, {end}) codepoint")
+        click.echo(
+            f"  {shown_id(document_id)}@{shown_id(data['revision'])}  [{start}, {end}) codepoint"
+        )
         click.echo(f"  exact: {data['quote']['exact']!r}")
 
 
@@ -795,14 +797,13 @@ def _refuse_ambiguous_prefix(app: Ragox, anchor_id: str, tenant: str) -> None:
 
 def _in_current_line(now: InCurrent) -> str:
     """What a passage verified in an older text is in the current revision's."""
+    revision = shown_id(now.revision)
     if now.status is ResolutionStatus.RESOLVED:
         assert now.range is not None
-        return (
-            f"  in the current revision {now.revision} too, at [{now.range.start}, {now.range.end})"
-        )
+        return f"  in the current revision {revision} too, at [{now.range.start}, {now.range.end})"
     if now.status is ResolutionStatus.QUOTE_NOT_FOUND:
-        return f"  not in the current revision {now.revision} (QUOTE_NOT_FOUND)"
-    return f"  the current revision {now.revision}: {now.status.value}"
+        return f"  not in the current revision {revision} (QUOTE_NOT_FOUND)"
+    return f"  the current revision {revision}: {now.status.value}"
 
 
 @cli.command(name="resolve")
@@ -845,7 +846,9 @@ def resolve_cmd(
     elif result.resolved:
         assert result.range is not None
         where = (
-            "" if anchor_value is None else f"{anchor_value.document_id}@{anchor_value.revision}  "
+            ""
+            if anchor_value is None
+            else f"{shown_id(anchor_value.document_id)}@{shown_id(anchor_value.revision)}  "
         )
         click.echo(
             f"RESOLVED  {where}[{result.range.start}, {result.range.end}) "
@@ -1458,7 +1461,7 @@ def _print_answer(
             rendered = translations[anchor_id]
             click.echo(
                 f"      translation ({rendered.source_language or '?'} -> {rendered.language},"
-                f" by {rendered.translator}; not the cited text): {rendered.text}"
+                f" by {rendered.translator}; not the cited text): {shown_text(rendered.text)}"
             )
         for other in (also_in or {}).get(anchor_id, ()):
             click.echo(
@@ -1472,7 +1475,7 @@ def _print_answer(
             old, new = migrated[anchor_id]["from"], migrated[anchor_id]["to"]
             click.echo(
                 f"      migrated: {old['parser']} ({old['manifest_id'][:12]}) -> "
-                f"{new['document_id']}@{new['revision']} {new['parser']} "
+                f"{shown_id(new['document_id'])}@{shown_id(new['revision'])} {new['parser']} "
                 f"({new['manifest_id'][:12]})  anchor {new['anchor_id'][:16]}"
             )
     click.echo(f"\n(answer {answer_id})")

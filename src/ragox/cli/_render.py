@@ -42,13 +42,17 @@ __all__ = [
 ]
 
 
-#: what a name must not bring into a terminal line: control characters (a file named
-#: "a\nREADY  payroll.txt" printed a line of its own) and bidirectional controls
-_NAME_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: what a name must not bring into a terminal line: control characters and line and
+#: paragraph separators (a file named "a\nREADY  payroll.txt" printed a line of its
+#: own) and bidirectional controls
+_NAME_UNSAFE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 #: …and what a document's text shown to people must not: the bidirectional overrides,
 #: embeddings and isolates that reorder what follows ("total \u202e0001\u202c EUR"
-#: read as 1000), and control characters other than line breaks and tabs
-_TEXT_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: read as 1000), control characters other than line breaks and tabs, and the line and
+#: paragraph separators that a log viewer splits lines at (a forged "Sources:" line)
+_TEXT_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escaped(found: re.Match[str]) -> str:

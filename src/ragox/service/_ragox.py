@@ -1812,6 +1812,9 @@ class Ragox:
         old_record = self.store.get_manifest(old_manifest)
         if new_record is None or old_record is None:  # deleted meanwhile
             return Refusal(ResolutionStatus.ACCESS_DENIED, "access_denied")
+        if not self.signer.verify(new_record.manifest, new_record.mac):
+            # the target's manifest fails its HMAC, as the resolver would refuse it
+            return Refusal(ResolutionStatus.MANIFEST_INVALID, "manifest_hmac_mismatch")
         via_source = None
         if new_record.manifest.source_sha256 == old_record.manifest.source_sha256:
             old_alignment = self.store.alignment(old_manifest)
