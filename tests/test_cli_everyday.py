@@ -129,6 +129,29 @@ def test_names_and_text_cannot_forge_or_reorder_a_line_for_people(
     assert "\u202e0001\u202c" in exact
 
 
+def test_the_bytes_of_an_older_revision_say_that_they_are_not_current(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """r1's bytes ingested again after r2: still r1, unchanged, and the line says r2 is
+    current (before: "READY a.txt@r1 (unchanged)", read as r1 restored); exit 0."""
+    path = tmp_path / "a.txt"
+    path.write_text("Version one of the note.\n")
+    assert ragox_cli("ingest", str(path)).code == 0
+    path.write_text("Version two of the note.\n")
+    assert ragox_cli("ingest", str(path)).code == 0
+    path.write_text("Version one of the note.\n")
+    again = ragox_cli("ingest", str(path))
+    assert again.code == 0
+    assert "a.txt@r1" in again.stdout and "(unchanged; not current: r2 is)" in again.stdout
+    data = json.loads(ragox_cli("ingest", str(path), "--json").stdout)["results"][0]
+    assert (data["revision"], data["created"], data["current_revision"]) == ("r1", False, "r2")
+    status = json.loads(ragox_cli("status", "a.txt", "--json").stdout)
+    assert status["current_revision"] == "r2"
+    path.write_text("Version two of the note.\n")
+    latest = json.loads(ragox_cli("ingest", str(path), "--json").stdout)["results"][0]
+    assert "current_revision" not in latest
+
+
 def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path) -> None:
     """Failures keep exit 1; the summary counts them apart from skips."""
     folder = tmp_path / "docs"

@@ -156,6 +156,10 @@ def ingest_item_json(item: IngestItem) -> dict[str, Any]:
         "created": out.created,
         "error": out.error_code,
         "error_message": out.error_message,
+        # additive: bytes of an older revision, which stays not current
+        **(
+            {"current_revision": item.current_revision} if item.current_revision is not None else {}
+        ),
     }
 
 

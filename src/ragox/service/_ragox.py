@@ -203,6 +203,9 @@ class IngestItem:
     skipped: SkipReason | None = None
     #: stored and queued for a worker (``ingest --queue``), not run here
     queued: bool = False
+    #: the document's current revision, when it is not the outcome's (bytes of an older
+    #: revision ingested again are that revision, unchanged, and do not become current)
+    current_revision: str | None = None
 
     @property
     def ready(self) -> bool:
