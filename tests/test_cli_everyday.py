@@ -164,16 +164,20 @@ def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path)
     assert json.loads(result.stdout)["summary"] == {"ready": 1, "skipped": 1, "failed": 1}
 
 
+def _note(app: Ragox, name: str, data: bytes, group: str) -> None:
+    """``data`` as document ``name``, readable by ``group``."""
+    app.ingestor.ingest_bytes(data, name, name, groups=frozenset({group}), tenant="default")
+
+
 def _asked(home: Path) -> tuple[str, str]:
     """A stored citation's anchor id, and the 16-digit form that `ask` prints."""
     app = Ragox(home)
     try:
-        app.ingestor.ingest_bytes(
+        _note(
+            app,
+            "pump.txt",
             b"Pump manual.\n\nReplace the shaft seal every 2,000 operating hours.\n",
-            "pump.txt",
-            "pump.txt",
-            groups=frozenset({"staff"}),
-            tenant="default",
+            "staff",
         )
         record = app.ask("How often is the shaft seal replaced?", Principal.local_operator())
     finally:
@@ -220,13 +224,7 @@ def test_an_ambiguous_prefix_is_told_only_to_the_operator(ragox_cli, home: Path)
     full, _ = _asked(home)
     app = Ragox(home)
     try:
-        app.ingestor.ingest_bytes(
-            b"Salaries rise by two percent.\n",
-            "pay.txt",
-            "pay.txt",
-            groups=frozenset({"finance"}),
-            tenant="default",
-        )
+        _note(app, "pay.txt", b"Salaries rise by two percent.\n", "finance")
         pay = app.create_anchor("pay.txt", 0, 8, Principal.local_operator())
     finally:
         app.close()

@@ -204,8 +204,8 @@ def test_bad_files_fail_with_a_code_and_stored_documents_stay(
     assert app.resolve(anchor.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
 
 
-def test_encrypted_pdf_with_password_and_entity_heavy_html(app: Ragox, tmp_path: Path) -> None:
-    """The right password opens an encrypted PDF; 200k entities are ingested correctly."""
+def _ingest_encrypted(app: Ragox) -> None:
+    """The password-protected sample PDF as document ``p``, opened with its password."""
     outcome = app.ingestor.ingest_bytes(
         (DATA / "pdf" / "password-protected.pdf").read_bytes(),
         "p.pdf",
@@ -214,6 +214,11 @@ def test_encrypted_pdf_with_password_and_entity_heavy_html(app: Ragox, tmp_path:
         password="openpassword",
     )
     assert outcome.state is RevisionState.READY
+
+
+def test_encrypted_pdf_with_password_and_entity_heavy_html(app: Ragox, tmp_path: Path) -> None:
+    """The right password opens an encrypted PDF; 200k entities are ingested correctly."""
+    _ingest_encrypted(app)
     path = tmp_path / "entities.html"
     path.write_bytes(b"<p>" + b"&amp;&eacute;" * 100_000 + b"</p>")
     doc = _ingest(app, path)
@@ -226,14 +231,7 @@ def test_an_encrypted_pdf_is_checked_with_its_password_and_never_fails_verify(
     """`check` of an encrypted PDF without its password says so with its code (exit 1;
     before: an internal error), with it checks the round trip; `verify`, which has no
     password (a home never keeps one), lists it as not checkable without failing."""
-    outcome = app.ingestor.ingest_bytes(
-        (DATA / "pdf" / "password-protected.pdf").read_bytes(),
-        "p.pdf",
-        "p",
-        tenant="default",
-        password="openpassword",
-    )
-    assert outcome.state is RevisionState.READY
+    _ingest_encrypted(app)
     app.close()
     locked = ragox_cli("check", "p")
     assert locked.code == 1

@@ -18,7 +18,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 
@@ -414,19 +413,13 @@ def _ingest_one(
         ocr=OcrMode(ocr),
     )
     out = item.outcome
-    if out is None or out.created:
-        return item
-    if groups is not None:
+    if groups is not None and out is not None and not out.created:
         # The same bytes are stored already (unchanged): groups given for them that are
         # not the stored revision's are refused, not silently dropped (an operator
         # restricting a document would think it restricted); `acl` changes readers.
         stored = app.store.get_revision(tenant, out.document_id, out.revision)
         if stored is not None and stored.groups != readers:
             return IngestItem(item.path, None, SkipReason.GROUPS_DIFFER)
-    document = app.store.get_document(tenant, out.document_id)
-    if document is not None and document.current_revision not in (None, out.revision):
-        # the bytes of an older revision: it stays what it was, and not current
-        return replace(item, current_revision=document.current_revision)
     return item
 
 

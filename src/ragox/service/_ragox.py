@@ -1036,7 +1036,18 @@ class Ragox:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
-        return IngestItem(shown, outcome)
+        current = self._current_besides(outcome, tenant)
+        return IngestItem(shown, outcome, current_revision=current)
+
+    def _current_besides(self, outcome: IngestOutcome, tenant: str) -> str | None:
+        """The document's current revision when an unchanged outcome is another (the
+        bytes of an older revision, which stays what it was and not current)."""
+        if outcome.created:
+            return None
+        document = self.store.get_document(tenant, outcome.document_id)
+        if document is None or document.current_revision in (None, outcome.revision):
+            return None
+        return document.current_revision
 
     def upload(
         self,

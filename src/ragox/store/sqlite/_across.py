@@ -358,9 +358,9 @@ class AcrossRanking:
                 starts = np.cumsum([0] + [len(body) + 1 for body in bodies[:-1]])
                 for word, term in words.items():
                     found = [
-                        at
-                        for at in (m.start() for m in _word_end(word).finditer(joined))
-                        if at == 0 or joined[at - 1] in _SEPARATORS
+                        start
+                        for start in (m.start() for m in _word_end(word).finditer(joined))
+                        if start == 0 or joined[start - 1] in _SEPARATORS
                     ]
                     if not found:
                         continue
