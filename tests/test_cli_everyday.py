@@ -39,7 +39,7 @@ def test_same_relative_id_from_two_roots_is_refused_not_a_new_revision(
     assert result.code == 1
     data = json.loads(result.stdout)
     assert {r["reason"] for r in data["results"]} == {"ID_COLLISION"}
-    assert data["summary"] == {"ready": 0, "skipped": 0, "failed": 2}
+    assert data["summary"] == {"ready": 0, "unchanged": 0, "skipped": 0, "failed": 2}
     assert ragox_cli("status", "README.md").code == 1  # nothing was stored under the id
     # The common folder gives each its own id.
     whole = ragox_cli("ingest", str(tmp_path / "readmes"), "--json")
@@ -66,6 +66,24 @@ def test_unsupported_files_only_skipped_exit_zero_with_a_summary(ragox_cli, tmp_
     assert result.stdout.strip().splitlines()[-1] == "1 ready, 1 skipped, 0 failed"
 
 
+def test_the_summary_counts_files_already_stored_as_unchanged(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """A folder ingested again with one file edited: the summary says how many of the
+    ready ones were stored already ("2 ready (1 unchanged)"), not "2 ready" as if two
+    documents had been added (noticed by a new-user pass)."""
+    git, _ = _readmes(tmp_path)
+    (git / "NOTES.txt").write_text("The first note.\n", encoding="utf-8")
+    first = ragox_cli("ingest", str(git))
+    assert first.stdout.strip().splitlines()[-1] == "2 ready, 0 skipped, 0 failed"
+    (git / "NOTES.txt").write_text("The second note.\n", encoding="utf-8")
+    again = ragox_cli("ingest", str(git))
+    assert again.code == 0, again.stderr
+    assert again.stdout.strip().splitlines()[-1] == "2 ready (1 unchanged), 0 skipped, 0 failed"
+    third = json.loads(ragox_cli("ingest", str(git), "--json").stdout)
+    assert third["summary"] == {"ready": 2, "unchanged": 2, "skipped": 0, "failed": 0}
+
+
 def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
     ragox_cli, tmp_path: Path
 ) -> None:
@@ -81,7 +99,7 @@ def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
     assert "(GROUPS_DIFFER)" in refused.stdout and "ragox acl" in refused.stdout
     data = json.loads(ragox_cli("ingest", str(path), "--groups", "hr", "--json").stdout)
     assert data["results"][0]["reason"] == "GROUPS_DIFFER"
-    assert data["summary"] == {"ready": 0, "skipped": 0, "failed": 1}
+    assert data["summary"] == {"ready": 0, "unchanged": 0, "skipped": 0, "failed": 1}
     status = json.loads(ragox_cli("status", "sal.txt", "--json").stdout)
     assert status["revisions"][0]["groups"] == ["everyone"]
     for same in (("--groups", "everyone"), ()):
@@ -161,7 +179,7 @@ def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path)
     (folder / "logo.png").write_bytes(PNG)
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 1
-    assert json.loads(result.stdout)["summary"] == {"ready": 1, "skipped": 1, "failed": 1}
+    assert json.loads(result.stdout)["summary"] == {"ready": 1, "unchanged": 0, "skipped": 1, "failed": 1}
 
 
 def _note(app: Ragox, name: str, data: bytes, group: str) -> None:

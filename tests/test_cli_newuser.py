@@ -220,7 +220,7 @@ def test_a_folder_with_a_link_to_nothing_is_not_a_failure(ragox_process, tmp_pat
     assert shown.stdout.strip().splitlines()[-1] == "1 ready, 1 skipped, 0 failed"
     again = ragox_process("ingest", str(tmp_path / "usr"), "--json")
     data = json.loads(again.stdout)
-    assert data["summary"] == {"ready": 1, "skipped": 1, "failed": 0}
+    assert data["summary"] == {"ready": 1, "unchanged": 1, "skipped": 1, "failed": 0}
     assert {r.get("reason") for r in data["results"]} >= {"BROKEN_LINK"}
 
 
@@ -242,7 +242,7 @@ def test_a_folder_with_a_fifo_and_link_loops_is_ingested_to_the_end(
     shown = ragox_process("ingest", str(folder), "--json")
     assert shown.code == 0, shown.stdout + shown.stderr
     data = json.loads(shown.stdout)
-    assert data["summary"] == {"ready": 2, "skipped": 4, "failed": 0}
+    assert data["summary"] == {"ready": 2, "unchanged": 0, "skipped": 4, "failed": 0}
     reasons = {r["path"].rsplit("/", 1)[-1]: r.get("reason") for r in data["results"]}
     assert reasons["b.txt"] == "NOT_A_FILE"
     assert reasons["self"] == reasons["x1"] == reasons["x2"] == "BROKEN_LINK"

@@ -702,4 +702,4 @@ def test_folder_ingest_skips_office_owner_files(ragox_cli, tmp_path: Path) -> No
     body = json.loads(result.stdout)
     assert result.code == 0
     assert [r["document_id"] for r in body["results"]] == ["handbook.docx"]
-    assert body["summary"] == {"ready": 1, "skipped": 0, "failed": 0}
+    assert body["summary"] == {"ready": 1, "unchanged": 0, "skipped": 0, "failed": 0}

@@ -96,7 +96,7 @@ def _queue(home: Path, folder: Path, count: int) -> None:
     done = _ragox(home, "ingest", str(folder), "--queue", "--json", check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads(done.stdout)["summary"]
-    assert summary == {"ready": 0, "skipped": 0, "failed": 0, "queued": count}
+    assert summary == {"ready": 0, "unchanged": 0, "skipped": 0, "failed": 0, "queued": count}
 
 
 #: reference spans by (document count, filler), computed once for both backends

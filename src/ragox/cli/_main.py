@@ -360,8 +360,15 @@ def ingest(
         if ready and not queue:  # a folder's writes leave the lexical index fragmented
             app.store.compact_index()
         queued = sum(item.queued and not item.ready and not item.failed for item in items)
+        # ready with the bytes already stored: nothing new was made (the line says
+        # "(unchanged)"; a summary of "2 ready" alone read as two documents added)
+        unchanged = sum(
+            item.ready and item.outcome is not None and not item.outcome.created
+            for item in items
+        )
         summary = {
             "ready": ready,
+            "unchanged": unchanged,  # additive: of the ready ones
             "skipped": len(items) - ready - failed - queued,
             "failed": failed,
         }
@@ -372,7 +379,9 @@ def ingest(
         else:
             click.echo(
                 (f"{queued} queued, " if queue else "")
-                + f"{ready} ready, {summary['skipped']} skipped, {failed} failed"
+                + f"{ready} ready"
+                + (f" ({unchanged} unchanged)" if unchanged else "")
+                + f", {summary['skipped']} skipped, {failed} failed"
                 + (
                     "  (files that would share a document id were refused: ingest their "
                     "common folder, or one file at a time with --document-id)"
