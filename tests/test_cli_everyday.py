@@ -66,9 +66,7 @@ def test_unsupported_files_only_skipped_exit_zero_with_a_summary(ragox_cli, tmp_
     assert result.stdout.strip().splitlines()[-1] == "1 ready, 1 skipped, 0 failed"
 
 
-def test_the_summary_counts_files_already_stored_as_unchanged(
-    ragox_cli, tmp_path: Path
-) -> None:
+def test_the_summary_counts_files_already_stored_as_unchanged(ragox_cli, tmp_path: Path) -> None:
     """A folder ingested again with one file edited: the summary says how many of the
     ready ones were stored already ("2 ready (1 unchanged)"), not "2 ready" as if two
     documents had been added (noticed by a new-user pass)."""
@@ -179,7 +177,12 @@ def test_a_failed_file_still_exits_one_and_is_counted(ragox_cli, tmp_path: Path)
     (folder / "logo.png").write_bytes(PNG)
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 1
-    assert json.loads(result.stdout)["summary"] == {"ready": 1, "unchanged": 0, "skipped": 1, "failed": 1}
+    assert json.loads(result.stdout)["summary"] == {
+        "ready": 1,
+        "unchanged": 0,
+        "skipped": 1,
+        "failed": 1,
+    }
 
 
 def _note(app: Ragox, name: str, data: bytes, group: str) -> None:

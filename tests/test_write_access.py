@@ -21,6 +21,7 @@ import pytest
 from conftest import serving
 from ragox.access import Principal
 from ragox.anchor import sha256_hex
+from ragox.search import SearchMode
 from ragox.service import NotFound, Ragox
 
 pytestmark = pytest.mark.both_backends
@@ -292,6 +293,42 @@ def test_writes_need_a_write_prefix_and_land_in_the_collection(site: Site) -> No
     )
     assert lab_only.status_code == 202
     body = _wait_ready(site, site.staff, "staff/lab-results")
+    assert body["revisions"][0]["groups"] == ["lab", "staff"]
+
+
+def test_a_new_revision_without_groups_keeps_the_documents_readers(site: Site) -> None:
+    """A writer of staff and lab uploads a new version of a staff-only document without
+    naming groups (as the web app's Documents page does): r2 stays staff-only. Before,
+    it got every group of the writer's key, and a lab reader read it. A new document
+    without groups still gets the key's groups."""
+    app = Ragox(site.home)
+    try:
+        app.ingestor.ingest_bytes(
+            b"Salaries are reviewed in May.\n",
+            "pay.txt",
+            "staff/pay",
+            groups=frozenset({"staff"}),
+            tenant="default",
+        )
+    finally:
+        app.close()
+    new = _upload(site, site.lab, "staff/pay", b"Salaries are reviewed in June.\n")
+    assert new.status_code == 202, new.text
+    body = _wait_ready(site, site.lab, "staff/pay")
+    assert [r["groups"] for r in body["revisions"]] == [["staff"], ["staff"]]
+    app = Ragox(site.home)
+    try:
+        lab = Principal("lu", groups=frozenset({"lab"}))
+        hits = app.searcher().search("salaries reviewed June", lab, SearchMode.LEXICAL)
+        assert not any(hit.document_id == "staff/pay" for hit in hits)
+        staff = Principal("sy", groups=frozenset({"staff"}))
+        hits = app.searcher().search("salaries reviewed June", staff, SearchMode.LEXICAL)
+        assert any(hit.document_id == "staff/pay" for hit in hits)
+    finally:
+        app.close()
+    fresh = _upload(site, site.lab, "staff/pay-fresh", b"Bonuses are paid in July.\n")
+    assert fresh.status_code == 202
+    body = _wait_ready(site, site.lab, "staff/pay-fresh")
     assert body["revisions"][0]["groups"] == ["lab", "staff"]
 
 

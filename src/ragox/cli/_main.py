@@ -363,8 +363,7 @@ def ingest(
         # ready with the bytes already stored: nothing new was made (the line says
         # "(unchanged)"; a summary of "2 ready" alone read as two documents added)
         unchanged = sum(
-            item.ready and item.outcome is not None and not item.outcome.created
-            for item in items
+            item.ready and item.outcome is not None and not item.outcome.created for item in items
         )
         summary = {
             "ready": ready,

@@ -1049,6 +1049,20 @@ class Ragox:
             return None
         return document.current_revision
 
+    def _document_readers(
+        self, tenant: str, revisions: Sequence[RevisionRecord]
+    ) -> frozenset[str] | None:
+        """The reader groups of a document's current revision, or of its latest when
+        none is current; None for a document without revisions."""
+        if not revisions:
+            return None
+        document = self.store.get_document(tenant, revisions[0].document_id)
+        current = None if document is None else document.current_revision
+        chosen = next((r for r in revisions if r.revision == current), None)
+        if chosen is None:
+            chosen = max(revisions, key=lambda record: record.seq)
+        return chosen.groups
+
     def upload(
         self,
         principal: Principal,
@@ -1071,16 +1085,24 @@ class Ragox:
         before its labels or bytes are compared (no deduplication or label conflict
         across that line).
         Inside a collection ``G/`` the new revision is always readable by ``G``.
+        Without ``groups``, a new revision of an existing document keeps the reader
+        groups of its current revision (of its latest, when none is current); a new
+        document gets the principal's groups.
         """
         if not may_write_id(principal, document_id):
             raise WriteRefused(document_id)
-        readers = groups or principal.groups
+        existing = self.store.revisions(principal.tenant, document_id)
+        for record in existing:
+            if not can_read(principal, record.tenant, record.groups):
+                raise WriteRefused(document_id)
+        # a new version of a staff-only document stays staff-only: before, an upload
+        # without groups (the web app's) gave it every group of the writer's key, and
+        # readers of "everyone" read it (found by a new-user pass)
+        kept = self._document_readers(principal.tenant, existing)
+        readers = groups or (principal.groups if kept is None else kept)
         owner = collection_group(document_id, principal.groups)
         if owner is not None and ANY_ID not in principal.write:
             readers = readers | {owner}
-        for existing in self.store.revisions(principal.tenant, document_id):
-            if not can_read(principal, existing.tenant, existing.groups):
-                raise WriteRefused(document_id)
         left_out = self.collection_readers(principal.tenant, document_id) - readers
         if left_out:  # only an operator's upload that names other groups gets here
             raise CollectionReaders(min(left_out))
