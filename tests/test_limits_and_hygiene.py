@@ -87,17 +87,32 @@ def _raw_upload(url: str, headers: dict[str, str], send_bytes: int, chunked: boo
     """Send an upload's headers and ``send_bytes`` of a body that never ends, then read
     the answer: only a server that refuses before reading the body in full answers
     (one that waits for the rest times out here)."""
-    where = urlsplit(url)
-    assert where.hostname is not None and where.port is not None
     boundary = "XyZ"
     head = (
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
         f'filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n'
     ).encode()
+    content_type = f"multipart/form-data; boundary={boundary}"
+    return _raw_post(url, "/v1/documents", content_type, head, headers, send_bytes, chunked)
+
+
+def _raw_post(
+    url: str,
+    path: str,
+    content_type: str,
+    head: bytes,
+    headers: dict[str, str],
+    send_bytes: int,
+    chunked: bool,
+) -> bytes:
+    """POST to ``path`` a body that opens with ``head`` and never ends (``send_bytes``
+    of it are sent), then read the answer."""
+    where = urlsplit(url)
+    assert where.hostname is not None and where.port is not None
     lines = [
-        "POST /v1/documents HTTP/1.1",
+        f"POST {path} HTTP/1.1",
         f"Host: {where.hostname}:{where.port}",
-        f"Content-Type: multipart/form-data; boundary={boundary}",
+        f"Content-Type: {content_type}",
         *(f"{k}: {v}" for k, v in headers.items()),
         "Transfer-Encoding: chunked" if chunked else f"Content-Length: {50 * 2**20}",
     ]
@@ -134,6 +149,32 @@ def test_unauthenticated_upload_is_refused_before_its_body_is_read(server: Serve
     assert time.perf_counter() - started < 10
     assert _files_under(server.spool) == []
     assert _files_under(server.home / "blobs") == blobs_before
+
+
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/chat/completions"])
+def test_question_bodies_are_bounded_and_need_a_key_first(server: Server, path: str) -> None:
+    """A JSON body without a key is a quick 401 before it is read; with a key, a body
+    over 4 MiB is a 413, declared or streamed, without being read in full (before: read
+    and parsed whatever its size, without a key too: a 300 MB body took the server from
+    165 to 750 MB). A question of normal size is still answered."""
+    head = b'{"question": "' if path == "/v1/ask" else b'{"model": "ragox", "messages": ["'
+    started = time.perf_counter()
+    anonymous = _raw_post(server.url, path, "application/json", head, {}, 2**20, False)
+    assert anonymous.startswith(b"HTTP/1.1 401"), anonymous[:200]
+    assert b"application/problem+json" in anonymous
+    assert time.perf_counter() - started < 10
+    auth = _auth(server.key)
+    declared = _raw_post(server.url, path, "application/json", head, auth, 2**20, False)
+    assert declared.startswith(b"HTTP/1.1 413"), declared[:200]
+    streamed = _raw_post(server.url, path, "application/json", head, auth, 6 * 2**20, True)
+    assert streamed.startswith(b"HTTP/1.1 413"), streamed[:200]
+    assert b"application/problem+json" in streamed
+    if path == "/v1/ask":
+        body: dict[str, object] = {"question": "When is the pump checked?"}
+    else:
+        body = {"model": "ragox", "messages": [{"role": "user", "content": "pump check?"}]}
+    small = httpx.post(f"{server.url}{path}", headers=auth, json=body, timeout=60)
+    assert small.status_code == 200, small.text
 
 
 def test_oversize_uploads_are_413_problems(server: Server) -> None:

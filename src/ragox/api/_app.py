@@ -776,6 +776,9 @@ def create_app(
         return shell("library.html")
 
     app.add_middleware(ResolutionShortcut, anchors=anchor_by_id, resolve=resolve_body)
+    # Outside the shortcut's routes and the upload (they bound their own bodies): the
+    # key before any byte of a body, and a bound on it.
+    app.add_middleware(BodyGuard, authenticate=caller)
     # Outermost of ours: every response, the shortcut's and a 404's included.
     app.add_middleware(NoSniff)
     return app
@@ -799,6 +802,51 @@ class NoSniff:
             await send(message)
 
         await self.app(scope, receive, send_with_header)
+
+
+class BodyGuard:
+    """Requests to ``/v1/`` with a body, other than the upload and ``POST /v1/resolve``
+    (which read their bodies themselves, under their own limits): the bearer key is
+    checked before any byte of the body is read (401), and the body may not pass
+    :data:`_MAX_JSON_BYTES` (413). Before, ``POST /v1/ask`` and
+    ``/v1/chat/completions`` read and parsed a body of any size, without a key too:
+    a 300 MB body took the server from 165 to 750 MB (found by a new-user pass)."""
+
+    def __init__(self, app: ASGIApp, authenticate: Callable[[Request], Principal]) -> None:
+        self.app = app
+        self.authenticate = authenticate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] in ("GET", "HEAD", "OPTIONS")
+            or not scope["path"].startswith("/v1/")
+            or (scope["method"] == "POST" and scope["path"] in _OWN_BODY_LIMITS)
+        ):
+            await self.app(scope, receive, send)
+            return
+        try:
+            self.authenticate(Request(scope))
+            # read here (at most the limit), so that a streamed body past it is a 413
+            # too, not the 400 that FastAPI makes of an error while it reads
+            body = await _bounded_body(Request(scope, receive), _MAX_JSON_BYTES)
+        except Problem as error:
+            await _problem(error.status, error.title, error.detail)(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:  # after the body: a disconnect, when it comes
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+#: the routes that bound their request bodies themselves
+_OWN_BODY_LIMITS: Final = frozenset({"/v1/documents", "/v1/resolve"})
 
 
 class ResolutionShortcut:
@@ -860,6 +908,9 @@ def app_from_environment() -> FastAPI:
 
 #: Largest ``POST /v1/resolve`` body; anchors are small, hostile input is not.
 _MAX_ANCHOR_BYTES: Final = 8 * 1024 * 1024
+#: Largest body of the other routes (a question, a chat with its history, a groups
+#: list): 4 MiB.
+_MAX_JSON_BYTES: Final = 4 * 1024 * 1024
 #: What a multipart upload may carry besides the file: boundaries, part headers and
 #: the short form fields.
 _FORM_OVERHEAD: Final = 64 * 1024
