@@ -9,6 +9,7 @@ from ragox.api._app import (
     app_from_environment,
     create_app,
 )
+from ragox.api._requests import log_requests_to_stderr
 
 __all__ = [
     "DEFAULT_UPLOAD_LIMIT",
@@ -18,4 +19,5 @@ __all__ = [
     "UPLOAD_LIMIT_VARIABLE",
     "app_from_environment",
     "create_app",
+    "log_requests_to_stderr",
 ]

@@ -45,6 +45,7 @@ from ragox.answer import (
     message_language,
 )
 from ragox.api._chat import chat_router
+from ragox.api._requests import RequestIds, log_requests_to_stderr
 from ragox.extract import ErrorCode, ExtractionError, OcrMode
 from ragox.extract._isolated import render_page_png_isolated
 from ragox.extract.pdf import page_labels
@@ -225,8 +226,12 @@ def create_app(
     # async: one indexed read, so it runs on the event loop instead of taking a trip
     # through the thread pool on every request.
     async def principal(
+        request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     ) -> Principal:
+        checked = request.scope.get(_CHECKED_KEY)
+        if isinstance(checked, Principal):  # by BodyGuard, for this request, just now
+            return checked
         if credentials is None:
             return authenticate(None, None)
         return authenticate(credentials.scheme, credentials.credentials)
@@ -781,6 +786,7 @@ def create_app(
     app.add_middleware(BodyGuard, authenticate=caller)
     # Outermost of ours: every response, the shortcut's and a 404's included.
     app.add_middleware(NoSniff)
+    app.add_middleware(RequestIds)
     return app
 
 
@@ -826,7 +832,8 @@ class BodyGuard:
             await self.app(scope, receive, send)
             return
         try:
-            self.authenticate(Request(scope))
+            # kept for the route: one read of the key per request
+            scope[_CHECKED_KEY] = self.authenticate(Request(scope))
             # read here (at most the limit), so that a streamed body past it is a 413
             # too, not the 400 that FastAPI makes of an error while it reads
             body = await _bounded_body(Request(scope, receive), _MAX_JSON_BYTES)
@@ -845,6 +852,8 @@ class BodyGuard:
         await self.app(scope, replay, send)
 
 
+#: where BodyGuard leaves the principal of the key it checked, for the route
+_CHECKED_KEY: Final = "ragox.principal"
 #: the routes that bound their request bodies themselves
 _OWN_BODY_LIMITS: Final = frozenset({"/v1/documents", "/v1/resolve"})
 
@@ -897,6 +906,7 @@ _ANCHORS: Final = "/v1/anchors/"
 def app_from_environment() -> FastAPI:
     """The app of one worker process of ``ragox serve --workers N`` (uvicorn imports
     it by name in each worker; the home comes from :data:`HOME_VARIABLE`)."""
+    log_requests_to_stderr()
     limit = os.environ.get(UPLOAD_LIMIT_VARIABLE)
     return create_app(
         Path(os.environ[HOME_VARIABLE]),

@@ -2064,6 +2064,7 @@ def serve(
         QUEUE_VARIABLE,
         UPLOAD_LIMIT_VARIABLE,
         create_app,
+        log_requests_to_stderr,
     )
 
     home: Path = ctx.obj["home"]
@@ -2073,6 +2074,7 @@ def serve(
         raise Usage(f"{error.code}: {error.message}") from None
     click.echo(f"ragox web app: {app_url(host, port)}  (API under /v1, docs at /v1/docs)")
     if workers == 1:
+        log_requests_to_stderr()  # one line per request: id, route, status (workers: each)
         app = create_app(home, upload_limit=upload_limit, generator=generator_spec, queue=queue)
         uvicorn.run(app, host=host, port=port, log_level="warning")
         return
