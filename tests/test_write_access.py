@@ -499,3 +499,61 @@ def test_schema7_keys_become_read_only(tmp_path: Path) -> None:
             app.delete_as(who, "old")
     finally:
         app.close()
+
+
+BAD_GROUPS = [
+    "everyone, hr",  # shown as if hr could read; the Readers editor cannot edit it back
+    "staff\u202e",  # a bidirectional override: shown as another name
+    "st\x00aff",
+    "g" * 5000,
+]
+
+
+@pytest.mark.parametrize("group", BAD_GROUPS)
+def test_reader_groups_that_read_as_others_are_refused(site: Site, group: str) -> None:
+    """PUT …/groups and an upload's groups refuse a group with a comma, a control or
+    bidirectional character, or 5,000 characters (422); nothing changes. Before, all
+    were stored (found by a new-user pass)."""
+    before = _operator_view(site, "staff/handbook")
+    regrouped = httpx.put(
+        f"{site.url}/v1/documents/staff/handbook/groups",
+        headers=_auth(site.operator),
+        json={"groups": ["staff", group]},
+    )
+    assert regrouped.status_code == 422, regrouped.text
+    assert group not in regrouped.text
+    if "," not in group:  # the upload's field is comma-separated itself
+        uploaded = httpx.post(
+            f"{site.url}/v1/documents",
+            headers=_auth(site.lab),
+            files={"file": ("g.txt", b"Groups.\n")},
+            data={"document_id": "staff/odd-groups", "groups": f"staff,{group}"},
+        )
+        assert uploaded.status_code == 422, uploaded.text
+    assert _operator_view(site, "staff/handbook") == before
+    app = Ragox(site.home)
+    try:
+        status = app.status("staff/handbook", Principal.local_operator())
+        assert {g for r in status.revisions for g in r.revision.groups} == {"staff"}
+    finally:
+        app.close()
+
+
+def test_a_document_id_with_a_bidirectional_control_is_refused(site: Site) -> None:
+    """``staff/a\u202egnp.txt`` was accepted and listed as ``staff/atxt.png``."""
+    uploaded = _upload(site, site.staff, "staff/a\u202egnp.txt", b"Looks like a PNG.\n")
+    assert uploaded.status_code == 422, uploaded.text
+    assert "bidirectional" in uploaded.json()["detail"]
+
+
+def test_cli_refuses_bad_reader_groups(tmp_path: Path, ragox_cli: Any) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("The pump is checked weekly.\n")
+    for group in ("staff\u202e", "x" * 200):
+        refused = ragox_cli("ingest", str(path), "--groups", group)
+        assert refused.code == 2 and "--groups" in refused.stderr
+        assert ragox_cli("keys", "create", "--principal", "p", "--groups", group).code == 2
+    assert ragox_cli("ingest", str(path), "--groups", "staff").code == 0
+    assert ragox_cli("acl", "a.txt", "--groups", "staff,\u2066hr").code == 2
+    shown = json.loads(ragox_cli("status", "a.txt", "--json").stdout)
+    assert shown["revisions"][0]["groups"] == ["staff"]

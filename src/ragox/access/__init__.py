@@ -17,6 +17,7 @@ other prefixes, ``*`` (any id) included.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -27,6 +28,7 @@ __all__ = [
     "Principal",
     "can_read",
     "collection_group",
+    "group_problem",
     "may_write_id",
     "parse_groups",
     "parse_write_prefixes",
@@ -64,6 +66,33 @@ class Principal:
     def scope_key(self) -> str:
         """A key for caches: tenant and groups, never the name alone (DESIGN §7)."""
         return json.dumps([self.tenant, self.operator, sorted(self.groups)])
+
+
+#: Longest reader group name, in characters.
+MAX_GROUP_CHARS: Final = 128
+#: Bidirectional controls: an id or a group name shown with them reads as another
+#: ("staff/a\u202egnp.txt" shows as "staff/atxt.png")
+BIDI_CONTROLS: Final = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+#: control characters, lone surrogates, line and paragraph separators
+_FORBIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+def group_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a reader group (one short phrase, no echo of it), else
+    None. A group is listed comma-separated (``--groups a,b``, the upload's field) and
+    shown to operators, so it holds no comma, no surrounding white space, no control or
+    bidirectional characters, and at most :data:`MAX_GROUP_CHARS` characters."""
+    if not name or name != name.strip():
+        return "is empty or has white space around it"
+    if "," in name:
+        return "contains a comma"
+    if any(c in BIDI_CONTROLS or unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in name):
+        return "contains a control or bidirectional character, line break or lone surrogate"
+    if len(name) > MAX_GROUP_CHARS:
+        return f"is longer than {MAX_GROUP_CHARS} characters"
+    return None
 
 
 def parse_groups(value: str | None) -> frozenset[str]:

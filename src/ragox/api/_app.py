@@ -28,7 +28,7 @@ from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ragox.access import Principal, may_write_id
+from ragox.access import Principal, group_problem, may_write_id
 from ragox.anchor import (
     Anchor,
     AnchorFormatError,
@@ -116,6 +116,16 @@ NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this
 #: operate"): an id outside its write prefixes, and a document with a revision it cannot
 #: read.
 NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
+
+
+def _check_groups(groups: frozenset[str]) -> None:
+    """A 422 for a reader group that breaks the rule (``ragox.access.group_problem``):
+    a comma group ``"everyone, hr"`` showed as if hr could read, a bidirectional
+    control as another name (found by a new-user pass)."""
+    for group in sorted(groups):
+        problem = group_problem(group)
+        if problem is not None:
+            raise Problem(422, "Unprocessable Content", f"a reader group {problem}")
 
 
 def _collection_readers(group: str) -> Problem:
@@ -378,6 +388,7 @@ def create_app(
         if not may_write_id(who, doc_id):
             raise NOT_WRITABLE  # before the bytes are hashed or anything looked up
         wanted = frozenset(g.strip() for g in (fields["groups"] or "").split(",") if g.strip())
+        _check_groups(wanted)
         if not who.operator and not who.groups.issuperset(wanted):
             raise Problem(403, "Forbidden", "groups must be among the caller's groups")
         revision = fields["revision"]
@@ -554,6 +565,7 @@ def create_app(
         """Replace the reader groups of a document's revisions (or of one). Operate keys
         only; any other key gets the 404 of a missing document."""
         groups = frozenset(g.strip() for g in body.groups if g.strip())
+        _check_groups(groups)
         try:
             changed = ragox.set_groups_as(who, document_id, groups, body.revision)
         except NotFound:

@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 import click
 
 from ragox._lazy import lazy_module
-from ragox.access import DEFAULT_TENANT, Principal, parse_groups, parse_write_prefixes
+from ragox.access import (
+    DEFAULT_TENANT,
+    Principal,
+    group_problem,
+    parse_groups,
+    parse_write_prefixes,
+)
 from ragox.anchor import Anchor, AnchorFormatError, Refusal, ResolutionStatus
 from ragox.answer import generator_from_spec
 from ragox.cli._render import (
@@ -103,6 +109,15 @@ class Usage(click.ClickException):
     """Bad input from the caller: exit code 2, one line on stderr."""
 
     exit_code = 2
+
+
+def _reader_groups(value: str | None) -> frozenset[str]:
+    """``--groups`` of a revision or a key, each name checked (exit 2)."""
+    groups = parse_groups(value)
+    for group in sorted(groups):
+        if (problem := group_problem(group)) is not None:
+            raise Usage(f"--groups: a group {problem}")
+    return groups
 
 
 def _tenant_option(func: F) -> F:
@@ -314,6 +329,7 @@ def ingest(
     """
     if queue and password is not None:
         raise Usage("--password cannot be queued (workers never see passwords)")
+    _reader_groups(groups)  # a bad group refuses the command before any file
     with _app(ctx) as app:
         files = list(app.expand_paths(list(paths)))
         if (document_id or revision) and len(files) != 1:
@@ -889,6 +905,7 @@ def acl(
     as_json: bool,
 ) -> None:
     """Replace the reader groups of a document's revisions."""
+    _reader_groups(groups)
     with _app(ctx, existing=True) as app:
         try:
             changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
@@ -1907,7 +1924,7 @@ def keys_create(
     as_json: bool,
 ) -> None:
     """Create a key; it is shown once (only its SHA-256 is stored)."""
-    read = parse_groups(groups)
+    read = _reader_groups(groups)
     try:
         prefixes = parse_write_prefixes(write, read, operate)
     except ValueError as error:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
+from ragox.access import BIDI_CONTROLS
+
 __all__ = ["INVALID_NAME", "MAX_ID_BYTES", "document_id_problem", "revision_label_problem"]
 
 #: The error code of an id or label that breaks the rule (the CLI's skip reason too).
@@ -33,6 +35,9 @@ def document_id_problem(value: str) -> str | None:
         return "is empty"
     if any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in value):
         return "contains a control character, line break or lone surrogate"
+    if any(c in BIDI_CONTROLS for c in value):
+        # "staff/a\u202egnp.txt" is shown as "staff/atxt.png" (a new-user pass)
+        return "contains a bidirectional control character"
     if len(value.encode("utf-8")) > MAX_ID_BYTES:
         return f"is longer than {MAX_ID_BYTES} bytes"
     if any(segment in _RESERVED_SEGMENTS for segment in value.split("/")):
