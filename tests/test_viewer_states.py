@@ -5,6 +5,7 @@ and the three pages pass a keyboard and a WCAG 2.x contrast audit."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -745,3 +746,49 @@ def test_key_prompt_is_not_shown_as_an_error(open_page: Any, site: Site) -> None
     page.wait_for_selector("#ragox-viewer[data-ragox-status='LOGIN']")
     colour = page.eval_on_selector("#state", "e => getComputedStyle(e).color")
     assert colour == "rgb(26, 26, 26)"
+
+
+@pytest.mark.sqlite_only  # the viewer's page buttons, not the store
+def test_page_buttons_say_when_there_is_no_page_beyond(open_page: Any, site: Site) -> None:
+    """On a PDF's first page "Previous page" and on its last "Next page" are
+    aria-disabled, and a click there asks the server for nothing (before: each click on
+    the last page asked for a page that does not exist, got a 404, and nothing
+    changed; found by a new-user pass)."""
+    page = _view(open_page, site, site.pdf, "desktop")
+    page.wait_for_selector("#page .rect")
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    for _ in range(5):  # multicolumn.pdf has 3 pages
+        if page.get_attribute("#next", "aria-disabled") == "true":
+            break
+        shown = page.get_attribute("#page", "data-page")
+        page.click("#next")
+        page.wait_for_selector(f"#page:not([data-page={json.dumps(shown)}])")
+    assert page.get_attribute("#page", "data-page") == "3"
+    assert page.get_attribute("#next", "aria-disabled") == "true"
+    assert page.get_attribute("#prev", "aria-disabled") == "false"
+    before = len(asked)
+    page.focus("#next")  # still in the keyboard's path: Enter on it does nothing
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    assert [url for url in asked[before:] if "/pages/" in url] == []
+    assert page.get_attribute("#page", "data-page") == "3"
+    while page.get_attribute("#page", "data-page") != "1":
+        shown = page.get_attribute("#page", "data-page")
+        page.click("#prev")
+        page.wait_for_selector(f"#page:not([data-page={json.dumps(shown)}])")
+    assert page.get_attribute("#prev", "aria-disabled") == "true"
+
+
+@pytest.mark.sqlite_only  # the viewer's sign-in, not the store
+def test_a_refused_key_can_be_replaced_in_the_viewer(open_page: Any, site: Site) -> None:
+    """A viewer opened with a key the API refuses says so and offers the key form
+    again, so another key can be given without reloading (before: only "Forget key"
+    was shown; found by a new-user pass)."""
+    page = open_page(f"{site.url}/view/anchors/{site.pdf}#key=rgx_not-a-key")
+    page.wait_for_selector("#ragox-viewer[data-ragox-status='LOGIN']")
+    assert page.is_visible("#login") and not page.is_visible("#forget")
+    assert "refused" in page.inner_text("#state")
+    page.fill("#key", site.key)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#ragox-viewer[data-ragox-status='RESOLVED']")

@@ -192,9 +192,14 @@ def test_sign_in_is_shared_by_tabs_and_forgotten_in_all(context: Any, site: App,
     viewer.wait_for_selector("#ragox-viewer[data-ragox-status='RESOLVED']")
     assert all(site.reader not in url for url in requests)
     assert all(site.reader not in p.url for p in (first, second, viewer))
+    assert CODE_QUOTE in viewer.inner_text("#document")
     second.click("#forget")
     second.wait_for_selector("#signin")
     first.wait_for_selector("#signin")  # the other tab forgot it too
+    # and the viewer's tab no longer shows what it read with the key (before: the
+    # document stayed on screen)
+    viewer.wait_for_selector("#ragox-viewer[data-ragox-status='LOGIN']")
+    assert viewer.inner_text("#document").strip() == ""
     assert first.locator("#conversation li").count() == 0  # and cleared its answers
     assert first.evaluate("sessionStorage.getItem('ragox-key')") is None
     assert first.evaluate("localStorage.length") == 0  # never kept on disk
@@ -267,6 +272,31 @@ def test_answer_code_is_shown_as_code(context: Any, site: App) -> None:
     )
     assert "<code>make &lt;b&gt;</code>" in html
     assert "<pre><code>echo &lt;i&gt;hi&lt;/i&gt;\n</code></pre>" in html
+
+
+def test_a_long_token_in_an_answer_wraps_on_a_phone(context: Any, site: App) -> None:
+    """An answer holding a long unbreakable token (a package file name pattern) wraps
+    inside the phone's width; before, the page became 422 px wide at 390 (found by a
+    new-user pass)."""
+    page = context("mobile").new_page()
+    page.goto(f"{site.url}/view/ask")
+    page.wait_for_selector("#signin")
+    assert _no_sideways_scroll(page)
+    page.evaluate(
+        """async () => {
+          const { renderRich } = await import('/view/static/ask.js');
+          const turn = document.createElement('li');
+          turn.className = 'turn';
+          const reply = document.createElement('div');
+          reply.className = 'reply';
+          renderRich('Name: <foo>_<НомерВерсии>-<НомерРевизииDebian>_<АрхитектураDebian>.deb',
+            reply);
+          turn.append(reply);
+          (document.getElementById('conversation') || document.body).append(turn);
+        }"""
+    )
+    assert page.locator(".turn .reply p").count() == 1
+    assert _no_sideways_scroll(page)
 
 
 def test_a_word_broken_at_a_line_end_reads_joined_and_stays_the_quote(

@@ -4,7 +4,7 @@
 // only then highlights. A mismatch is an error state, never a guessed highlight.
 // Blocks are rendered by kind (headings, lists, code, tables), still as text nodes of
 // the representation in text order: the gaps between blocks stay in the DOM, hidden.
-import { forget, obtainKey, signIn } from "/view/static/session.js";
+import { forget, obtainKey, onKeyChange, signIn } from "/view/static/session.js";
 import { LANG, localize, t, withLanguage } from "/view/static/i18n.js";
 import { readableNodes } from "/view/static/readable.js";
 
@@ -335,12 +335,26 @@ async function showPages(key, resolution, anchor, labels, blockRects, context) {
   let current = pages[0].page;
   pageNav.hidden = false;
   pageBox.hidden = false;
+  const prevButton = document.getElementById("prev");
+  const nextButton = document.getElementById("next");
+  // the last page: one label per page; without labels, learnt at the first page past it
+  let last = labels && labels.length ? labels.length : Infinity;
+  // aria-disabled, not disabled: the buttons stay in the keyboard's path and say why
+  // nothing happens (before, "Next page" on the last page asked for a page that does
+  // not exist on every click, and nothing changed)
+  const markEnds = () => {
+    prevButton.setAttribute("aria-disabled", String(current <= 1));
+    nextButton.setAttribute("aria-disabled", String(current >= last));
+  };
   const draw = async () => {
     const response = await api(`${base}/pages/${current}`, key);
     if (!response.ok) {
       current -= 1;
+      if (response.status === 404) last = current;
+      markEnds();
       return;
     }
+    markEnds();
     const url = URL.createObjectURL(await response.blob());
     const label = (labels && labels[current - 1]) || String(current);
     const img = new Image();
@@ -408,10 +422,12 @@ async function showPages(key, resolution, anchor, labels, blockRects, context) {
     if (phone.matches && rects.length) zoomButton.setAttribute("aria-pressed", "true");
     applyZoom();
   };
-  document.getElementById("prev").onclick = async () => {
+  prevButton.onclick = async () => {
     if (current > 1) { current -= 1; await draw(); }
   };
-  document.getElementById("next").onclick = async () => { current += 1; await draw(); };
+  nextButton.onclick = async () => {
+    if (current < last) { current += 1; await draw(); }
+  };
   document.getElementById("original").onclick = async (event) => {
     event.preventDefault();
     const response = await api(`${base}/original`, key);
@@ -638,19 +654,29 @@ async function showBlocks(key, resolution, anchor, doc, start, end) {
   if (first) first.scrollIntoView({ block: "center", inline: "center" });
 }
 
+/** The key form, with `message`: signed out, or the key refused (then it is offered
+ * again, not only "Forget key"). */
+function showLogin(message) {
+  const form = document.getElementById("login");
+  form.hidden = false;
+  document.getElementById("forget").hidden = true;
+  setState("LOGIN", message);
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    signIn(document.getElementById("key").value.trim());
+    location.reload();
+  };
+}
+
 async function main() {
   const key = await obtainKey(); // this tab's, or another open ragox tab's
   if (!key) {
-    const form = document.getElementById("login");
-    form.hidden = false;
-    setState("LOGIN", t("viewer.enter-key"));
-    form.onsubmit = (event) => {
-      event.preventDefault();
-      signIn(document.getElementById("key").value.trim());
-      location.reload();
-    };
+    showLogin(t("viewer.enter-key"));
     return;
   }
+  // forgotten (or replaced) in another tab: the passage was read with this key, so
+  // it leaves the screen with it (before, it stayed shown after "Forget key" there)
+  onKeyChange((now) => { if (now !== key) location.reload(); });
   if (window.top === window) { // framed in the ask page, that page offers it
     const out = document.getElementById("forget");
     out.hidden = false;
@@ -659,8 +685,11 @@ async function main() {
   try {
     await open(key);
   } catch (error) {
-    setState(error.message === "unauthorized" ? "LOGIN" : "ERROR",
-      error.message === "unauthorized" ? t("viewer.key-refused") : MESSAGES.ERROR);
+    if (error.message === "unauthorized") {
+      showLogin(t("viewer.key-refused")); // another key can be given here
+    } else {
+      setState("ERROR", MESSAGES.ERROR);
+    }
   }
 }
 
