@@ -344,7 +344,10 @@ def test_refused_api_requests_read_only_the_key(
             for document_id in ("green/doc", "green/missing"):
                 counting.touched.clear()
                 assert request(document_id).status_code in {403, 404}
-                assert counting.touched == ["key_principal"], (name, document_id)
+                # a route with a JSON body reads the key before the body and again
+                # after it (a key revoked meanwhile is refused); the same for both ids
+                reads = 2 if name == "groups" else 1
+                assert counting.touched == ["key_principal"] * reads, (name, document_id)
         for answer_id in (matrix.answers["default", "green"], "f" * 32):
             counting.touched.clear()
             assert client.get(f"/v1/answers/{answer_id}", headers=red_writer).status_code == 404

@@ -216,3 +216,20 @@ def test_earlier_turns_reach_the_generator_as_fenced_context(tmp_path: Path) -> 
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_a_lone_surrogate_in_a_message_is_a_422(chat: Chat) -> None:
+    """JSON's "\\ud800" in a message (the last or an earlier one) is no text: a 422
+    problem, not a 500 (red-team)."""
+    for messages in (
+        '[{"role": "user", "content": "seal \\ud800 replaced?"}]',
+        '[{"role": "user", "content": "a\\udc00"}, {"role": "assistant", "content": "b"},'
+        ' {"role": "user", "content": "How often is the seal replaced?"}]',
+    ):
+        answer = httpx.post(
+            f"{chat.url}/v1/chat/completions",
+            headers={"Authorization": f"Bearer {chat.staff}", "Content-Type": "application/json"},
+            content=f'{{"model": "ragox-extractive", "messages": {messages}}}'.encode(),
+        )
+        assert answer.status_code == 422, answer.text
+        assert answer.headers["content-type"] == "application/problem+json"

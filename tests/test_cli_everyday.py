@@ -133,14 +133,11 @@ def test_names_and_text_cannot_forge_or_reorder_a_line_for_people(
     assert "\u2028" not in asked.stdout and not any(
         line.startswith("Sources:") and "[S9]" in line for line in asked.stdout.splitlines()
     )
-    # ids and revision labels the operator gave, in the anchor and resolve lines
+    # an id the operator gives with a bidirectional override is refused outright now
+    # (before, it was stored, and its lines escaped it)
     odd = ragox_cli("ingest", str(folder / "bill.txt"), "--document-id", "inv\u202eoice")
-    assert odd.code == 0, odd.stdout
-    made = ragox_cli("anchor", "inv\u202eoice", "--start", "0", "--end", "5")
-    assert "\u202e" not in made.stdout and "inv\\u202eoice@r1" in made.stdout, made.stdout
-    anchor_id = made.stdout.split()[1]
-    resolved = ragox_cli("resolve", anchor_id)
-    assert "\u202e" not in resolved.stdout and "inv\\u202eoice@r1" in resolved.stdout
+    assert odd.code == 2 and "bidirectional" in odd.stderr, odd.stderr
+    assert "\u202e" not in odd.stderr
     exact = json.loads(ragox_cli("search", "total", "--json").stdout)["hits"][0]["snippet"]
     assert "\u202e0001\u202c" in exact
 
@@ -235,6 +232,24 @@ def test_anchor_prefix_keeps_access_rules(ragox_cli, home: Path) -> None:
         assert json.loads(denied.stdout)["status"] == "ACCESS_DENIED"
         other = ragox_cli("resolve", given, "--tenant", "acme", "--json")
         assert json.loads(other.stdout)["status"] == "ACCESS_DENIED"
+
+
+def test_an_unknown_anchor_id_is_named_so_to_the_operator_only(ragox_cli, home: Path) -> None:
+    """The local operator reads everything, so its ACCESS_DENIED for an id can only
+    mean that no such anchor is stored: it is told so. A declared reader is told
+    nothing more, for a stored anchor it may not read and an unknown id alike."""
+    full, _ = _asked(home)
+    unknown = "0" * 16 if not full.startswith("0" * 16) else "f" * 16
+    told = ragox_cli("resolve", unknown)
+    assert told.code == 1
+    assert told.stdout.splitlines() == [
+        "ACCESS_DENIED  (access_denied)",
+        f"  no anchor with id {unknown} is stored in tenant default",
+    ]
+    for given in (unknown, full):
+        reader = ragox_cli("resolve", given, "--principal", "oz", "--groups", "sales")
+        assert reader.code == 1
+        assert reader.stdout.splitlines() == ["ACCESS_DENIED  (access_denied)"]
 
 
 def test_an_ambiguous_prefix_is_told_only_to_the_operator(ragox_cli, home: Path) -> None:

@@ -177,6 +177,40 @@ def test_question_bodies_are_bounded_and_need_a_key_first(server: Server, path: 
     assert small.status_code == 200, small.text
 
 
+def test_a_key_revoked_while_its_body_was_held_back_is_refused(server: Server) -> None:
+    """An operate key sends PUT …/groups and holds back the last byte of its body; the
+    key is revoked; then the byte comes: 401, and the readers stay. (The body guard
+    checks the key before the body; the route checks it again after it. Red-team: with
+    the first check alone, the change was made 30 s after the revocation.)"""
+    app = Ragox(server.home)
+    key = app.create_key(Principal("olga", groups=frozenset({"staff"}), operator=True))
+    app.close()
+    where = urlsplit(server.url)
+    assert where.hostname is not None and where.port is not None
+    body = json.dumps({"groups": ["staff", "everyone"]}).encode()
+    head = (
+        "PUT /v1/documents/manual.txt/groups HTTP/1.1\r\n"
+        f"Host: {where.hostname}:{where.port}\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((where.hostname, where.port), timeout=15) as sock:
+        sock.sendall(head + body[:-1])
+        time.sleep(0.3)  # the guard has checked the key and waits for the body
+        app = Ragox(server.home)
+        assert app.revoke_key(key)
+        app.close()
+        sock.sendall(body[-1:])
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
+    app = Ragox(server.home)
+    try:
+        status = app.status("manual.txt", Principal.local_operator())
+        assert {g for r in status.revisions for g in r.revision.groups} == {"staff"}
+    finally:
+        app.close()
+
+
 def test_oversize_uploads_are_413_problems(server: Server) -> None:
     """A declared and a streamed (chunked) body over the limit are 413 problem details,
     answered without reading them in full and leaving nothing behind."""

@@ -8,7 +8,10 @@ failure that the operator could find (found by a new-user pass)."""
 from __future__ import annotations
 
 import re
+import socket
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -46,16 +49,32 @@ def test_responses_and_log_lines_carry_an_opaque_request_id(tmp_path: Path) -> N
             f"{url}/v1/ask", headers=auth, json={"question": "Which roles in Lyon are cut?"}
         )
         anonymous = httpx.get(f"{url}/v1/documents")
-        ids = [r.headers["X-Request-Id"] for r in (hidden, asked, anonymous)]
+        guarded = httpx.post(f"{url}/v1/ask", json={"question": "Which roles are cut?"})
+        # a caller that leaves before its body is in: no bug, no traceback (red-team)
+        where = urlsplit(url)
+        assert where.hostname is not None and where.port is not None
+        with socket.create_connection((where.hostname, where.port), timeout=15) as sock:
+            sock.sendall(
+                b"POST /v1/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Authorization: Bearer {key}\r\nContent-Length: 1000\r\n\r\n".encode()
+                + b'{"question": "'
+            )
+            time.sleep(0.3)
+        time.sleep(0.3)
+        ids = [r.headers["X-Request-Id"] for r in (hidden, asked, anonymous, guarded)]
     assert all(re.fullmatch(r"[0-9a-f]{16}", i) for i in ids), ids
-    assert len(set(ids)) == 3
+    assert len(set(ids)) == 4
     assert hidden.status_code == 404
     assert anonymous.status_code == 401
     assert asked.status_code == 200
     assert " GET /v1/documents/{document_id:path} 404 " in _log_line(log, ids[0])
     assert " POST /v1/ask 200 " in _log_line(log, ids[1])
     assert " GET /v1/documents 401 " in _log_line(log, ids[2])
+    # answered by the body guard, before routing: still named by its route
+    assert " POST /v1/ask 401 " in _log_line(log, ids[3])
     text = log.read_text()
+    assert "Traceback" not in text and "failed" not in text
+    assert " POST /v1/ask disconnected " in text
     for protected in ("layoffs", "Lyon", "roles", "board/"):
         assert protected not in text, protected
 

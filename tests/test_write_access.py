@@ -503,7 +503,9 @@ def test_schema7_keys_become_read_only(tmp_path: Path) -> None:
 
 BAD_GROUPS = [
     "everyone, hr",  # shown as if hr could read; the Readers editor cannot edit it back
+    "everyone\uff0chr",  # the same with a full-width comma (red-team)
     "staff\u202e",  # a bidirectional override: shown as another name
+    "staff\u200b",  # a zero-width space: listed as "staff" (red-team)
     "st\x00aff",
     "g" * 5000,
 ]
@@ -522,6 +524,12 @@ def test_reader_groups_that_read_as_others_are_refused(site: Site, group: str) -
     )
     assert regrouped.status_code == 422, regrouped.text
     assert group not in regrouped.text
+    surrogate = httpx.put(  # a revision label with a lone surrogate: 422, was a 500
+        f"{site.url}/v1/documents/staff/handbook/groups",
+        headers={**_auth(site.operator), "Content-Type": "application/json"},
+        content=b'{"groups": ["staff"], "revision": "r1\\ud800"}',
+    )
+    assert surrogate.status_code == 422, surrogate.text
     if "," not in group:  # the upload's field is comma-separated itself
         uploaded = httpx.post(
             f"{site.url}/v1/documents",
@@ -557,3 +565,61 @@ def test_cli_refuses_bad_reader_groups(tmp_path: Path, ragox_cli: Any) -> None:
     assert ragox_cli("acl", "a.txt", "--groups", "staff,\u2066hr").code == 2
     shown = json.loads(ragox_cli("status", "a.txt", "--json").stdout)
     assert shown["revisions"][0]["groups"] == ["staff"]
+
+
+def test_names_of_other_scripts_stay_valid() -> None:
+    """The name rules refuse what reads as another name, not the words of other
+    scripts: Cyrillic, CJK, inner spaces, Persian with its zero-width non-joiner,
+    Hindi with its combining marks."""
+    from ragox.access import group_problem
+    from ragox.service import document_id_problem
+
+    for name in ("отдел-продаж", "財務", "sales team", "می\u200cخواهم", "विक्रय"):
+        assert group_problem(name) is None, name
+        assert document_id_problem(f"docs/{name}.txt") is None, name
+    for name in ("a\u200bb", "a\ufeffb", "a\u2060b", "a\u00adb", "a\U000e0041b"):
+        assert group_problem(name) is not None, name
+        assert document_id_problem(f"x/{name}") is not None, name
+
+
+def test_inherited_readers_never_reach_a_group_the_writer_is_not_in(site: Site) -> None:
+    """A staff writer's new version (no groups named) of a document for staff and
+    board is for staff only: the writer may not name board itself (403), so inherited
+    groups do not let its text reach board either (red-team)."""
+    app = Ragox(site.home)
+    try:
+        app.ingestor.ingest_bytes(
+            b"The canteen menu for staff and board.\n",
+            "menu.txt",
+            "staff/menu",
+            groups=frozenset({"staff", "board"}),
+            tenant="default",
+        )
+    finally:
+        app.close()
+    new = _upload(site, site.staff, "staff/menu", b"The canteen menu changed for spring.\n")
+    assert new.status_code == 202, new.text
+    body = _wait_ready(site, site.staff, "staff/menu")
+    assert [r["groups"] for r in body["revisions"]] == [["board", "staff"], ["staff"]]
+
+
+def test_inherited_readers_follow_the_latest_revision_not_the_current(site: Site) -> None:
+    """r1 for staff and lab, then r2 narrowed to staff that FAILED (so r1 stays
+    current): a later upload without groups keeps the narrowing (red-team: a re-upload
+    from the web app undid it)."""
+    app = Ragox(site.home)
+    try:
+        groups = frozenset({"staff", "lab"})
+        app.ingestor.ingest_bytes(
+            b"Lab plan.\n", "p.txt", "staff/plan", groups=groups, tenant="default"
+        )
+        failed = app.ingestor.ingest_bytes(
+            b"%PDF-1.7 broken", "p.pdf", "staff/plan", groups=frozenset({"staff"}), tenant="default"
+        )
+        assert failed.state.value == "FAILED"
+    finally:
+        app.close()
+    new = _upload(site, site.lab, "staff/plan", b"Lab plan, confidential now.\n")
+    assert new.status_code == 202, new.text
+    body = _wait_ready(site, site.lab, "staff/plan")
+    assert [r["groups"] for r in body["revisions"]] == [["lab", "staff"], ["staff"], ["staff"]]

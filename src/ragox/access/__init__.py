@@ -77,6 +77,21 @@ BIDI_CONTROLS: Final = frozenset(
 )
 #: control characters, lone surrogates, line and paragraph separators
 _FORBIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})
+#: the joiners that words of some scripts need (Persian, Indic, emoji sequences):
+#: the only invisible format characters (Unicode category Cf) a name may hold
+NAME_JOINERS: Final = frozenset("\u200c\u200d")
+#: commas of other scripts and widths: "everyone，hr" read as two groups
+_COMMAS: Final = frozenset("\u060c\u201a\u3001\ufe10\ufe11\ufe50\ufe51\uff0c\uff64")
+
+
+def invisible_format(name: str) -> bool:
+    """``name`` holds a bidirectional control or another invisible format character
+    (zero-width space, word joiner, BOM, soft hyphen, tags…) but the joiners: it would
+    be shown as another name ("staff\u200b" as "staff")."""
+    return any(
+        c in BIDI_CONTROLS or (unicodedata.category(c) == "Cf" and c not in NAME_JOINERS)
+        for c in name
+    )
 
 
 def group_problem(name: str) -> str | None:
@@ -86,10 +101,14 @@ def group_problem(name: str) -> str | None:
     bidirectional characters, and at most :data:`MAX_GROUP_CHARS` characters."""
     if not name or name != name.strip():
         return "is empty or has white space around it"
-    if "," in name:
+    if "," in name or any(c in _COMMAS for c in name):
         return "contains a comma"
-    if any(c in BIDI_CONTROLS or unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in name):
-        return "contains a control or bidirectional character, line break or lone surrogate"
+    if invisible_format(name) or any(
+        unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in name
+    ):
+        return (
+            "contains a control, invisible or bidirectional character, line break or lone surrogate"
+        )
     if len(name) > MAX_GROUP_CHARS:
         return f"is longer than {MAX_GROUP_CHARS} characters"
     return None

@@ -23,9 +23,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData, MutableHeaders
+from starlette.datastructures import FormData, Headers, MutableHeaders
 from starlette.datastructures import UploadFile as StarletteUploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragox.access import Principal, group_problem, may_write_id
@@ -236,12 +237,8 @@ def create_app(
     # async: one indexed read, so it runs on the event loop instead of taking a trip
     # through the thread pool on every request.
     async def principal(
-        request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     ) -> Principal:
-        checked = request.scope.get(_CHECKED_KEY)
-        if isinstance(checked, Principal):  # by BodyGuard, for this request, just now
-            return checked
         if credentials is None:
             return authenticate(None, None)
         return authenticate(credentials.scheme, credentials.credentials)
@@ -566,6 +563,8 @@ def create_app(
         only; any other key gets the 404 of a missing document."""
         groups = frozenset(g.strip() for g in body.groups if g.strip())
         _check_groups(groups)
+        if body.revision is not None and (label := revision_label_problem(body.revision)):
+            raise Problem(422, "Unprocessable Content", f"revision {label}")
         try:
             changed = ragox.set_groups_as(who, document_id, groups, body.revision)
         except NotFound:
@@ -798,7 +797,7 @@ def create_app(
     app.add_middleware(BodyGuard, authenticate=caller)
     # Outermost of ours: every response, the shortcut's and a 404's included.
     app.add_middleware(NoSniff)
-    app.add_middleware(RequestIds)
+    app.add_middleware(RequestIds, routes=app.router.routes)
     return app
 
 
@@ -826,9 +825,10 @@ class BodyGuard:
     """Requests to ``/v1/`` with a body, other than the upload and ``POST /v1/resolve``
     (which read their bodies themselves, under their own limits): the bearer key is
     checked before any byte of the body is read (401), and the body may not pass
-    :data:`_MAX_JSON_BYTES` (413). Before, ``POST /v1/ask`` and
-    ``/v1/chat/completions`` read and parsed a body of any size, without a key too:
-    a 300 MB body took the server from 165 to 750 MB (found by a new-user pass)."""
+    :data:`_MAX_JSON_BYTES` (413). The route checks the key again once the body is
+    in. Before, ``POST /v1/ask`` and ``/v1/chat/completions`` read and parsed a body
+    of any size, without a key too: a 300 MB body took the server from 165 to 750 MB
+    (found by a new-user pass)."""
 
     def __init__(self, app: ASGIApp, authenticate: Callable[[Request], Principal]) -> None:
         self.app = app
@@ -843,15 +843,24 @@ class BodyGuard:
         ):
             await self.app(scope, receive, send)
             return
+        headers = Headers(scope=scope)
+        if scope["method"] == "DELETE" and not (
+            headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        ):
+            await self.app(scope, receive, send)  # no body: the route checks the key
+            return
         try:
-            # kept for the route: one read of the key per request
-            scope[_CHECKED_KEY] = self.authenticate(Request(scope))
+            # before the body (refused at once), and again by the route after it: a key
+            # revoked while a body was held back is refused then (red-team)
+            self.authenticate(Request(scope))
             # read here (at most the limit), so that a streamed body past it is a 413
             # too, not the 400 that FastAPI makes of an error while it reads
             body = await _bounded_body(Request(scope, receive), _MAX_JSON_BYTES)
         except Problem as error:
             await _problem(error.status, error.title, error.detail)(scope, receive, send)
             return
+        except ClientDisconnect:
+            return  # gone before its body was in: nothing to answer, no bug
         replayed = False
 
         async def replay() -> Message:
@@ -864,8 +873,6 @@ class BodyGuard:
         await self.app(scope, replay, send)
 
 
-#: where BodyGuard leaves the principal of the key it checked, for the route
-_CHECKED_KEY: Final = "ragox.principal"
 #: the routes that bound their request bodies themselves
 _OWN_BODY_LIMITS: Final = frozenset({"/v1/documents", "/v1/resolve"})
 

@@ -109,6 +109,9 @@ def chat_router(
         ]
         if not question:
             raise problem(422, "Unprocessable Content", "the last user message has no text")
+        if not all(_is_text(text) for text in (question, *(turn for _, turn in earlier))):
+            # a lone surrogate (JSON's "\ud800") is no text: it was a 500 (red-team)
+            raise problem(422, "Unprocessable Content", "a message holds a lone surrogate")
         if len(question) > 4000:
             raise problem(422, "Unprocessable Content", "the question is longer than 4000")
         language = body.answer_language.lower() if body.answer_language else None
@@ -222,3 +225,12 @@ def _events(
         yield chunk({"content": content[start : start + _PIECE]})
     yield chunk({"annotations": annotations}, "stop")
     yield b"data: [DONE]\n\n"
+
+
+def _is_text(value: str) -> bool:
+    """``value`` can be UTF-8: no lone surrogate."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

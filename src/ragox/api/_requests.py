@@ -12,10 +12,13 @@ import logging
 import secrets
 import sys
 import time
+from collections.abc import Sequence
 from typing import Final
 
 from starlette.datastructures import MutableHeaders
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: the logger of the request lines (``ragox serve`` writes it to stderr)
@@ -37,8 +40,10 @@ class RequestIds:
     template and status. A bug's exception ends here as a bare 500 problem (its
     traceback is logged with the id), so that the 500 carries the id too."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute] = ()) -> None:
         self.app = app
+        #: the app's routes, to name the route of a request answered before routing
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -47,6 +52,20 @@ class RequestIds:
         request_id = secrets.token_hex(8)
         started = time.perf_counter()
         status = 0
+        logged = False
+
+        def log() -> None:
+            nonlocal logged
+            if not logged:
+                logged = True
+                LOG.info(
+                    "request %s %s %s %s %.1f ms",
+                    request_id,
+                    scope["method"],
+                    self._route(scope),
+                    status or "disconnected",
+                    (time.perf_counter() - started) * 1000,
+                )
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
@@ -54,9 +73,13 @@ class RequestIds:
                 status = int(message["status"])
                 MutableHeaders(scope=message)["X-Request-Id"] = request_id
             await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                log()  # when the caller has it, not after background tasks (an upload's)
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:
+            pass  # the caller left before its body was in: no bug, nothing to answer
         except Exception:
             LOG.exception("request %s failed", request_id)
             if status:  # the response had started: nothing else can be sent
@@ -74,26 +97,18 @@ class RequestIds:
             )
             await response(scope, receive, send_with_id)
         finally:
-            LOG.info(
-                "request %s %s %s %d %.1f ms",
-                request_id,
-                scope["method"],
-                _route(scope),
-                status,
-                (time.perf_counter() - started) * 1000,
-            )
+            log()
 
-
-def _route(scope: Scope) -> str:
-    """The template of the route that answered (``/v1/documents/{document_id}``),
-    never the path itself."""
-    route = scope.get("route")
-    template = getattr(route, "path", None)
-    if isinstance(template, str) and template:
-        return template
-    path = str(scope.get("path", ""))
-    if path.startswith("/v1/anchors/"):  # the resolution shortcut's routes
-        return "/v1/anchors/{anchor_id}"
-    if path == "/v1/resolve":
-        return path
-    return "(other)"
+    def _route(self, scope: Scope) -> str:
+        """The template of the route that answered or would have
+        (``/v1/documents/{document_id:path}``), never the path itself."""
+        template = getattr(scope.get("route"), "path", None)
+        if isinstance(template, str) and template:
+            return template
+        # answered before routing (a 401 or 413 of the body guard, the resolution
+        # shortcut): the route that matches the request
+        for route in self.routes:
+            match, _ = route.matches(scope)
+            if match is Match.FULL and isinstance(path := getattr(route, "path", None), str):
+                return path
+        return "(other)"

@@ -885,6 +885,12 @@ def resolve_cmd(
             click.echo(_in_current_line(now))
     else:
         click.echo(f"{result.status.value}  ({result.reason})")
+        if anchor_id is not None and anchor_value is None and who.operator:
+            # the operator reads everything, so the refusal can only mean this; a
+            # reader is told nothing more (it may not know what it cannot read)
+            click.echo(
+                f"  no anchor with id {shown_id(anchor_id)} is stored in tenant {shown_id(tenant)}"
+            )
     if not result.resolved:
         ctx.exit(1)
 

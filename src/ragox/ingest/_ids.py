@@ -16,7 +16,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
-from ragox.access import BIDI_CONTROLS
+from ragox.access import invisible_format
 
 __all__ = ["INVALID_NAME", "MAX_ID_BYTES", "document_id_problem", "revision_label_problem"]
 
@@ -35,9 +35,10 @@ def document_id_problem(value: str) -> str | None:
         return "is empty"
     if any(unicodedata.category(c) in _FORBIDDEN_CATEGORIES for c in value):
         return "contains a control character, line break or lone surrogate"
-    if any(c in BIDI_CONTROLS for c in value):
-        # "staff/a\u202egnp.txt" is shown as "staff/atxt.png" (a new-user pass)
-        return "contains a bidirectional control character"
+    if invisible_format(value):
+        # "staff/a\u202egnp.txt" is shown as "staff/atxt.png" (a new-user pass),
+        # "x/a\u200bb" as "x/ab" (red-team)
+        return "contains a bidirectional control or invisible format character"
     if len(value.encode("utf-8")) > MAX_ID_BYTES:
         return f"is longer than {MAX_ID_BYTES} bytes"
     if any(segment in _RESERVED_SEGMENTS for segment in value.split("/")):

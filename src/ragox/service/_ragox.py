@@ -1049,19 +1049,14 @@ class Ragox:
             return None
         return document.current_revision
 
-    def _document_readers(
-        self, tenant: str, revisions: Sequence[RevisionRecord]
-    ) -> frozenset[str] | None:
-        """The reader groups of a document's current revision, or of its latest when
-        none is current; None for a document without revisions."""
+    @staticmethod
+    def _document_readers(revisions: Sequence[RevisionRecord]) -> frozenset[str] | None:
+        """The reader groups of a document's latest revision, current or not yet (a
+        narrowing given with a revision still queued or FAILED holds for the next
+        one); None for a document without revisions."""
         if not revisions:
             return None
-        document = self.store.get_document(tenant, revisions[0].document_id)
-        current = None if document is None else document.current_revision
-        chosen = next((r for r in revisions if r.revision == current), None)
-        if chosen is None:
-            chosen = max(revisions, key=lambda record: record.seq)
-        return chosen.groups
+        return max(revisions, key=lambda record: record.seq).groups
 
     def upload(
         self,
@@ -1086,8 +1081,8 @@ class Ragox:
         across that line).
         Inside a collection ``G/`` the new revision is always readable by ``G``.
         Without ``groups``, a new revision of an existing document keeps the reader
-        groups of its current revision (of its latest, when none is current); a new
-        document gets the principal's groups.
+        groups of its latest revision (those the principal is in, unless it operates);
+        a new document gets the principal's groups.
         """
         if not may_write_id(principal, document_id):
             raise WriteRefused(document_id)
@@ -1098,7 +1093,11 @@ class Ragox:
         # a new version of a staff-only document stays staff-only: before, an upload
         # without groups (the web app's) gave it every group of the writer's key, and
         # readers of "everyone" read it (found by a new-user pass)
-        kept = self._document_readers(principal.tenant, existing)
+        kept = self._document_readers(existing)
+        if kept is not None and not principal.operator:
+            # never groups the writer may not name itself (its upload naming "hr" is a
+            # 403): its text reaches only readers it shares the document with
+            kept &= principal.groups
         readers = groups or (principal.groups if kept is None else kept)
         owner = collection_group(document_id, principal.groups)
         if owner is not None and ANY_ID not in principal.write:
