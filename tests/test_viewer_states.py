@@ -792,3 +792,19 @@ def test_a_refused_key_can_be_replaced_in_the_viewer(open_page: Any, site: Site)
     page.fill("#key", site.key)
     page.keyboard.press("Enter")
     page.wait_for_selector("#ragox-viewer[data-ragox-status='RESOLVED']")
+
+
+@pytest.mark.sqlite_only  # the pages' keyboard paths, not the store
+def test_signing_in_with_the_keyboard_leaves_focus_on_the_question(
+    open_page: Any, site: Site
+) -> None:
+    """Key typed, Enter: the form gives way to the signed-in area and the keyboard is on
+    the question field, not dropped to the page's body (found by a new-user pass)."""
+    page = open_page(f"{site.url}/view/ask")
+    page.wait_for_selector("#signin")
+    page.focus("#apikey")
+    page.keyboard.type(site.key)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#account[data-signed-in='true']")
+    page.wait_for_selector("#question:focus")
+    assert page.evaluate("document.activeElement.id") == "question"

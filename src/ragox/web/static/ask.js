@@ -279,8 +279,11 @@ wide.addEventListener("change", () => {
 });
 
 // Signed out (here or in another tab): nothing of the conversation stays on screen.
-mountAccount(document.getElementById("account"), (me) => {
-  if (me) return;
+mountAccount(document.getElementById("account"), (me, hadFocus) => {
+  if (me) {
+    if (hadFocus) question.focus(); // just signed in: the next thing is the question
+    return;
+  }
   conversation.replaceChildren();
   beside.append(frame);
   frame.hidden = true;

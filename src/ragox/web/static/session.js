@@ -93,7 +93,8 @@ export async function whoAmI() {
 }
 
 /** The sign-in area of a page: a key field while signed out, the name and a forget
- * button while signed in. `onChange(me)` runs on every change, with null when out. */
+ * button while signed in. `onChange(me, hadFocus)` runs on every change, with null
+ * when out; `hadFocus`: the keyboard was in the area (it is now on its first control). */
 export function mountAccount(box, onChange) {
   let refused = false;
   const render = async () => {
@@ -103,6 +104,9 @@ export function mountAccount(box, onChange) {
       sessionStorage.removeItem(NAME); // refused: forgotten here, quietly
       refused = true;
     }
+    // where the keyboard was: inside the form or button about to be replaced, it
+    // would fall to the page's body (a new-user pass); it stays in the account area
+    const hadFocus = box.contains(document.activeElement);
     box.replaceChildren();
     if (me) {
       const who = document.createElement("span");
@@ -151,7 +155,8 @@ export function mountAccount(box, onChange) {
       box.append(form);
     }
     box.dataset.signedIn = String(Boolean(me));
-    onChange(me);
+    if (hadFocus) box.querySelector("button, input")?.focus();
+    onChange(me, hadFocus);
   };
   onKeyChange((key, wasRefused) => { refused = wasRefused; render(); });
   return obtainKey().then(render);
