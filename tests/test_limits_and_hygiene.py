@@ -211,6 +211,39 @@ def test_a_key_revoked_while_its_body_was_held_back_is_refused(server: Server) -
         app.close()
 
 
+def test_a_body_sent_too_slowly_is_a_408(tmp_path: Path) -> None:
+    """A question's body that has not arrived within ``--body-timeout`` seconds is a 408
+    problem, and the connection is free again; the server never stopped waiting for a
+    body before, so one sent a byte at a time held its connection for ever (red-team)."""
+    home = tmp_path / "home"
+    app = Ragox(home)
+    key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    app.close()
+    with serving(home, "--body-timeout", "1") as url:
+        where = urlsplit(url)
+        assert where.hostname is not None and where.port is not None
+        head = (
+            "POST /v1/ask HTTP/1.1\r\n"
+            f"Host: {where.hostname}:{where.port}\r\n"
+            f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 100\r\n\r\n"
+        ).encode()
+        started = time.perf_counter()
+        with socket.create_connection((where.hostname, where.port), timeout=15) as sock:
+            sock.sendall(head + b'{"question": ')
+            answer = sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        assert b"application/problem+json" in answer
+        assert 0.9 < time.perf_counter() - started < 10
+        fine = httpx.post(
+            f"{url}/v1/ask",
+            headers=_auth(key),
+            json={"question": "When is the seal checked?"},
+            timeout=30,
+        )
+        assert fine.status_code == 200, fine.text
+
+
 def test_oversize_uploads_are_413_problems(server: Server) -> None:
     """A declared and a streamed (chunked) body over the limit are 413 problem details,
     answered without reading them in full and leaving nothing behind."""

@@ -1,6 +1,8 @@
 """The authenticated HTTP API (FastAPI); nothing below it imports it."""
 
 from ragox.api._app import (
+    BODY_SECONDS_VARIABLE,
+    DEFAULT_BODY_SECONDS,
     DEFAULT_UPLOAD_LIMIT,
     GENERATOR_VARIABLE,
     HOME_VARIABLE,
@@ -12,6 +14,8 @@ from ragox.api._app import (
 from ragox.api._requests import log_requests_to_stderr
 
 __all__ = [
+    "BODY_SECONDS_VARIABLE",
+    "DEFAULT_BODY_SECONDS",
     "DEFAULT_UPLOAD_LIMIT",
     "GENERATOR_VARIABLE",
     "HOME_VARIABLE",

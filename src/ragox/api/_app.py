@@ -8,6 +8,7 @@ object outside the caller's scope answers exactly like a missing one (404).
 
 # No "from __future__ import annotations": FastAPI reads these annotations at runtime.
 
+import asyncio
 import functools
 import json
 import os
@@ -72,6 +73,8 @@ from ragox.store import RevisionConflict, RevisionState
 from ragox.web import STATIC, VIEWER_CSP
 
 __all__ = [
+    "BODY_SECONDS_VARIABLE",
+    "DEFAULT_BODY_SECONDS",
     "DEFAULT_UPLOAD_LIMIT",
     "GENERATOR_VARIABLE",
     "HOME_VARIABLE",
@@ -87,6 +90,9 @@ DEFAULT_UPLOAD_LIMIT: Final = 64 * 1024 * 1024
 HOME_VARIABLE: Final = "RAGOX_SERVE_HOME"
 UPLOAD_LIMIT_VARIABLE: Final = "RAGOX_SERVE_UPLOAD_LIMIT"
 GENERATOR_VARIABLE: Final = "RAGOX_SERVE_GENERATOR"
+BODY_SECONDS_VARIABLE: Final = "RAGOX_SERVE_BODY_SECONDS"
+#: Longest wait for the whole body of a question, a chat or a groups change (408).
+DEFAULT_BODY_SECONDS: Final = 60.0
 #: "1": uploads are queued for `ragox worker` processes instead of run in the server
 QUEUE_VARIABLE: Final = "RAGOX_SERVE_QUEUE"
 PROBLEM: Final = "application/problem+json"
@@ -175,6 +181,7 @@ def create_app(
     generator: str = "extractive",
     *,
     queue: bool = False,
+    body_seconds: float = DEFAULT_BODY_SECONDS,
 ) -> FastAPI:
     """The ASGI app for one ragox home; ``generator`` is the operator's generator spec;
     ``queue``: an upload only stores the original and queues its job for a worker
@@ -794,7 +801,7 @@ def create_app(
     app.add_middleware(ResolutionShortcut, anchors=anchor_by_id, resolve=resolve_body)
     # Outside the shortcut's routes and the upload (they bound their own bodies): the
     # key before any byte of a body, and a bound on it.
-    app.add_middleware(BodyGuard, authenticate=caller)
+    app.add_middleware(BodyGuard, authenticate=caller, body_seconds=body_seconds)
     # Outermost of ours: every response, the shortcut's and a 404's included.
     app.add_middleware(NoSniff)
     app.add_middleware(RequestIds, routes=app.router.routes)
@@ -830,9 +837,16 @@ class BodyGuard:
     of any size, without a key too: a 300 MB body took the server from 165 to 750 MB
     (found by a new-user pass)."""
 
-    def __init__(self, app: ASGIApp, authenticate: Callable[[Request], Principal]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        authenticate: Callable[[Request], Principal],
+        body_seconds: float = DEFAULT_BODY_SECONDS,
+    ) -> None:
         self.app = app
         self.authenticate = authenticate
+        #: longest wait for a whole body (408 after it)
+        self.body_seconds = body_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -855,9 +869,16 @@ class BodyGuard:
             self.authenticate(Request(scope))
             # read here (at most the limit), so that a streamed body past it is a 413
             # too, not the 400 that FastAPI makes of an error while it reads
-            body = await _bounded_body(Request(scope, receive), _MAX_JSON_BYTES)
+            # …and within a time: the server itself never stops waiting for a body, so
+            # a body sent a byte at a time would hold its connection for ever
+            async with asyncio.timeout(self.body_seconds):
+                body = await _bounded_body(Request(scope, receive), _MAX_JSON_BYTES)
         except Problem as error:
             await _problem(error.status, error.title, error.detail)(scope, receive, send)
+            return
+        except TimeoutError:
+            detail = f"the body did not arrive within {self.body_seconds:g} s"
+            await _problem(408, "Request Timeout", detail)(scope, receive, send)
             return
         except ClientDisconnect:
             return  # gone before its body was in: nothing to answer, no bug
@@ -932,6 +953,7 @@ def app_from_environment() -> FastAPI:
         DEFAULT_UPLOAD_LIMIT if limit is None else int(limit),
         os.environ.get(GENERATOR_VARIABLE, "extractive"),
         queue=os.environ.get(QUEUE_VARIABLE) == "1",
+        body_seconds=float(os.environ.get(BODY_SECONDS_VARIABLE, DEFAULT_BODY_SECONDS)),
     )
 
 

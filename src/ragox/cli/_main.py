@@ -2047,6 +2047,14 @@ def app_url(host: str, port: int) -> str:
     help="Largest accepted upload in bytes.",
 )
 @click.option(
+    "--body-timeout",
+    "body_seconds",
+    type=click.FloatRange(0.1, 3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds to wait for the whole body of a question, a chat or a groups change (408 after).",
+)
+@click.option(
     "--workers",
     type=click.IntRange(1),
     default=1,
@@ -2073,6 +2081,7 @@ def serve(
     host: str,
     port: int,
     upload_limit: int,
+    body_seconds: float,
     workers: int,
     generator_spec: str,
     queue: bool,
@@ -2082,6 +2091,7 @@ def serve(
     import uvicorn  # noqa: PLC0415
 
     from ragox.api import (  # noqa: PLC0415
+        BODY_SECONDS_VARIABLE,
         GENERATOR_VARIABLE,
         HOME_VARIABLE,
         QUEUE_VARIABLE,
@@ -2098,7 +2108,13 @@ def serve(
     click.echo(f"ragox web app: {app_url(host, port)}  (API under /v1, docs at /v1/docs)")
     if workers == 1:
         log_requests_to_stderr()  # one line per request: id, route, status (workers: each)
-        app = create_app(home, upload_limit=upload_limit, generator=generator_spec, queue=queue)
+        app = create_app(
+            home,
+            upload_limit=upload_limit,
+            generator=generator_spec,
+            queue=queue,
+            body_seconds=body_seconds,
+        )
         uvicorn.run(app, host=host, port=port, log_level="warning")
         return
     # Open the home once here, so that a schema migration and the manifest key are
@@ -2109,6 +2125,7 @@ def serve(
     os.environ[UPLOAD_LIMIT_VARIABLE] = str(upload_limit)
     os.environ[GENERATOR_VARIABLE] = generator_spec
     os.environ[QUEUE_VARIABLE] = "1" if queue else "0"
+    os.environ[BODY_SECONDS_VARIABLE] = repr(body_seconds)
     uvicorn.run(
         "ragox.api:app_from_environment",
         factory=True,
