@@ -390,7 +390,14 @@ def test_library_upload_readers_and_delete_for_an_operator(
     assert page.locator("#documents tbody tr").first.get_attribute("data-document") == upload.name
     assert page.get_attribute("#upload-progress", "data-seen") == "100"
     page.wait_for_selector(f"tr[data-document='{upload.name}'][data-state='READY']")
+    # the upload's line follows its state too (before: it stayed at "received")
+    page.wait_for_selector(f"#upload-state .upload-line:has-text('{upload.name} (r1): ready')")
     row.locator("button", has_text="Readers").click()
+    if kind == "mobile":  # the editor's cell has no column label: no stray ":" before it
+        before = page.evaluate(
+            "getComputedStyle(document.querySelector('tr.editor td'), '::before').content"
+        )
+        assert before in ("none", "normal"), before
     page.fill("tr.editor input", "staff, sales")
     page.keyboard.press("Enter")
     page.wait_for_selector(f"tr[data-document='{upload.name}'] td:has-text('sales, staff')")
@@ -434,6 +441,34 @@ def test_viewer_renders_headings_lists_code_and_tables(context: Any, site: App, 
     assert page.locator("#document .gap").first.is_hidden()
     if kind == "mobile":
         assert _no_sideways_scroll(page)
+
+
+def test_table_cells_keep_their_words_whole_on_a_phone(context: Any, site: App) -> None:
+    """A document table wider than a phone keeps each word whole in its cell and
+    scrolls inside itself; before, cells broke words in the middle ("Debi an") to fit
+    the screen (found by a new-user pass)."""
+    page = context("mobile").new_page()
+    page.goto(f"{site.url}/view/anchors/{site.code_anchor}#key={site.reader}")
+    page.wait_for_selector("#ragox-viewer[data-ragox-status='RESOLVED']")
+    lines = page.evaluate(
+        """() => {
+          const table = document.querySelector('#document table.doc-table');
+          const row = table.querySelector('tr');
+          for (let i = 0; i < 8; i++) {
+            const cell = document.createElement('td');
+            cell.className = 'block';
+            cell.textContent = 'Paketverwaltungswerkzeuge';
+            row.append(cell);
+          }
+          return [...row.querySelectorAll('td')].slice(-8).map((cell) => {
+            const range = document.createRange();
+            range.selectNodeContents(cell);
+            return range.getClientRects().length;
+          });
+        }"""
+    )
+    assert lines == [1] * 8, lines
+    assert _no_sideways_scroll(page)
 
 
 @pytest.mark.parametrize("kind", ["desktop", "mobile"])

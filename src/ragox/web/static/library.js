@@ -214,6 +214,17 @@ async function refresh() {
   const response = await api("/v1/documents");
   if (!response.ok) return schedule(false);
   documents = (await response.json()).documents;
+  // each received upload's line follows its revision's state (before, it stayed at
+  // "received" after the row said "ready"; a new-user pass)
+  for (const upload of [...received]) {
+    const doc = documents.find((d) => d.document_id === upload.document);
+    const revision = doc && doc.revisions.find((r) => r.revision === upload.revision);
+    if (!revision) continue;
+    upload.line.textContent = t("library.received", {
+      document: upload.document, revision: upload.revision, state: LABELS[revision.state] || revision.state,
+    });
+    if (SETTLED.has(revision.state)) received.splice(received.indexOf(upload), 1);
+  }
   // not under the hands of someone editing readers or confirming a delete
   if (!rows.querySelector("tr.editor, button[data-confirm='yes']")) render();
   const pending = [...uploads.values()].some((u) => !SETTLED.has(u.state))
@@ -225,6 +236,7 @@ async function refresh() {
 // is still sending does not overwrite the other's line; the progress bar shows the
 // newest upload still sending and hides when none is.
 const sending = []; // {line, percent} of uploads still sending, oldest first
+const received = []; // {line, document, revision} of uploads not yet READY or FAILED
 
 /** A new line of the status region (of one upload, or a message). */
 function statusLine(text) {
@@ -286,6 +298,9 @@ document.getElementById("upload").onsubmit = async (event) => {
     upload.line.textContent = t("library.received", {
       document: body.document_id, revision: body.revision, state: LABELS[body.state] || body.state,
     });
+    if (!SETTLED.has(body.state)) {
+      received.push({ line: upload.line, document: body.document_id, revision: body.revision });
+    }
     uploads.delete(body.document_id); // re-inserted: the newest upload is first
     uploads.set(body.document_id, { revision: body.revision, state: body.state });
     page = 0;
