@@ -82,6 +82,32 @@ def test_the_summary_counts_files_already_stored_as_unchanged(ragox_cli, tmp_pat
     assert third["summary"] == {"ready": 2, "unchanged": 2, "skipped": 0, "failed": 0}
 
 
+def test_an_edited_file_ingested_again_without_groups_keeps_its_readers(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """`ingest --groups staff` once, then the edited folder again without --groups:
+    r2 is for staff too, and staff still finds the document. Before, r2 had no groups
+    (operators only) and the document vanished for its readers. `--groups ""` still
+    means no readers; a new file without --groups still has none."""
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "a.txt").write_text("The pump is checked weekly.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(folder), "--groups", "staff").code == 0
+    (folder / "a.txt").write_text("The pump is checked daily.\n", encoding="utf-8")
+    (folder / "b.txt").write_text("The valve is greased daily.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(folder)).code == 0
+    shown = json.loads(ragox_cli("status", "a.txt", "--json").stdout)
+    assert [r["groups"] for r in shown["revisions"]] == [["staff"], ["staff"]]
+    found = ragox_cli("search", "pump daily", "--principal", "sam", "--groups", "staff")
+    assert "a.txt@r2" in found.stdout
+    fresh = json.loads(ragox_cli("status", "b.txt", "--json").stdout)
+    assert [r["groups"] for r in fresh["revisions"]] == [[]]
+    (folder / "a.txt").write_text("The pump is checked hourly.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(folder / "a.txt"), "--groups", "").code == 0
+    shown = json.loads(ragox_cli("status", "a.txt", "--json").stdout)
+    assert [r["groups"] for r in shown["revisions"]] == [["staff"], ["staff"], []]
+
+
 def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
     ragox_cli, tmp_path: Path
 ) -> None:

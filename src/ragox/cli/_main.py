@@ -423,7 +423,8 @@ def _ingest_one(
     queue: bool,
     ocr: str,
 ) -> IngestItem:
-    readers = parse_groups(groups)
+    # no --groups: a new revision keeps the readers of the document's latest one
+    readers = None if groups is None else parse_groups(groups)
     item = app.ingest_path(
         path,
         root,

@@ -971,7 +971,7 @@ class Ragox:
         *,
         document_id: str | None = None,
         revision: str | None = None,
-        groups: frozenset[str] = frozenset(),
+        groups: frozenset[str] | None = frozenset(),
         tenant: str = DEFAULT_TENANT,
         password: str | None = None,
         language: str | None = None,
@@ -982,7 +982,9 @@ class Ragox:
         """Ingest one file; unreadable, unsupported, linked-out or badly named files
         are skipped with a reason (never an exception). The caller is the local
         operator (``supplied_by`` names it on the revision). ``queue``: store the
-        original and queue the run for a worker (``ragox worker``) instead."""
+        original and queue the run for a worker (``ragox worker``) instead.
+        ``groups=None``: the reader groups of the document's latest revision (none,
+        readable by operators only, for a new document)."""
         shown = shown_path(path)
         if path.is_symlink() and root.is_dir() and not _inside(path, root):
             return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
@@ -996,6 +998,12 @@ class Ragox:
             revision is not None and revision_label_problem(revision) is not None
         ):
             return IngestItem(shown, None, SkipReason.INVALID_NAME)
+        if groups is None:
+            # an edited file ingested again without --groups stays readable by its
+            # readers; before, its new revision was the operator's only, and the
+            # document vanished for them
+            groups = self._document_readers(self.store.revisions(tenant, doc_id))
+            groups = frozenset() if groups is None else groups
         try:
             with path.open("rb") as handle:
                 head = handle.read(8)
