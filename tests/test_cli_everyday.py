@@ -108,6 +108,33 @@ def test_an_edited_file_ingested_again_without_groups_keeps_its_readers(
     assert [r["groups"] for r in shown["revisions"]] == [["staff"], ["staff"], []]
 
 
+def test_inherited_readers_never_bring_back_a_group_removed_from_the_current(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """r1 for staff and hr; r2 (the same groups) FAILED; `acl --revision r1` narrows the
+    current one to staff; the next edit ingested without --groups is for staff only,
+    not the FAILED r2's staff and hr (red-team: hr got the document back)."""
+    path = tmp_path / "a.txt"
+    path.write_text("The pump is checked weekly.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(path), "--groups", "staff,hr").code == 0
+    broken = tmp_path / "a.pdf"
+    broken.write_bytes(b"%PDF-1.7 broken")
+    failed = ragox_cli("ingest", str(broken), "--document-id", "a.txt", "--groups", "staff,hr")
+    assert failed.code == 1
+    assert ragox_cli("acl", "a.txt", "--groups", "staff", "--revision", "r1").code == 0
+    path.write_text("The pump is checked daily.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(path)).code == 0
+    shown = json.loads(ragox_cli("status", "a.txt", "--json").stdout)
+    assert [r["groups"] for r in shown["revisions"]] == [["staff"], ["hr", "staff"], ["staff"]]
+    assert "a.txt" not in ragox_cli("search", "pump", "--principal", "h", "--groups", "hr").stdout
+
+
+def test_serve_refuses_a_body_timeout_that_is_no_number(ragox_cli) -> None:
+    """`--body-timeout nan` was accepted, and then every ask failed with a 500."""
+    for value in ("nan", "inf", "0", "0.5"):
+        assert ragox_cli("serve", "--body-timeout", value).code == 2, value
+
+
 def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
     ragox_cli, tmp_path: Path
 ) -> None:

@@ -232,9 +232,31 @@ def test_a_body_sent_too_slowly_is_a_408(tmp_path: Path) -> None:
         with socket.create_connection((where.hostname, where.port), timeout=15) as sock:
             sock.sendall(head + b'{"question": ')
             answer = sock.recv(65536)
-        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
-        assert b"application/problem+json" in answer
-        assert 0.9 < time.perf_counter() - started < 10
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+            assert 0.9 < time.perf_counter() - started < 10
+            # and the connection is closed: a body sent on a byte at a time no longer
+            # holds it (red-team: it stayed open, each byte discarded). Read to the
+            # end: a connection kept open would time out here.
+            assert b"connection: close" in answer.lower()
+            sock.settimeout(5)
+            for _ in range(20):
+                try:
+                    sock.sendall(b" ")
+                    part = sock.recv(65536)
+                except (ConnectionResetError, BrokenPipeError):
+                    break
+                if not part:
+                    break
+                answer += part
+                time.sleep(0.05)
+            else:
+                raise AssertionError("the connection stayed open after the 408")
+            assert b"application/problem+json" in answer
+        # POST /v1/resolve, which reads its own body, keeps the same time (red-team)
+        with socket.create_connection((where.hostname, where.port), timeout=15) as sock:
+            sock.sendall(head.replace(b"/v1/ask", b"/v1/resolve") + b'{"anchor_id": ')
+            answer = sock.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
         fine = httpx.post(
             f"{url}/v1/ask",
             headers=_auth(key),

@@ -114,8 +114,16 @@ def _problem(status: int, title: str, detail: str | None = None) -> JSONResponse
     body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
     if detail:
         body["detail"] = detail
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if status in _UNREAD_BODY:
+        # the body may be unread (and still arriving, a byte at a time): the server
+        # would keep the connection and discard what comes, for ever (red-team)
+        headers["Connection"] = "close"
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+#: answers given before the request's body is read (refused key, too large, too slow)
+_UNREAD_BODY: Final = frozenset({401, 408, 413})
 
 
 NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this key")
@@ -123,6 +131,10 @@ NOT_FOUND = Problem(404, "Not Found", "no such object, or not readable with this
 #: operate"): an id outside its write prefixes, and a document with a revision it cannot
 #: read.
 NOT_WRITABLE = Problem(403, "Forbidden", "this key may not write that document id")
+
+
+def _too_slow(seconds: float) -> Problem:
+    return Problem(408, "Request Timeout", f"the body did not arrive within {seconds:g} s")
 
 
 def _check_groups(groups: frozenset[str]) -> None:
@@ -694,7 +706,11 @@ def create_app(
     async def resolve_body(request: Request) -> JSONResponse:
         """Resolve an anchor (our JSON, a W3C annotation, or ``{"anchor_id": …}``)."""
         who = caller(request)
-        raw = await _bounded_body(request, _MAX_ANCHOR_BYTES)
+        try:
+            async with asyncio.timeout(body_seconds):
+                raw = await _bounded_body(request, _MAX_ANCHOR_BYTES)
+        except TimeoutError:
+            raise _too_slow(body_seconds) from None
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
@@ -877,8 +893,8 @@ class BodyGuard:
             await _problem(error.status, error.title, error.detail)(scope, receive, send)
             return
         except TimeoutError:
-            detail = f"the body did not arrive within {self.body_seconds:g} s"
-            await _problem(408, "Request Timeout", detail)(scope, receive, send)
+            slow = _too_slow(self.body_seconds)
+            await _problem(slow.status, slow.title, slow.detail)(scope, receive, send)
             return
         except ClientDisconnect:
             return  # gone before its body was in: nothing to answer, no bug

@@ -2050,8 +2050,8 @@ def app_url(host: str, port: int) -> str:
 @click.option(
     "--body-timeout",
     "body_seconds",
-    type=click.FloatRange(0.1, 3600),
-    default=60.0,
+    type=click.IntRange(1, 3600),  # whole seconds: a float range lets "nan" through
+    default=60,
     show_default=True,
     help="Seconds to wait for the whole body of a question, a chat or a groups change (408 after).",
 )
@@ -2082,7 +2082,7 @@ def serve(
     host: str,
     port: int,
     upload_limit: int,
-    body_seconds: float,
+    body_seconds: int,
     workers: int,
     generator_spec: str,
     queue: bool,

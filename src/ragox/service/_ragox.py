@@ -983,8 +983,8 @@ class Ragox:
         are skipped with a reason (never an exception). The caller is the local
         operator (``supplied_by`` names it on the revision). ``queue``: store the
         original and queue the run for a worker (``ragox worker``) instead.
-        ``groups=None``: the reader groups of the document's latest revision (none,
-        readable by operators only, for a new document)."""
+        ``groups=None``: the reader groups that the document's latest and current
+        revisions have (none, readable by operators only, for a new document)."""
         shown = shown_path(path)
         if path.is_symlink() and root.is_dir() and not _inside(path, root):
             return IngestItem(shown, None, SkipReason.OUTSIDE_FOLDER)
@@ -1002,7 +1002,7 @@ class Ragox:
             # an edited file ingested again without --groups stays readable by its
             # readers; before, its new revision was the operator's only, and the
             # document vanished for them
-            groups = self._document_readers(self.store.revisions(tenant, doc_id))
+            groups = self._document_readers(tenant, self.store.revisions(tenant, doc_id))
             groups = frozenset() if groups is None else groups
         try:
             with path.open("rb") as handle:
@@ -1057,14 +1057,23 @@ class Ragox:
             return None
         return document.current_revision
 
-    @staticmethod
-    def _document_readers(revisions: Sequence[RevisionRecord]) -> frozenset[str] | None:
-        """The reader groups of a document's latest revision, current or not yet (a
-        narrowing given with a revision still queued or FAILED holds for the next
-        one); None for a document without revisions."""
+    def _document_readers(
+        self, tenant: str, revisions: Sequence[RevisionRecord]
+    ) -> frozenset[str] | None:
+        """The reader groups that both the document's latest revision and its current
+        one have; None for a document without revisions. So a narrowing holds whether
+        it was given with a revision still queued or FAILED, or to the current one
+        alone (`acl --revision`) while a later one FAILED (red-team)."""
         if not revisions:
             return None
-        return max(revisions, key=lambda record: record.seq).groups
+        latest = max(revisions, key=lambda record: record.seq)
+        document = self.store.get_document(tenant, latest.document_id)
+        current = None if document is None else document.current_revision
+        groups = latest.groups
+        for record in revisions:
+            if record.revision == current:
+                groups &= record.groups
+        return groups
 
     def upload(
         self,
@@ -1089,8 +1098,8 @@ class Ragox:
         across that line).
         Inside a collection ``G/`` the new revision is always readable by ``G``.
         Without ``groups``, a new revision of an existing document keeps the reader
-        groups of its latest revision (those the principal is in, unless it operates);
-        a new document gets the principal's groups.
+        groups that its latest and its current revision have (those the principal is
+        in, unless it operates); a new document gets the principal's groups.
         """
         if not may_write_id(principal, document_id):
             raise WriteRefused(document_id)
@@ -1101,7 +1110,7 @@ class Ragox:
         # a new version of a staff-only document stays staff-only: before, an upload
         # without groups (the web app's) gave it every group of the writer's key, and
         # readers of "everyone" read it (found by a new-user pass)
-        kept = self._document_readers(existing)
+        kept = self._document_readers(principal.tenant, existing)
         if kept is not None and not principal.operator:
             # never groups the writer may not name itself (its upload naming "hr" is a
             # 403): its text reaches only readers it shares the document with
