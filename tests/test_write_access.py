@@ -110,6 +110,19 @@ def _operator_view(site: Site, document_id: str) -> dict[str, Any]:
         app.close()
 
 
+def _filed(site: Site, document_id: str, data: bytes, groups: set[str], name: str = "f.txt") -> str:
+    """The operator files ``data`` (a file ``name``) as ``document_id`` for
+    ``groups``; the revision's state."""
+    app = Ragox(site.home)
+    try:
+        outcome = app.ingestor.ingest_bytes(
+            data, name, document_id, groups=frozenset(groups), tenant="default"
+        )
+    finally:
+        app.close()
+    return outcome.state.value
+
+
 def _wait_ready(site: Site, key: str, document_id: str) -> dict[str, Any]:
     deadline = time.time() + 30
     while True:
@@ -301,17 +314,7 @@ def test_a_new_revision_without_groups_keeps_the_documents_readers(site: Site) -
     naming groups (as the web app's Documents page does): r2 stays staff-only. Before,
     it got every group of the writer's key, and a lab reader read it. A new document
     without groups still gets the key's groups."""
-    app = Ragox(site.home)
-    try:
-        app.ingestor.ingest_bytes(
-            b"Salaries are reviewed in May.\n",
-            "pay.txt",
-            "staff/pay",
-            groups=frozenset({"staff"}),
-            tenant="default",
-        )
-    finally:
-        app.close()
+    _filed(site, "staff/pay", b"Salaries are reviewed in May.\n", {"staff"})
     new = _upload(site, site.lab, "staff/pay", b"Salaries are reviewed in June.\n")
     assert new.status_code == 202, new.text
     body = _wait_ready(site, site.lab, "staff/pay")
@@ -586,17 +589,7 @@ def test_inherited_readers_never_reach_a_group_the_writer_is_not_in(site: Site) 
     """A staff writer's new version (no groups named) of a document for staff and
     board is for staff only: the writer may not name board itself (403), so inherited
     groups do not let its text reach board either (red-team)."""
-    app = Ragox(site.home)
-    try:
-        app.ingestor.ingest_bytes(
-            b"The canteen menu for staff and board.\n",
-            "menu.txt",
-            "staff/menu",
-            groups=frozenset({"staff", "board"}),
-            tenant="default",
-        )
-    finally:
-        app.close()
+    _filed(site, "staff/menu", b"The canteen menu for staff and board.\n", {"staff", "board"})
     new = _upload(site, site.staff, "staff/menu", b"The canteen menu changed for spring.\n")
     assert new.status_code == 202, new.text
     body = _wait_ready(site, site.staff, "staff/menu")
@@ -607,18 +600,8 @@ def test_inherited_readers_follow_the_latest_revision_not_the_current(site: Site
     """r1 for staff and lab, then r2 narrowed to staff that FAILED (so r1 stays
     current): a later upload without groups keeps the narrowing (red-team: a re-upload
     from the web app undid it)."""
-    app = Ragox(site.home)
-    try:
-        groups = frozenset({"staff", "lab"})
-        app.ingestor.ingest_bytes(
-            b"Lab plan.\n", "p.txt", "staff/plan", groups=groups, tenant="default"
-        )
-        failed = app.ingestor.ingest_bytes(
-            b"%PDF-1.7 broken", "p.pdf", "staff/plan", groups=frozenset({"staff"}), tenant="default"
-        )
-        assert failed.state.value == "FAILED"
-    finally:
-        app.close()
+    _filed(site, "staff/plan", b"Lab plan.\n", {"staff", "lab"})
+    assert _filed(site, "staff/plan", b"%PDF-1.7 broken", {"staff"}, "p.pdf") == "FAILED"
     new = _upload(site, site.lab, "staff/plan", b"Lab plan, confidential now.\n")
     assert new.status_code == 202, new.text
     body = _wait_ready(site, site.lab, "staff/plan")

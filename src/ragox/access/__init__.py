@@ -29,6 +29,7 @@ __all__ = [
     "can_read",
     "collection_group",
     "group_problem",
+    "groups_problem",
     "may_write_id",
     "parse_groups",
     "parse_write_prefixes",
@@ -111,6 +112,15 @@ def group_problem(name: str) -> str | None:
         )
     if len(name) > MAX_GROUP_CHARS:
         return f"is longer than {MAX_GROUP_CHARS} characters"
+    return None
+
+
+def groups_problem(groups: Iterable[str]) -> str | None:
+    """The problem (:func:`group_problem`) of the first group, in sorted order, that
+    has one, else None."""
+    for group in sorted(groups):
+        if (problem := group_problem(group)) is not None:
+            return problem
     return None
 
 

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ragox.access import Principal, group_problem, may_write_id
+from ragox.access import Principal, groups_problem, may_write_id
 from ragox.anchor import (
     Anchor,
     AnchorFormatError,
@@ -141,10 +141,8 @@ def _check_groups(groups: frozenset[str]) -> None:
     """A 422 for a reader group that breaks the rule (``ragox.access.group_problem``):
     a comma group ``"everyone, hr"`` showed as if hr could read, a bidirectional
     control as another name (found by a new-user pass)."""
-    for group in sorted(groups):
-        problem = group_problem(group)
-        if problem is not None:
-            raise Problem(422, "Unprocessable Content", f"a reader group {problem}")
+    if (problem := groups_problem(groups)) is not None:
+        raise Problem(422, "Unprocessable Content", f"a reader group {problem}")
 
 
 def _collection_readers(group: str) -> Problem:
@@ -883,10 +881,9 @@ class BodyGuard:
             # before the body (refused at once), and again by the route after it: a key
             # revoked while a body was held back is refused then (red-team)
             self.authenticate(Request(scope))
-            # read here (at most the limit), so that a streamed body past it is a 413
-            # too, not the 400 that FastAPI makes of an error while it reads
-            # …and within a time: the server itself never stops waiting for a body, so
-            # a body sent a byte at a time would hold its connection for ever
+            # read here, at most the limit (a streamed body past it is a 413 too, not
+            # the 400 FastAPI makes of an error while reading) and within the time (the
+            # server never stops waiting for a body sent a byte at a time)
             async with asyncio.timeout(self.body_seconds):
                 body = await _bounded_body(Request(scope, receive), _MAX_JSON_BYTES)
         except Problem as error:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from ragox.access import Principal
 from ragox.anchor import web_selectors
+from ragox.anchor._model import has_lone_surrogate
 from ragox.answer import AnswerRecord
 
 __all__ = ["MODELS", "chat_router"]
@@ -109,7 +110,7 @@ def chat_router(
         ]
         if not question:
             raise problem(422, "Unprocessable Content", "the last user message has no text")
-        if not all(_is_text(text) for text in (question, *(turn for _, turn in earlier))):
+        if any(has_lone_surrogate(text) for text in (question, *(turn for _, turn in earlier))):
             # a lone surrogate (JSON's "\ud800") is no text: it was a 500 (red-team)
             raise problem(422, "Unprocessable Content", "a message holds a lone surrogate")
         if len(question) > 4000:
@@ -225,12 +226,3 @@ def _events(
         yield chunk({"content": content[start : start + _PIECE]})
     yield chunk({"annotations": annotations}, "stop")
     yield b"data: [DONE]\n\n"
-
-
-def _is_text(value: str) -> bool:
-    """``value`` can be UTF-8: no lone surrogate."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

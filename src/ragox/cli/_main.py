@@ -27,7 +27,7 @@ from ragox._lazy import lazy_module
 from ragox.access import (
     DEFAULT_TENANT,
     Principal,
-    group_problem,
+    groups_problem,
     parse_groups,
     parse_write_prefixes,
 )
@@ -114,9 +114,8 @@ class Usage(click.ClickException):
 def _reader_groups(value: str | None) -> frozenset[str]:
     """``--groups`` of a revision or a key, each name checked (exit 2)."""
     groups = parse_groups(value)
-    for group in sorted(groups):
-        if (problem := group_problem(group)) is not None:
-            raise Usage(f"--groups: a group {problem}")
+    if (problem := groups_problem(groups)) is not None:
+        raise Usage(f"--groups: a group {problem}")
     return groups
 
 
@@ -423,7 +422,7 @@ def _ingest_one(
     queue: bool,
     ocr: str,
 ) -> IngestItem:
-    # no --groups: a new revision keeps the readers of the document's latest one
+    # no --groups: a new revision of a stored document keeps its readers (ingest_path)
     readers = None if groups is None else parse_groups(groups)
     item = app.ingest_path(
         path,
@@ -912,10 +911,10 @@ def acl(
     as_json: bool,
 ) -> None:
     """Replace the reader groups of a document's revisions."""
-    _reader_groups(groups)
+    readers = _reader_groups(groups)
     with _app(ctx, existing=True) as app:
         try:
-            changed = app.set_groups(document_id, parse_groups(groups), revision, tenant)
+            changed = app.set_groups(document_id, readers, revision, tenant)
         except CollectionReaders as error:
             raise Failure(
                 f"reader groups must include {error.group!r}: keys may write {error.group}/"
@@ -926,14 +925,14 @@ def acl(
         print_json(
             {
                 "document_id": document_id,
-                "groups": sorted(parse_groups(groups)),
+                "groups": sorted(readers),
                 "revisions_changed": changed,
             }
         )
     else:
         click.echo(
             f"{document_id}: {changed} revision(s) now readable by "
-            f"{', '.join(sorted(parse_groups(groups))) or 'nobody but the operator'}"
+            f"{', '.join(sorted(readers)) or 'nobody but the operator'}"
         )
 
 
