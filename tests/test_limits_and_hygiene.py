@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -328,6 +329,19 @@ def test_docs_page_runs_no_third_party_script(server: Server) -> None:
     assert "script-src 'self'" in response.headers["content-security-policy"]
     assert "cdn" not in response.text.lower() and "https://" not in response.text
     assert httpx.get(f"{server.url}/view/static/docs.js").status_code == 200
+
+
+def test_every_page_names_an_icon_that_is_served(server: Server) -> None:
+    """Each page of the web app names its icon, and the icon is served from here (before:
+    browsers asked for /favicon.ico, a 404 on every page load and in the request log)."""
+    for path in ("/view/ask", "/view/library", "/view/anchors/" + "0" * 64, "/v1/docs"):
+        page = httpx.get(f"{server.url}{path}").text
+        found = re.search(r'<link rel="icon" href="(/view/static/[^"]+)"', page)
+        assert found is not None, path
+        icon = httpx.get(f"{server.url}{found[1]}")
+        assert icon.status_code == 200
+        assert icon.headers["content-type"].startswith("image/svg+xml")
+        assert icon.content.startswith(b"<svg")
 
 
 @pytest.mark.parametrize(
