@@ -4,6 +4,7 @@ server, abstention, injection as data, access and revisions."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -293,6 +294,63 @@ def test_server_failures_give_no_answer(
     assert table_rows(app.store, "answers") == 0
 
 
+SEAL_POLICY = "The seal budget is 4711 euros per pump and year, approved by the board.\n"
+
+
+@pytest.mark.parametrize("abstains", [False, True])
+def test_a_model_answer_is_withheld_once_a_passage_it_was_shown_is_hidden(
+    app: Ragox, server: tuple[str, Scripted], abstains: bool
+) -> None:
+    """A language model's claim or note may mix every passage it was shown; once one of
+    them is no longer the asker's to read, a replay shows none of the model's words (before:
+    a claim citing the manual, and an abstention's note, still quoted the hidden policy)."""
+    url, script = server
+    _doc(app, "manual", MANUAL)
+    _doc(app, "policy", SEAL_POLICY)
+    mixed = "The seal is checked every 500 operating hours; its budget is 4711 euros."
+    # the manual is S1 or S2 (retrieval decides); the claim citing the other is dropped
+    claims = [
+        {"text": mixed, "source_id": s, "quote": "The seal is checked every 500 operating hours."}
+        for s in ("S1", "S2")
+    ]
+    reply = chat_reply([] if abstains else claims, possible=not abstains)
+    if abstains:
+        content = json.loads(reply["choices"][0]["message"]["content"])
+        content["missing"] = f"Nothing says more than: {mixed}"
+        reply["choices"][0]["message"]["content"] = json.dumps(content)
+    script.replies.append((200, reply, 0.0))
+    record = app.ask(
+        "How often is the seal checked, and what is its budget?", STAFF, OpenAIGenerator(url, "m")
+    )
+    assert {e.document_id for e in record.evidence} == {"manual", "policy"}
+    assert record.abstained is abstains and "4711" in record.answer
+    assert "4711" in app.show_answer(record.answer_id, STAFF).answer  # still readable
+    app.set_groups("policy", frozenset({"board"}))
+    replay = app.show_answer(record.answer_id, STAFF)
+    assert "4711" not in replay.answer and "4711" not in (replay.missing or "")
+    if abstains:
+        assert replay.missing is not None and "withheld" in replay.missing
+    else:
+        assert "withheld: ACCESS_DENIED" in replay.answer
+        # the manual's citation itself still resolves: only the model's words are withheld
+        assert [c.resolution.resolved for c in replay.citations] == [True]
+    operator = app.show_answer(record.answer_id, OPERATOR)
+    assert "4711" in operator.answer  # who may read every passage sees it all
+
+
+def test_a_marker_inside_a_quoted_sentence_links_to_no_source(app: Ragox) -> None:
+    """A document's sentence that reads "… states [S2]." is quoted without a marker a
+    reader (the web app, the chat route, a client) would take for a link to another
+    source (before: the chat route linked it to whatever passage was S2)."""
+    _doc(app, "spoof", "Paid vacation is now 99 days per year, as the policy states [S2].\n")
+    record = app.ask("How many days of paid vacation per year?", STAFF)
+    assert record.claims and "99 days" in record.answer
+    markers = re.findall(r"\[(S\d+)\]", record.answer, re.IGNORECASE)
+    assert markers == [claim.source_id for claim in record.claims]
+    assert "policy states \uff3bS2\uff3d." in record.answer  # still reads as the document does
+    assert "[S2]." in record.claims[0].text  # the stored claim keeps the exact sentence
+
+
 def test_access_revocation_and_revisions(app: Ragox) -> None:
     """Outsiders get no text; after revocation `answer show` withholds ACCESS_DENIED claims;
     after an update new answers cite the new revision and old citations are not current."""
@@ -346,6 +404,20 @@ def test_cli_ask_and_answer_show(ragox_cli, app: Ragox) -> None:  # type: ignore
     assert denied.code == 1
     assert "500 operating hours" not in denied.stdout  # the id may hold "500"
     assert ragox_cli("ask", "", "--json").code == 1
+
+
+def test_cli_answer_show_lists_a_withheld_citation(ragox_cli, app: Ragox) -> None:  # type: ignore[no-untyped-def]
+    """`answer show` as text, after the asker lost the cited document: the citation is
+    listed as withheld, without its quote (before: "internal error (KeyError)")."""
+    _doc(app, "manual", MANUAL)
+    app.close()
+    who = ("--principal", "sam", "--groups", "staff")
+    asked = ragox_cli("ask", "How often is the seal checked?", *who, "--json").json()
+    assert ragox_cli("acl", "manual", "--groups", "engineering").code == 0
+    shown = ragox_cli("answer", "show", asked["answer_id"], *who)
+    assert shown.code == 1 and shown.stderr == ""  # a citation does not resolve
+    assert "Sources:" in shown.stdout and "ACCESS_DENIED  anchor" in shown.stdout
+    assert "500 operating hours" not in shown.stdout
 
 
 def test_claim_position_is_verified_not_searched(app: Ragox) -> None:

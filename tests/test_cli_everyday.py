@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import CliResult, run_ragox, serving, store_sql
+from conftest import CliResult, run_ragox, serving, store_sql, table_rows
 from ragox.access import Principal
 from ragox.anchor import Refusal
 from ragox.service import Ragox
@@ -133,6 +133,15 @@ def test_serve_refuses_a_body_timeout_that_is_no_number(ragox_cli) -> None:
     """`--body-timeout nan` was accepted, and then every ask failed with a 500."""
     for value in ("nan", "inf", "0", "0.5"):
         assert ragox_cli("serve", "--body-timeout", value).code == 2, value
+
+
+def test_serve_refuses_a_port_that_does_not_exist(ragox_cli) -> None:
+    """`--port 70000` printed a URL with that port and then served nowhere (exit 0 after
+    uvicorn's own refusal, or a hang); a port is 0 (any free one) to 65535."""
+    for value in ("70000", "-1", "65536"):
+        refused = ragox_cli("serve", "--port", value)
+        assert refused.code == 2, value
+        assert "--port" in refused.stderr and "ragox web app" not in refused.stdout
 
 
 def test_groups_given_for_bytes_stored_with_other_readers_are_refused(
@@ -469,3 +478,28 @@ def test_commands_that_read_refuse_a_home_that_does_not_exist(
     source.write_text("The pump is checked every Monday.\n", encoding="utf-8")
     assert run_ragox(home, "ingest", str(source)).code == 0
     assert run_ragox(home, "search", "pump").code == 0
+
+
+@pytest.mark.parametrize("tenant", ["*", "", " t2", "de\u202efault", "a,b", "t\u200b2"])
+def test_tenant_names_that_no_one_could_address_are_refused(
+    ragox_cli, home: Path, tmp_path: Path, tenant: str
+) -> None:
+    """`--tenant` is checked like a group name on every command (exit 2, nothing stored):
+    "*" marked the operator's answers before schema 7, and an empty or invisible name
+    made keys and documents that read as another tenant's."""
+    note = tmp_path / "n.txt"
+    note.write_text("The pump is checked daily.\n")
+    for command in (
+        ("keys", "create", "k", "--groups", "staff", "--tenant", tenant),
+        ("ingest", str(note), "--tenant", tenant),
+        ("search", "pump", "--tenant", tenant),
+        ("status", "--tenant", tenant),
+    ):
+        refused = ragox_cli(*command)
+        assert refused.code == 2, command
+        assert "--tenant" in refused.stderr
+    app = Ragox(home)
+    stored = (table_rows(app.store, "documents"), table_rows(app.store, "api_keys"))
+    app.close()
+    assert stored == (0, 0)
+    assert ragox_cli("ingest", str(note), "--tenant", "t2").code == 0  # a plain name is fine

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp import Client, MCPError
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from conftest import _free_port
@@ -150,6 +150,46 @@ def test_stdio_principal_without_access_gets_access_denied(mcp_home: Path) -> No
     assert got["found"]["hits"] == []
     assert not got["read_text"]
     assert all("shaft" not in text for text in got["texts"])
+
+
+def test_a_refused_resource_read_logs_no_document_id(mcp_home: Path, tmp_path: Path) -> None:
+    """Reading the text of a revision one may not read, or of one that does not exist,
+    is the same refusal and leaves no traceback naming the document in the server's log
+    (before: each was logged as a crash, with the URI and a traceback)."""
+
+    async def session(errlog: Any) -> list[str]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[
+                "-m",
+                "ragox",
+                "--home",
+                str(mcp_home),
+                "mcp",
+                "--principal",
+                "oz",
+                "--groups",
+                "sales",
+            ],
+            env={
+                key: os.environ[key] for key in ("PYTHONPATH", "RAGOX_STORE") if key in os.environ
+            },
+        )
+        refusals = []
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            for name in ("pump.txt", "missing.txt"):
+                with pytest.raises(MCPError) as refused:
+                    await client.read_resource(f"ragox://documents/{name}/revisions/r1")
+                said = refused.value.error.message.replace(name, "NAME")  # its own URI
+                refusals.append(f"{refused.value.error.code} {said}")
+        return refusals
+
+    log_path = tmp_path / "mcp.log"
+    with log_path.open("w") as errlog:
+        refusals = _run(session(errlog))
+    assert refusals[0] == refusals[1]  # a hidden revision reads exactly like a missing one
+    log = log_path.read_text()
+    assert "pump.txt" not in log and "Traceback" not in log, log
 
 
 @contextmanager

@@ -33,6 +33,7 @@ __all__ = [
     "may_write_id",
     "parse_groups",
     "parse_write_prefixes",
+    "tenant_problem",
 ]
 
 DEFAULT_TENANT: Final = "default"
@@ -113,6 +114,15 @@ def group_problem(name: str) -> str | None:
     if len(name) > MAX_GROUP_CHARS:
         return f"is longer than {MAX_GROUP_CHARS} characters"
     return None
+
+
+def tenant_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a tenant (one short phrase, no echo of it), else None: a
+    tenant is shown and chosen like a group, so the same rules hold, and ``*`` (which
+    marked the operator's answers before schema 7) is no tenant."""
+    if name == "*":
+        return "is '*', which is reserved"
+    return group_problem(name)
 
 
 def groups_problem(groups: Iterable[str]) -> str | None:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
         Scoring,
         score_sentences,
     )
-    from ragox.answer._messages import message_language
+    from ragox.answer._messages import message_language, messages_for
     from ragox.answer._model import (
         Citation,
         CitationStatus,
@@ -41,7 +41,13 @@ if TYPE_CHECKING:
         compose,
         missing_terms,
     )
-    from ragox.answer._redact import REDACTED_CLAIM, REDACTED_NOTE, redact_answer
+    from ragox.answer._redact import (
+        REDACTED_CLAIM,
+        REDACTED_NOTE,
+        quotes_only,
+        redact_answer,
+        withheld_note,
+    )
     from ragox.answer._validate import Validated, ValidatedClaim, validate
 
 __all__ = [
@@ -75,11 +81,14 @@ __all__ = [
     "compose",
     "generator_from_spec",
     "message_language",
+    "messages_for",
     "missing_terms",
+    "quotes_only",
     "redact_answer",
     "score_sentences",
     "select_context",
     "validate",
+    "withheld_note",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -108,7 +117,7 @@ __getattr__, __dir__ = lazy_exports(
             "Translation",
             "Translator",
         ),
-        "._messages": ("message_language",),
+        "._messages": ("message_language", "messages_for"),
         "._openai": ("OpenAIGenerator",),
         "._pipeline": (
             "ABSTAIN_TEXT",
@@ -124,7 +133,9 @@ __getattr__, __dir__ = lazy_exports(
         "._redact": (
             "REDACTED_CLAIM",
             "REDACTED_NOTE",
+            "quotes_only",
             "redact_answer",
+            "withheld_note",
         ),
         "._validate": (
             "Validated",

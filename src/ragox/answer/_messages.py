@@ -23,6 +23,9 @@ class Messages:
     #: an answer language was asked for and the generator cannot translate;
     #: ``{generator}`` is its identity
     cannot_translate: str
+    #: replaces a language model's note on what is missing once a passage it was
+    #: shown is no longer the reader's to read (its words may quote that passage)
+    note_withheld: str
 
 
 MESSAGES: Final = {
@@ -35,6 +38,9 @@ MESSAGES: Final = {
         cannot_translate=(
             "Not translated: this answer's generator ({generator}) cannot translate, so "
             "it answers with the passages themselves, quoted in the language of their source."
+        ),
+        note_withheld=(
+            "(The generator's note was withheld: a passage it drew on is no longer yours to read.)"
         ),
     ),
     "de": Messages(
@@ -49,6 +55,10 @@ MESSAGES: Final = {
             "übersetzen; er antwortet mit den Passagen selbst, zitiert in der Sprache "
             "ihrer Quelle."
         ),
+        note_withheld=(
+            "(Die Anmerkung des Generators wurde zurückgehalten: Eine Passage, auf die sie "
+            "sich stützt, dürfen Sie nicht mehr lesen.)"
+        ),
     ),
     "ru": Messages(
         abstain="Доступные вам документы не отвечают на этот вопрос.",
@@ -59,6 +69,10 @@ MESSAGES: Final = {
         cannot_translate=(
             "Без перевода: генератор этого ответа ({generator}) не умеет переводить, "
             "поэтому отвечает самими фрагментами, процитированными на языке источника."
+        ),
+        note_withheld=(
+            "(Примечание генератора скрыто: фрагмент, на который оно опирается, "
+            "вам больше не доступен.)"
         ),
     ),
 }

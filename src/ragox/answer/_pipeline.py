@@ -8,10 +8,11 @@ context, and every dropped citation with its reason.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from ragox.access import Principal
 from ragox.anchor import Anchor, AnchorLookup, ResolutionStatus
@@ -195,9 +196,20 @@ class AnswerRecord:
         )
 
 
+#: what readers of an answer take for a citation marker (the web app's cards, the chat
+#: route's numbered links, a client's own parser)
+_MARKER: Final = re.compile(r"\[(S\d+)\]", re.IGNORECASE)
+_FULLWIDTH: Final = "\uff3b\\1\uff3d"
+
+
 def compose(claims: Sequence[tuple[str, str]]) -> str:
-    """Claims with their source ids, in order: ``"… [S1] … [S2]"``."""
-    return " ".join(f"{text} [{source_id}]" for text, source_id in claims)
+    """Claims with their source ids, in order: ``"… [S1] … [S2]"``.
+
+    Only the markers placed here are markers: one inside a claim's text (a document's
+    sentence reading "… as the policy states [S2].", or a model's words) is written with
+    fullwidth brackets ("［S2］"), so that no reader of the answer links it to a source
+    the claim does not cite. The stored claim and its anchor keep the exact text."""
+    return " ".join(f"{_MARKER.sub(_FULLWIDTH, text)} [{source_id}]" for text, source_id in claims)
 
 
 def citation_json(citation: Citation) -> dict[str, Any]:

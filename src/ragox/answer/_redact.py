@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ragox.answer._pipeline import ABSTAIN_TEXT, compose
+from ragox.answer._messages import messages_for
+from ragox.answer._pipeline import ABSTAIN_TEXT, AnswerRecord, compose
 
-__all__ = ["REDACTED_CLAIM", "REDACTED_NOTE", "redact_answer"]
+__all__ = ["REDACTED_CLAIM", "REDACTED_NOTE", "quotes_only", "redact_answer", "withheld_note"]
 
 #: What a redacted claim says in a recomposed answer.
 REDACTED_CLAIM: Final = "(redacted: a cited document was deleted)"
@@ -22,11 +23,18 @@ REDACTED_CLAIM: Final = "(redacted: a cited document was deleted)"
 REDACTED_NOTE: Final = "(The rest of this note was removed: a document it drew on was deleted.)"
 
 
-def _extractive(generator: object) -> bool:
-    """Extractive claims are sentences of the evidence they cite, so a claim citing a
-    document that still exists holds no other document's text. A generator's own words
-    may mix every passage it was shown."""
+def quotes_only(generator: object) -> bool:
+    """Whether the answers of ``generator`` (its stored identity) hold only sentences
+    of the evidence they cite: extractive claims do, so a claim citing a passage one may
+    read holds no other passage's text. A generator's own words (a language model's)
+    may mix every passage it was shown, in any claim and in its note."""
     return isinstance(generator, str) and generator.startswith("extractive")
+
+
+def withheld_note(record: AnswerRecord) -> str:
+    """What replaces a generator's note on what is missing when a passage it was shown
+    is no longer the reader's to read (in the answer's message language)."""
+    return messages_for(record.question, record.answer_language).note_withheld
 
 
 def redact_answer(payload: Mapping[str, Any], deleted: frozenset[str], at: str) -> dict[str, Any]:
@@ -70,7 +78,7 @@ def redact_answer(payload: Mapping[str, Any], deleted: frozenset[str], at: str) 
         else c
         for c in citations
     ]
-    keep_others = _extractive(data.get("generator"))
+    keep_others = quotes_only(data.get("generator"))
     claims = []
     for stored in data.get("claims", []):
         claim = dict(stored)

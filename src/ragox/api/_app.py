@@ -666,7 +666,7 @@ def create_app(
             "question": replay.record.question,
             "answer": replay.answer,
             "abstained": replay.record.abstained,
-            "missing": replay.record.missing,
+            "missing": replay.missing,
             **_language_fields(replay.record),
             "citations": [
                 {

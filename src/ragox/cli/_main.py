@@ -30,6 +30,7 @@ from ragox.access import (
     groups_problem,
     parse_groups,
     parse_write_prefixes,
+    tenant_problem,
 )
 from ragox.anchor import Anchor, AnchorFormatError, Refusal, ResolutionStatus
 from ragox.answer import generator_from_spec
@@ -119,11 +120,20 @@ def _reader_groups(value: str | None) -> frozenset[str]:
     return groups
 
 
+def _checked_tenant(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """``--tenant``, checked like a group name (exit 2): a tenant named "*", "" or with
+    invisible characters made documents and keys that no other name could address."""
+    if (problem := tenant_problem(value)) is not None:
+        raise click.BadParameter(f"a tenant {problem}")
+    return value
+
+
 def _tenant_option(func: F) -> F:
     return click.option(
         "--tenant",
         default=DEFAULT_TENANT,
         show_default=True,
+        callback=_checked_tenant,
         help="Tenant whose documents to address (document ids are per tenant).",
     )(func)
 
@@ -133,6 +143,7 @@ def _principal_options(func: F) -> F:
         "--tenant",
         default=DEFAULT_TENANT,
         show_default=True,
+        callback=_checked_tenant,
         help="Tenant of the principal (and of the local operator: document ids are per tenant).",
     )(func)
     func = click.option("--groups", default=None, help="Comma-separated groups of the principal.")(
@@ -283,7 +294,13 @@ def _language_code(value: str | None) -> str | None:
 @click.option("--document-id", default=None, help="Document id (only with a single file).")
 @click.option("--revision", default=None, help="Revision label (default: r1, r2, ...).")
 @click.option("--groups", default=None, help="Comma-separated reader groups of the revision.")
-@click.option("--tenant", default=DEFAULT_TENANT, show_default=True, help="Tenant of the document.")
+@click.option(
+    "--tenant",
+    default=DEFAULT_TENANT,
+    show_default=True,
+    callback=_checked_tenant,
+    help="Tenant of the document.",
+)
 @click.option("--password", default=None, help="Password for encrypted PDFs.")
 @click.option(
     "--language",
@@ -1483,7 +1500,7 @@ def _print_answer(
         if shown_label.get(source_id) == where:
             label = " " * len(label)  # a further quote of the passage just listed
             where = ""
-        shown_label[source_id] = where or shown_label[source_id]
+        shown_label[source_id] = where or shown_label.get(source_id, "")
         if anchor is None:
             click.echo(f"  {label} {status}  anchor {anchor_id[:16]}")
             continue
@@ -1550,7 +1567,7 @@ def answer_show(
         replay.record.answer_id,
         replay.answer,
         replay.record.abstained,
-        replay.record.missing,
+        replay.missing,
         [(c.source_id, c.anchor_id, c.anchor, c.resolution.status.value) for c in replay.citations],
         as_json,
         {c.anchor_id: c.also_in for c in replay.citations},
@@ -1917,7 +1934,7 @@ def keys_group() -> None:
     help="Operate the tenant: read every document, delete them, change their groups; "
     "with --write, any prefix ('*': every id).",
 )
-@click.option("--tenant", default=DEFAULT_TENANT, show_default=True)
+@click.option("--tenant", default=DEFAULT_TENANT, show_default=True, callback=_checked_tenant)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def keys_create(
@@ -2038,7 +2055,7 @@ def app_url(host: str, port: int) -> str:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
     "--upload-limit",
     type=click.IntRange(1),

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Final
 from urllib.parse import quote
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
@@ -315,7 +316,9 @@ def build_server(app: Ragox, principal_of: PrincipalOf, viewer_url: str | None) 
         try:
             return app.text(document_id, who(ctx), revision)
         except NotFound:
-            raise ValueError("no such revision, or not readable by the caller") from None
+            # an anticipated refusal: the SDK logs it below WARNING, without a traceback
+            # or the URI (which names the document), and the client gets this message
+            raise ResourceNotFoundError("no such revision, or not readable by the caller") from None
 
     return server
 

@@ -315,6 +315,9 @@ class ReplayedAnswer:
     record: AnswerRecord
     answer: str
     citations: tuple[ReplayedCitation, ...]
+    #: what the answer says is missing, as this principal may see it now (the record's
+    #: note, or a note that it was withheld)
+    missing: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -706,7 +709,13 @@ class Ragox:
         principal are withheld (their text is document text).
         """
         from ragox.anchor import resolve  # noqa: PLC0415
-        from ragox.answer import REDACTED_CLAIM, compose  # noqa: PLC0415
+        from ragox.answer import (  # noqa: PLC0415
+            REDACTED_CLAIM,
+            compose,
+            messages_for,
+            quotes_only,
+            withheld_note,
+        )
 
         record = self._stored_answer(answer_id, principal)
         lookup = self.lookup(principal)
@@ -719,17 +728,29 @@ class Ragox:
             )
             for c in record.citations
         }
+        # A generator that writes its own words (a language model) may have mixed every
+        # passage it was shown into any claim and into its note on what is missing: once
+        # one of those passages is no longer the principal's to read, none of its words
+        # are shown (extractive claims are sentences of the passage they cite only).
+        hidden = not quotes_only(record.generator) and any(
+            not lookup.can_read(item.document_id, item.revision) for item in record.evidence
+        )
+        missing = withheld_note(record) if hidden and record.missing else record.missing
         parts = []
         for claim in record.claims:
             result = now.get(claim.anchor_id)
             if not claim.text:  # redacted: a document the answer drew on was deleted
                 parts.append((REDACTED_CLAIM, claim.source_id))
+            elif hidden:
+                parts.append(("(withheld: ACCESS_DENIED)", claim.source_id))
             elif result is not None and result.resolved:
                 parts.append((claim.text, claim.source_id))
             else:
                 status = result.status.value if result else "ACCESS_DENIED"
                 parts.append((f"(withheld: {status})", claim.source_id))
         text = compose(parts) if parts else record.answer
+        if hidden and record.abstained:
+            text = f"{messages_for(record.question, record.answer_language).abstain} {missing}"
         replayed = []
         for citation in record.citations:
             result = now[citation.anchor.anchor_id]
@@ -754,7 +775,7 @@ class Ragox:
                 ReplayedCitation(withdrawn.source_id, withdrawn.anchor_id, None, denied)
             )
         replayed.sort(key=lambda c: _source_order(c.source_id))
-        return ReplayedAnswer(record, text, tuple(replayed))
+        return ReplayedAnswer(record, text, tuple(replayed), missing)
 
     def _stored_answer(self, answer_id: str, principal: Principal) -> AnswerRecord:
         """A stored answer that retention still keeps, for its asker or an operator of
