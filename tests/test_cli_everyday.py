@@ -503,3 +503,27 @@ def test_tenant_names_that_no_one_could_address_are_refused(
     app.close()
     assert stored == (0, 0)
     assert ragox_cli("ingest", str(note), "--tenant", "t2").code == 0  # a plain name is fine
+
+
+def test_the_same_bytes_with_another_language_are_indexed_in_it(
+    ragox_cli, home: Path, tmp_path: Path
+) -> None:
+    """`--language` given again for unchanged bytes: the revision is indexed in the new
+    language, as its document then says (before: the document said "ru" while its index
+    kept "de", so search analyzed the text in a language no one had given)."""
+    note = tmp_path / "note.txt"
+    note.write_text("Die Pumpen werden jede Woche von den Technikern geprüft.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(note), "--language", "en").code == 0
+    again = ragox_cli("ingest", str(note), "--language", "de")
+    assert again.code == 0 and "(unchanged)" in again.stdout  # no new revision
+    app = Ragox(home)
+    try:
+        record = app.store.get_revision("default", "note.txt", "r1")
+        document = app.store.get_document("default", "note.txt")
+        assert record is not None and record.manifest_id is not None and document is not None
+        indexed = app.store.index.representation_languages([record.manifest_id])
+        assert (document.language, indexed[record.manifest_id]) == ("de", "de")
+    finally:
+        app.close()
+    found = ragox_cli("search", "Pumpe", "--json").json()  # German stemming: Pumpen ~ Pumpe
+    assert [hit["document_id"] for hit in found["hits"]] == ["note.txt"]

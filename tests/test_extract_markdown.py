@@ -81,7 +81,7 @@ def manual() -> Extraction:
 
 def test_parser_identity_names_markdown_it_and_its_rules() -> None:
     """The parser id carries markdown-it-py's version; the config names the syntax."""
-    assert MARKDOWN_PARSER.id == f"markdown-it@1+markdown-it-py-{markdown_it.__version__}"
+    assert MARKDOWN_PARSER.id == f"markdown-it@2+markdown-it-py-{markdown_it.__version__}"
     assert MARKDOWN_PARSER.config["syntax"] == "commonmark+gfm-tables"
     assert MARKDOWN_PARSER.config["inline"] == "verbatim"
     extraction = extract("# x")
@@ -166,6 +166,24 @@ def test_html_blocks_are_kept_verbatim_and_breaks_and_references_dropped(
     by_text(manual, '<div class="note">\nRaw HTML block\n</div>')
     assert "---" not in manual.text
     assert "[manual]:" not in manual.text
+
+
+def test_a_block_of_comments_alone_gives_no_text() -> None:
+    """``<!-- … -->`` blocks (one or several lines, several comments) are hidden from
+    every reader of the rendered page and give no block, as in the HTML adapter (before:
+    a reviewer's hidden note was searchable and quotable); HTML around a comment, and
+    the text after it, stay."""
+    source = (
+        b"# Pumps\n\n<!-- TODO: zzzsecret margin for the Q3 quote -->\n\n"
+        b"<!--\nreviewer: zzzsecret\n-->\n<!-- two -->\n\n"
+        b"The seal is checked weekly.\n\n"
+        b'<div class="note"><!-- zzzinside --> Kept HTML</div>\n'
+    )
+    extraction = extract(source)
+    assert "zzzsecret" not in extraction.text and "<!--" not in extraction.text.split("<div")[0]
+    by_text(extraction, "The seal is checked weekly.")
+    by_text(extraction, '<div class="note"><!-- zzzinside --> Kept HTML</div>')
+    assert_maps_back(extraction, source)
 
 
 def test_decomposed_umlauts_are_composed(manual: Extraction) -> None:

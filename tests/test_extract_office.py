@@ -177,7 +177,7 @@ def test_libreoffice_docx_blocks_locators_and_decisions() -> None:
     assert "fourteen" not in extraction.text  # the tracked deletion
     assert "Confirm the interval" not in extraction.text  # the comment
     assert extraction.warnings == ("COMMENTS_DROPPED", "TRACKED_CHANGES_ACCEPTED")
-    assert extraction.parser.id.startswith("docx-python-docx@1+python-docx-")
+    assert extraction.parser.id.startswith("docx-python-docx@2+python-docx-")
     assert extraction.parser.config["tracked-changes"] == "accepted"
 
 
@@ -703,3 +703,73 @@ def test_folder_ingest_skips_office_owner_files(ragox_cli, tmp_path: Path) -> No
     assert result.code == 0
     assert [r["document_id"] for r in body["results"]] == ["handbook.docx"]
     assert body["summary"] == {"ready": 1, "unchanged": 0, "skipped": 0, "failed": 0}
+
+
+# -- tables: each cell's place and the header cells over it ------------------------
+
+
+def _cell_heads(extraction: Extraction) -> dict[str, tuple[int, int, int, bool, list[str]]]:
+    """Each table cell's text: (table, row, column, header?, texts of its header cells)."""
+    text_of = {b.block_id: extraction.text[b.span.start : b.span.end] for b in extraction.blocks}
+    return {
+        text_of[b.block_id]: (
+            b.cell.table,
+            b.cell.row,
+            b.cell.col,
+            b.cell.header,
+            [text_of[h] for h in b.cell.header_ids],
+        )
+        for b in extraction.blocks
+        if b.cell is not None
+    }
+
+
+def test_office_table_cells_know_their_place_and_headers(tmp_path: Path) -> None:
+    """DOCX, PPTX and XLSX cells carry their table, row and column and the header cells
+    over them (before: none, so a table's header was unknown to search and answers):
+    the first row of a Word or PowerPoint table, a sheet's first row of titles."""
+    docx_cells = _cell_heads(
+        extract_docx(make_docx(tmp_path / "h.docx").read_bytes(), BASE_PROFILE)
+    )
+    assert docx_cells["1,200 EUR"][:4] == (0, 1, 1, False)
+    assert docx_cells["1,200 EUR"][4] and docx_cells["1,200 EUR"][4][0] != "1,200 EUR"
+    assert docx_cells["Third column"][:3] == (1, 0, 2)  # the second table, after a merge
+    pptx_cells = _cell_heads(
+        extract_pptx(make_pptx(tmp_path / "d.pptx").read_bytes(), BASE_PROFILE)
+    )
+    assert pptx_cells["Price"] == (0, 0, 1, True, [])
+    assert pptx_cells["39 EUR"] == (0, 1, 1, False, ["Price"])
+    xlsx_cells = _cell_heads(
+        extract_xlsx(make_xlsx(tmp_path / "p.xlsx").read_bytes(), BASE_PROFILE)
+    )
+    assert xlsx_cells["Item"] == (0, 0, 0, True, [])
+    assert xlsx_cells["2024-03-01 14:30:00"] == (0, 2, 2, False, ["Since"])
+    # a merged A6:C6 spans three columns, so three titles head it
+    assert xlsx_cells["Prices include VAT"][4] == ["Item", "Price", "Since"]
+
+
+def test_a_question_about_a_word_table_is_answered_from_its_cell(tmp_path: Path) -> None:
+    """A value in a Word table is found and quoted through its row and column headers
+    (before: "What torque does P-48 need?" abstained, "no passage mentions: need")."""
+    document = docx.Document()
+    document.add_heading("Pump specifications", 1)
+    table = document.add_table(rows=3, cols=3)
+    for r, values in enumerate(
+        [
+            ("Model", "Torque", "Max pressure"),
+            ("P-48", "16 Nm", "6 bar"),
+            ("P-72", "24 Nm", "8 bar"),
+        ]
+    ):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    path = tmp_path / "specs.docx"
+    document.save(str(path))
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(path, tmp_path, tenant="default")
+        record = app.ask("What torque does P-48 need?", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained
+    assert [c.anchor.quote.exact for c in record.citations] == ["16 Nm"]

@@ -266,9 +266,10 @@ def test_folder_ingest_recurses_and_skips_with_reasons(home: Path, tmp_path: Pat
         "path": rows["image.png"]["path"],
         "state": "SKIPPED",
         "reason": "UNSUPPORTED_TYPE",
+        "failed": False,
     }
     assert rows["secret.txt"]["state"] == "SKIPPED"
-    assert rows["secret.txt"]["reason"] == "UNREADABLE"
+    assert rows["secret.txt"]["reason"] == "UNREADABLE" and rows["secret.txt"]["failed"]
     assert proc.returncode == 1  # an unreadable file is a failure, not only a skip
 
 

@@ -527,11 +527,14 @@ def test_folder_ingest_reports_odd_files_and_goes_on(tmp_path: Path) -> None:
     assert rows["linkdir"]["reason"] == "OUTSIDE_FOLDER"
     assert rows["r.txt"]["reason"] == "INVALID_NAME"
     assert rows["caf\\xe9.txt"]["reason"] == "INVALID_NAME"
+    # one verdict in every form: a failure (exit 1, counted, flagged), a link out only skipped
+    assert rows["caf\\xe9.txt"]["failed"] and not rows["link.txt"]["failed"]
+    assert result.json()["summary"]["failed"] == sum(r.get("failed", False) for r in rows.values())
     assert result.code == 1
     listed = run_ragox(home, "search", "Outside", "--json").json()
     assert listed == {"hits": []}
     people = run_ragox(home, "ingest", str(root))
-    assert "SKIPPED" in people.stdout and "caf\\xe9.txt" in people.stdout
+    assert "FAILED   " + str(root / "caf\\xe9.txt") in people.stdout
 
 
 def _ingest_as_unprivileged(home: Path, root: Path) -> tuple[int, str]:
@@ -578,6 +581,7 @@ def test_unreadable_file_is_reported_even_as_root(tmp_path: Path) -> None:
             "path": str(secret),
             "state": "SKIPPED",
             "reason": "UNREADABLE",
+            "failed": True,
         }
         assert rows["a.txt"]["state"] == "READY" and code == 1
     finally:

@@ -20,7 +20,8 @@ Blocks:
 * Table cells: each non-empty cell of a GFM table, trimmed, escapes kept, with its
   place in the table (row 0 is the header row; a body cell's header is the header
   cell of its column, when that one is not empty).
-* HTML blocks: their lines verbatim.
+* HTML blocks: their lines verbatim; a block of comments alone gives none (no
+  renderer shows it, and the HTML adapter drops comments too).
 
 Thematic breaks and link reference definitions give no block. markdown-it
 silently drops content nested deeper than its ``maxNesting``; such input is
@@ -57,12 +58,16 @@ from ragox.text import Profile
 
 __all__ = ["MARKDOWN_PARSER", "extract_markdown"]
 
+#: an HTML block that is comments alone (``<!-- note -->``, one or several lines):
+#: hidden from every reader of the rendered page, so it gives no block
+_COMMENT_ONLY: Final = re.compile(r"\s*(?:<!--(?:(?!-->).)*-->\s*)+", re.DOTALL)
+
 #: markdown-it's own guard against deep nesting (its "default" preset's value).
 _MAX_NESTING: Final = 100
 
 MARKDOWN_PARSER: Final = ParserInfo(
     "markdown-it",
-    f"1+markdown-it-py-{markdown_it.__version__}",
+    f"2+markdown-it-py-{markdown_it.__version__}",
     {
         "syntax": "commonmark+gfm-tables",
         "inline": "verbatim",
@@ -73,6 +78,7 @@ MARKDOWN_PARSER: Final = ParserInfo(
         "locator": "lines",
         "separator": "blank-line",
         "tables": "row-0-header;column-headers",
+        "html-comments": "comment-only-blocks-dropped",
     },
 )
 
@@ -276,6 +282,8 @@ def _blocks(
             block_kind = BlockKind.CODE
             span = _code(text, lines, marks, token)
         elif kind == "html_block":
+            if _COMMENT_ONLY.fullmatch(token.content):
+                continue  # a comment is not shown by any renderer (nor by the HTML adapter)
             span = _content(text, lines, marks, first, after - 1)
         elif kind == "tr_open":
             row_cell = 0

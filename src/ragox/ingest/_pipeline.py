@@ -295,7 +295,18 @@ class Ingestor:
             record.state is RevisionState.READY
             and self._up_to_date(record, ocr)
             and self.store.index_complete(record.tenant, record.document_id, record.revision)
+            and self._in_given_language(record)
         )
+
+    def _in_given_language(self, record: RevisionRecord) -> bool:
+        """The revision is indexed in the language given for its document (``--language``),
+        if one was given: the same bytes ingested with another language are indexed again
+        in it (before, the document said the new language while its index kept the old)."""
+        document = self.store.get_document(record.tenant, record.document_id)
+        if document is None or not document.language or record.manifest_id is None:
+            return True
+        indexed = self.store.index.representation_languages([record.manifest_id])
+        return indexed.get(record.manifest_id) == document.language
 
     def process(
         self,

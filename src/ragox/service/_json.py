@@ -146,7 +146,14 @@ def migration_json(migration: Migration) -> dict[str, Any]:
 def ingest_item_json(item: IngestItem) -> dict[str, Any]:
     if item.outcome is None:
         assert item.skipped is not None
-        return {"path": item.path, "state": "SKIPPED", "reason": item.skipped.value}
+        return {
+            "path": item.path,
+            "state": "SKIPPED",
+            "reason": item.skipped.value,
+            # additive: a file the caller meant to ingest (counted in summary.failed,
+            # exit 1; FAILED in the text report), not one ragox does not read at all
+            "failed": item.skipped.is_failure,
+        }
     out = item.outcome
     return {
         "path": item.path,

@@ -16,10 +16,11 @@ from ragox.extract._model import (
     Extraction,
     ExtractionError,
     ParserInfo,
+    TableCell,
 )
 from ragox.text import Coordinates, Profile, Span
 
-__all__ = ["MAX_BLOCKS", "Piece", "build_extraction", "clean_name"]
+__all__ = ["MAX_BLOCKS", "GridCell", "Piece", "build_extraction", "clean_name"]
 
 #: Most blocks one Office file may give (a sheet of millions of cells is refused).
 MAX_BLOCKS: Final = 1_000_000
@@ -33,12 +34,27 @@ _NAME_LENGTH: Final = 60
 
 
 @dataclass(frozen=True, slots=True)
+class GridCell:
+    """Where a table cell of an Office file sits: its table (0-based in the file), its
+    row and column (0-based slots of the table's grid; a cell spanning columns starts at
+    its first), and whether it is in a header row (each heads the columns it spans)."""
+
+    table: int
+    row: int
+    col: int
+    col_span: int = 1
+    header: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Piece:
     """One block's text as the file holds it, before normalization."""
 
     kind: BlockKind
     text: str
     locator: str
+    #: a table cell's place in its table (``TABLE_CELL`` pieces)
+    grid: GridCell | None = None
 
 
 def clean_name(name: str) -> str:
@@ -66,6 +82,8 @@ def build_extraction(
     ]
     texts: list[str] = []
     blocks: list[Block] = []
+    #: the block id of the header cell over each (table, column) seen so far
+    heads: dict[tuple[int, int], str] = {}
     position = 0
     for piece, normalized in zip(found, _normalized(raws, profile), strict=True):
         text = _BLANK_LINES.sub("\n", normalized).strip()
@@ -81,6 +99,7 @@ def build_extraction(
                 kind=piece.kind,
                 span=Span(Coordinates.CODEPOINT, position, position + len(text)),
                 locator=piece.locator,
+                cell=None if piece.grid is None else _table_cell(piece.grid, len(blocks), heads),
             )
         )
         texts.append(text)
@@ -93,6 +112,27 @@ def build_extraction(
         parser=parser,
         media_type=media_type,
         warnings=tuple(sorted(set(warnings))),
+    )
+
+
+def _table_cell(grid: GridCell, index: int, heads: dict[tuple[int, int], str]) -> TableCell:
+    """The cell's place; a header cell is recorded as the head of its columns, a body
+    cell gets the header cells over its columns (those with text: an empty header cell
+    gives no block to point at)."""
+    columns = [(grid.table, col) for col in range(grid.col, grid.col + grid.col_span)]
+    if grid.header:
+        for column in columns:
+            heads[column] = f"b{index}"
+        header_ids: tuple[str, ...] = ()
+    else:
+        header_ids = tuple(dict.fromkeys(heads[c] for c in columns if c in heads))
+    return TableCell(
+        table=grid.table,
+        row=grid.row,
+        col=grid.col,
+        col_span=grid.col_span,
+        header=grid.header,
+        header_ids=header_ids,
     )
 
 

@@ -52,7 +52,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._office_types import DOCX_MEDIA_TYPE
-from ragox.extract.office._build import Piece, build_extraction
+from ragox.extract.office._build import GridCell, Piece, build_extraction
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
@@ -61,9 +61,10 @@ __all__ = ["DOCX_MEDIA_TYPE", "DOCX_PARSER", "extract_docx"]
 
 DOCX_PARSER: Final = ParserInfo(
     "docx-python-docx",
-    f"1+python-docx-{docx.__version__}",
+    f"2+python-docx-{docx.__version__}",
     {
         "blocks": "paragraph,table-cell",
+        "tables": "grid-cells;tblHeader-rows-else-first-row-head-columns",
         "kinds": "outline-level/title=heading,numbering=list-item",
         "tracked-changes": "accepted",
         "comments": "dropped",
@@ -141,6 +142,8 @@ class _Walk:
     outline: list[int] = field(default_factory=list)
     paragraphs: int = 0
     tables: int = 0
+    #: tables of the whole document so far (``tables`` counts those under a heading)
+    all_tables: int = 0
     warnings: set[str] = field(default_factory=set)
 
     def section(self) -> str:
@@ -245,6 +248,7 @@ def _body_pieces(body: Any, walk: _Walk) -> Iterator[Piece]:
             yield from _paragraph_piece(element, walk)
         elif element.tag == _W_TBL:
             walk.tables += 1
+            walk.all_tables += 1
             yield from _table_pieces(element, walk.under(f"table {walk.tables}"), walk)
 
 
@@ -324,17 +328,29 @@ def _hidden(run: Any) -> bool:
     if rpr is None:
         return False
     vanish = rpr.find(qn("w:vanish"))
-    return vanish is not None and vanish.get(_W_VAL, "true") not in ("0", "false", "off")
+    return _on(vanish)
+
+
+def _on(toggle: Any) -> bool:
+    """A Word on/off property (``<w:vanish/>``, ``<w:tblHeader w:val="0"/>``) is set."""
+    return toggle is not None and toggle.get(_W_VAL, "true") not in ("0", "false", "off")
 
 
 def _table_pieces(table: Any, locator: str, walk: _Walk) -> Iterator[Piece]:
-    row_number = 0
+    """A table's cells row by row. The rows marked to repeat as the header on each page
+    (``tblHeader``) head the columns; in a table with no such row, the first row does
+    (as a Word table is written), unless the table has one row only."""
+    rows = []
     for row in _children(table, _W_TR):
         trpr = row.find(qn("w:trPr"))
         if trpr is not None and trpr.find(qn("w:del")) is not None:
             walk.warnings.add("TRACKED_CHANGES_ACCEPTED")
             continue  # a deleted row
-        row_number += 1
+        rows.append((row, trpr is not None and _on(trpr.find(qn("w:tblHeader")))))
+    if not any(marked for _, marked in rows) and len(rows) > 1:
+        rows[0] = (rows[0][0], True)
+    number = walk.all_tables - 1
+    for row_number, (row, header) in enumerate(rows, start=1):
         column = 1
         for cell in _children(row, _W_TC):
             tcpr = cell.find(qn("w:tcPr"))
@@ -351,6 +367,7 @@ def _table_pieces(table: Any, locator: str, walk: _Walk) -> Iterator[Piece]:
                 BlockKind.TABLE_CELL,
                 "\n".join(t for t in texts if t.strip()),
                 f"{locator} › row {row_number}, column {column}",
+                GridCell(number, row_number - 1, column - 1, span, header),
             )
             column += span
 

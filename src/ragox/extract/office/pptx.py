@@ -32,6 +32,7 @@ Deliberate choices (recorded in the parser's configuration):
 from __future__ import annotations
 
 import io
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any, Final
@@ -48,7 +49,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._office_types import PPTX_MEDIA_TYPE
-from ragox.extract.office._build import Piece, build_extraction, clean_name
+from ragox.extract.office._build import GridCell, Piece, build_extraction, clean_name
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
@@ -57,9 +58,10 @@ __all__ = ["PPTX_MEDIA_TYPE", "PPTX_PARSER", "extract_pptx"]
 
 PPTX_PARSER: Final = ParserInfo(
     "pptx-python-pptx",
-    f"1+python-pptx-{pptx.__version__}",
+    f"2+python-pptx-{pptx.__version__}",
     {
         "blocks": "paragraph,table-cell,notes-paragraph",
+        "tables": "grid-cells;header-row-option-heads-columns",
         "kinds": "title=heading,bullet=list-item",
         "hidden-slides": "dropped",
         "speaker-notes": "kept",
@@ -109,11 +111,12 @@ def extract_pptx(
     try:
         presentation = pptx.Presentation(io.BytesIO(data))
         pieces: list[Piece] = []
+        tables = itertools.count()  # the presentation's tables, numbered from 0
         for number, slide in enumerate(presentation.slides, start=1):
             if slide.element.get("show") in ("0", "false"):
                 warnings.add("HIDDEN_SLIDES_DROPPED")
                 continue
-            pieces.extend(_slide_pieces(slide, f"slide {number}"))
+            pieces.extend(_slide_pieces(slide, f"slide {number}", tables))
     except ExtractionError:
         raise
     except Exception as error:  # python-pptx raises its own and lxml's errors
@@ -121,7 +124,7 @@ def extract_pptx(
     return build_extraction(pieces, profile, PPTX_PARSER, PPTX_MEDIA_TYPE, warnings)
 
 
-def _slide_pieces(slide: Any, where: str) -> Iterator[Piece]:
+def _slide_pieces(slide: Any, where: str, tables: Iterator[int]) -> Iterator[Piece]:
     shapes = list(_shapes(slide.shapes))
     names = Counter(shape.name for shape in shapes)
     for shape in shapes:
@@ -136,7 +139,7 @@ def _slide_pieces(slide: Any, where: str) -> Iterator[Piece]:
         if placeholder in _FURNITURE:
             continue
         if getattr(shape, "has_table", False):
-            yield from _table_pieces(shape.table, locator)
+            yield from _table_pieces(shape.table, locator, next(tables))
         elif getattr(shape, "has_text_frame", False):
             if placeholder in _TITLES:
                 kind, bulleted = BlockKind.HEADING, False
@@ -213,14 +216,19 @@ def _paragraph_text(paragraph: Any) -> str:
     return "".join(out)
 
 
-def _table_pieces(table: Any, locator: str) -> Iterator[Piece]:
+def _table_pieces(table: Any, locator: str, number: int) -> Iterator[Piece]:
+    """A table's cells row by row; the first row heads the columns when the table is
+    formatted with a header row (PowerPoint's "Header Row", its default)."""
+    header_row = bool(table.first_row) and len(table.rows) > 1
     for row_number, row in enumerate(table.rows, start=1):
         for column, cell in enumerate(row.cells, start=1):
             if cell.is_spanned:
                 continue
             texts = [_paragraph_text(p) for p in cell.text_frame._txBody.iterchildren(_A_P)]
+            span = max(1, int(cell.span_width)) if cell.is_merge_origin else 1
             yield Piece(
                 BlockKind.TABLE_CELL,
                 "\n".join(t for t in texts if t.strip()),
                 f"{locator} › row {row_number}, column {column}",
+                GridCell(number, row_number - 1, column - 1, span, header_row and row_number == 1),
             )

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import datetime
 import io
+import itertools
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Final
 
@@ -44,7 +46,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._office_types import XLSX_MEDIA_TYPE
-from ragox.extract.office._build import MAX_BLOCKS, Piece, build_extraction, clean_name
+from ragox.extract.office._build import MAX_BLOCKS, GridCell, Piece, build_extraction, clean_name
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
@@ -53,9 +55,10 @@ __all__ = ["XLSX_MEDIA_TYPE", "XLSX_PARSER", "extract_xlsx"]
 
 XLSX_PARSER: Final = ParserInfo(
     "xlsx-openpyxl",
-    f"1+openpyxl-{openpyxl.__version__}",
+    f"2+openpyxl-{openpyxl.__version__}",
     {
         "blocks": "sheet-name,cell",
+        "tables": "sheet-is-table;first-row-of-two-cells-heads-columns",
         "kinds": "sheet=heading,cell=table-cell",
         "values": "saved-values;iso-dates;shortest-float;no-number-formats",
         "hidden-sheets": "dropped",
@@ -78,11 +81,12 @@ def extract_xlsx(
             io.BytesIO(data), data_only=True, keep_vba=False, keep_links=False
         )
         pieces: list[Piece] = []
+        tables = itertools.count()  # each visible sheet is a table, numbered from 0
         for sheet in workbook.worksheets:
             if sheet.sheet_state != "visible":
                 warnings.add("HIDDEN_SHEETS_DROPPED")
                 continue
-            pieces.extend(_sheet_pieces(sheet, warnings))
+            pieces.extend(_sheet_pieces(sheet, warnings, tables))
             if len(pieces) > MAX_BLOCKS:
                 raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} cells")
     except ExtractionError:
@@ -92,17 +96,21 @@ def extract_xlsx(
     return build_extraction(pieces, profile, XLSX_PARSER, XLSX_MEDIA_TYPE, warnings)
 
 
-def _sheet_pieces(sheet: Worksheet, warnings: set[str]) -> Iterator[Piece]:
+def _sheet_pieces(sheet: Worksheet, warnings: set[str], tables: Iterator[int]) -> Iterator[Piece]:
+    """The sheet's name, then its shown cells row by row as one table, whose row of
+    column titles heads the columns below it."""
     name = _quoted(sheet.title)
+    number = next(tables)
     yield Piece(BlockKind.HEADING, sheet.title, f"sheet {clean_name(sheet.title)}")
     hidden_rows = {row for row, dim in sheet.row_dimensions.items() if dim.hidden}
     hidden_columns: set[int] = set()
     for dimension in sheet.column_dimensions.values():
         if dimension.hidden and dimension.min is not None and dimension.max is not None:
             hidden_columns.update(range(dimension.min, dimension.max + 1))
-    merged = {(cells.min_row, cells.min_col): cells.coord for cells in sheet.merged_cells.ranges}
+    merged = {(cells.min_row, cells.min_col): cells for cells in sheet.merged_cells.ranges}
     # The sheet's own store of cells, sorted: a sheet with one cell at XFD1048576 is
     # not walked cell by cell over its 17 billion positions.
+    shown: list[tuple[int, int, Cell]] = []
     for (row, column), cell in sorted(sheet._cells.items()):
         if not isinstance(cell, Cell) or cell.value is None:
             continue
@@ -112,10 +120,27 @@ def _sheet_pieces(sheet: Worksheet, warnings: set[str]) -> Iterator[Piece]:
         if column in hidden_columns:
             warnings.add("HIDDEN_COLUMNS_DROPPED")
             continue
+        shown.append((row, column, cell))
+    first_row = shown[0][0] if shown else 0
+    # the column titles: the first row of two cells or more (a title cell above them,
+    # "Price list 2024", heads nothing), when rows follow it
+    per_row = Counter(row for row, _, _ in shown)
+    titles = next((row for row in sorted(per_row) if per_row[row] > 1), first_row)
+    header = any(row > titles for row in per_row)
+    first_column = min((column for _, column, _ in shown), default=1)
+    for row, column, cell in shown:
         if cell.comment is not None:
             warnings.add("COMMENTS_DROPPED")
-        where = merged.get((row, column), f"{get_column_letter(column)}{row}")
-        yield Piece(BlockKind.TABLE_CELL, _value_text(cell.value), f"{name}!{where}")
+        span = merged.get((row, column))
+        where = f"{get_column_letter(column)}{row}" if span is None else span.coord
+        grid = GridCell(
+            number,
+            row - first_row,
+            column - first_column,
+            1 if span is None else span.max_col - span.min_col + 1,
+            header and row == titles,
+        )
+        yield Piece(BlockKind.TABLE_CELL, _value_text(cell.value), f"{name}!{where}", grid)
     for cell in sheet._cells.values():
         if cell.value is None and cell.comment is not None:
             warnings.add("COMMENTS_DROPPED")
