@@ -462,6 +462,14 @@ def test_keys_list_shows_ids_and_grants_never_keys(ragox_cli, home: Path) -> Non
         ("text", "pump.txt"),
         ("keys", "list"),
         ("delete", "pump.txt"),
+        # before, these made an empty home and answered from it with exit 0
+        ("status",),
+        ("retention",),
+        ("reprocess", "--dry-run"),
+        ("reprocess", "--history"),
+        ("retry", "pump.txt", "--revision", "r1"),
+        ("fail", "pump.txt", "--revision", "r1"),
+        ("migrate", "0" * 64),
     ],
 )
 def test_commands_that_read_refuse_a_home_that_does_not_exist(

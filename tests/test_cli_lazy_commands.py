@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import run_ragox
+from ragox.service import Ragox
 
 
 def test_help_lists_the_commands_loaded_when_named(tmp_path: Path) -> None:
@@ -21,6 +22,7 @@ def test_home_after_a_command_loaded_when_named(tmp_path: Path) -> None:
     """`--home DIR` after `retry`, `fail` and `reprocess` names the home, as before them."""
     ignored = tmp_path / "ignored"
     home = tmp_path / "home"
+    Ragox(home).close()  # these commands refuse a home that does not exist
     for args in (
         ("retry", "nothing.txt", "--revision", "r1"),
         ("fail", "no.txt", "--revision", "r1"),

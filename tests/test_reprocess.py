@@ -261,6 +261,9 @@ def test_parser_upgrade_dry_run_then_reprocess_migrates_exactly_the_unique_quote
     review = {a["anchor_id"] for a in kept["revisions"][0]["anchors"] if a["needs_review"]}
     assert review == {s.anchor.anchor_id for n, s in anchors.items() if n != "MIGRATED"}
     assert "gam" not in json.dumps(kept)  # ids and outcomes, never document text
+    [line] = run_ragox(home, "reprocess", "--history").stdout.splitlines()
+    tally = ", ".join(f"{state} {n}" for state, n in expected.items())
+    assert line.endswith(f"  {DOC} ({tally})")  # before: a Python dict
 
 
 def test_migrated_citation_names_both_revisions_on_replay(
@@ -492,6 +495,7 @@ def test_an_older_home_migrates_and_shows_its_index_stages_stale(
 
 def test_reprocess_of_an_unknown_document_is_not_found(home: Path) -> None:
     """Naming a document that does not exist exits 1 with NOT_FOUND."""
+    Ragox(home).close()  # a home (reprocess refuses a home that does not exist)
     result = run_ragox(home, "reprocess", "--documents", "nope", "--json")
     assert result.code == 1
     assert json.loads(result.stdout)["status"] == "NOT_FOUND"

@@ -527,7 +527,7 @@ def status(
     progress, partial, stale); --all lists every document and its revisions' states,
     all at once or a page at a time (--limit, --after)."""
     who = _principal(principal, groups, tenant)
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         if document_id is None:
             if listing is None:
                 listing = as_json  # --json keeps its listing of every document
@@ -981,7 +981,7 @@ def migrate(
 ) -> None:
     """Migrate an anchor to a newer representation (operator only; the old one stays)."""
     anchor_value, anchor_id = _read_anchor(source)
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         operator = Principal.local_operator(tenant)
         if anchor_value is None:
             assert anchor_id is not None
@@ -1193,7 +1193,7 @@ def verify_cmd(
             seal = "" if item["intact"] else "  (altered since written)"
             click.echo(f"{item['created_at']}  {verdict:<16} {item['report_sha256'][:16]}{seal}")
         return
-    with _app(ctx) as app:
+    with _app(ctx) as app:  # release evidence: a fresh home runs the seed experiment
         report = app.verify(sample)
     data = report.to_json()
     kept = save_report(home, data)
@@ -1652,7 +1652,8 @@ def retention(ctx: click.Context, answers: str | None, traces: str | None, as_js
     Periods are stored in the home and apply to every process: records older than
     them are deleted after each new answer, when `ragox serve` starts, and by
     `ragox purge`; an expired record is never shown, even before it is deleted."""
-    with _app(ctx) as app:
+    # showing the periods reads the home; setting them may come first, in a new home
+    with _app(ctx, existing=answers is None and traces is None) as app:
         policy = app.retention()
         if answers is not None or traces is not None:
             policy = RetentionPolicy(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from ragox.cli._main import _app, _not_found, _tenant_option, cli
-from ragox.cli._render import print_json, reprocess_json
+from ragox.cli._render import print_json, reprocess_json, shown_id
 from ragox.ingest import AnchorOutcome, ReprocessReport
 from ragox.service import NotFound
 
@@ -44,14 +44,16 @@ def reprocess(
     """
     ids = [d.strip() for d in documents.split(",") if d.strip()] if documents else None
     if history:
-        with _app(ctx) as app:
+        with _app(ctx, existing=True) as app:
             reports = app.reprocess_history(tenant)
         if as_json:
             print_json({"reports": reports})
         for stored in [] if as_json else reports:
-            click.echo(f"{stored['report_id']}  {stored['created_at']}  {stored['documents']}")
+            click.echo(
+                f"{stored['report_id']}  {stored['created_at']}  {_documents(stored['documents'])}"
+            )
         return
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             report = app.reprocess(ids, dry_run=dry_run, tenant=tenant)
         except NotFound:
@@ -81,3 +83,17 @@ def _print(report: ReprocessReport) -> None:
         review = sum(n for o, n in counts.items() if o.needs_review)
         summary = ", ".join(parts) if parts else "no anchors"
         click.echo(f"  {doc}: {summary}  (review: {review})")
+
+
+def _documents(documents: object) -> str:
+    """A stored report's documents as a line: ``notes.md (MIGRATED 3), guide.rst``
+    (before: the stored mapping as Python writes a dict)."""
+    if not isinstance(documents, dict):
+        return str(documents)
+    shown = []
+    for document_id, counts in documents.items():
+        tally = ", ".join(f"{state} {n}" for state, n in counts.items()) if counts else ""
+        shown.append(
+            f"{shown_id(str(document_id))} ({tally})" if tally else shown_id(str(document_id))
+        )
+    return ", ".join(shown) or "(no documents)"

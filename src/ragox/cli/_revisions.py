@@ -39,7 +39,7 @@ def retry(ctx: click.Context, document_id: str, revision: str, tenant: str, as_j
     Runs that died are marked FAILED first; a READY revision is checked and its
     index repaired. Exit 1 when the run fails or a live run holds the revision.
     """
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             outcome = app.retry(document_id, revision, tenant)
         except NotFound:
@@ -75,7 +75,7 @@ def fail(ctx: click.Context, document_id: str, revision: str, tenant: str, as_js
 
     Refused (exit 1) for a READY revision and while a live run works on it.
     """
-    with _app(ctx) as app:
+    with _app(ctx, existing=True) as app:
         try:
             result = app.fail(document_id, revision, tenant)
         except NotFound:

@@ -33,7 +33,12 @@ def _result_json(result: WorkResult) -> dict[str, object]:
 
 
 @cli.command()
-@click.option("--once", is_flag=True, help="Run at most one job, then exit.")
+@click.option(
+    "--once",
+    is_flag=True,
+    help="Run one job, then exit (waiting for it while none is queued; with --drain, "
+    "exit at once when none is).",
+)
 @click.option("--max-jobs", type=click.IntRange(1), default=None, help="Exit after this many jobs.")
 @click.option(
     "--drain",
