@@ -535,3 +535,54 @@ def test_the_same_bytes_with_another_language_are_indexed_in_it(
         app.close()
     found = ragox_cli("search", "Pumpe", "--json").json()  # German stemming: Pumpen ~ Pumpe
     assert [hit["document_id"] for hit in found["hits"]] == ["note.txt"]
+
+
+def test_status_names_each_revisions_language(ragox_cli, tmp_path: Path) -> None:
+    """`status DOC` (text and --json) and the listing name each revision's language, the
+    given one or the detected one, as the API does (before: only the API said it)."""
+    note = tmp_path / "note.txt"
+    note.write_text("Die Pumpen werden jede Woche von den Technikern geprüft.\n", encoding="utf-8")
+    assert ragox_cli("ingest", str(note), "--language", "de").code == 0
+    guide = tmp_path / "guide.txt"
+    guide.write_text("The pumps are checked every week by the technicians on duty.\n")
+    assert ragox_cli("ingest", str(guide)).code == 0
+    assert "READY" in (shown := ragox_cli("status", "note.txt").stdout) and "(de)" in shown
+    assert ragox_cli("status", "guide.txt", "--json").json()["revisions"][0]["language"] == "en"
+    listed = ragox_cli("status", "--all", "--json").json()["documents"]
+    assert {d["document_id"]: d["revisions"][0]["language"] for d in listed} == {
+        "note.txt": "de",
+        "guide.txt": "en",
+    }
+
+
+def test_answer_trace_takes_json_after_the_command(ragox_cli, tmp_path: Path) -> None:
+    """`answer trace ID --json` is accepted like `--json` before the command (its output
+    is JSON either way); before, it was "No such option"."""
+    note = tmp_path / "note.txt"
+    note.write_text("The pump is checked every Monday.\n")
+    assert ragox_cli("ingest", str(note)).code == 0
+    asked = ragox_cli("ask", "When is the pump checked?", "--json").json()
+    after = ragox_cli("answer", "trace", asked["answer_id"], "--json")
+    assert (
+        after.code == 0 and after.json() == ragox_cli("answer", "trace", asked["answer_id"]).json()
+    )
+
+
+def test_check_of_a_failed_revision_says_it_failed(ragox_cli, tmp_path: Path) -> None:
+    """`check DOC --revision r2` of a FAILED revision says so (before: "document not
+    found", of a document `status` lists); an unknown revision or document is not found."""
+    note = tmp_path / "note.txt"
+    note.write_text("The pump is checked every Monday.\n")
+    assert ragox_cli("ingest", str(note)).code == 0
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7 broken")
+    assert ragox_cli("ingest", str(broken), "--document-id", "note.txt").code == 1
+    failed = ragox_cli("check", "note.txt", "--revision", "r2")
+    assert failed.code == 1 and "revision r2 is FAILED" in failed.stderr
+    assert ragox_cli("check", "note.txt", "--revision", "r2", "--json").json() == {
+        "status": "NOT_READY",
+        "state": "FAILED",
+    }
+    assert "revision not found" in ragox_cli("check", "note.txt", "--revision", "r9").stderr
+    assert "document not found" in ragox_cli("check", "nope.txt").stderr
+    assert ragox_cli("check", "note.txt").code == 0

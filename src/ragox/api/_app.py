@@ -63,7 +63,7 @@ from ragox.service import (
     revision_label_problem,
 )
 from ragox.service._json import (
-    document_status_json,
+    documents_json,
     hit_json,
     in_current_json,
     resolution_json,
@@ -326,20 +326,7 @@ def create_app(
         return {"pages": pages, "context": context}
 
     def with_languages(found: list[DocumentStatus]) -> list[dict[str, Any]]:
-        """Documents as JSON, each revision with its language: the one given at
-        ingestion, else the one detected in its representation."""
-        manifests = [r.revision.manifest_id for s in found for r in s.revisions]
-        detected = ragox.store.index.representation_languages([m for m in manifests if m])
-        documents = []
-        for status in found:
-            data = document_status_json(status)
-            for row, revision in zip(status.revisions, data["revisions"], strict=True):
-                manifest_id = row.revision.manifest_id
-                revision["language"] = status.document.language or (
-                    detected.get(manifest_id) if manifest_id else None
-                )
-            documents.append(data)
-        return documents
+        return documents_json(ragox.store, found)
 
     @app.get("/v1/me")
     def me(who: Caller) -> dict[str, Any]:

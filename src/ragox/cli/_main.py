@@ -36,7 +36,7 @@ from ragox.anchor import Anchor, AnchorFormatError, Refusal, ResolutionStatus
 from ragox.answer import generator_from_spec
 from ragox.cli._render import (
     check_json,
-    document_status_json,
+    documents_json,
     hit_json,
     in_current_json,
     ingest_item_json,
@@ -70,6 +70,7 @@ from ragox.store import (
     STORE_VARIABLE,
     PurgeCounts,
     RetentionPolicy,
+    Store,
     StoreError,
     has_store,
     migrate_store,
@@ -536,7 +537,7 @@ def status(
                 if as_json:
                     print_json(status_summary_json(summary))
                 else:
-                    _print_summary(summary)
+                    _print_summary(summary, app.store)
                 return
             page_size = (
                 limit
@@ -546,37 +547,40 @@ def status(
             if page_size == 0:
                 raise click.BadParameter("a page lists at least one document", param_hint="--limit")
             if page_size is not None or after is not None:
-                _print_page(app.documents_page(who, page_size, after), as_json, page_size)
+                _print_page(
+                    app.documents_page(who, page_size, after), as_json, page_size, app.store
+                )
                 return
             found = app.documents(who)
             if as_json:
-                print_json({"documents": [document_status_json(s) for s in found]})
+                print_json({"documents": documents_json(app.store, found)})
                 return
-            for doc_status in found:
-                _print_status(doc_status)
+            for data in documents_json(app.store, found):
+                _print_status(data)
             return
         try:
             doc_status = app.status(document_id, who)
         except NotFound:
             _not_found(as_json, "document")
+        [data] = documents_json(app.store, [doc_status])
         if as_json:
-            print_json(document_status_json(doc_status))
+            print_json(data)
         else:
-            _print_status(doc_status)
+            _print_status(data)
 
 
-def _print_page(page: Any, as_json: bool, limit: int | None) -> None:
+def _print_page(page: Any, as_json: bool, limit: int | None, store: Store) -> None:
     """A page of `status`'s listing, and where the next one starts."""
     if as_json:
         print_json(
             {
-                "documents": [document_status_json(s) for s in page.documents],
+                "documents": documents_json(store, page.documents),
                 "next_after": page.next_after,
             }
         )
         return
-    for doc_status in page.documents:
-        _print_status(doc_status)
+    for data in documents_json(store, page.documents):
+        _print_status(data)
     if page.next_after is not None:
         more = f" --limit {limit}" if limit is not None else ""
         click.echo(f"more: ragox status --all --after {shlex.quote(page.next_after)}{more}")
@@ -587,7 +591,7 @@ def _counted(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _print_summary(summary: Any) -> None:
+def _print_summary(summary: Any, store: Store) -> None:
     """Counts first, then each document that needs attention as ``status ID`` shows it."""
     states = ", ".join(f"{state} {count}" for state, count in summary.revisions.items())
     click.echo(
@@ -626,12 +630,12 @@ def _print_summary(summary: Any) -> None:
             else ""
         )
     )
-    for doc_status, _ in summary.shown:
-        _print_status(doc_status)
+    for data in documents_json(store, [doc_status for doc_status, _ in summary.shown]):
+        _print_status(data)
 
 
-def _print_status(doc_status: Any) -> None:
-    data = document_status_json(doc_status)
+def _print_status(data: dict[str, Any]) -> None:
+    """One document of `status` (:func:`documents_json`'s shape)."""
     current = shown_id(data["current_revision"] or "-")
     click.echo(f"{shown_id(data['document_id'])}  current: {current}")
     for rev in data["revisions"]:
@@ -650,9 +654,10 @@ def _print_status(doc_status: Any) -> None:
             if rev.get("stale_stages")
             else ""
         )
+        language = f"  ({rev['language']})" if rev.get("language") else ""
         click.echo(
-            f"  {shown_id(rev['revision']):<8} {rev['state']:<10} {rev['parser'] or '-'}{error}"
-            f"{vectors}{_job_note(rev)}{stale}"
+            f"  {shown_id(rev['revision']):<8} {rev['state']:<10} {rev['parser'] or '-'}"
+            f"{language}{error}{vectors}{_job_note(rev)}{stale}"
         )
         if rev["warnings"]:  # codes only: what the extractor dropped or changed on purpose
             click.echo(f"           notes: {', '.join(rev['warnings'])}")
@@ -1090,7 +1095,18 @@ def check(
         try:
             report = app.check(document_id, Principal.local_operator(tenant), revision, password)
         except NotFound:
-            _not_found(as_json, "document")
+            # the local operator may know why: a revision there is that is not READY
+            document = app.store.get_document(tenant, document_id)
+            label = revision or (document.current_revision if document else None)
+            stored = app.store.get_revision(tenant, document_id, label) if label else None
+            if stored is None:
+                _not_found(as_json, "document" if document is None else "revision")
+            if as_json:
+                print_json({"status": "NOT_READY", "state": stored.state.value})
+            raise Failure(
+                f"revision {shown_id(stored.revision)} is {stored.state.value}: "
+                "only a READY revision has a representation to check"
+            ) from None
         except ExtractionError as error:
             # the original cannot be read again (an encrypted PDF without its password,
             # which ragox never keeps): said with its code, not an internal error
@@ -1587,8 +1603,9 @@ def answer_show(
 @answer_group.command(name="trace")
 @click.argument("answer_id")
 @_tenant_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the trace is always JSON).")
 @click.pass_context
-def answer_trace(ctx: click.Context, answer_id: str, tenant: str) -> None:
+def answer_trace(ctx: click.Context, answer_id: str, tenant: str, as_json: bool) -> None:
     """Print an answer's trace as JSON (candidates and ranks, context, dropped claims).
 
     Traces are the operator's diagnostics: this command acts as the local operator

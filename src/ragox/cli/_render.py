@@ -11,6 +11,7 @@ from json.encoder import encode_basestring
 from ragox.service._json import (
     check_json,
     document_status_json,
+    documents_json,
     hit_json,
     in_current_json,
     ingest_item_json,
@@ -26,6 +27,7 @@ from ragox.service._json import (
 __all__ = [
     "check_json",
     "document_status_json",
+    "documents_json",
     "hit_json",
     "in_current_json",
     "ingest_item_json",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # shapes only: a command imports what its own result needs
@@ -16,10 +17,12 @@ if TYPE_CHECKING:  # shapes only: a command imports what its own result needs
         StatusSummary,
         Successor,
     )
+    from ragox.store import Store
 
 __all__ = [
     "check_json",
     "document_status_json",
+    "documents_json",
     "hit_json",
     "in_current_json",
     "ingest_item_json",
@@ -193,6 +196,24 @@ def job_json(health: JobHealth) -> dict[str, Any]:
         if health.heartbeat_age_seconds is None
         else round(health.heartbeat_age_seconds, 3),
     }
+
+
+def documents_json(store: Store, found: Sequence[DocumentStatus]) -> list[dict[str, Any]]:
+    """Documents as JSON (:func:`document_status_json`), each revision with its
+    ``language``: the one given at ingestion, else the one detected in its
+    representation (one read for all of them)."""
+    manifests = [r.revision.manifest_id for s in found for r in s.revisions]
+    detected = store.index.representation_languages([m for m in manifests if m])
+    documents = []
+    for status in found:
+        data = document_status_json(status)
+        for row, revision in zip(status.revisions, data["revisions"], strict=True):
+            manifest_id = row.revision.manifest_id
+            revision["language"] = status.document.language or (
+                detected.get(manifest_id) if manifest_id else None
+            )
+        documents.append(data)
+    return documents
 
 
 def document_status_json(status: DocumentStatus) -> dict[str, Any]:
