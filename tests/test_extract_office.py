@@ -773,3 +773,22 @@ def test_a_question_about_a_word_table_is_answered_from_its_cell(tmp_path: Path)
         app.close()
     assert not record.abstained
     assert [c.anchor.quote.exact for c in record.citations] == ["16 Nm"]
+
+
+def test_a_formula_saved_without_its_value_is_flagged(tmp_path: Path) -> None:
+    """A workbook a library wrote (openpyxl, pandas) holds its formulas without values:
+    the cell shows nothing, and the document says so instead of dropping it unnoticed;
+    a workbook Calc saved (values kept) is not flagged."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["Item", "Price"])
+    sheet.append(["Seal kit", 39])
+    sheet.append(["Total", "=B2*2"])
+    path = tmp_path / "total.xlsx"
+    workbook.save(path)
+    extraction = extract_xlsx(path.read_bytes(), BASE_PROFILE)
+    assert "FORMULAS_WITHOUT_VALUES" in extraction.warnings
+    assert "B2*2" not in extraction.text  # never the formula itself
+    saved = extract_xlsx((OFFICE / "libreoffice-prices.xlsx").read_bytes(), BASE_PROFILE)
+    assert "FORMULAS_WITHOUT_VALUES" not in saved.warnings
+

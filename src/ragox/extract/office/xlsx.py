@@ -19,6 +19,8 @@ Deliberate choices (recorded in the parser's configuration):
   hidden rows and columns (``HIDDEN_ROWS_DROPPED``, ``HIDDEN_COLUMNS_DROPPED``): a
   reader of the workbook does not see them;
 * cell comments (notes) are dropped with ``COMMENTS_DROPPED``;
+* a formula without a saved value (a file a library wrote and nothing calculated)
+  shows no value, with ``FORMULAS_WITHOUT_VALUES``;
 * chart sheets, charts, images and defined names give no text.
 """
 
@@ -28,6 +30,7 @@ import datetime
 import io
 import itertools
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from typing import Final
@@ -89,11 +92,39 @@ def extract_xlsx(
             pieces.extend(_sheet_pieces(sheet, warnings, tables))
             if len(pieces) > MAX_BLOCKS:
                 raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} cells")
+        if _formulas_without_values(data):
+            warnings.add("FORMULAS_WITHOUT_VALUES")
     except ExtractionError:
         raise
     except Exception as error:  # openpyxl raises its own, zipfile's and XML errors
         raise parse_failure("XLSX", error) from None
     return build_extraction(pieces, profile, XLSX_PARSER, XLSX_MEDIA_TYPE, warnings)
+
+
+#: a formula cell whose saved value is empty or missing: ``<f>B2+B3</f><v></v>`` (as
+#: openpyxl and other libraries write a formula), ``<f …/></c>`` (a shared formula)
+_UNCALCULATED: Final = re.compile(rb"(?:</f>|<f\b[^>]{0,200}/>)\s*(?:<v\s*/>|<v>\s*</v>|</c>)")
+_SCAN_CHUNK: Final = 1 << 20
+_SCAN_OVERLAP: Final = 512
+
+
+def _formulas_without_values(data: bytes) -> bool:
+    """Whether a worksheet holds a formula without a saved value (a workbook a library
+    wrote and no spreadsheet program calculated): such a cell shows no value, and the
+    document says so (``FORMULAS_WITHOUT_VALUES``) instead of dropping it unnoticed.
+    Each sheet's XML is streamed (the package was checked for size before)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for name in archive.namelist():
+            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+                continue
+            with archive.open(name) as part:
+                tail = b""
+                while chunk := part.read(_SCAN_CHUNK):
+                    window = tail + chunk
+                    if _UNCALCULATED.search(window):
+                        return True
+                    tail = window[-_SCAN_OVERLAP:]
+    return False
 
 
 def _sheet_pieces(sheet: Worksheet, warnings: set[str], tables: Iterator[int]) -> Iterator[Piece]:
