@@ -86,6 +86,19 @@ def test_a_question_in_a_language_the_scope_lacks_is_answered_in_hybrid(vectors:
     assert "seal" in {c["document_id"] for c in record.trace["candidates"]}
 
 
+def test_an_abstention_over_passages_in_other_languages_says_so(vectors: Ragox) -> None:
+    """The extractive answer quotes sentences sharing the question's words, so a
+    Russian question over English and German passages abstains; its note says that
+    the nearest passages are in those languages (before: "no passage mentions" and every
+    word of the question, as if the manuals said nothing of it)."""
+    record = vectors.ask(SEAL_RU, STAFF)
+    assert record.abstained and record.missing is not None
+    assert "английском" in record.missing and "немецком" in record.missing
+    assert "упоминает" not in record.missing and "уплотнение" not in record.missing
+    same = vectors.ask("When do the tulips flower on the moon?", STAFF)  # English is there
+    assert same.abstained and same.missing is not None and "English" not in same.missing
+
+
 def test_a_lexical_abstention_is_asked_again_in_hybrid(vectors: Ragox) -> None:
     """German is in the scope, but only the English note answers: the words find
     nothing, so the answer is drawn from the hybrid list, the English seal first."""

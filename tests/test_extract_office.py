@@ -791,4 +791,3 @@ def test_a_formula_saved_without_its_value_is_flagged(tmp_path: Path) -> None:
     assert "B2*2" not in extraction.text  # never the formula itself
     saved = extract_xlsx((OFFICE / "libreoffice-prices.xlsx").read_bytes(), BASE_PROFILE)
     assert "FORMULAS_WITHOUT_VALUES" not in saved.warnings
-

@@ -4,6 +4,7 @@ question's language: English, German or Russian."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -11,7 +12,14 @@ import regex
 
 from ragox.search import detect_language
 
-__all__ = ["MESSAGES", "Messages", "message_language", "messages_for", "question_language"]
+__all__ = [
+    "MESSAGES",
+    "Messages",
+    "in_other_languages",
+    "message_language",
+    "messages_for",
+    "question_language",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +34,11 @@ class Messages:
     #: replaces a language model's note on what is missing once a passage it was
     #: shown is no longer the reader's to read (its words may quote that passage)
     note_withheld: str
+    #: an extractive abstention whose evidence is all in other languages than the
+    #: question; ``{languages}`` names them (:attr:`language_names`)
+    other_language: str
+    #: language codes as this language names them in ``other_language``
+    language_names: Mapping[str, str]
 
 
 MESSAGES: Final = {
@@ -42,6 +55,12 @@ MESSAGES: Final = {
         note_withheld=(
             "(The generator's note was withheld: a passage it drew on is no longer yours to read.)"
         ),
+        other_language=(
+            "The passages you can read that come nearest to it are in {languages}, and an "
+            "extractive answer quotes only sentences that share your question's words: ask "
+            "in {languages}, or with a generator that reads across languages."
+        ),
+        language_names={"en": "English", "de": "German", "ru": "Russian"},
     ),
     "de": Messages(
         abstain="Die Dokumente, die Sie lesen dürfen, beantworten diese Frage nicht.",
@@ -59,6 +78,12 @@ MESSAGES: Final = {
             "(Die Anmerkung des Generators wurde zurückgehalten: Eine Passage, auf die sie "
             "sich stützt, dürfen Sie nicht mehr lesen.)"
         ),
+        other_language=(
+            "Die nächstliegenden Passagen, die Sie lesen dürfen, sind auf {languages}, und "
+            "eine extraktive Antwort zitiert nur Sätze mit den Wörtern Ihrer Frage: Fragen "
+            "Sie auf {languages} oder mit einem Generator, der sprachübergreifend liest."
+        ),
+        language_names={"en": "Englisch", "de": "Deutsch", "ru": "Russisch"},
     ),
     "ru": Messages(
         abstain="Доступные вам документы не отвечают на этот вопрос.",
@@ -74,6 +99,12 @@ MESSAGES: Final = {
             "(Примечание генератора скрыто: фрагмент, на который оно опирается, "
             "вам больше не доступен.)"
         ),
+        other_language=(
+            "Ближайшие к нему доступные вам фрагменты написаны на {languages}, а "
+            "извлекающий ответ цитирует только предложения со словами вашего вопроса: "
+            "спросите на {languages} или с генератором, который читает на разных языках."
+        ),
+        language_names={"en": "английском", "de": "немецком", "ru": "русском"},
     ),
 }
 
@@ -110,3 +141,17 @@ def question_language(question: str) -> str:
     if _GERMAN.search(question):
         return "de"
     return "en"
+
+
+def in_other_languages(
+    question: str, evidence_languages: Sequence[str | None], messages: Messages
+) -> str | None:
+    """The abstention's note when every passage of the evidence whose language is known
+    is in another language than the question (a Russian question over English manuals):
+    the words no passage mentions would all be listed, which says nothing. None when
+    some passage is in the question's language, or none has a known language."""
+    known = sorted({language for language in evidence_languages if language})
+    if not known or question_language(question) in known:
+        return None
+    names = " / ".join(messages.language_names.get(code, code) for code in known)
+    return messages.other_language.format(languages=names)

@@ -17,7 +17,7 @@ from typing import Any, Final
 from ragox.access import Principal
 from ragox.anchor import Anchor, AnchorLookup, ResolutionStatus
 from ragox.answer._context import ContextConfig, select_context
-from ragox.answer._messages import MESSAGES, messages_for
+from ragox.answer._messages import MESSAGES, in_other_languages, messages_for
 from ragox.answer._model import (
     Citation,
     Draft,
@@ -367,7 +367,12 @@ def answer_question(
         if any(languages.get(m) != answer_language for m in manifests):
             notices = (messages.cannot_translate.format(generator=generator.name),)
     if abstained:
-        missing = draft.missing or missing_terms(
+        missing = draft.missing
+        if missing is None and evidence:
+            manifests = list({item.manifest_id for item in evidence})
+            languages = store.index.representation_languages(manifests)
+            missing = in_other_languages(question, [languages.get(m) for m in manifests], messages)
+        missing = missing or missing_terms(
             question, evidence, answer_language, mentioned=_mentioned(store, principal)
         )
         answer = f"{messages.abstain} {missing}"
