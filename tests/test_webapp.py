@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,6 +256,42 @@ def test_two_question_conversation_and_a_card_opens_the_viewer(
     link = pdf_card.get_attribute("data-link")
     assert link is not None and link.startswith(f"{site.url}/view/anchors/")
     assert site.reader not in link and "key" not in link
+
+
+def test_a_card_says_when_its_quote_no_longer_resolves(context: Any, site: App) -> None:
+    """A card's badge and quote are checked again when it is opened and when the page is
+    shown again: after its document is deleted the card says so and its quote leaves
+    the screen (before: "Verified" and the quote stayed, while the viewer refused)."""
+    auth = {"Authorization": f"Bearer {site.operator}"}
+    uploaded = httpx.post(
+        f"{site.url}/v1/documents",
+        headers=auth,
+        files={"file": ("zebra.txt", b"The zebrafish tank is cleaned every Thursday.\n")},
+        data={"groups": "staff"},
+        timeout=60,
+    )
+    assert uploaded.status_code in (200, 201, 202), uploaded.text
+    for _ in range(100):  # an upload is processed in the background
+        listed = httpx.get(f"{site.url}/v1/documents/zebra.txt", headers=auth).json()
+        if any(r["state"] == "READY" for r in listed["revisions"]):
+            break
+        time.sleep(0.1)
+    page = context("desktop").new_page()
+    page.goto(f"{site.url}/view/ask")
+    _sign_in(page, site.reader)
+    page.fill("#question", "When is the zebrafish tank cleaned?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#ragox-ask[data-turns='1']")
+    card = page.locator("#conversation .card").first
+    assert "Verified" in card.locator(".badge").inner_text()
+    assert "Thursday" in card.inner_text()
+    assert httpx.delete(f"{site.url}/v1/documents/zebra.txt", headers=auth).status_code == 200
+    card.locator("button.cite").click()
+    page.wait_for_selector("#conversation .card[data-status='ACCESS_DENIED']")
+    assert "Verified" not in card.locator(".badge").inner_text()
+    assert "Thursday" not in card.inner_text()
+    frame = page.frame_locator("#passage")
+    frame.locator("#ragox-viewer[data-ragox-status='ACCESS_DENIED']").wait_for()
 
 
 def test_answer_code_is_shown_as_code(context: Any, site: App) -> None:

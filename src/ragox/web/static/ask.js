@@ -29,6 +29,7 @@ function framedUrl(anchorId) {
 
 /** Open a citation: beside the conversation on a wide screen, under its card on a phone. */
 function open(anchorId, card, button) {
+  recheck([button]);
   for (const other of conversation.querySelectorAll("button.cite[aria-pressed='true']")) {
     other.setAttribute("aria-pressed", "false");
   }
@@ -42,6 +43,40 @@ function open(anchorId, card, button) {
   frame.src = framedUrl(anchorId);
   if (!wide.matches) frame.scrollIntoView({ block: "nearest" });
 }
+
+/** Cards say whether their quote resolves now, not only when it was answered: each is
+ * resolved again (GET /v1/anchors/{id}) when it is opened and when the page is shown
+ * again. A quote that no longer resolves for this reader (its document deleted, its
+ * readers changed) loses its badge "verified" and leaves the screen; the viewer says
+ * why. A request that fails leaves the card as it was. */
+async function recheck(buttons) {
+  for (const button of buttons) {
+    const anchorId = button.dataset.anchor;
+    let status;
+    try {
+      const response = await api(`/v1/anchors/${encodeURIComponent(anchorId)}`);
+      if (!response.ok) continue;
+      status = (await response.json()).status;
+    } catch {
+      continue; // offline: nothing new is known
+    }
+    if (!status || button.dataset.status === status) continue;
+    button.dataset.status = status;
+    button.querySelector(".badge")?.replaceWith(statusBadge(status));
+    if (status !== "RESOLVED") {
+      for (const shown of button.querySelectorAll(".quote, .translation, .also-in")) shown.remove();
+    }
+    const card = button.closest("li.card");
+    const statuses = [...card.querySelectorAll("button.cite")].map((b) => b.dataset.status);
+    card.dataset.status = statuses.find((s) => s !== "RESOLVED") || "RESOLVED";
+  }
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && currentKey()) {
+    recheck([...conversation.querySelectorAll("button.cite")]);
+  }
+});
 
 /** Answer text with `code` and ``` fenced blocks shown as code, all as text nodes. */
 export function renderRich(text, into) {
@@ -93,6 +128,7 @@ function card(citations) {
     button.type = "button";
     button.className = "cite";
     button.dataset.anchor = anchor.anchor_id;
+    button.dataset.status = citation.status;
     button.setAttribute("aria-pressed", "false");
     if (index === 0) {
       const head = document.createElement("span");
