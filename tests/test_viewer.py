@@ -160,6 +160,20 @@ def test_access_denied_state(browser, viewer: Viewer) -> None:  # type: ignore[n
         context.close()
 
 
+@pytest.mark.parametrize("link", ["a%2Fb", "abc", "x/" + "0" * 64])
+def test_a_link_that_names_no_anchor_reads_as_an_unknown_anchor(  # type: ignore[no-untyped-def]
+    browser, viewer: Viewer, link: str
+) -> None:
+    """Any /view/anchors/… link opens the viewer, which says what it says of an unknown
+    anchor (before: "a%2Fb" was a bare JSON 404, and a 404's body was read as a status)."""
+    context, page, _ = _open(browser, viewer, link, viewer.key, "desktop")
+    try:
+        assert page.get_attribute("#ragox-viewer", "data-ragox-status") == "ACCESS_DENIED"
+        assert "access" in page.inner_text("#state")
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("kind", ["desktop", "mobile"])
 def test_pdf_rectangles_cover_the_quote_on_its_page(browser, viewer: Viewer, kind: str) -> None:  # type: ignore[no-untyped-def]
     """The page image is the cited page, and the drawn rectangles cover what PyMuPDF's

@@ -787,7 +787,8 @@ def create_app(
         """The web app starts at the ask page."""
         return RedirectResponse("/view/ask", status_code=303)
 
-    @app.get("/view/anchors/{anchor_id}", include_in_schema=False)
+    # any id, even one holding "/" (a%2Fb): the viewer page says it is not an anchor
+    @app.get("/view/anchors/{anchor_id:path}", include_in_schema=False)
     def view_anchor(anchor_id: str) -> FileResponse:
         return shell("viewer.html")
 

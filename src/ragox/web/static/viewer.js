@@ -523,7 +523,10 @@ async function noticeNotCurrent(key, anchor, successor, inCurrent) {
 async function open(key) {
   const anchorId = decodeURIComponent(location.pathname.split("/").pop());
   const response = await api(`/v1/anchors/${encodeURIComponent(anchorId)}`, key);
-  const resolution = await response.json();
+  // a link that names no anchor at all ("a%2Fb"): as an unknown anchor, never a 404's body
+  const resolution = response.status === 404
+    ? { status: "ACCESS_DENIED", reason: "access_denied" }
+    : await response.json();
   if (resolution.status !== "RESOLVED") {
     offerUnverified(key, resolution);
     setState(resolution.status, MESSAGES[resolution.status] || MESSAGES.ERROR);
