@@ -531,6 +531,12 @@ def test_pdf_page_label_and_zoom_on_a_phone(context: Any, site: App, kind: str) 
         assert rect["x"] >= 0 and rect["x"] + rect["width"] <= viewport["width"]
         assert 0 <= rect["y"] <= viewport["height"]
         assert _no_sideways_scroll(page)
+        # the page's buttons are in view below the sticky state bar, not under it
+        # (before: the bar covered the top of "Zoom to passage")
+        bar = page.locator("#statebar").bounding_box()
+        button = page.locator("#zoom").bounding_box()
+        assert bar["y"] + bar["height"] <= button["y"] + 1, (bar, button)
+        assert button["y"] + button["height"] <= viewport["height"]
         page.click("#zoom")  # back to the whole page
         assert page.get_attribute("#page", "data-zoom") == "1"
     else:

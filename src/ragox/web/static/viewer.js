@@ -618,7 +618,12 @@ function showQuoted(text, language) {
   }));
   if (language) quote.lang = language;
   figure.hidden = false;
-  figure.scrollIntoView({ block: "start" });
+  // the page's buttons ("Zoom to passage") above the quote, just below the sticky state
+  // bar, whose height depends on its lines (before: it covered them)
+  const nav = document.getElementById("pages");
+  const target = nav.hidden ? figure : nav;
+  target.style.scrollMarginTop = `${document.getElementById("statebar").offsetHeight + 4}px`;
+  target.scrollIntoView({ block: "start" });
 }
 
 /** The document's language (given at ingestion, else detected), when known. */
