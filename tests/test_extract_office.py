@@ -791,3 +791,61 @@ def test_a_formula_saved_without_its_value_is_flagged(tmp_path: Path) -> None:
     assert "B2*2" not in extraction.text  # never the formula itself
     saved = extract_xlsx((OFFICE / "libreoffice-prices.xlsx").read_bytes(), BASE_PROFILE)
     assert "FORMULAS_WITHOUT_VALUES" not in saved.warnings
+
+
+def test_a_huge_column_span_costs_nothing(tmp_path: Path) -> None:
+    """A Word table whose header cell claims to span a hundred million columns (a 30 KB
+    hostile file) is extracted in little memory, the span recorded as at most a real
+    grid's width (before: one header entry per spanned column, gigabytes, MemoryError)."""
+    import tracemalloc
+
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=2)
+    for r, values in enumerate([("Part", "Torque"), ("P-48", "16 Nm")]):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    span = OxmlElement("w:gridSpan")
+    span.set(qn("w:val"), "100000000")
+    table.cell(0, 0)._tc.get_or_add_tcPr().append(span)
+    path = tmp_path / "span.docx"
+    document.save(str(path))
+    tracemalloc.start()
+    try:
+        extraction = extract_docx(path.read_bytes(), BASE_PROFILE)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50_000_000, peak
+    cells = _cell_heads(extraction)
+    assert cells["Part"][:4] == (0, 0, 0, True)
+    assert cells["P-48"][4] == ["Part"]  # under the wide header
+    assert all(b.cell.col_span <= 16_384 for b in extraction.blocks if b.cell is not None)
+
+
+def test_a_word_row_that_starts_later_in_the_grid_keeps_its_columns(tmp_path: Path) -> None:
+    """A row with ``gridBefore`` starts in a later grid column: its cells are under the
+    headers Word shows them under (before: "12 bar" under Pressure was read as under
+    Torque, and "What torque does P-50 need?" was answered "12 bar")."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    table = document.add_table(rows=3, cols=3)
+    for r, values in enumerate(
+        [("Part", "Torque", "Pressure"), ("P-48", "16 Nm", "6 bar"), ("", "P-50", "12 bar")]
+    ):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    row = table.rows[2]._tr
+    row.remove(row.tc_lst[0])  # the row's first grid column holds no cell
+    before = OxmlElement("w:gridBefore")
+    before.set(qn("w:val"), "1")
+    row.get_or_add_trPr().append(before)
+    path = tmp_path / "before.docx"
+    document.save(str(path))
+    cells = _cell_heads(extract_docx(path.read_bytes(), BASE_PROFILE))
+    assert cells["12 bar"] == (0, 2, 2, False, ["Pressure"])
+    assert cells["P-50"][4] == ["Torque"]

@@ -4,8 +4,9 @@ with the block separator, each block with its kind and a locator a person reads.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from ragox.extract._model import (
@@ -82,8 +83,8 @@ def build_extraction(
     ]
     texts: list[str] = []
     blocks: list[Block] = []
-    #: the block id of the header cell over each (table, column) seen so far
-    heads: dict[tuple[int, int], str] = {}
+    #: each table's latest header row seen so far
+    heads: dict[int, _HeaderRow] = {}
     position = 0
     for piece, normalized in zip(found, _normalized(raws, profile), strict=True):
         text = _BLANK_LINES.sub("\n", normalized).strip()
@@ -115,22 +116,54 @@ def build_extraction(
     )
 
 
-def _table_cell(grid: GridCell, index: int, heads: dict[tuple[int, int], str]) -> TableCell:
-    """The cell's place; a header cell is recorded as the head of its columns, a body
-    cell gets the header cells over its columns (those with text: an empty header cell
-    gives no block to point at)."""
-    columns = [(grid.table, col) for col in range(grid.col, grid.col + grid.col_span)]
+@dataclass(slots=True)
+class _HeaderRow:
+    """A table's latest header row so far: its row and its cells' column intervals, in
+    column order (a header cell is recorded once, whatever its span)."""
+
+    row: int
+    starts: list[int] = field(default_factory=list)
+    cells: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+#: the widest grid an Office table has (Excel's 16,384 columns): a cell recorded as
+#: spanning more (a hostile ``gridSpan``) spans this many
+MAX_GRID_SPAN: Final = 16_384
+#: most header cells one body cell names (a cell spanning a whole wide sheet)
+MAX_HEADER_IDS: Final = 16
+
+
+def _table_cell(grid: GridCell, index: int, heads: dict[int, _HeaderRow]) -> TableCell:
+    """The cell's place; a header cell is recorded as the head of the columns it spans,
+    a body cell gets the header cells of the table's latest header row over its columns
+    (those with text: an empty header cell gives no block to point at). Spans are kept
+    as intervals, never column by column: a ``gridSpan`` of a hundred million costs one
+    entry."""
+    end = grid.col + grid.col_span
     if grid.header:
-        for column in columns:
-            heads[column] = f"b{index}"
+        found = heads.get(grid.table)
+        if found is None or found.row != grid.row:
+            found = heads[grid.table] = _HeaderRow(grid.row)
+        if not found.starts or grid.col > found.starts[-1]:  # a row's cells come in order
+            found.starts.append(grid.col)
+            found.cells.append((grid.col, end, f"b{index}"))
         header_ids: tuple[str, ...] = ()
     else:
-        header_ids = tuple(dict.fromkeys(heads[c] for c in columns if c in heads))
+        ids: list[str] = []
+        found = heads.get(grid.table)
+        if found is not None:
+            at = max(bisect_right(found.starts, grid.col) - 1, 0)
+            for first, last, block_id in found.cells[at:]:
+                if first >= end or len(ids) >= MAX_HEADER_IDS:
+                    break
+                if last > grid.col:
+                    ids.append(block_id)
+        header_ids = tuple(ids)
     return TableCell(
         table=grid.table,
         row=grid.row,
         col=grid.col,
-        col_span=grid.col_span,
+        col_span=min(grid.col_span, MAX_GRID_SPAN),
         header=grid.header,
         header_ids=header_ids,
     )

@@ -331,6 +331,17 @@ def _hidden(run: Any) -> bool:
     return _on(vanish)
 
 
+def _grid_count(element: Any, default: int) -> int:
+    """A count of grid columns (``gridSpan``, ``gridBefore``): its value, at least the
+    default, the default when absent or not a number."""
+    if element is None:
+        return default
+    try:
+        return max(default, int(element.get(_W_VAL, str(default))))
+    except ValueError:
+        return default
+
+
 def _on(toggle: Any) -> bool:
     """A Word on/off property (``<w:vanish/>``, ``<w:tblHeader w:val="0"/>``) is set."""
     return toggle is not None and toggle.get(_W_VAL, "true") not in ("0", "false", "off")
@@ -351,17 +362,13 @@ def _table_pieces(table: Any, locator: str, walk: _Walk) -> Iterator[Piece]:
         rows[0] = (rows[0][0], True)
     number = walk.all_tables - 1
     for row_number, (row, header) in enumerate(rows, start=1):
-        column = 1
+        # a row may start further right in the table's grid (``gridBefore``): its first
+        # cell is then in a later column, under that column's header
+        trpr = row.find(qn("w:trPr"))
+        column = 1 + (0 if trpr is None else _grid_count(trpr.find(qn("w:gridBefore")), 0))
         for cell in _children(row, _W_TC):
             tcpr = cell.find(qn("w:tcPr"))
-            span = 1
-            if tcpr is not None:
-                grid_span = tcpr.find(qn("w:gridSpan"))
-                if grid_span is not None:
-                    try:
-                        span = max(1, int(grid_span.get(_W_VAL, "1")))
-                    except ValueError:
-                        span = 1
+            span = 1 if tcpr is None else _grid_count(tcpr.find(qn("w:gridSpan")), 1)
             texts = [_paragraph_text(p, walk) for p in _cell_paragraphs(cell)]
             yield Piece(
                 BlockKind.TABLE_CELL,
