@@ -351,6 +351,43 @@ def test_a_marker_inside_a_quoted_sentence_links_to_no_source(app: Ragox) -> Non
     assert "[S2]." in record.claims[0].text  # the stored claim keeps the exact sentence
 
 
+def test_a_model_translation_is_withheld_and_redacted_with_the_answer(
+    app: Ragox, server: tuple[str, Scripted]
+) -> None:
+    """A model translated every cited quote in one request, so a translation may carry a
+    hidden passage's words: withheld once one is hidden, and removed from the stored
+    record when one is deleted (before: both kept the policy's figure)."""
+    url, script = server
+    _doc(app, "manual", MANUAL)
+    _doc(app, "policy", SEAL_POLICY)
+    quote = "The seal is checked every 500 operating hours."
+    claims = [{"text": "Alle 500 Stunden.", "source_id": s, "quote": quote} for s in ("S1", "S2")]
+    script.replies.append((200, chat_reply(claims), 0.0))
+    translated = {"translations": [{"id": 1, "text": "Alle 500 Stunden; Budget 4711 Euro."}]}
+    script.replies.append(
+        (
+            200,
+            {"choices": [{"message": {"role": "assistant", "content": json.dumps(translated)}}]},
+            0.0,
+        )
+    )
+    record = app.ask(
+        "How often is the seal checked, and what is its budget?",
+        STAFF,
+        OpenAIGenerator(url, "m"),
+        answer_language="de",
+    )
+    assert [c.translation.text for c in record.citations if c.translation] == [
+        "Alle 500 Stunden; Budget 4711 Euro."
+    ]
+    app.set_groups("policy", frozenset({"board"}))
+    replay = app.show_answer(record.answer_id, STAFF)
+    assert [c.translation for c in replay.citations] == [None]
+    app.delete("policy")
+    stored = app.store.get_answer(record.answer_id)
+    assert stored is not None and "4711" not in json.dumps(stored)
+
+
 def test_access_revocation_and_revisions(app: Ragox) -> None:
     """Outsiders get no text; after revocation `answer show` withholds ACCESS_DENIED claims;
     after an update new answers cite the new revision and old citations are not current."""

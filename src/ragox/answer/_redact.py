@@ -79,6 +79,12 @@ def redact_answer(payload: Mapping[str, Any], deleted: frozenset[str], at: str) 
         for c in citations
     ]
     keep_others = quotes_only(data.get("generator"))
+    if not keep_others:
+        # the quotes were translated in one request with the deleted passages: the
+        # translations of the others may carry their words too
+        data["citations"] = [
+            {k: v for k, v in c.items() if k != "translation"} for c in data["citations"]
+        ]
     claims = []
     for stored in data.get("claims", []):
         claim = dict(stored)

@@ -763,7 +763,9 @@ class Ragox:
                     shown,
                     result,
                     successor,
-                    citation.translation if result.resolved else None,
+                    # a model translated every quote in one request: its words may
+                    # carry a hidden passage too
+                    citation.translation if result.resolved and not hidden else None,
                     copies[citation.anchor.anchor_id],
                 )
             )
