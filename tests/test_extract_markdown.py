@@ -182,6 +182,17 @@ def test_a_block_of_comments_alone_gives_no_text() -> None:
     extraction = extract(source)
     assert "zzzsecret" not in extraction.text and "<!--" not in extraction.text.split("<div")[0]
     by_text(extraction, "The seal is checked weekly.")
+    # comments end where HTML ends them: "<!-->" and "<!--->" are empty comments and
+    # "--!>" ends one, so what follows is shown by a browser and kept (found by a red team)
+    shown = (
+        b"<!--> The shutdown code is 7734. -->\n\n"
+        b"<!-- r --!> Valve V-9 must stay open. <!-- end -->\n\n"
+        b"<!--->Pressure limit is 12 bar.<!-- x -->\n"
+    )
+    kept = extract(shown)
+    for sentence in ("shutdown code is 7734", "Valve V-9 must stay open", "limit is 12 bar"):
+        assert sentence in kept.text
+    assert_maps_back(kept, shown)
     by_text(extraction, '<div class="note"><!-- zzzinside --> Kept HTML</div>')
     assert_maps_back(extraction, source)
 

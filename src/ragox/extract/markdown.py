@@ -58,9 +58,35 @@ from ragox.text import Profile
 
 __all__ = ["MARKDOWN_PARSER", "extract_markdown"]
 
-#: an HTML block that is comments alone (``<!-- note -->``, one or several lines):
-#: hidden from every reader of the rendered page, so it gives no block
-_COMMENT_ONLY: Final = re.compile(r"\s*(?:<!--(?:(?!-->).)*-->\s*)+", re.DOTALL)
+#: where a comment ends, as HTML parses it: ``-->``, or ``--!>``
+_COMMENT_END: Final = re.compile(r"--!?>")
+
+
+def _comments_only(html: str) -> bool:
+    """Whether an HTML block is comments alone (``<!-- note -->``, one or several lines),
+    hidden from every reader of the rendered page, so that it gives no block. Comments
+    end where HTML ends them: ``<!-->`` and ``<!--->`` are whole (empty) comments, and
+    ``--!>`` ends one too, so ``<!--> shown -->`` is not a comment alone (what follows
+    the empty comment is shown by a browser, and kept)."""
+    at = 0
+    while True:
+        while at < len(html) and html[at].isspace():
+            at += 1
+        if at == len(html):
+            return at > 0 or bool(html)
+        if not html.startswith("<!--", at):
+            return False
+        at += 4
+        if html.startswith(">", at):
+            at += 1
+        elif html.startswith("->", at):
+            at += 2
+        else:
+            end = _COMMENT_END.search(html, at)
+            if end is None:
+                return False  # an unclosed comment: HTML hides the rest; keep it, as written
+            at = end.end()
+
 
 #: markdown-it's own guard against deep nesting (its "default" preset's value).
 _MAX_NESTING: Final = 100
@@ -282,7 +308,7 @@ def _blocks(
             block_kind = BlockKind.CODE
             span = _code(text, lines, marks, token)
         elif kind == "html_block":
-            if _COMMENT_ONLY.fullmatch(token.content):
+            if _comments_only(token.content):
                 continue  # a comment is not shown by any renderer (nor by the HTML adapter)
             span = _content(text, lines, marks, first, after - 1)
         elif kind == "tr_open":
