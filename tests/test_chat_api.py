@@ -213,6 +213,14 @@ def test_earlier_turns_reach_the_generator_as_fenced_context(tmp_path: Path) -> 
             assert "How often must it be replaced?" in user[question_at:]
             client.chat.completions.create(model="ragox-extractive", messages=turns)
             assert len(_Generator.received) == 1
+            # the model was shown earlier turns no replay can check again: its words are
+            # replayed to an operator only (before: to the asker too, whatever they held)
+            answer_id = reply.model_extra["ragox"]["answer_id"]
+            replayed = httpx.get(
+                f"{url}/v1/answers/{answer_id}", headers={"Authorization": f"Bearer {key}"}
+            ).json()
+            assert replayed["answer"] == "(withheld: EARLIER_TURNS) [S1]"
+            assert replayed["citations"][0]["status"] == "RESOLVED"  # the quote still is
     finally:
         httpd.shutdown()
         httpd.server_close()

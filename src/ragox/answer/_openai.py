@@ -433,6 +433,11 @@ class OpenAIGenerator(PooledClient):
         """``openai:<model>``."""
         return f"openai:{self._model}"
 
+    @property
+    def conversation_turns(self) -> int:
+        """How many earlier turns of a conversation this generator is given as context."""
+        return len(self._conversation)
+
     def with_conversation(self, turns: Sequence[tuple[str, str]]) -> OpenAIGenerator:
         """This generator with earlier ``(role, text)`` turns as context (the last
         :data:`CONVERSATION_TURNS`); the HTTP client is shared."""

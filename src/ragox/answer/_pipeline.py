@@ -96,6 +96,9 @@ class AnswerRecord:
     #: what the answer says about itself beside its claims (in the answer's
     #: language), e.g. that its generator could not translate
     notices: tuple[str, ...] = ()
+    #: earlier turns of a conversation the generator was given beside the evidence
+    #: (the chat route's): text no replay can check against today's access
+    context_turns: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -142,6 +145,8 @@ class AnswerRecord:
             data["answer_language"] = self.answer_language
         if self.notices:
             data["notices"] = list(self.notices)
+        if self.context_turns:
+            data["context_turns"] = self.context_turns
         if self.redactions:
             data["redactions"] = [
                 {"reason": r.reason, "document_id": r.document_id, "at": r.at}
@@ -193,6 +198,7 @@ class AnswerRecord:
             ),
             answer_language=data.get("answer_language"),
             notices=tuple(data.get("notices", ())),
+            context_turns=int(data.get("context_turns", 0)),
         )
 
 
@@ -408,6 +414,8 @@ def answer_question(
         trace=_trace(hits, evidence, validated, None, translation_error),
         answer_language=answer_language,
         notices=notices,
+        # a generator given a conversation (OpenAIGenerator.with_conversation) says so
+        context_turns=int(getattr(generator, "conversation_turns", 0)),
     )
 
 

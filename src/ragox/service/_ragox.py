@@ -732,9 +732,18 @@ class Ragox:
         # passage it was shown into any claim and into its note on what is missing: once
         # one of those passages is no longer the principal's to read, none of its words
         # are shown (extractive claims are sentences of the passage they cite only).
-        hidden = not quotes_only(record.generator) and any(
+        # Earlier turns of a chat were given to it too: text no one can check again, so
+        # its words are shown only to an operator, who may read every passage.
+        lost = not quotes_only(record.generator) and any(
             not lookup.can_read(item.document_id, item.revision) for item in record.evidence
         )
+        unchecked = (
+            not quotes_only(record.generator)
+            and record.context_turns > 0
+            and not principal.operator
+        )
+        hidden = lost or unchecked
+        why = "ACCESS_DENIED" if lost else "EARLIER_TURNS"
         missing = withheld_note(record) if hidden and record.missing else record.missing
         parts = []
         for claim in record.claims:
@@ -742,7 +751,7 @@ class Ragox:
             if not claim.text:  # redacted: a document the answer drew on was deleted
                 parts.append((REDACTED_CLAIM, claim.source_id))
             elif hidden:
-                parts.append(("(withheld: ACCESS_DENIED)", claim.source_id))
+                parts.append((f"(withheld: {why})", claim.source_id))
             elif result is not None and result.resolved:
                 parts.append((claim.text, claim.source_id))
             else:
