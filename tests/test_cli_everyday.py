@@ -488,7 +488,9 @@ def test_commands_that_read_refuse_a_home_that_does_not_exist(
     assert run_ragox(home, "search", "pump").code == 0
 
 
-@pytest.mark.parametrize("tenant", ["*", "", " t2", "de\u202efault", "a,b", "t\u200b2"])
+@pytest.mark.parametrize(
+    "tenant", ["*", "", " t2", "de\u202efault", "a,b", "t\u200b2", "\uff542", "de\u0301fault"]
+)
 def test_tenant_names_that_no_one_could_address_are_refused(
     ragox_cli, home: Path, tmp_path: Path, tenant: str
 ) -> None:
