@@ -759,7 +759,8 @@ class Ragox:
                 parts.append((f"(withheld: {status})", claim.source_id))
         text = compose(parts) if parts else record.answer
         if hidden and record.abstained:
-            text = f"{messages_for(record.question, record.answer_language).abstain} {missing}"
+            abstain = messages_for(record.question, record.answer_language).abstain
+            text = f"{abstain} {missing}" if missing else abstain
         replayed = []
         for citation in record.citations:
             result = now[citation.anchor.anchor_id]
