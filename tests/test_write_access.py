@@ -511,7 +511,6 @@ BAD_GROUPS = [
     "staff\u200b",  # a zero-width space: listed as "staff" (red-team)
     "st\x00aff",
     "g" * 5000,
-    "\uff53taff",  # a fullwidth s: reads as "staff", is another name (red-team)
     "sta\u0301ff",  # a decomposed accent: another name than its composed look-alike
 ]
 

@@ -100,8 +100,8 @@ def group_problem(name: str) -> str | None:
     """Why ``name`` cannot be a reader group (one short phrase, no echo of it), else
     None. A group is listed comma-separated (``--groups a,b``, the upload's field) and
     shown to operators, so it holds no comma, no surrounding white space, no control or
-    bidirectional characters, and at most :data:`MAX_GROUP_CHARS` characters, in NFKC
-    form (no look-alike of another name)."""
+    bidirectional characters, and at most :data:`MAX_GROUP_CHARS` characters, in NFC
+    form (no decomposed look-alike of another name)."""
     if not name or name != name.strip():
         return "is empty or has white space around it"
     if "," in name or any(c in _COMMAS for c in name):
@@ -114,10 +114,10 @@ def group_problem(name: str) -> str | None:
         )
     if len(name) > MAX_GROUP_CHARS:
         return f"is longer than {MAX_GROUP_CHARS} characters"
-    if not unicodedata.is_normalized("NFKC", name):
-        # "ａ" (fullwidth) or "de\u0301fault" (a decomposed é) would be a second name
-        # that reads as the first
-        return "is not in Unicode NFKC form (it reads as another name)"
+    if not unicodedata.is_normalized("NFC", name):
+        # "de\u0301fault" (a decomposed é) would be a second name that reads as the
+        # first; NFKC would refuse real names too ("µ-Labor", half-width katakana)
+        return "is not in Unicode NFC form (it reads as another name)"
     return None
 
 
