@@ -849,3 +849,31 @@ def test_a_word_row_that_starts_later_in_the_grid_keeps_its_columns(tmp_path: Pa
     cells = _cell_heads(extract_docx(path.read_bytes(), BASE_PROFILE))
     assert cells["12 bar"] == (0, 2, 2, False, ["Pressure"])
     assert cells["P-50"][4] == ["Torque"]
+
+
+def test_a_word_header_of_two_rows_heads_every_column(tmp_path: Path) -> None:
+    """A header whose "Part" is merged down over a second header row ("min", "max"
+    under "Torque"): each body cell is headed by the nearest header row that has a cell
+    over it (before the fix, "P-48" lost its "Part" header); a grid count that is no
+    number of Word's is read as none."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    table = document.add_table(rows=3, cols=3)
+    table.cell(0, 0).merge(table.cell(1, 0)).text = "Part"
+    table.cell(0, 1).merge(table.cell(0, 2)).text = "Torque"
+    table.cell(1, 1).text = "min"
+    table.cell(1, 2).text = "max"
+    for c, value in enumerate(("P-48", "10 Nm", "16 Nm")):
+        table.cell(2, c).text = value
+    for row in table.rows[:2]:
+        row._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    far = OxmlElement("w:gridBefore")
+    far.set(qn("w:val"), "1000000000000")  # no grid of Word's: read as none
+    table.rows[2]._tr.get_or_add_trPr().append(far)
+    path = tmp_path / "two-rows.docx"
+    document.save(str(path))
+    cells = _cell_heads(extract_docx(path.read_bytes(), BASE_PROFILE))
+    assert cells["P-48"] == (0, 2, 0, False, ["Part"])
+    assert cells["10 Nm"][4] == ["min"] and cells["16 Nm"][4] == ["max"]

@@ -21,7 +21,7 @@ from ragox.extract._model import (
 )
 from ragox.text import Coordinates, Profile, Span
 
-__all__ = ["MAX_BLOCKS", "GridCell", "Piece", "build_extraction", "clean_name"]
+__all__ = ["MAX_BLOCKS", "MAX_GRID_SPAN", "GridCell", "Piece", "build_extraction", "clean_name"]
 
 #: Most blocks one Office file may give (a sheet of millions of cells is refused).
 MAX_BLOCKS: Final = 1_000_000
@@ -83,8 +83,8 @@ def build_extraction(
     ]
     texts: list[str] = []
     blocks: list[Block] = []
-    #: each table's latest header row seen so far
-    heads: dict[int, _HeaderRow] = {}
+    #: each table's latest header rows seen so far
+    heads: dict[int, list[_HeaderRow]] = {}
     position = 0
     for piece, normalized in zip(found, _normalized(raws, profile), strict=True):
         text = _BLANK_LINES.sub("\n", normalized).strip()
@@ -129,35 +129,42 @@ class _HeaderRow:
 #: the widest grid an Office table has (Excel's 16,384 columns): a cell recorded as
 #: spanning more (a hostile ``gridSpan``) spans this many
 MAX_GRID_SPAN: Final = 16_384
+#: header rows of one table a body cell may look up through (a header of several rows)
+MAX_HEADER_ROWS: Final = 4
 #: most header cells one body cell names (a cell spanning a whole wide sheet)
 MAX_HEADER_IDS: Final = 16
 
 
-def _table_cell(grid: GridCell, index: int, heads: dict[int, _HeaderRow]) -> TableCell:
+def _table_cell(grid: GridCell, index: int, heads: dict[int, list[_HeaderRow]]) -> TableCell:
     """The cell's place; a header cell is recorded as the head of the columns it spans,
-    a body cell gets the header cells of the table's latest header row over its columns
-    (those with text: an empty header cell gives no block to point at). Spans are kept
+    a body cell gets, for its columns, the header cells of the nearest header row above
+    it that has any there (the last :data:`MAX_HEADER_ROWS` rows are kept: a first row
+    whose "Part" is merged down over a second row of "min" and "max" still heads the
+    "Part" column). Header cells without text give no block to point at. Spans are kept
     as intervals, never column by column: a ``gridSpan`` of a hundred million costs one
     entry."""
     end = grid.col + grid.col_span
+    rows = heads.setdefault(grid.table, [])
     if grid.header:
-        found = heads.get(grid.table)
-        if found is None or found.row != grid.row:
-            found = heads[grid.table] = _HeaderRow(grid.row)
+        if not rows or rows[-1].row != grid.row:
+            rows.append(_HeaderRow(grid.row))
+            del rows[:-MAX_HEADER_ROWS]
+        found = rows[-1]
         if not found.starts or grid.col > found.starts[-1]:  # a row's cells come in order
             found.starts.append(grid.col)
             found.cells.append((grid.col, end, f"b{index}"))
         header_ids: tuple[str, ...] = ()
     else:
         ids: list[str] = []
-        found = heads.get(grid.table)
-        if found is not None:
+        for found in reversed(rows):
             at = max(bisect_right(found.starts, grid.col) - 1, 0)
             for first, last, block_id in found.cells[at:]:
                 if first >= end or len(ids) >= MAX_HEADER_IDS:
                     break
                 if last > grid.col:
                     ids.append(block_id)
+            if ids:
+                break
         header_ids = tuple(ids)
     return TableCell(
         table=grid.table,

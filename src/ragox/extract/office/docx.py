@@ -37,6 +37,7 @@ Deliberate choices (recorded in the parser's configuration):
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -52,7 +53,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._office_types import DOCX_MEDIA_TYPE
-from ragox.extract.office._build import GridCell, Piece, build_extraction
+from ragox.extract.office._build import MAX_GRID_SPAN, GridCell, Piece, build_extraction
 from ragox.extract.office._package import open_package, parse_failure
 from ragox.text import Profile
 
@@ -90,6 +91,8 @@ _W_SDT_CONTENT: Final = qn("w:sdtContent")
 _W_R: Final = qn("w:r")
 _W_T: Final = qn("w:t")
 _W_VAL: Final = qn("w:val")
+#: a count as Word writes one (a few ASCII digits; longer is no grid of Word's)
+_DIGITS: Final = re.compile(r"[0-9]{1,9}")
 _W_TYPE: Final = qn("w:type")
 #: wrappers whose children belong to the body (or a cell) as if they stood there
 _BODY_WRAPPERS: Final = frozenset(
@@ -332,14 +335,13 @@ def _hidden(run: Any) -> bool:
 
 
 def _grid_count(element: Any, default: int) -> int:
-    """A count of grid columns (``gridSpan``, ``gridBefore``): its value, at least the
-    default, the default when absent or not a number."""
-    if element is None:
+    """A count of grid columns (``gridSpan``, ``gridBefore``): its value in ASCII digits,
+    at least the default and at most :data:`MAX_GRID_SPAN` (Word's grid has 63 columns),
+    the default when absent or not such a number (Word reads no Arabic-Indic digits)."""
+    value = None if element is None else element.get(_W_VAL)
+    if value is None or not _DIGITS.fullmatch(value):
         return default
-    try:
-        return max(default, int(element.get(_W_VAL, str(default))))
-    except ValueError:
-        return default
+    return max(default, min(int(value), MAX_GRID_SPAN))
 
 
 def _on(toggle: Any) -> bool:
