@@ -193,6 +193,15 @@ def test_a_block_of_comments_alone_gives_no_text() -> None:
     for sentence in ("shutdown code is 7734", "Valve V-9 must stay open", "limit is 12 bar"):
         assert sentence in kept.text
     assert_maps_back(kept, shown)
+    # HTML reads a processing instruction, a declaration and CDATA as comments that end
+    # at the first ">": hidden blocks too; what follows such an end is shown, and kept
+    hidden = (
+        b"Shown first.\n\n<?php zzzpi ?>\n\n<!DOCTYPE zzzdecl>\n\n"
+        b"<![CDATA[ zzzcdata ]]>\n\n<![CDATA[ a > b is shown ]]>\n"
+    )
+    read = extract(hidden)
+    assert "zzz" not in read.text and "b is shown" in read.text
+    assert_maps_back(read, hidden)
     by_text(extraction, '<div class="note"><!-- zzzinside --> Kept HTML</div>')
     assert_maps_back(extraction, source)
 

@@ -63,8 +63,10 @@ _COMMENT_END: Final = re.compile(r"--!?>")
 
 
 def _comments_only(html: str) -> bool:
-    """Whether an HTML block is comments alone (``<!-- note -->``, one or several lines),
-    hidden from every reader of the rendered page, so that it gives no block. Comments
+    """Whether an HTML block is comments alone (``<!-- note -->``, one or several lines;
+    ``<?php … ?>``, ``<!DOCTYPE …>`` and ``<![CDATA[…]]>``, which HTML reads as comments
+    ending at the first ">"), hidden from every reader of the rendered page, so that it
+    gives no block. Comments
     end where HTML ends them: ``<!-->`` and ``<!--->`` are whole (empty) comments, and
     ``--!>`` ends one too, so ``<!--> shown -->`` is not a comment alone (what follows
     the empty comment is shown by a browser, and kept)."""
@@ -74,6 +76,14 @@ def _comments_only(html: str) -> bool:
             at += 1
         if at == len(html):
             return at > 0 or bool(html)
+        if html.startswith(("<?", "<!"), at) and not html.startswith("<!--", at):
+            # a processing instruction, a declaration or CDATA: HTML reads each as a
+            # comment that ends at the first ">" (a DOCTYPE in the body is dropped too)
+            close = html.find(">", at + 2)
+            if close < 0:
+                return False
+            at = close + 1
+            continue
         if not html.startswith("<!--", at):
             return False
         at += 4

@@ -72,11 +72,14 @@ async function recheck(buttons) {
   }
 }
 
-document.addEventListener("visibilitychange", () => {
+const recheckAll = () => {
   if (document.visibilityState === "visible" && currentKey()) {
     recheck([...conversation.querySelectorAll("button.cite")]);
   }
-});
+};
+document.addEventListener("visibilitychange", recheckAll);
+// back to the page from the browser's back-forward cache: shown again, not reloaded
+window.addEventListener("pageshow", (event) => { if (event.persisted) recheckAll(); });
 
 /** Answer text with `code` and ``` fenced blocks shown as code, all as text nodes. */
 export function renderRich(text, into) {
