@@ -257,6 +257,17 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     server.drop(url)
 
 
+def stored_groups(home: Path, document_id: str) -> set[str]:
+    """The reader groups of every revision of a document, as the local operator reads
+    them from the home (a check that nothing widened or narrowed them)."""
+    app = Ragox(home)
+    try:
+        status = app.status(document_id, Principal.local_operator())
+        return {g for r in status.revisions for g in r.revision.groups}
+    finally:
+        app.close()
+
+
 def table_rows(store: object, table: str) -> int:
     """How many rows a table of either backend holds (for tests that check a table is
     empty; ``table`` is a fixed name)."""
