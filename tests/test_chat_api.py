@@ -137,6 +137,45 @@ def test_the_key_is_the_principal(chat: Chat) -> None:
         )
 
 
+def test_two_claims_of_one_passage_link_each_to_its_own_sentence(tmp_path: Path) -> None:
+    """Two sentences of one passage (both S1) cited by two claims: each marker's
+    annotation carries the anchor of the sentence written before it, under its own
+    number. Looked up by source id, both linked to the last sentence (new-user find)."""
+    home = tmp_path / "home"
+    app = Ragox(home)
+    text = (
+        "Pump P-200 service manual.\n\nCheck the oil level of the pump every week. "
+        "Replace the shaft seal of the pump after 2,000 operating hours. "
+        "Replacing the shaft seal of the pump requires a seal puller.\n"
+    )
+    app.ingestor.ingest_bytes(
+        text.encode(), "pump.txt", "pump.txt", groups=frozenset({"staff"}), tenant="default"
+    )
+    key = app.create_key(Principal("sam", groups=frozenset({"staff"})))
+    app.close()
+    with serving(home) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0)
+        reply = client.chat.completions.create(
+            model="ragox-extractive",
+            messages=[{"role": "user", "content": "How do I replace the shaft seal of the pump?"}],
+        )
+    message = reply.choices[0].message
+    annotations = message.annotations or []
+    exacts = [a.model_extra["ragox"]["anchor"]["quote"]["exact"] for a in annotations]
+    assert len(set(exacts)) == len(exacts) >= 2, message.content
+    position = 0
+    for annotation, exact in zip(annotations, exacts, strict=True):
+        cited = annotation.url_citation
+        assert message.content[cited.start_index : cited.end_index] == (
+            f"[{annotation.model_extra['ragox']['number']}]"
+        )
+        # the sentence this marker closes is the one its anchor quotes
+        assert message.content[position : cited.start_index].strip() == exact
+        assert cited.url.endswith(annotation.model_extra["ragox"]["anchor"]["anchor_id"])
+        position = cited.end_index
+    assert [a.model_extra["ragox"]["number"] for a in annotations] == [1, 2]
+
+
 @pytest.mark.parametrize("kind", ["desktop", "mobile"])
 def test_annotation_links_open_highlighted_passages(chat: Chat, kind: str) -> None:
     """Each url_citation URL, opened in Chromium with the reader's key, highlights exactly

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from ragox.access import Principal
 from ragox.anchor import web_selectors
 from ragox.anchor._model import has_lone_surrogate
-from ragox.answer import AnswerRecord
+from ragox.answer import AnswerRecord, Citation
 
 __all__ = ["MODELS", "chat_router"]
 
@@ -171,21 +171,22 @@ def _assembled(
     record: AnswerRecord, viewer: str, shown: Callable[[str], str]
 ) -> tuple[str, list[dict[str, Any]]]:
     numbers: dict[str, int] = {}
-    by_source = {citation.source_id: citation for citation in record.citations}
     pieces: list[str] = []
     annotations: list[dict[str, Any]] = []
     position = 0
     length = 0
-    for found in _MARKER.finditer(record.answer):
-        source_id = found.group(1)
+    for found, citation in zip(
+        _MARKER.finditer(record.answer), _claim_citations(record), strict=True
+    ):
         before = shown(record.answer[position : found.start()])
         pieces.append(before)
         length += len(before)
-        citation = by_source.get(source_id)
         if citation is None:  # a marker of a withheld claim: no link, ever
             position = found.end()
             continue
-        number = numbers.setdefault(source_id, len(numbers) + 1)
+        # one number per quote: two claims quoting two sentences of one passage (S1)
+        # are two citations, each opening its own sentence
+        number = numbers.setdefault(citation.anchor.anchor_id, len(numbers) + 1)
         marker = f"[{number}]"
         pieces.append(marker)
         anchor = citation.anchor
@@ -217,6 +218,28 @@ def _assembled(
         position = found.end()
     pieces.append(shown(record.answer[position:]))
     return "".join(pieces), annotations
+
+
+def _claim_citations(record: AnswerRecord) -> list[Citation | None]:
+    """The citation of each marker of the answer, in order: the answer is its claims,
+    each followed by its marker (``compose``), so the n-th marker is the n-th claim's,
+    and its citation the one of that claim's anchor (None where the claim's citation is
+    withheld). Several claims may cite one passage (``S1``) with different sentences: a
+    citation looked up by source id alone linked each to the last one's sentence."""
+    by_anchor = {citation.anchor.anchor_id: citation for citation in record.citations}
+    markers = [found.group(1) for found in _MARKER.finditer(record.answer)]
+    claims = record.claims
+    if len(claims) == len(markers) and all(
+        claim.source_id == marker for claim, marker in zip(claims, markers, strict=True)
+    ):
+        return [by_anchor.get(claim.anchor_id) for claim in claims]
+    # an answer not made of its claims (none recorded): a passage's only citation
+    by_source: dict[str, list[Citation]] = {}
+    for citation in record.citations:
+        by_source.setdefault(citation.source_id, []).append(citation)
+    return [
+        found[0] if len(found := by_source.get(marker, [])) == 1 else None for marker in markers
+    ]
 
 
 #: what a chat front end would read as ours in the answer's own text: a numbered
