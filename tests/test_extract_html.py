@@ -83,7 +83,7 @@ def manual() -> Extraction:
 
 def test_parser_identity_names_selectolax_and_records_rules() -> None:
     """The parser id carries selectolax's version; the config names the output rules."""
-    assert HTML_PARSER.id == f"html-selectolax@1+selectolax-{selectolax.__version__}"
+    assert HTML_PARSER.id == f"html-selectolax@2+selectolax-{selectolax.__version__}"
     assert HTML_PARSER.config["whitespace"] == "css-normal"
     assert HTML_PARSER.config["hidden"] == "attribute+inline-style"
     assert len(HTML_PARSER.config_sha256) == 64
@@ -227,9 +227,10 @@ def test_text_beside_child_blocks_forms_anonymous_blocks_in_reading_order(
 
 
 def test_block_kinds_follow_the_element_roles(manual: Extraction) -> None:
-    """li → LIST_ITEM, blockquote text → QUOTE, pre → CODE, h1–h6 → HEADING."""
+    """li → LIST_ITEM, blockquote text → QUOTE, pre → CODE, h1–h6 → HEADING; inside
+    the page's ``nav``, NAVIGATION."""
     kinds = {manual.text[b.span.start : b.span.end]: b.kind for b in manual.blocks}
-    assert kinds["Home"] is BlockKind.LIST_ITEM
+    assert kinds["Home"] is BlockKind.NAVIGATION
     assert kinds["Safety first."] is BlockKind.QUOTE
     assert kinds["Pump Manual"] is BlockKind.HEADING
     quoted = extract("<blockquote>Bare quote<p>Inner</p></blockquote><dl><dt>T<dd>D</dl>")
@@ -239,6 +240,34 @@ def test_block_kinds_follow_the_element_roles(manual: Extraction) -> None:
         ("T", BlockKind.LIST_ITEM),
         ("D", BlockKind.LIST_ITEM),
     ]
+
+
+def test_a_pages_navigation_is_kept_in_the_text_and_marked() -> None:
+    """``nav``, ``role="navigation"`` and a DocBook page's navheader/navfooter: their
+    blocks (cells and items too) are NAVIGATION, and stay in the representation;
+    ``role`` and ``class`` are token lists; an element beside them is not."""
+    page = extract(
+        '<div class="navheader"><table><tr><th colspan=3>Chapter 9 of 12</th></tr>'
+        "<tr><td>Prev</td><td></td><td>Next</td></tr></table></div>"
+        "<h1>Chapter 9. Upload</h1><p>Run dput to upload the package.</p>"
+        '<div ROLE="Banner NAVIGATION"><ul><li>Index</li></ul></div>'
+        '<div class="x navfooter"><p>Chapter 10. Advanced</p></div>'
+        '<div class="navfootnote"><p>A footnote.</p></div>'
+        "<nav><div><p>Site map</p></div></nav>"
+    )
+    kinds = {t: b.kind for t, b in zip(texts(page), page.blocks, strict=True)}
+    navigation = {t for t, k in kinds.items() if k is BlockKind.NAVIGATION}
+    assert navigation == {
+        "Chapter 9 of 12",
+        "Prev",
+        "Next",
+        "Index",
+        "Chapter 10. Advanced",
+        "Site map",
+    }
+    assert kinds["Run dput to upload the package."] is BlockKind.PARAGRAPH
+    assert kinds["A footnote."] is BlockKind.PARAGRAPH
+    assert "Prev" in page.text and "Site map" in page.text
 
 
 def test_extraction_is_stable_for_the_same_input(manual: Extraction) -> None:

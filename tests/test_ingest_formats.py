@@ -265,3 +265,46 @@ def test_check_detects_a_broken_mapping(app: Ragox, tmp_path: Path) -> None:
     )
     report = app.check(doc, OPERATOR)
     assert report.mismatches and not report.ok
+
+
+def test_a_pages_navigation_is_neither_searched_nor_quoted(app: Ragox, tmp_path: Path) -> None:
+    """A DocBook page's "Prev"/"Next" bar names the chapters around it ("Chapter 10.
+    Debian and the kernel"): it stays in the text the viewer shows, but no search finds
+    it and no answer quotes it (a Russian manual's footer was the whole answer to a
+    question about kernel tools; new-user find)."""
+    page = tmp_path / "upload.html"
+    page.write_text(
+        '<div class="navheader"><table><tr><th colspan=3>Chapter 9. Uploading</th></tr>'
+        "</table></div><h1>Chapter 9. Uploading</h1>"
+        "<p>Run dput to upload the signed package to the archive.</p>"
+        '<div class="navfooter"><table><tr><td>Chapter 8. Updating the package</td>'
+        "<td>Chapter 10. Debian and the kernel</td></tr></table></div>",
+        encoding="utf-8",
+    )
+    doc = _ingest(app, page)
+    assert "Chapter 10. Debian and the kernel" in app.text(doc, OPERATOR)
+    assert app.search("kernel", OPERATOR) == []
+    answer = app.ask("Which chapter is about Debian and the kernel?", OPERATOR)
+    assert answer.abstained and "Chapter 10" not in answer.answer
+    found = app.ask("How do I upload the signed package?", OPERATOR)
+    assert not found.abstained and "dput" in found.answer
+
+
+def test_no_chunk_is_packed_across_a_navigation_bar(app: Ragox, tmp_path: Path) -> None:
+    """Short sections on both sides of a ``nav`` are packed into chunks, but never into
+    one across it: its text is in no chunk's range, so no answer can quote it."""
+    page = tmp_path / "short.html"
+    page.write_text(
+        "<p>Seals.</p><p>Replace the seal yearly.</p>"
+        "<nav><p>Kernel tools and more chapters</p></nav>"
+        "<p>Oil.</p><p>Change the oil monthly.</p>",
+        encoding="utf-8",
+    )
+    doc = _ingest(app, page)
+    text = app.text(doc, OPERATOR)
+    nav = text.index("Kernel tools")
+    record = app.store.get_revision("default", doc, "r1")
+    assert record is not None and record.manifest_id is not None
+    chunks = app.store.chunks(record.manifest_id)
+    assert len(chunks) == 2
+    assert all(not (c.start <= nav < c.end) for c in chunks)

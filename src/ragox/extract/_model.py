@@ -76,6 +76,9 @@ class BlockKind(enum.Enum):
     TABLE_CELL = "table-cell"
     QUOTE = "quote"
     PDF_BLOCK = "pdf-block"
+    #: a page's navigation (HTML ``nav``, ``role="navigation"``, a DocBook page's
+    #: header and footer links): shown with the text, never searched or quoted
+    NAVIGATION = "navigation"
 
 
 @dataclass(frozen=True, slots=True)

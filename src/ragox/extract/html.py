@@ -66,7 +66,7 @@ __all__ = ["HTML_PARSER", "extract_html"]
 
 HTML_PARSER: Final = ParserInfo(
     "html-selectolax",
-    f"1+selectolax-{selectolax.__version__}",
+    f"2+selectolax-{selectolax.__version__}",
     {
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
@@ -75,6 +75,7 @@ HTML_PARSER: Final = ParserInfo(
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
+        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -118,6 +119,24 @@ _ROLES: Final = {
     **dict.fromkeys(("td", "th"), BlockKind.TABLE_CELL),
     "blockquote": BlockKind.QUOTE,
 }
+
+#: class names of a page's navigation links in the HTML of DocBook's style sheets
+#: (Debian's manuals, many projects' documentation): "Prev", "Up", "Next" and the
+#: titles of the pages around it, above and below the page's own text
+_NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
+
+
+def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
+    """A block element that holds the page's navigation: ``nav``, an ARIA
+    ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
+    if tag == "nav":
+        return True
+    role = attributes.get("role")
+    if role and "navigation" in role.lower().split():
+        return True
+    classes = attributes.get("class")
+    return bool(classes) and not _NAVIGATION_CLASSES.isdisjoint(classes.split())  # type: ignore[union-attr]
+
 
 _BLOCK_DISPLAYS: Final = _names(
     "block flow-root flex grid list-item table table-row table-cell table-caption "
@@ -799,7 +818,13 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
                 not element_id or any(c in _ASCII_WS for c in element_id)
             ):
                 element_id = None
-            box = _Box(chain, element_id, _ROLES.get(tag, box.kind), cell)
+            kind = box.kind
+            if kind is not BlockKind.NAVIGATION:
+                if (attributes and _navigation(tag, attributes)) or tag == "nav":
+                    kind = BlockKind.NAVIGATION
+                else:
+                    kind = _ROLES.get(tag, kind)
+            box = _Box(chain, element_id, kind, cell)
         invisible = inner_invisible
         if not preserve and tag in _PRE_TAGS:
             preserve = True

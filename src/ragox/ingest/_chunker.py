@@ -18,7 +18,7 @@ from typing import Final
 
 from ragox.anchor import sha256_hex
 from ragox.extract import Block, BlockKind
-from ragox.ingest._searchtext import SearchText, build_search_text, repeated_margin_blocks
+from ragox.ingest._searchtext import SearchText, build_search_text, skipped_blocks
 from ragox.ingest._sentences import split_sentences, token_count, token_spans
 from ragox.store import BlockRange, ChunkRecord
 from ragox.text import Alignment, next_grapheme_boundary, previous_grapheme_boundary
@@ -160,7 +160,7 @@ def plan_chunks(
 ) -> tuple[SearchText, list[tuple[int, int, int]]]:
     """The search text and the chunks' ``(start, end, tokens)`` of a representation:
     :func:`search_text_and_chunks` without the records (which name the manifest)."""
-    skip = frozenset(repeated_margin_blocks(text, blocks))
+    skip = frozenset(skipped_blocks(text, blocks))
     pieces = _plan(text, blocks, config, skip)
     spans = [(p.start, p.end) for p in pieces if p.tokens]
     search = build_search_text(text, blocks, chunk_spans=spans)
@@ -186,6 +186,9 @@ def _plan(
 ) -> list[_Piece]:
     """The chunks' representation ranges: block pieces, small neighbours packed."""
     units = [b for b in sorted(blocks, key=lambda b: b.span.start) if b.index not in skip_blocks]
+    # where skipped blocks start: no chunk is packed across one (a navigation bar
+    # between two short sections stays out of both)
+    skipped = sorted(b.span.start for b in blocks if b.index in skip_blocks)
     if not units and text.strip():
         units = []
         spans = [_Piece(0, len(text), token_count(text))]
@@ -218,6 +221,7 @@ def _plan(
                 and total <= config.target_tokens
                 and piece.start >= last.end
                 and piece.page == last.page
+                and bisect_left(skipped, piece.start) == bisect_left(skipped, last.end)
             ):
                 small = last.small and piece.small and total < config.small_tokens
                 heading = last.heading and piece.heading

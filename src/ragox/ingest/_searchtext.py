@@ -20,7 +20,7 @@ from typing import Final
 
 import regex
 
-from ragox.extract import Block
+from ragox.extract import Block, BlockKind
 from ragox.text import Alignment, AlignmentBuilder, step_by_name
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "build_search_text",
     "header_text",
     "repeated_margin_blocks",
+    "skipped_blocks",
 ]
 
 #: Recorded on every search text this module builds: change it with any rule above or
@@ -58,6 +59,17 @@ class SearchText:
 
 def _margin_key(text: str) -> str:
     return _SPACES.sub(" ", _DIGITS.sub("#", text.strip().lower()))
+
+
+def skipped_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
+    """Blocks that are a page's furniture, not its text: repeated headers and footers
+    (:func:`repeated_margin_blocks`) and navigation links (``BlockKind.NAVIGATION``).
+    They stay in the representation (the viewer shows them) and are neither searched
+    nor chunked, so no answer quotes "Chapter 8. … Chapter 10. …" from a page's
+    "Prev"/"Next" bar."""
+    skipped = repeated_margin_blocks(text, blocks)
+    skipped.update(b.index for b in blocks if b.kind is BlockKind.NAVIGATION)
+    return skipped
 
 
 def repeated_margin_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
@@ -166,7 +178,7 @@ def build_search_text(
     With ``chunk_spans`` (the chunks' representation ranges, in order), a cell's header
     text is given once per chunk, and only for header cells outside the chunk;
     without, every cell gets all of its headers."""
-    dropped = repeated_margin_blocks(text, blocks)
+    dropped = skipped_blocks(text, blocks)
 
     # 1. Drop repeated headers and footers (whole blocks); put each table cell's
     #    header text before it (inserted: it maps to no representation text).
