@@ -192,3 +192,32 @@ def test_a_which_tool_question_is_answered_by_a_name() -> None:
     assert "cron-apt" in draft.claims[0].text
     without = ExtractiveGenerator(replace(generator.config, instruction_evidence=0.0))
     assert without.generate(question, _evidence(text)).abstained
+
+
+def test_neighbouring_quotes_that_refer_back_are_read_in_the_passages_order() -> None:
+    """Quotes that are one stretch of a passage come in its order when a later one
+    refers back ("By default it …", "Поэтому …"): best first, "it" and "therefore"
+    pointed at nothing (new-user find). Quotes that do not refer back stay best first."""
+    cron = (
+        "9.5. Can I automatically update the system?\n\n"
+        "Yes. You can use cron-apt; this tool updates the system at regular intervals "
+        "using a cron job. By default it just updates the package list and downloads new "
+        "packages, but without installing them.\n\nNote: Automatic upgrade of packages is NOT "
+        "recommended in testing or unstable systems as this might bring unexpected "
+        "behaviour and remove packages without notice."
+    )
+    draft = ExtractiveGenerator().generate(
+        "Can I automatically update the system?", _evidence(cron)
+    )
+    texts = [claim.text for claim in draft.claims]
+    assert len(texts) >= 2 and any("By default it" in t for t in texts), texts
+    assert texts == sorted(texts, key=cron.index)
+    kernel = (
+        "10.4. Можно ли безопасно удалить пакет со старой версией ядра и как это "
+        "сделать?\n\nДа. Сценарий linux-image-NNN.prerm проверяет, не пытаетесь ли вы "
+        "удалить работающее ядро. Поэтому вы можете удалить ненужные пакеты с образами "
+        "ядра командой:\n\ndpkg --purge linux-image-NNN"
+    )
+    draft = ExtractiveGenerator().generate("Как удалить старое ядро?", _evidence(kernel))
+    texts = [claim.text for claim in draft.claims]
+    assert len(texts) == 2 and texts[0].startswith("Сценарий"), texts

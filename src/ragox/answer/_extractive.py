@@ -1186,6 +1186,7 @@ class ExtractiveGenerator:
             if _sibling_item(candidate, best):
                 continue
             chosen.append(candidate)
+        chosen = _in_reading_order(chosen)
         claims = []
         keys: dict[tuple[str, int], str] = {}  # each sentence's passage key, made once
 
@@ -1213,6 +1214,18 @@ class ExtractiveGenerator:
 _ANAPHORA: Final = re.compile(
     r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
     r"|dort|darin|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом|там)\b",
+    re.IGNORECASE,
+)
+
+
+#: a sentence that depends on the one before it: a pronoun or a demonstrative among
+#: its first words ("By default it just …", "In this case …"), or a connective that
+#: draws on it ("Therefore", "Deshalb", "Поэтому")
+_BACK_REFERENCE: Final = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:this|these|those|it|they|its|their|such|therefore|thus|hence"
+    r"|dies|diese[rsmn]?|dieses|es|deshalb|daher|deswegen|somit|dabei|dadurch|dort|darin"
+    r"|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|его|её|их|такой|такая|поэтому|следовательно"
+    r"|таким образом|при этом|там)\b",
     re.IGNORECASE,
 )
 
@@ -1362,6 +1375,29 @@ def _overlap(one: ScoredSentence, other: ScoredSentence) -> bool:
         and one.evidence.start + one.start < other.evidence.start + other.end
         and other.evidence.start + other.start < one.evidence.start + one.end
     )
+
+
+def _in_reading_order(chosen: list[ScoredSentence]) -> list[ScoredSentence]:
+    """The quotes, with each run of neighbours (sentences of one passage with nothing
+    but white space between them) in the passage's order, at the place of the run's
+    first quote: such a run is one stretch of the text, and read out of order its
+    references point at nothing ("Therefore you can remove … with dpkg --purge" before
+    the sentence it follows from; "By default it just updates …" before the sentence
+    naming "it"), so a run is put in the passage's order when one of its later
+    sentences refers back (:data:`_BACK_REFERENCE`). Other quotes stay best first."""
+    runs: list[list[ScoredSentence]] = []
+    for sentence in chosen:
+        run = next((r for r in runs if any(_adjacent(sentence, other) for other in r)), None)
+        if run is None:
+            runs.append([sentence])
+        else:
+            run.append(sentence)
+    ordered: list[ScoredSentence] = []
+    for run in runs:
+        in_text = sorted(run, key=lambda s: s.start)
+        refers_back = any(_BACK_REFERENCE.match(_quote(s)) for s in in_text[1:])
+        ordered.extend(in_text if refers_back else run)
+    return ordered
 
 
 def _claim(sentence: ScoredSentence) -> Claim:
