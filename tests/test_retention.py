@@ -365,3 +365,46 @@ def test_redaction_keeps_other_documents_for_extractive_answers_only() -> None:
     assert "quixotic" not in generated["missing"]
     untouched = _record("openai:m")
     assert redact_answer(untouched, frozenset({"other.txt"}), "t1") == untouched
+
+
+def test_redacted_and_withheld_claims_speak_the_questions_language() -> None:
+    """A German or Russian asker reads why a claim is gone in German or Russian (the
+    stored redaction and the replay's withheld claims), an English one in English;
+    before, the placeholders were English whatever the question (new-user find)."""
+    from ragox.answer import redact_answer
+
+    for question, claim, note in (
+        ("Wie oft wird die Dichtung geprüft?", "(entfernt: ein zitiertes Dokument", "Der Rest"),
+        ("Как часто проверяют уплотнение?", "(удалено: цитируемый документ", "Остальная"),
+        ("How often is the seal checked?", "(redacted: a cited document", "The rest"),
+    ):
+        redacted = redact_answer(
+            {**_record("extractive@2"), "question": question}, frozenset({"gone.txt"}), "t1"
+        )
+        assert redacted["answer"].startswith(claim), redacted["answer"]
+        abstained = redact_answer(
+            {**_record("openai:m", True), "question": question}, frozenset({"gone.txt"}), "t1"
+        )
+        assert note in abstained["answer"] and note in abstained["missing"]
+
+
+def test_a_replay_says_why_a_claim_is_gone_in_the_askers_language(app: Ragox, home: Path) -> None:
+    """`GET /v1/answers/{id}` of a German question after its document was deleted: the
+    claim reads "(entfernt: …)" and the reply names its message language, as `ask`
+    does; a claim withheld from a reader who lost access reads "(zurückgehalten: …)"."""
+    _ingest(app, "handbuch.txt", "Pumpenhandbuch.\n\nDie Dichtung wird alle 500 Stunden geprüft.\n")
+    _ingest(app, "wartung.txt", "Wartung.\n\nDas Laufrad wird alle zwölf Jahre gewechselt.\n")
+    key = app.create_key(STAFF)
+    deleted = app.ask("Wie oft wird die Dichtung geprüft?", STAFF)
+    lost = app.ask("Wie oft wird das Laufrad gewechselt?", STAFF)
+    assert not deleted.abstained and not lost.abstained
+    assert app.delete("handbuch.txt")
+    assert app.set_groups("wartung.txt", frozenset({"board"}))
+    app.close()
+    with serving(home) as url:
+        headers = {"Authorization": f"Bearer {key}"}
+        gone = httpx.get(f"{url}/v1/answers/{deleted.answer_id}", headers=headers).json()
+        hidden = httpx.get(f"{url}/v1/answers/{lost.answer_id}", headers=headers).json()
+    assert gone["answer"].startswith("(entfernt: ein zitiertes Dokument wurde gelöscht)")
+    assert gone["message_language"] == "de"
+    assert hidden["answer"].startswith("(zurückgehalten: ACCESS_DENIED)"), hidden["answer"]

@@ -34,6 +34,14 @@ class Messages:
     #: replaces a language model's note on what is missing once a passage it was
     #: shown is no longer the reader's to read (its words may quote that passage)
     note_withheld: str
+    #: a claim whose text was removed because a document it cited was deleted
+    claim_redacted: str
+    #: replaces a generator's note on what is missing when a document it drew on was
+    #: deleted
+    note_redacted: str
+    #: a claim not shown on replay; ``{status}`` is the code saying why
+    #: (ACCESS_DENIED, EARLIER_TURNS, a resolution status)
+    claim_withheld: str
     #: an extractive abstention whose evidence is all in other languages than the
     #: question; ``{languages}`` names them (:attr:`language_names`)
     other_language: str
@@ -55,6 +63,9 @@ MESSAGES: Final = {
         note_withheld=(
             "(The generator's note was withheld: a passage it drew on is no longer yours to read.)"
         ),
+        claim_redacted="(redacted: a cited document was deleted)",
+        note_redacted=("(The rest of this note was removed: a document it drew on was deleted.)"),
+        claim_withheld="(withheld: {status})",
         other_language=(
             "The passages you can read that come nearest to it are in {languages}, and an "
             "extractive answer quotes only sentences that share your question's words: ask "
@@ -78,6 +89,12 @@ MESSAGES: Final = {
             "(Die Anmerkung des Generators wurde zurückgehalten: Eine Passage, auf die sie "
             "sich stützt, dürfen Sie nicht mehr lesen.)"
         ),
+        claim_redacted="(entfernt: ein zitiertes Dokument wurde gelöscht)",
+        note_redacted=(
+            "(Der Rest dieser Anmerkung wurde entfernt: Ein Dokument, auf das sie sich "
+            "stützt, wurde gelöscht.)"
+        ),
+        claim_withheld="(zurückgehalten: {status})",
         other_language=(
             "Die nächstliegenden Passagen, die Sie lesen dürfen, sind auf {languages}, und "
             "eine extraktive Antwort zitiert nur Sätze mit den Wörtern Ihrer Frage: Fragen "
@@ -99,6 +116,11 @@ MESSAGES: Final = {
             "(Примечание генератора скрыто: фрагмент, на который оно опирается, "
             "вам больше не доступен.)"
         ),
+        claim_redacted="(удалено: цитируемый документ был удалён)",
+        note_redacted=(
+            "(Остальная часть примечания удалена: документ, на который оно опирается, был удалён.)"
+        ),
+        claim_withheld="(скрыто: {status})",
         other_language=(
             "Ближайшие к нему доступные вам фрагменты написаны на {languages}, а "
             "извлекающий ответ цитирует только предложения со словами вашего вопроса: "

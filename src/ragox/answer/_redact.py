@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ragox.answer._messages import messages_for
-from ragox.answer._pipeline import ABSTAIN_TEXT, AnswerRecord, compose
+from ragox.answer._pipeline import AnswerRecord, compose
 
 __all__ = ["REDACTED_CLAIM", "REDACTED_NOTE", "quotes_only", "redact_answer", "withheld_note"]
 
-#: What a redacted claim says in a recomposed answer.
+#: What a redacted claim says in a recomposed answer (in English; an answer says it in
+#: its own message language, ``Messages.claim_redacted``).
 REDACTED_CLAIM: Final = "(redacted: a cited document was deleted)"
 #: What replaces an abstention's note when the note may quote a deleted document.
 REDACTED_NOTE: Final = "(The rest of this note was removed: a document it drew on was deleted.)"
@@ -92,13 +93,20 @@ def redact_answer(payload: Mapping[str, Any], deleted: frozenset[str], at: str) 
             claim.update(text="", redacted=True)
         claims.append(claim)
     data["claims"] = claims
+    # in the language of the answer's own words (its question's, or the one asked for)
+    question = data.get("question")
+    language = data.get("answer_language")
+    messages = messages_for(
+        question if isinstance(question, str) else "",
+        language if isinstance(language, str) else None,
+    )
     if data.get("abstained"):
         if hit and not keep_others:
-            data["missing"] = REDACTED_NOTE
-            data["answer"] = f"{ABSTAIN_TEXT} {REDACTED_NOTE}"
+            data["missing"] = messages.note_redacted
+            data["answer"] = f"{messages.abstain} {messages.note_redacted}"
     else:
         data["answer"] = compose(
-            [(c["text"] or REDACTED_CLAIM, str(c["source_id"])) for c in claims]
+            [(c["text"] or messages.claim_redacted, str(c["source_id"])) for c in claims]
         )
     notes = list(data.get("redactions", []))
     for document_id in sorted(deleted):

@@ -654,6 +654,11 @@ def create_app(
             "answer": replay.answer,
             "abstained": replay.record.abstained,
             "missing": replay.missing,
+            # additive: the language of the answer's own words (abstention, redacted and
+            # withheld claims), as `POST /v1/ask` gives it
+            "message_language": message_language(
+                replay.record.question, replay.record.answer_language
+            ),
             **_language_fields(replay.record),
             "citations": [
                 {

@@ -710,7 +710,6 @@ class Ragox:
         """
         from ragox.anchor import resolve  # noqa: PLC0415
         from ragox.answer import (  # noqa: PLC0415
-            REDACTED_CLAIM,
             compose,
             messages_for,
             quotes_only,
@@ -745,22 +744,23 @@ class Ragox:
         hidden = lost or unchecked
         why = "ACCESS_DENIED" if lost else "EARLIER_TURNS"
         missing = withheld_note(record) if hidden and record.missing else record.missing
+        # what replaces a claim, in the language of the answer's own words
+        messages = messages_for(record.question, record.answer_language)
         parts = []
         for claim in record.claims:
             result = now.get(claim.anchor_id)
             if not claim.text:  # redacted: a document the answer drew on was deleted
-                parts.append((REDACTED_CLAIM, claim.source_id))
+                parts.append((messages.claim_redacted, claim.source_id))
             elif hidden:
-                parts.append((f"(withheld: {why})", claim.source_id))
+                parts.append((messages.claim_withheld.format(status=why), claim.source_id))
             elif result is not None and result.resolved:
                 parts.append((claim.text, claim.source_id))
             else:
                 status = result.status.value if result else "ACCESS_DENIED"
-                parts.append((f"(withheld: {status})", claim.source_id))
+                parts.append((messages.claim_withheld.format(status=status), claim.source_id))
         text = compose(parts) if parts else record.answer
         if hidden and record.abstained:
-            abstain = messages_for(record.question, record.answer_language).abstain
-            text = f"{abstain} {missing}" if missing else abstain
+            text = f"{messages.abstain} {missing}" if missing else messages.abstain
         replayed = []
         for citation in record.citations:
             result = now[citation.anchor.anchor_id]
