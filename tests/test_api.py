@@ -166,6 +166,41 @@ def test_upload_is_202_then_ready_and_limits_apply(server: Server) -> None:
     assert foreign.status_code == 403
 
 
+def test_an_upload_of_an_older_revisions_bytes_says_nothing_changed(server: Server) -> None:
+    """Uploading the bytes of r1 again while r2 is current makes nothing (no roll-back):
+    the 202 names r1, says it is unchanged and that r2 is current, as the CLI says;
+    before, it read as if r1 were live again (new-user find). A new upload says
+    neither."""
+
+    def upload(text: bytes) -> dict[str, object]:
+        response = httpx.post(
+            f"{server.url}/v1/documents",
+            headers=_auth(server.staff),
+            files={"file": ("rollback.txt", text)},
+        )
+        assert response.status_code == 202
+        body: dict[str, object] = response.json()
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            revisions = httpx.get(
+                f"{server.url}/v1/documents/staff/rollback.txt", headers=_auth(server.staff)
+            ).json()["revisions"]
+            if all(r["state"] == "READY" for r in revisions):
+                break
+            time.sleep(0.2)
+        return body
+
+    first = upload(b"The impeller is inspected yearly.\n")
+    assert first["revision"] == "r1" and "unchanged" not in first
+    second = upload(b"The impeller is inspected monthly.\n")
+    assert second["revision"] == "r2" and "current_revision" not in second
+    again = upload(b"The impeller is inspected yearly.\n")
+    assert again["revision"] == "r1" and again["state"] == "READY"
+    assert again["unchanged"] is True and again["current_revision"] == "r2"
+    same = upload(b"The impeller is inspected monthly.\n")
+    assert same["unchanged"] is True and "current_revision" not in same
+
+
 def test_fifty_concurrent_asks(server: Server) -> None:
     """50 concurrent asks all answer with the verified passage."""
 

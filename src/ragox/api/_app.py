@@ -449,12 +449,27 @@ def create_app(
             state, label = record.state.value, record.revision
         else:
             state, label = received.state.value, received.revision
+        unchanged = (
+            {}
+            if isinstance(received, tuple)
+            else {
+                # additive: these bytes are a stored revision's, nothing was made; an
+                # older one stays what it was, and not current (no roll-back)
+                "unchanged": True,
+                **(
+                    {"current_revision": current}
+                    if (current := ragox.current_besides(received, who.tenant)) is not None
+                    else {}
+                ),
+            }
+        )
         return {
             "document_id": doc_id,
             "revision": label,
             "state": state,
             # a worker will run it (`ragox serve --queue`); its state tells the progress
             "queued": queue and isinstance(received, tuple),
+            **unchanged,
         }
 
     @app.get("/v1/documents")

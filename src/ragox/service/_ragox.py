@@ -1077,10 +1077,10 @@ class Ragox:
             return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
-        current = self._current_besides(outcome, tenant)
+        current = self.current_besides(outcome, tenant)
         return IngestItem(shown, outcome, current_revision=current)
 
-    def _current_besides(self, outcome: IngestOutcome, tenant: str) -> str | None:
+    def current_besides(self, outcome: IngestOutcome, tenant: str) -> str | None:
         """The document's current revision when an unchanged outcome is another (the
         bytes of an older revision, which stays what it was and not current)."""
         if outcome.created:
