@@ -340,6 +340,24 @@ def test_display_text_joins_line_end_hyphens() -> None:
     assert display_text("a soft\nline break") == "a soft line break"
 
 
+def test_display_text_keeps_the_lines_of_columns() -> None:
+    """A preformatted table (apt-get's commands beside apt's) keeps its lines: joined,
+    its columns ran together into one line (new-user find). Prose wrapped at line ends
+    with single spaces is still joined."""
+    from ragox.answer._blocks import display_text
+
+    table = (
+        "apt-get install package    ->  apt install package\n"
+        "apt-get remove package     ->  apt remove package\n"
+        "apt-get upgrade            ->  apt upgrade"
+    )
+    assert display_text(table).splitlines() == [line.strip() for line in table.splitlines()]
+    wrapped = "The package list is updated\nevery night by cron-apt, and\nnothing is installed."
+    assert "\n" not in display_text(wrapped)
+    # one aligned line among prose lines is no table
+    assert "\n" not in display_text("Set it to  yes in\nthe file and\nrestart the daemon.")
+
+
 @pytest.mark.parametrize(
     ("question", "language_words"),
     [

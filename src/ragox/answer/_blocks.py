@@ -342,6 +342,23 @@ def listed_block_end(
 _SOFT_BREAK: Final = re.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)")
 
 
+#: white space that lines up columns inside a line: two or more spaces (or a tab)
+#: between two visible characters
+_COLUMN_GAP: Final = re.compile(r"\S(?: {2,}|\t)[ \t]*\S")
+
+
+def _in_columns(paragraph: str) -> bool:
+    """Lines laid out in columns ("apt-get install package    ->  apt install
+    package"; a preformatted table): at least two lines, and most of them hold a gap
+    that aligns a column. Joined into one line, the columns run together; prose
+    wrapped at line ends has single spaces."""
+    lines = [line for line in paragraph.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    aligned = sum(1 for line in lines if _COLUMN_GAP.search(line.strip()))
+    return 2 * aligned > len(lines)
+
+
 def display_text(quote: str) -> str:
     """The quote as a reader sees it: a word broken at a line end is joined
     ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces, and
@@ -349,9 +366,9 @@ def display_text(quote: str) -> str:
     joined = join_broken_words(quote)
     paragraphs = _PARAGRAPH.split(joined)
     return "\n".join(
-        # a configuration's or a script's lines stay lines
+        # a configuration's or a script's lines stay lines, and so do a text table's
         "\n".join(line.strip() for line in paragraph.strip().splitlines())
-        if command_lines(paragraph)
+        if command_lines(paragraph) or _in_columns(paragraph)
         else _SOFT_BREAK.sub(" ", paragraph).strip()
         for paragraph in paragraphs
         if paragraph.strip()
