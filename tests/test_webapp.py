@@ -159,10 +159,39 @@ def test_root_opens_the_app_and_serve_prints_its_url(site: App, tmp_path: Path) 
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
+        # `--port 0`: the URL names the port the system chose, and it serves there
+        url = line.split()[3]
+        assert line.startswith("ragox web app: http://127.0.0.1:") and ":0/" not in url
+        deadline = time.time() + 60
+        while True:
+            try:
+                assert httpx.get(url, timeout=2, follow_redirects=True).status_code == 200
+                break
+            except httpx.TransportError:
+                assert time.time() < deadline
+                time.sleep(0.2)
+        # another server on that port is refused before it prints a URL
+        taken = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ragox",
+                "--home",
+                str(tmp_path / "h"),
+                "serve",
+                "--port",
+                url.rsplit(":", 1)[1].strip("/"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert taken.returncode == 1 and "cannot listen on 127.0.0.1:" in taken.stderr
+        assert "ragox web app" not in taken.stdout
     finally:
         process.terminate()
         process.wait(timeout=20)
-    assert line.startswith("ragox web app: http://127.0.0.1:0/")
 
 
 @pytest.mark.parametrize("kind", ["desktop", "mobile"])

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shlex
+import socket
 import sys
 import tempfile
 import time
@@ -2063,6 +2064,22 @@ def keys_list(ctx: click.Context, tenant: str, include_revoked: bool, as_json: b
         click.echo(f"{info.key_id}  {info.principal:<16} {info.created_at}  {rights}")
 
 
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` as uvicorn binds one (IPv6 for a host
+    with a colon), or a clear error (exit 1) when the address cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family=family, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        reason = error.strerror or type(error).__name__
+        raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from None
+    listening.set_inheritable(True)
+    return listening
+
+
 def app_url(host: str, port: int) -> str:
     """The web app's URL for a listening address (a wildcard address: this machine)."""
     shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)  # noqa: S104
@@ -2140,6 +2157,12 @@ def serve(
         generator_from_spec(generator_spec)  # refuse a bad spec before serving anything
     except _generator_error() as error:
         raise Usage(f"{error.code}: {error.message}") from None
+    # The address is taken before the URL is printed: a port in use is said at once,
+    # and `--port 0` prints the port the system chose.
+    listening = _listening_socket(host, port)
+    port = listening.getsockname()[1]
+    if workers > 1:
+        listening.close()  # uvicorn's supervisor binds it again for its workers
     click.echo(f"ragox web app: {app_url(host, port)}  (API under /v1, docs at /v1/docs)")
     if workers == 1:
         log_requests_to_stderr()  # one line per request: id, route, status (workers: each)
@@ -2150,7 +2173,8 @@ def serve(
             queue=queue,
             body_seconds=body_seconds,
         )
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        uvicorn.Server(config).run(sockets=[listening])
         return
     # Open the home once here, so that a schema migration and the manifest key are
     # made by one process before the workers start.
