@@ -135,7 +135,10 @@ def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
     if role and "navigation" in role.lower().split():
         return True
     classes = attributes.get("class")
-    return bool(classes) and not _NAVIGATION_CLASSES.isdisjoint(classes.split())  # type: ignore[union-attr]
+    # (the substring test first: most elements of a page have a class, few a nav one)
+    if not classes or "nav" not in classes:
+        return False
+    return not _NAVIGATION_CLASSES.isdisjoint(classes.split())
 
 
 _BLOCK_DISPLAYS: Final = _names(
