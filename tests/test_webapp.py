@@ -323,6 +323,36 @@ def test_a_card_says_when_its_quote_no_longer_resolves(context: Any, site: App) 
     frame.locator("#ragox-viewer[data-ragox-status='ACCESS_DENIED']").wait_for()
 
 
+def test_a_card_that_cannot_be_checked_again_no_longer_says_verified(
+    context: Any, site: App
+) -> None:
+    """When the check on opening fails (a 503, a lost connection), the card says "Not
+    re-checked" instead of keeping "Verified" (before, a failing check left it as it
+    was); its quote stays. A later check that succeeds says "Verified" again."""
+    page = context("desktop").new_page()
+    page.goto(f"{site.url}/view/ask")
+    _sign_in(page, site.reader)
+    page.fill("#question", "How often is the seal checked?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#ragox-ask[data-turns='1']")
+    card = page.locator("#conversation .card").first
+    assert "Verified" in card.locator(".badge").inner_text()
+    quote = card.locator(".quote").first.inner_text()
+
+    def unavailable(route: Any) -> None:
+        route.fulfill(status=503, body="{}", content_type="application/json")
+
+    page.route("**/v1/anchors/**", unavailable)
+    card.locator("button.cite").first.click()
+    page.wait_for_selector("#conversation .card[data-status='UNCHECKED']")
+    assert "Not re-checked" in card.locator(".badge").first.inner_text()
+    assert card.locator(".quote").first.inner_text() == quote
+    page.unroute("**/v1/anchors/**", unavailable)
+    card.locator("button.cite").first.click()
+    page.wait_for_selector("#conversation .card[data-status='RESOLVED']")
+    assert "Verified" in card.locator(".badge").first.inner_text()
+
+
 def test_answer_code_is_shown_as_code(context: Any, site: App) -> None:
     """Backticks and fences in an answer become code elements, as text, never markup."""
     page = context().new_page()

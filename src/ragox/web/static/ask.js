@@ -48,22 +48,23 @@ function open(anchorId, card, button) {
  * resolved again (GET /v1/anchors/{id}) when it is opened and when the page is shown
  * again. A quote that no longer resolves for this reader (its document deleted, its
  * readers changed) loses its badge "verified" and leaves the screen; the viewer says
- * why. A request that fails leaves the card as it was. */
+ * why. A check that fails (offline, a busy or failing server) says "not re-checked"
+ * instead of "verified" until a later check succeeds: the quote stays, as it was
+ * shown before, but is no longer vouched for. */
 async function recheck(buttons) {
   for (const button of buttons) {
     const anchorId = button.dataset.anchor;
     let status;
     try {
       const response = await api(`/v1/anchors/${encodeURIComponent(anchorId)}`);
-      if (!response.ok) continue;
-      status = (await response.json()).status;
+      status = response.ok ? (await response.json()).status : "UNCHECKED";
     } catch {
-      continue; // offline: nothing new is known
+      status = "UNCHECKED"; // offline: nothing new is known
     }
     if (!status || button.dataset.status === status) continue;
     button.dataset.status = status;
     button.querySelector(".badge")?.replaceWith(statusBadge(status));
-    if (status !== "RESOLVED") {
+    if (status !== "RESOLVED" && status !== "UNCHECKED") {
       for (const shown of button.querySelectorAll(".quote, .translation, .also-in")) shown.remove();
     }
     const card = button.closest("li.card");

@@ -34,6 +34,7 @@ export const WORDS = {
   "status.ACCESS_DENIED": { en: "No access", de: "Kein Zugriff", ru: "Нет доступа" },
   "status.SOURCE_CHANGED": { en: "Source changed", de: "Quelle geändert", ru: "Источник изменён" },
   "status.AMBIGUOUS": { en: "Ambiguous", de: "Mehrdeutig", ru: "Неоднозначно" },
+  "status.UNCHECKED": { en: "Not re-checked", de: "Nicht erneut geprüft", ru: "Не перепроверено" },
   // session
   "session.signed-in": { en: "Signed in as {name}", de: "Angemeldet als {name}", ru: "Вы вошли как {name}" },
   "session.operator": { en: " (operator)", de: " (Betreiber)", ru: " (оператор)" },

@@ -6,6 +6,8 @@ export const STATUS = {
   ACCESS_DENIED: ["⊘", t("status.ACCESS_DENIED")],
   SOURCE_CHANGED: ["⚠", t("status.SOURCE_CHANGED")],
   AMBIGUOUS: ["⚠", t("status.AMBIGUOUS")],
+  // the web app could not check it again just now (offline, a failing server)
+  UNCHECKED: ["?", t("status.UNCHECKED")],
 };
 
 export function statusBadge(status) {
