@@ -591,15 +591,7 @@ def test_check_of_a_failed_revision_says_it_failed(ragox_cli, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    "name",
-    [
-        "\u00b5-Labor",
-        "\uff84\uff73\uff77\uff6e\uff73",
-        "R&D\u00b2",
-        "d\u00e9faut",
-        "R&D-\u043e\u0442\u0434\u0435\u043b",  # words of two scripts: "R&D-отдел"
-        "\u0391\u03b8\u03ae\u03bd\u03b1",  # Greek alone: "Αθήνα"
-    ],
+    "name", ["\u00b5-Labor", "\uff84\uff73\uff77\uff6e\uff73", "R&D\u00b2", "d\u00e9faut"]
 )
 def test_real_names_with_compatibility_characters_stay_usable(
     ragox_cli, tmp_path: Path, name: str

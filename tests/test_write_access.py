@@ -512,9 +512,6 @@ BAD_GROUPS = [
     "st\x00aff",
     "g" * 5000,
     "sta\u0301ff",  # a decomposed accent: another name than its composed look-alike
-    "\uff53taff",  # a full-width s: "ｓtaff" reads as "staff" (red-team)
-    "st\u0430ff",  # a Cyrillic а inside a Latin word
-    "\u0397r",  # a Greek Eta before a Latin r: "Ηr" reads as "Hr"
 ]
 
 

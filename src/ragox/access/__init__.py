@@ -22,8 +22,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-import regex
-
 __all__ = [
     "ANY_ID",
     "DEFAULT_TENANT",
@@ -120,31 +118,7 @@ def group_problem(name: str) -> str | None:
         # "de\u0301fault" (a decomposed é) would be a second name that reads as the
         # first; NFKC would refuse real names too ("µ-Labor", half-width katakana)
         return "is not in Unicode NFC form (it reads as another name)"
-    if _FULLWIDTH_ASCII.search(name):
-        # "ｓtaff" reads as "staff"; half-width katakana and other compatibility
-        # characters of real names ("µ", "²") stay
-        return "holds full-width Latin letters, digits or signs (it reads as another name)"
-    if any(_mixed_script(word.group()) for word in _WORD.finditer(name)):
-        # "stаff" with a Cyrillic а, "Ηr" with a Greek Eta: a word of one script
-        # spelled partly in a look-alike one (names of words in two scripts, such as
-        # "R&D-отдел", stay)
-        return "mixes Latin, Cyrillic or Greek letters in one word (it reads as another name)"
     return None
-
-
-#: the full-width forms of ASCII (U+FF01..U+FF5E), look-alikes of its letters and signs
-_FULLWIDTH_ASCII: Final = regex.compile("[\uff01-\uff5e]")
-#: a word: letters and the marks on them
-_WORD: Final = regex.compile(r"[\p{L}\p{M}]+")
-#: the scripts whose letters look alike (UTS #39's confusables are mostly among these)
-_LOOKALIKE_SCRIPTS: Final = tuple(
-    regex.compile(rf"\p{{Script={script}}}") for script in ("Latin", "Cyrillic", "Greek")
-)
-
-
-def _mixed_script(word: str) -> bool:
-    """``word`` holds letters of two of Latin, Cyrillic and Greek."""
-    return sum(1 for script in _LOOKALIKE_SCRIPTS if script.search(word)) > 1
 
 
 def tenant_problem(name: str) -> str | None:
