@@ -16,7 +16,7 @@ from typing import Final
 import regex
 
 from ragox.extract import Block
-from ragox.ingest._searchtext import SearchText, header_text, repeated_margin_blocks
+from ragox.ingest._searchtext import SearchText, header_text, skipped_blocks
 from ragox.text import Alignment, AlignmentBuilder
 from ragox.text._normalize import _composable_seconds, _Form, _is_safe_start
 
@@ -189,7 +189,7 @@ def build_search_text(
     With ``chunk_spans`` (the chunks' representation ranges, in order), a cell's header
     text is given once per chunk, and only for header cells outside the chunk;
     without, every cell gets all of its headers."""
-    dropped = repeated_margin_blocks(text, blocks)
+    dropped = skipped_blocks(text, blocks)
     by_id = {block.block_id: block for block in blocks}
     chunk_starts = [start for start, _ in chunk_spans]
     given: set[str] | None = set() if chunk_spans else None

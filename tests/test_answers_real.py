@@ -354,6 +354,13 @@ def test_display_text_keeps_the_lines_of_columns() -> None:
     assert display_text(table).splitlines() == [line.strip() for line in table.splitlines()]
     wrapped = "The package list is updated\nevery night by cron-apt, and\nnothing is installed."
     assert "\n" not in display_text(wrapped)
+    # prose typed with two spaces after each full stop is no table either
+    two_spaces = (
+        "The server answers with an error.  The client then retries the request\n"
+        "after a delay.  It gives up after three tries.  Then it reports the\n"
+        "failure to the caller."
+    )
+    assert "\n" not in display_text(two_spaces)
     # one aligned line among prose lines is no table
     assert "\n" not in display_text("Set it to  yes in\nthe file and\nrestart the daemon.")
 

@@ -277,6 +277,8 @@ def test_a_pages_navigation_is_neither_searched_nor_quoted(app: Ragox, tmp_path:
         '<div class="navheader"><table><tr><th colspan=3>Chapter 9. Uploading</th></tr>'
         "</table></div><h1>Chapter 9. Uploading</h1>"
         "<p>Run dput to upload the signed package to the archive.</p>"
+        "<p>The upload queue checks the signature of the changes file before the "
+        "package is accepted, and mails the result to the maintainer.</p>"
         '<div class="navfooter"><table><tr><td>Chapter 8. Updating the package</td>'
         "<td>Chapter 10. Debian and the kernel</td></tr></table></div>",
         encoding="utf-8",
@@ -308,3 +310,64 @@ def test_no_chunk_is_packed_across_a_navigation_bar(app: Ragox, tmp_path: Path) 
     chunks = app.store.chunks(record.manifest_id)
     assert len(chunks) == 2
     assert all(not (c.start <= nav < c.end) for c in chunks)
+
+
+def test_an_answer_is_never_extended_into_a_navigation_menu(app: Ragox, tmp_path: Path) -> None:
+    """A sentence that introduces what follows ("see the following pages:") is not
+    extended through the site menu after it (red-team find: the menu's items were
+    quoted as the answer's list)."""
+    page = tmp_path / "backups.html"
+    page.write_text(
+        "<main><h1>Backups</h1><p>The quollsync tool copies the backup set to the remote "
+        "host. For more on quollsync, see the following pages:</p></main>"
+        '<nav aria-label="Site"><ul><li>Home</li><li>Products</li><li>Pricing</li>'
+        "<li>Contact us</li></ul></nav>",
+        encoding="utf-8",
+    )
+    _ingest(app, page)
+    answer = app.ask("What does quollsync do?", OPERATOR)
+    assert not answer.abstained and "copies the backup set" in answer.answer
+    assert "Pricing" not in answer.answer
+    assert all("Pricing" not in c.anchor.quote.exact for c in answer.citations)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # an unclosed <nav>: the HTML parser puts the rest of the page inside it
+        '<h1>Emuguide</h1><nav><a href="/">Home</a> | <a href="/docs">Docs</a>'
+        "<p>The emuvalve must be closed before the emupump is started.</p>",
+        # a navigation landmark on the page's body
+        '<body role="navigation"><h1>Emuguide</h1>'
+        "<p>The emuvalve must be closed before the emupump is started.</p></body>",
+    ],
+    ids=["unclosed-nav", "body-role"],
+)
+def test_navigation_markup_over_a_whole_page_does_not_hide_it(
+    app: Ragox, tmp_path: Path, markup: str
+) -> None:
+    """Where navigation would hold most of a page, the markup is wrong (or the links
+    are the page): it is searched and quoted as text (red-team find: such a page was
+    READY and every question about it abstained)."""
+    page = tmp_path / "emu.html"
+    page.write_text(markup, encoding="utf-8")
+    doc = _ingest(app, page)
+    assert [hit.document_id for hit in app.search("emuvalve", OPERATOR)] == [doc]
+    answer = app.ask("When must the emuvalve be closed?", OPERATOR)
+    assert not answer.abstained and "before the emupump" in answer.answer
+
+
+def test_a_navigation_link_in_a_header_cell_heads_no_cell(app: Ragox, tmp_path: Path) -> None:
+    """A header cell's navigation text is not put before the cells it heads in the
+    search text (red-team find: it made the link's words searchable)."""
+    page = tmp_path / "prices.html"
+    page.write_text(
+        "<p>Prices of the widget tiers, as listed by the sales office this year.</p>"
+        "<table><tr><th><nav>Kangaroosecret column</nav></th><th>Item</th></tr>"
+        "<tr><td>Twelve euros per unit for the premium tier</td><td>Widget alpha model</td>"
+        "</tr></table>",
+        encoding="utf-8",
+    )
+    _ingest(app, page)
+    assert app.search("kangaroosecret", OPERATOR) == []
+    assert app.search("premium tier", OPERATOR)

@@ -343,8 +343,9 @@ _SOFT_BREAK: Final = re.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*â€
 
 
 #: white space that lines up columns inside a line: two or more spaces (or a tab)
-#: between two visible characters
-_COLUMN_GAP: Final = re.compile(r"\S(?: {2,}|\t)[ \t]*\S")
+#: between two visible characters, not after a sentence's end (prose typed with two
+#: spaces after a full stop: "â€¦an error.  The client then retries")
+_COLUMN_GAP: Final = re.compile(r"[^\s.!?:;](?: {2,}|\t)[ \t]*\S")
 
 
 def _in_columns(paragraph: str) -> bool:

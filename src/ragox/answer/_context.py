@@ -121,7 +121,16 @@ def _extended(
     if not may_introduce(full, start, end):
         return end, ()  # no sentence of it announces anything
     runs = _lists(store, manifest_id, full, start, min(len(full), end + _BLOCK_REACH))
-    end = _with_introduced_block(full, start, end, runs)
+    extended = _with_introduced_block(full, start, end, runs)
+    if extended > end:
+        # never into a page's navigation (a menu's items after "see the following
+        # pages:"): it is no part of the text, and no answer quotes it
+        stop = store.navigation_start(manifest_id, end, extended)
+        if stop is not None:
+            while stop > end and full[stop - 1].isspace():
+                stop -= 1
+            extended = max(end, stop)
+    end = extended
     inside = (tuple((s - start, e - start) for s, e in items if e <= end) for items in runs)
     return end, tuple(items for items in inside if len(items) >= 2)
 

@@ -68,7 +68,16 @@ def skipped_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
     nor chunked, so no answer quotes "Chapter 8. … Chapter 10. …" from a page's
     "Prev"/"Next" bar."""
     skipped = repeated_margin_blocks(text, blocks)
-    skipped.update(b.index for b in blocks if b.kind is BlockKind.NAVIGATION)
+    navigation = [b for b in blocks if b.kind is BlockKind.NAVIGATION]
+    if navigation:
+        # Navigation holds less of a page than its own text does: where it holds more
+        # (an unclosed <nav> that the HTML parser extends over the page, a
+        # role="navigation" on <body> or <main>, a page of links alone) the markup is
+        # wrong or the links are the page, and it is indexed as text.
+        links = sum(b.span.end - b.span.start for b in navigation)
+        total = sum(b.span.end - b.span.start for b in blocks)
+        if 2 * links <= total:
+            skipped.update(b.index for b in navigation)
     return skipped
 
 
@@ -113,6 +122,8 @@ def header_text(
     for header_id in block.cell.header_ids:
         found = by_id.get(header_id)
         if found is None or (given is not None and header_id in given):
+            continue
+        if found.kind is BlockKind.NAVIGATION:  # a link in a header cell: no header
             continue
         if within[0] <= found.span.start < within[1]:
             continue

@@ -493,6 +493,11 @@ class Store(Protocol):
         reading order: where lists are, without reading whole blocks."""
         ...
 
+    def navigation_start(self, manifest_id: str, start: int, end: int) -> int | None:
+        """Where the first navigation block (``BlockKind.NAVIGATION``) that starts in
+        ``[start, end)`` starts, else None: how far a passage may be extended."""
+        ...
+
     def save_anchor(self, anchor: Anchor, manifest_id: str, created_by: str) -> StoredAnchor:
         """Store an anchor under the tenant of the manifest it was made on."""
         ...

@@ -1569,6 +1569,14 @@ class PostgresStore:
         )
         return [(int(row[0]), int(row[1]), str(row[2])) for row in rows]
 
+    def navigation_start(self, manifest_id: str, start: int, end: int) -> int | None:
+        rows = self._fetchall(
+            "SELECT MIN(start) FROM blocks WHERE manifest_id=%s AND start >= %s "
+            "AND start < %s AND kind='navigation'",
+            [manifest_id, start, end],
+        )
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
+
     def _longest_block(self, manifest_id: str) -> int:
         """The greatest block length of a representation (remembered: immutable)."""
         with self._texts_lock:

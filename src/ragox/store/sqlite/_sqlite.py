@@ -1503,6 +1503,18 @@ class SqliteStore:
         )
         return [(int(row[0]), int(row[1]), str(row[2])) for row in rows]
 
+    def navigation_start(self, manifest_id: str, start: int, end: int) -> int | None:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT MIN(start) FROM blocks WHERE manifest_id=? AND start >= ? "
+                "AND start < ? AND kind='navigation'",
+                (manifest_id, start, end),
+            )
+            .fetchone()
+        )
+        return None if row is None or row[0] is None else int(row[0])
+
     def _longest_block(self, manifest_id: str) -> int:
         """The greatest block length of a representation (remembered: immutable)."""
         with self._texts_lock:
