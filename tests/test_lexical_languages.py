@@ -190,3 +190,19 @@ def test_ascii_tokens_are_the_case_folded_words(text: str) -> None:
     from ragox.search._analyze import _WORD, tokens
 
     assert tokens(text) == [m.group().casefold() for m in _WORD.finditer(text)]
+
+
+def test_a_word_longer_than_any_word_is_indexed_as_written() -> None:
+    """A "word" of more than MAX_STEMMED_CHARS letters (a blob, a 16 MB run of letters)
+    is neither stemmed nor cut into compound parts: German stemming and the compound
+    cuts take time growing with the square of its length, and a 16 MB one stalled a
+    server for a minute (red-team find). Both index and query keep it as written, so it
+    is still found."""
+    from ragox.search._analyze import MAX_STEMMED_CHARS, compound_parts, index_terms
+
+    long_word = "pumpenwartung" * (MAX_STEMMED_CHARS // 13 + 1) + "ungen"
+    assert len(long_word) > MAX_STEMMED_CHARS
+    terms = index_terms(f"Die Wartung {long_word}", "de", frozenset({"pumpen", "wartung"}))
+    assert long_word in terms.split()
+    assert compound_parts(long_word, frozenset({"pumpen", "wartung"})) == []
+    assert long_word in analyze_search_query(long_word, ["de"]).terms

@@ -436,6 +436,9 @@ _local = threading.local()
 #: Stems a :class:`_Stems` keeps before it starts again (up to about 10 MB per
 #: language and thread; 300 files of /usr/share/doc hold about 24k distinct words).
 _STEMS_KEPT: Final = 50_000
+#: longer words are not stemmed (German's longest dictionary words have about 80
+#: letters)
+MAX_STEMMED_CHARS: Final = 120
 
 
 class _Stems:
@@ -459,7 +462,15 @@ class _Stems:
         if len(stems) + len(new) > _STEMS_KEPT:
             stems.clear()
             new = list(set(words))
-        stems.update(zip(new, self._stemmer.stemWords(new), strict=True))
+        # a "word" longer than any word of a language (a base64 blob, a 16 MB run of
+        # letters) is kept as written: Snowball's German stemmer takes time that grows
+        # with the square of its length, and holds the interpreter while it runs
+        words_of_language = [word for word in new if len(word) <= MAX_STEMMED_CHARS]
+        if len(words_of_language) < len(new):
+            stems.update((word, word) for word in new if len(word) > MAX_STEMMED_CHARS)
+        stems.update(
+            zip(words_of_language, self._stemmer.stemWords(words_of_language), strict=True)
+        )
         return list(map(stems.__getitem__, words))
 
 
@@ -561,8 +572,8 @@ def compound_parts(word: str, vocabulary: frozenset[str]) -> list[str]:
     "standardpapiergröße" → "standard", "papiergröße" when both stand alone there;
     "paketverwaltungssystem" → "paketverwaltung" (the linking "s" dropped), "system".
     A dictionary of the document itself, so no word list is shipped or guessed."""
-    if len(word) < _COMPOUND_MIN or not word.isalpha():
-        return []
+    if not _COMPOUND_MIN <= len(word) <= MAX_STEMMED_CHARS or not word.isalpha():
+        return []  # (each cut copies the word: a 1 MB "word" took hours)
     parts: dict[str, None] = {}
     for cut in range(_PART_MIN - 1, len(word) - _PART_MIN + 1):
         head, tail = word[:cut], word[cut:]

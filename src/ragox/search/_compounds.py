@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from ragox.search._analyze import _LINKS, _stemmer, tokens
+from ragox.search._analyze import _LINKS, MAX_STEMMED_CHARS, _stemmer, tokens
 
 __all__ = ["COMPOUND_MIN", "absent_compounds", "compound_splits"]
 
@@ -33,7 +33,7 @@ def compound_splits(word: str) -> list[tuple[str, str]]:
     letters or more, the first without a linking element (the ones documents' compounds
     are cut with, :func:`~ragox.search.compound_parts`: "zugriffsrechte" →
     ("zugriff", "rechte"), ("zugriffs", "rechte"), …)."""
-    if len(word) < COMPOUND_MIN or not word.isalpha():
+    if not COMPOUND_MIN <= len(word) <= MAX_STEMMED_CHARS or not word.isalpha():
         return []
     found: dict[tuple[str, str], None] = {}
     for cut in range(_PART_MIN, len(word) - _PART_MIN + 1):
