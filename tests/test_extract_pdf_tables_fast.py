@@ -338,3 +338,39 @@ def test_real_documents_extract_as_with_pymupdfs_finder(
     assert fast.char_boxes == own.char_boxes
     if name == "debian-reference":
         assert any(b.cell is not None for b in fast.blocks)
+
+
+def test_a_page_of_more_paths_than_the_limit_is_read_as_text() -> None:
+    """A page that draws more than MAX_TABLE_PATHS vector paths (a CAD drawing, a map)
+    is not given to the table finder, which holds every path (3 million rectangles in a
+    300 kB PDF took 3.8 GB and ended in an internal error; red-team find): its text is
+    extracted as text blocks, the ruled grid on it is not read as a table, and a page
+    under the limit still is."""
+    from ragox.extract import BlockKind
+    from ragox.extract._pdftables import MAX_TABLE_PATHS
+
+    def grid_page(dots: int) -> bytes:
+        document = pymupdf.open()
+        page = document.new_page(width=595, height=842)
+        for k in range(5):
+            page.draw_line((100, 100 + 40 * k), (260, 100 + 40 * k))
+            page.draw_line((100 + 40 * k, 100), (100 + 40 * k, 260))
+        for row in range(4):
+            for col in range(4):
+                page.insert_text((105 + 40 * col, 125 + 40 * row), f"r{row}c{col}", fontsize=9)
+        page.insert_text((72, 400), "The valve drawing follows.", fontsize=11)
+        shape = page.new_shape()
+        for i in range(dots):  # one path each
+            x, y = 300 + (i % 250), 450 + (i // 250) * 1.5
+            shape.draw_rect(pymupdf.Rect(x, y, x + 0.5, y + 0.5))
+            shape.finish(fill=(0, 0, 0))
+        shape.commit()
+        data: bytes = document.tobytes()
+        document.close()
+        return data
+
+    many = extract_pdf(grid_page(MAX_TABLE_PATHS + 100), BASE_PROFILE)
+    assert "The valve drawing follows." in many.text and "r2c3" in many.text
+    assert not any(b.kind is BlockKind.TABLE_CELL for b in many.blocks)
+    few = extract_pdf(grid_page(10), BASE_PROFILE)
+    assert any(b.kind is BlockKind.TABLE_CELL for b in few.blocks)

@@ -146,6 +146,33 @@ class _Linked:
     header_ids: dict[int, list[str]] = field(default_factory=dict)
 
 
+#: a page drawing more paths than this (a CAD drawing, a map: millions of them) is
+#: read as text alone: the finder would hold every path, gigabytes for a 300 kB file
+MAX_TABLE_PATHS: Final = 20_000
+
+
+def _drawings(page: Any) -> list[Any] | None:
+    """The page's vector paths (``page.get_cdrawings()``), or None when there are more
+    than :data:`MAX_TABLE_PATHS`: they are taken one at a time, and not kept past the
+    limit, so memory stays bounded however many the page draws. (The callback must
+    not raise: PyMuPDF 1.28 crashes if it does.)"""
+    kept: list[Any] = []
+    too_many = False
+
+    def take(path: Any) -> None:
+        nonlocal too_many
+        if too_many:
+            return
+        if len(kept) >= MAX_TABLE_PATHS:
+            too_many = True
+            kept.clear()
+            return
+        kept.append(path)
+
+    page.get_cdrawings(callback=take)
+    return None if too_many else kept
+
+
 def _grid_like(page: Any) -> tuple[bool, Region | None]:
     """Whether the page's vector graphics could draw a grid: at least
     :data:`MIN_RULES` horizontal rules of one extent (the rows of one table) and as
@@ -155,7 +182,9 @@ def _grid_like(page: Any) -> tuple[bool, Region | None]:
     whose graphics the finder reads turned)."""
     horizontal: Counter[tuple[int, int]] = Counter()
     vertical: Counter[tuple[int, int]] = Counter()
-    drawings = page.get_cdrawings()
+    drawings = _drawings(page)
+    if drawings is None:
+        return False, None
     for path in drawings:
         for item in path.get("items", ()):
             if item[0] == "re":
@@ -360,6 +389,8 @@ def _find(page: Any) -> list[_Grid]:
     try:
         found = find_tables(page, region)
     except Exception:  # the finder's own failures leave the page as text blocks
+        return []
+    if found is None:  # PyMuPDF's finder gives None where it failed inside
         return []
     grids = [g for g in map(_grid, found.tables) if g is not None]
     return sorted(grids, key=lambda g: (g.bbox[1], g.bbox[0]))
