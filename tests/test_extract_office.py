@@ -449,6 +449,38 @@ def test_bad_office_files_fail_with_a_code_and_stored_documents_stay(
     assert app.resolve(created.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
 
 
+def test_a_dtd_in_a_part_named_otherwise_is_refused(tmp_path: Path) -> None:
+    """The main document may be any part a relationship names ("word/real.dat"): its
+    DTD is refused like one in "word/document.xml" (red-team find: only parts named
+    .xml or .rels were checked, so the file was READY with text after an entity
+    silently lost). Images and other binary parts are not read as XML."""
+    good = make_docx(tmp_path / "good.docx").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(good)) as source:
+        document_xml = source.read("word/document.xml")
+        rels = source.read("_rels/.rels")
+        types = source.read("[Content_Types].xml")
+    with_dtd = document_xml.replace(
+        b"?>", b'?>\n<!DOCTYPE w:document [<!ENTITY e "entity text">]>', 1
+    )
+    renamed = _rezip(
+        good,
+        {"word/real.dat": with_dtd, "word/media/picture.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64},
+        {
+            "_rels/.rels": rels.replace(b"word/document.xml", b"word/real.dat"),
+            "[Content_Types].xml": types.replace(
+                b'PartName="/word/document.xml"', b'PartName="/word/real.dat"'
+            ),
+        },
+    )
+    with pytest.raises(ExtractionError) as caught:
+        extract_docx(renamed, BASE_PROFILE)
+    assert caught.value.code is ErrorCode.CORRUPT_OFFICE
+    assert "declares a DTD" in caught.value.message
+    # a binary part that does not start as XML is no reason to refuse
+    with_picture = _rezip(good, {"word/media/picture.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64})
+    assert extract_docx(with_picture, BASE_PROFILE).blocks
+
+
 def test_expansion_limit_is_checked_before_parsing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -68,6 +68,18 @@ _PROLOG: Final = re.compile(
 )
 
 
+def _may_be_xml(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bool:
+    """The part starts as XML does (a byte-order mark, white space, then "<", in
+    UTF-8 or UTF-16); an image or another binary part does not."""
+    if member.is_dir() or member.file_size == 0:
+        return False
+    with archive.open(member) as part:
+        head = part.read(64)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<"):
+        return True
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")[:1] == b"<"
+
+
 def _declares_dtd(part: IO[bytes]) -> bool:
     """Whether an XML part declares a DTD: its prolog, read however many comments come
     before the root (a DTD behind 4 KiB of comment once passed a check of the first 4
@@ -176,7 +188,9 @@ def open_package(data: bytes, kind: str, main_part: str) -> Package:
         try:
             content_types = archive.read("[Content_Types].xml")
             for member in members:
-                if member.filename.endswith((".xml", ".rels")):
+                # every part that could be read as XML, whatever its name: a
+                # relationship may name "word/real.dat" as the main document
+                if member.filename.endswith((".xml", ".rels")) or _may_be_xml(archive, member):
                     with archive.open(member) as part:
                         declared = _declares_dtd(part)
                     if declared:
