@@ -481,6 +481,57 @@ def test_a_dtd_in_a_part_named_otherwise_is_refused(tmp_path: Path) -> None:
     assert extract_docx(with_picture, BASE_PROFILE).blocks
 
 
+def test_a_sheet_of_too_many_cells_is_refused_before_openpyxl_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cell elements are counted in the package's XML before openpyxl loads it (it
+    holds every cell: a 586 kB file of 16 million cells took gigabytes before the
+    block limit refused it; red-team find). The workbook is never loaded."""
+    from ragox.extract.office import xlsx as xlsx_module
+    from ragox.extract.office._build import MAX_BLOCKS
+
+    good = make_xlsx(tmp_path / "good.xlsx").read_bytes()
+    # parts of under 1 MiB each (no ratio refusal), together past the block limit
+    per_part = 200_000
+    parts = {
+        f"xl/worksheets/more{n}.xml": b'<?xml version="1.0"?><worksheet><sheetData><row>'
+        + b"<c/>" * per_part
+        + b"</row></sheetData></worksheet>"
+        for n in range(MAX_BLOCKS // per_part + 1)
+    }
+    bomb = _rezip(good, parts)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("openpyxl was asked to load the workbook")
+
+    monkeypatch.setattr(xlsx_module.openpyxl, "load_workbook", never)
+    with pytest.raises(ExtractionError) as caught:
+        extract_xlsx(bomb, BASE_PROFILE)
+    assert caught.value.code is ErrorCode.TOO_COMPLEX
+
+
+def test_xml_parts_past_the_limit_are_refused_before_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document whose XML parts expand past MAX_XML_BYTES together (many parts of
+    1 MiB each, under the ratio and total limits) is ZIP_BOMB before python-docx parses
+    them (240 such header parts in a 463 kB file took 3.7 GB; red-team find)."""
+    from ragox.extract.office import docx as docx_module
+
+    data = make_docx(tmp_path / "a.docx").read_bytes()
+    xml = sum(
+        i.file_size
+        for i in zipfile.ZipFile(io.BytesIO(data)).infolist()
+        if i.filename.endswith((".xml", ".rels"))
+    )
+    monkeypatch.setattr(docx_module, "MAX_XML_BYTES", xml - 1)
+    with pytest.raises(ExtractionError) as caught:
+        extract_docx(data, BASE_PROFILE)
+    assert caught.value.code is ErrorCode.ZIP_BOMB
+    monkeypatch.setattr(docx_module, "MAX_XML_BYTES", xml)
+    assert extract_docx(data, BASE_PROFILE).blocks
+
+
 def test_expansion_limit_is_checked_before_parsing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -54,7 +54,7 @@ from ragox.extract._model import (
 )
 from ragox.extract._office_types import DOCX_MEDIA_TYPE
 from ragox.extract.office._build import MAX_GRID_SPAN, GridCell, Piece, build_extraction
-from ragox.extract.office._package import open_package, parse_failure
+from ragox.extract.office._package import MAX_XML_BYTES, open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["DOCX_MEDIA_TYPE", "DOCX_PARSER", "extract_docx"]
@@ -171,7 +171,7 @@ def extract_docx(
     data: bytes, profile: Profile, options: ExtractOptions | None = None
 ) -> Extraction:
     """Paragraphs and table cells of a Word document's body, in reading order."""
-    open_package(data, "DOCX", "word/document.xml")
+    open_package(data, "DOCX", "word/document.xml", MAX_XML_BYTES)
     try:
         document = docx.Document(io.BytesIO(data))
         body = document.element.body

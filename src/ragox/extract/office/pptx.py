@@ -50,7 +50,7 @@ from ragox.extract._model import (
 )
 from ragox.extract._office_types import PPTX_MEDIA_TYPE
 from ragox.extract.office._build import GridCell, Piece, build_extraction, clean_name
-from ragox.extract.office._package import open_package, parse_failure
+from ragox.extract.office._package import MAX_XML_BYTES, open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["PPTX_MEDIA_TYPE", "PPTX_PARSER", "extract_pptx"]
@@ -106,7 +106,7 @@ def extract_pptx(
     data: bytes, profile: Profile, options: ExtractOptions | None = None
 ) -> Extraction:
     """Shape texts, table cells and speaker notes of the visible slides, in order."""
-    package = open_package(data, "PPTX", "ppt/presentation.xml")
+    package = open_package(data, "PPTX", "ppt/presentation.xml", MAX_XML_BYTES)
     warnings: set[str] = {"COMMENTS_DROPPED"} if package.has_comments else set()
     try:
         presentation = pptx.Presentation(io.BytesIO(data))

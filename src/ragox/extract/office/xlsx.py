@@ -50,7 +50,7 @@ from ragox.extract._model import (
 )
 from ragox.extract._office_types import XLSX_MEDIA_TYPE
 from ragox.extract.office._build import MAX_BLOCKS, GridCell, Piece, build_extraction, clean_name
-from ragox.extract.office._package import open_package, parse_failure
+from ragox.extract.office._package import may_be_xml, open_package, parse_failure
 from ragox.text import Profile
 
 __all__ = ["XLSX_MEDIA_TYPE", "XLSX_PARSER", "extract_xlsx"]
@@ -78,6 +78,10 @@ def extract_xlsx(
 ) -> Extraction:
     """Sheet names and non-empty cells of the visible sheets, row by row."""
     open_package(data, "XLSX", "xl/workbook.xml")
+    if (cells := _cells_declared(data)) > MAX_BLOCKS:
+        # before openpyxl, which holds every cell (about 640 bytes each): a 586 kB file
+        # of 16 million cells took gigabytes before the limit below was reached
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"{cells} cells, the limit is {MAX_BLOCKS}")
     warnings: set[str] = set()
     try:
         workbook = openpyxl.load_workbook(
@@ -106,6 +110,35 @@ def extract_xlsx(
 _UNCALCULATED: Final = re.compile(rb"(?:</f>|<f\b[^>]{0,200}/>)\s*(?:<v\s*/>|<v>\s*</v>|</c>)")
 _SCAN_CHUNK: Final = 1 << 20
 _SCAN_OVERLAP: Final = 512
+
+
+#: a cell element of SpreadsheetML, with or without a namespace prefix
+_CELL: Final = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
+
+
+def _cells_declared(data: bytes) -> int:
+    """How many cell elements the package's parts hold, counted in every part that
+    starts as XML (a relationship may name any part as a sheet), streamed a chunk at a
+    time: what openpyxl would make objects of, known before it does."""
+    cells = 0
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for member in archive.infolist():
+            if member.is_dir() or not (
+                member.filename.endswith(".xml") or may_be_xml(archive, member)
+            ):
+                continue
+            with archive.open(member) as part:
+                tail = b""
+                while chunk := part.read(_SCAN_CHUNK):
+                    # a tag cut at the chunk's end is counted in the next window only
+                    window = tail + chunk
+                    cut = max(0, len(window) - 16)
+                    cells += len(_CELL.findall(window, 0, cut))
+                    tail = window[cut:]
+                cells += len(_CELL.findall(tail))
+            if cells > MAX_BLOCKS:
+                break
+    return cells
 
 
 def _formulas_without_values(data: bytes) -> bool:
