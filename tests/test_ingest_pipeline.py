@@ -314,3 +314,26 @@ def test_the_ingestor_refuses_ids_that_break_the_id_rule(
     assert app.store.source_hashes() == []
     # a good id still goes through
     assert _ingest(app, path, "good").state is RevisionState.READY
+
+
+@pytest.mark.both_backends
+def test_a_document_deleted_while_it_is_ingested_fails_that_file_alone(app: Ragox) -> None:
+    """A delete that lands while a run extracts the document (its rows are gone before
+    the representation is written) gives that file a FAILED outcome (DELETED), and the
+    next file of the same run is ingested; before, the foreign key's IntegrityError
+    ended a whole folder's ingest with an internal error (red-team find)."""
+    data = b"The gone pump is checked weekly.\n"
+    for started in (False, True):  # deleted before the run's job began, or after
+        received = app.ingestor.receive(data, "gone.txt", "gone.txt", tenant="default")
+        assert isinstance(received, tuple)
+        record, created = received
+        job = app.store.start_job("default", "gone.txt", record.revision) if started else None
+        assert app.delete("gone.txt")
+        outcome = app.ingestor.process(record, data, created, job=job)
+        assert (outcome.state, outcome.error_code) == (RevisionState.FAILED, "DELETED")
+        assert app.store.get_revision("default", "gone.txt", record.revision) is None
+    kept = app.ingestor.ingest_bytes(
+        b"The kept pump is checked daily.\n", "kept.txt", "kept.txt", tenant="default"
+    )
+    assert kept.state is RevisionState.READY
+    assert app.store.get_document("default", "gone.txt") is None

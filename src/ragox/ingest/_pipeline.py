@@ -92,6 +92,10 @@ class _Fresh:
     prepared: Prepared | None = None
 
 
+#: the error code of a run whose document was deleted while it ran
+DELETED_WHILE_INGESTED: Final = "DELETED"
+
+
 @dataclass(frozen=True, slots=True)
 class IngestOutcome:
     """What happened to one input."""
@@ -489,7 +493,12 @@ class Ingestor:
         tenant, doc, rev = record.tenant, record.document_id, record.revision
         # A job row per run, with a lease its heartbeat renews: one left RUNNING by a
         # run that died is told apart from a live one (ingest._jobs).
-        job = claimed or self.store.start_job(tenant, doc, rev)
+        try:
+            job = claimed or self.store.start_job(tenant, doc, rev)
+        except Exception:
+            if self.store.get_revision(tenant, doc, rev) is not None:
+                raise
+            return _deleted(record, created)  # deleted before this run began
         # Interrupted (Ctrl-C, or an error no stage expected): the job ends FAILED
         # (INTERRUPTED); the revision stays in its stage, never current, for a rerun,
         # `ragox retry` or `ragox fail`. A claimed job's worker renews its lease.
@@ -523,6 +532,14 @@ class Ingestor:
                 ErrorCode.TOO_COMPLEX if isinstance(error, RecursionError) else ErrorCode.INTERNAL
             )
             return self._failed(record, created, job, stage, code.value, type(error).__name__)
+        except Exception:
+            # The document was deleted while this run extracted it (its rows are gone,
+            # so writing the representation broke a foreign key): that file's outcome,
+            # not the end of a folder's ingest (red-team find). Anything else is a bug.
+            if self.store.get_revision(tenant, doc, rev) is not None:
+                raise
+            self.store.finish_job(job, JobState.FAILED, None, DELETED_WHILE_INGESTED)
+            return _deleted(record, created)
         final = self.store.get_revision(tenant, doc, rev)
         assert final is not None
         return _outcome(final, created=created)
@@ -665,6 +682,18 @@ def _text_sha256(text: str) -> str:
 
 #: Code points encoded at a time by :func:`_text_sha256`.
 _HASH_SLICE: Final = 1 << 20
+
+
+def _deleted(record: RevisionRecord, created: bool) -> IngestOutcome:
+    """The outcome of a run whose document was deleted while it ran."""
+    return IngestOutcome(
+        record.document_id,
+        record.revision,
+        RevisionState.FAILED,
+        created,
+        DELETED_WHILE_INGESTED,
+        "the document was deleted while it was ingested",
+    )
 
 
 def _outcome(record: RevisionRecord, *, created: bool) -> IngestOutcome:
