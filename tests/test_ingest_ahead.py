@@ -348,3 +348,64 @@ class _Queue:
 
     def submit(self, *args: Any) -> Future[Any]:
         return self._future
+
+
+def _marked(mark: str) -> list[int]:
+    """The ids of running processes whose environment holds ``mark``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if mark.encode() in environ:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_killed_ingest_leaves_no_worker_behind(tmp_path: Path) -> None:
+    """SIGKILL of `ragox ingest` while its extract-ahead worker runs: the worker (and
+    the forkserver it came from) exit within seconds. Before, a worker waited forever on
+    a pipe whose writing end it held itself (red-team find: three processes per killed
+    ingest, still alive 20 minutes later)."""
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for number in range(400):
+        (folder / f"n{number:03}.md").write_text(
+            f"# Note {number}\n\n" + "The pump is checked weekly. " * 200 + "\n"
+        )
+    token = uuid.uuid4().hex
+    mark = f"RAGOX_TEST_MARK={token}"
+    env = {**os.environ, "RAGOX_TEST_MARK": token}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ragox", "--home", str(tmp_path / "home"), "ingest", str(folder)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 60
+        while len(_marked(mark)) < 3 and process.poll() is None:  # ragox, forkserver, worker
+            assert time.time() < deadline, "the extract-ahead worker never started"
+            time.sleep(0.05)
+        assert process.poll() is None, "the ingest ended before it could be killed"
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=20)
+        deadline = time.time() + 15
+        while _marked(mark):
+            if time.time() > deadline:
+                left = _marked(mark)
+                for pid in left:
+                    os.kill(pid, signal.SIGKILL)
+                raise AssertionError(f"{len(left)} processes outlived the killed ingest")
+            time.sleep(0.2)
+    finally:
+        if process.poll() is None:
+            process.kill()

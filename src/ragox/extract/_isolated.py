@@ -9,8 +9,10 @@ child gets an address-space limit, and is killed when it runs past its time.
 
 from __future__ import annotations
 
+import os
 import resource
 import threading
+import time
 from multiprocessing import context, spawn
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -18,7 +20,13 @@ from typing import Any, Final
 
 from ragox.extract._model import ErrorCode, ExtractionError
 
-__all__ = ["CONTEXT", "RENDER_MEMORY_BYTES", "RENDER_SECONDS", "render_page_png_isolated"]
+__all__ = [
+    "CONTEXT",
+    "RENDER_MEMORY_BYTES",
+    "RENDER_SECONDS",
+    "render_page_png_isolated",
+    "watch_owner",
+]
 
 #: Longest a page render may take before it is killed (and answered as RENDER_FAILED).
 RENDER_SECONDS: Final = 20.0
@@ -70,6 +78,30 @@ class _Context(context.ForkServerContext):
 
 CONTEXT: Final = _Context()
 CONTEXT.set_forkserver_preload(["ragox.extract.pdf", "pymupdf"])
+
+
+#: how often a pool worker looks whether the process that started it still runs
+_WATCH_SECONDS: Final = 1.0
+
+
+def watch_owner(owner: int) -> None:
+    """A pool worker's initializer: exit once process ``owner`` (the ragox process
+    whose pool it serves; the forkserver is the worker's parent) is gone. A worker
+    waits on its call queue, whose writing end it holds itself, so it never sees the
+    owner die: a killed `ragox ingest` (SIGKILL, or a SIGTERM from `timeout` or cron)
+    left its workers and their forkserver running for good (red-team find)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(_WATCH_SECONDS)
+            try:
+                os.kill(owner, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # the id was given to another user's process
+                os._exit(0)
+
+    threading.Thread(target=watch, name="ragox-owner-watch", daemon=True).start()
 
 
 def render_page_png_isolated(

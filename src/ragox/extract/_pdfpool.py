@@ -99,7 +99,7 @@ def read_pages(
         max_workers=helpers,
         mp_context=CONTEXT,
         initializer=_start,
-        initargs=(data, password, profile_id, mode, language),
+        initargs=(os.getpid(), data, password, profile_id, mode, language),
     )
     try:
         for index in range(len(ranges)):
@@ -151,9 +151,17 @@ def _read_here(read_here: Callable[[range], tuple[_Page, ...]], pages: range) ->
 
 
 def _start(
-    data: bytes, password: str | None, profile_id: str, mode: OcrMode, language: str | None
+    owner: int,
+    data: bytes,
+    password: str | None,
+    profile_id: str,
+    mode: OcrMode,
+    language: str | None,
 ) -> None:
+    from ragox.extract._isolated import watch_owner  # noqa: PLC0415
     from ragox.extract._ocr import ocr_engine  # noqa: PLC0415 - preloaded by the forkserver
+
+    watch_owner(owner)  # a killed ingest leaves no page worker behind
     from ragox.extract.pdf import _open  # noqa: PLC0415
     from ragox.text import Profile  # noqa: PLC0415
 

@@ -284,9 +284,14 @@ class ExtractAhead:
         if self._pool is None:
             # The forkserver the PDF page workers use: a worker never inherits the
             # caller's threads or database connections.
-            from ragox.extract._isolated import CONTEXT  # noqa: PLC0415
+            from ragox.extract._isolated import CONTEXT, watch_owner  # noqa: PLC0415
 
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=CONTEXT)
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=CONTEXT,
+                initializer=watch_owner,
+                initargs=(os.getpid(),),
+            )
         return self._pool
 
     def close(self) -> None:
