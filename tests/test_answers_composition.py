@@ -221,3 +221,18 @@ def test_neighbouring_quotes_that_refer_back_are_read_in_the_passages_order() ->
     draft = ExtractiveGenerator().generate("Как удалить старое ядро?", _evidence(kernel))
     texts = [claim.text for claim in draft.claims]
     assert len(texts) == 2 and texts[0].startswith("Сценарий"), texts
+
+
+def test_a_quote_between_two_runs_joins_them_in_the_passages_order() -> None:
+    """Chosen in the order C, A, B, with B between A and C: one stretch of the passage,
+    read A, B, C (red-team note: the runs of A and of C were never joined, so "B, C"
+    came before "A")."""
+    from ragox.answer._extractive import ScoredSentence, _in_reading_order
+
+    text = "The pump has a seal. This seal wears out. Therefore it is replaced yearly."
+    (evidence,) = _evidence(text)
+    a, b, c = (
+        ScoredSentence(evidence, start, end, None, 1.0)  # type: ignore[arg-type]
+        for start, end in ((0, 20), (21, 41), (42, len(text)))
+    )
+    assert [s.start for s in _in_reading_order([c, a, b])] == [0, 21, 42]

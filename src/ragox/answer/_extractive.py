@@ -1387,11 +1387,16 @@ def _in_reading_order(chosen: list[ScoredSentence]) -> list[ScoredSentence]:
     sentences refers back (:data:`_BACK_REFERENCE`). Other quotes stay best first."""
     runs: list[list[ScoredSentence]] = []
     for sentence in chosen:
-        run = next((r for r in runs if any(_adjacent(sentence, other) for other in r)), None)
-        if run is None:
+        touched = [r for r in runs if any(_adjacent(sentence, other) for other in r)]
+        if not touched:
             runs.append([sentence])
-        else:
-            run.append(sentence)
+            continue
+        # a sentence between two runs joins them into one, at the first run's place
+        first = touched[0]
+        first.append(sentence)
+        for other in touched[1:]:
+            first.extend(other)
+            runs.remove(other)
     ordered: list[ScoredSentence] = []
     for run in runs:
         in_text = sorted(run, key=lambda s: s.start)
