@@ -500,14 +500,31 @@ def test_a_sheet_of_too_many_cells_is_refused_before_openpyxl_reads_it(
         for n in range(MAX_BLOCKS // per_part + 1)
     }
     bomb = _rezip(good, parts)
+    # the same cells in UTF-16, or under a prefix that is no ASCII name, and merged
+    # ranges (openpyxl makes an object for every cell a range covers): counted too
+    per_utf16 = 40_000  # parts under 1 MiB: no ratio refusal
+    utf16 = {
+        f"xl/worksheets/wide{n}.xml": (
+            '<?xml version="1.0" encoding="UTF-16"?><é:worksheet xmlns:é="urn:x">'
+            "<é:sheetData><é:row>" + "<é:c/>" * per_utf16 + "</é:row></é:sheetData>"
+            "</é:worksheet>"
+        ).encode("utf-16")
+        for n in range(MAX_BLOCKS // per_utf16 + 1)
+    }
+    merged = {
+        "xl/worksheets/merged.xml": b'<?xml version="1.0"?><worksheet><sheetData/>'
+        b'<mergeCells count="1"><mergeCell ref="A1:CV20000"/></mergeCells></worksheet>'
+    }
+    others = [_rezip(good, utf16), _rezip(good, merged)]
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("openpyxl was asked to load the workbook")
 
     monkeypatch.setattr(xlsx_module.openpyxl, "load_workbook", never)
-    with pytest.raises(ExtractionError) as caught:
-        extract_xlsx(bomb, BASE_PROFILE)
-    assert caught.value.code is ErrorCode.TOO_COMPLEX
+    for data in (bomb, *others):
+        with pytest.raises(ExtractionError) as caught:
+            extract_xlsx(data, BASE_PROFILE)
+        assert caught.value.code is ErrorCode.TOO_COMPLEX
 
 
 def test_xml_parts_past_the_limit_are_refused_before_parsing(
@@ -530,6 +547,50 @@ def test_xml_parts_past_the_limit_are_refused_before_parsing(
     assert caught.value.code is ErrorCode.ZIP_BOMB
     monkeypatch.setattr(docx_module, "MAX_XML_BYTES", xml)
     assert extract_docx(data, BASE_PROFILE).blocks
+
+
+def test_pictures_and_html_chunks_with_a_doctype_are_no_dtd_of_the_document(
+    tmp_path: Path,
+) -> None:
+    """An SVG picture exported with its DOCTYPE, or an HTML chunk (altChunk) with
+    "<!DOCTYPE html>", is not the document's XML: the file is read (red-team find: the
+    check of every part that starts as XML refused such ordinary files)."""
+    good = make_docx(tmp_path / "good.docx").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(good)) as source:
+        types = source.read("[Content_Types].xml")
+    types = types.replace(
+        b"</Types>",
+        b'<Default Extension="svg" ContentType="image/svg+xml"/>'
+        b'<Override PartName="/word/afchunk.htm" ContentType="application/xhtml+xml"/></Types>',
+    )
+    svg = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
+        b'"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg/>'
+    )
+    html = b"<!DOCTYPE html><html><body><p>Chunk</p></body></html>"
+    ordinary = _rezip(
+        good,
+        {"word/media/image1.svg": svg, "word/afchunk.htm": html},
+        {"[Content_Types].xml": types},
+    )
+    assert extract_docx(ordinary, BASE_PROFILE).blocks
+
+
+@pytest.mark.parametrize("codec", ["utf-32", "utf-32-be", "utf-16"])
+def test_a_dtd_in_utf_32_or_utf_16_is_refused(tmp_path: Path, codec: str) -> None:
+    """The main part in UTF-32 (with or without a byte-order mark) or UTF-16, declaring
+    a DTD: refused as in UTF-8 (red-team find: UTF-32 was read as UTF-16 or not as XML,
+    and the entity's text was silently lost)."""
+    good = make_docx(tmp_path / "good.docx").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(good)) as source:
+        document_xml = source.read("word/document.xml")
+    with_dtd = document_xml.replace(
+        b"?>", b'?>\n<!DOCTYPE w:document [<!ENTITY e "entity text">]>', 1
+    )
+    encoded = with_dtd.decode("utf-8").encode(codec)
+    with pytest.raises(ExtractionError) as caught:
+        extract_docx(_rezip(good, {}, {"word/document.xml": encoded}), BASE_PROFILE)
+    assert "declares a DTD" in caught.value.message
 
 
 def test_expansion_limit_is_checked_before_parsing(

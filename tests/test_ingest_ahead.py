@@ -409,3 +409,25 @@ def test_a_killed_ingest_leaves_no_worker_behind(tmp_path: Path) -> None:
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_an_owner_that_died_unreaped_counts_as_gone() -> None:
+    """The workers' watch reads the owner's start time from /proc: a live process has
+    one, a dead one not yet reaped (a zombie, whose id still answers kill 0) has none,
+    so its workers exit too (red-team find)."""
+    import subprocess
+    import sys
+    import time
+
+    from ragox.extract._isolated import _start_time
+
+    assert _start_time(os.getpid()) is not None
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.time() + 20
+        while _start_time(child.pid) is not None:  # until it has exited, unreaped
+            assert time.time() < deadline
+            time.sleep(0.05)
+        os.kill(child.pid, 0)  # a zombie: its id still answers
+    finally:
+        child.wait()

@@ -332,6 +332,16 @@ def test_a_document_deleted_while_it_is_ingested_fails_that_file_alone(app: Rago
         outcome = app.ingestor.process(record, data, created, job=job)
         assert (outcome.state, outcome.error_code) == (RevisionState.FAILED, "DELETED")
         assert app.store.get_revision("default", "gone.txt", record.revision) is None
+    # a run that fails (a broken PDF) after its document was deleted says DELETED too,
+    # not READY (red-team find)
+    broken = b"%PDF-1.7\n" + b"\x00garbage" * 50
+    received = app.ingestor.receive(broken, "gone.pdf", "gone.pdf", tenant="default")
+    assert isinstance(received, tuple)
+    record, created = received
+    job = app.store.start_job("default", "gone.pdf", record.revision)
+    assert app.delete("gone.pdf")
+    outcome = app.ingestor.process(record, broken, created, job=job)
+    assert (outcome.state, outcome.error_code) == (RevisionState.FAILED, "DELETED")
     kept = app.ingestor.ingest_bytes(
         b"The kept pump is checked daily.\n", "kept.txt", "kept.txt", tenant="default"
     )

@@ -91,17 +91,36 @@ def watch_owner(owner: int) -> None:
     owner die: a killed `ragox ingest` (SIGKILL, or a SIGTERM from `timeout` or cron)
     left its workers and their forkserver running for good (red-team find)."""
 
+    started = _start_time(owner)
+
     def watch() -> None:
         while True:
             time.sleep(_WATCH_SECONDS)
             try:
                 os.kill(owner, 0)
-            except ProcessLookupError:
+            except (ProcessLookupError, PermissionError):  # gone, or the id reused
                 os._exit(0)
-            except PermissionError:  # the id was given to another user's process
+            # a dead owner not yet reaped (a zombie), or its id given to another
+            # process since: /proc says so where there is one
+            now = _start_time(owner)
+            if started is not None and (now is None or now != started):
                 os._exit(0)
 
     threading.Thread(target=watch, name="ragox-owner-watch", daemon=True).start()
+
+
+def _start_time(pid: int) -> str | None:
+    """When process ``pid`` started (``/proc/PID/stat``'s 22nd field), or None for one
+    that is a zombie, is gone, or where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # fields[0] is the state (3rd field); the start time is the 22nd field
+    if len(fields) < 20 or fields[0] in (b"Z", b"X"):
+        return None
+    return fields[19].decode()
 
 
 def render_page_png_isolated(

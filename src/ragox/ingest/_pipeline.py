@@ -651,6 +651,8 @@ class Ingestor:
             error_message=message,
         )
         self.store.finish_job(job, JobState.FAILED, stage, code)
+        if not failed and self.store.get_revision(tenant, doc, rev) is None:
+            return _deleted(record, created)  # deleted while it ran, then failed
         # A READY revision whose re-parse failed stays READY (set_state leaves it).
         state = RevisionState.FAILED if failed else RevisionState.READY
         return IngestOutcome(doc, rev, state, created, code, message)

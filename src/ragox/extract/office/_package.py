@@ -29,6 +29,7 @@ import io
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Final
 
@@ -43,6 +44,7 @@ __all__ = [
     "may_be_xml",
     "open_package",
     "parse_failure",
+    "xml_encoding",
 ]
 
 #: Largest total the XML parts of a document or a presentation may expand to: python-
@@ -74,16 +76,69 @@ _PROLOG: Final = re.compile(
 )
 
 
+def xml_encoding(head: bytes) -> str | None:
+    """The encoding an XML parser reads a part in, from its first bytes (XML 1.0
+    appendix F: a byte-order mark, or "<" in UTF-32, UTF-16 or UTF-8, after white
+    space in UTF-8), else None: the part does not start as XML (an image)."""
+    for mark, codec in _XML_STARTS:
+        if head.startswith(mark):
+            return codec
+    return "utf-8" if head.lstrip(b" \t\r\n")[:1] == b"<" else None
+
+
+#: how each encoding's XML starts, longest patterns first
+_XML_STARTS: Final = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\x00<", "utf-32-be"),
+    (b"<\x00\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\x00<", "utf-16-be"),
+    (b"<\x00", "utf-16-le"),
+)
+
+
 def may_be_xml(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bool:
-    """The part starts as XML does (a byte-order mark, white space, then "<", in
-    UTF-8 or UTF-16); an image or another binary part does not."""
+    """The part starts as XML does (:func:`xml_encoding`); an image or another binary
+    part does not."""
     if member.is_dir() or member.file_size == 0:
         return False
     with archive.open(member) as part:
         head = part.read(64)
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<"):
-        return True
-    return head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")[:1] == b"<"
+    return xml_encoding(head) is not None
+
+
+def _parsed_as_xml(content_types: bytes) -> Callable[[str], bool]:
+    """Whether the package declares a part (by its name) of a content type that an
+    Office library parses as XML: an Office type (``application/vnd.…+xml``) or
+    ``application/xml``, by the part's Override or its extension's Default. An SVG
+    picture (``image/svg+xml``) or an HTML chunk (``application/xhtml+xml``) is not
+    parsed as the document's XML, and may carry its own DOCTYPE."""
+    text = content_types.decode("utf-8", errors="replace")
+    defaults = {m.group(1).lower(): m.group(2) for m in _DEFAULT.finditer(text)}
+    overrides = {m.group(1): m.group(2) for m in _OVERRIDE.finditer(text)}
+
+    def parsed(name: str) -> bool:
+        kind = overrides.get("/" + name)
+        if kind is None:
+            kind = defaults.get(name.rsplit(".", 1)[-1].lower() if "." in name else "")
+        return kind is not None and (
+            kind.lower() == "application/xml"
+            or (kind.lower().startswith("application/vnd.") and kind.lower().endswith("+xml"))
+        )
+
+    return parsed
+
+
+_ATTRIBUTE: Final = r"""\s*=\s*["']([^"']*)["']"""
+_DEFAULT: Final = re.compile(
+    r"<(?:\w+:)?Default\b[^>]*?\bExtension" + _ATTRIBUTE + r"[^>]*?\bContentType" + _ATTRIBUTE
+)
+_OVERRIDE: Final = re.compile(
+    r"<(?:\w+:)?Override\b[^>]*?\bPartName" + _ATTRIBUTE + r"[^>]*?\bContentType" + _ATTRIBUTE
+)
 
 
 def _declares_dtd(part: IO[bytes]) -> bool:
@@ -94,14 +149,7 @@ def _declares_dtd(part: IO[bytes]) -> bool:
     while True:
         more = part.read(max(_PROLOG_BYTES, len(data)))  # doubling: no quadratic rereads
         data += more
-        head = data[:2]
-        encoding = (
-            "utf-16-le"
-            if head in (b"\xff\xfe", b"<\x00")
-            else "utf-16-be"
-            if head in (b"\xfe\xff", b"\x00<")
-            else "utf-8"
-        )
+        encoding = xml_encoding(data[:4]) or "utf-8"
         text = data.decode(encoding, errors="replace").lstrip("\ufeff\ufffe")
         found = _PROLOG.match(text)
         opening = found.group(1) if found else None
@@ -198,11 +246,14 @@ def open_package(
             raise ExtractionError(ErrorCode.MACRO_ENABLED, f"the {kind} carries macros (VBA)")
         try:
             content_types = archive.read("[Content_Types].xml")
+            parsed = _parsed_as_xml(content_types)
             xml_bytes = 0
             for member in members:
-                # every part that could be read as XML, whatever its name: a
+                # every part an Office library parses as XML, whatever its name: a
                 # relationship may name "word/real.dat" as the main document
-                if member.filename.endswith((".xml", ".rels")) or may_be_xml(archive, member):
+                if member.filename.endswith((".xml", ".rels")) or (
+                    parsed(member.filename) and may_be_xml(archive, member)
+                ):
                     xml_bytes += member.file_size
                     if max_xml_bytes is not None and xml_bytes > max_xml_bytes:
                         raise ExtractionError(

@@ -50,7 +50,7 @@ from ragox.extract._model import (
 )
 from ragox.extract._office_types import XLSX_MEDIA_TYPE
 from ragox.extract.office._build import MAX_BLOCKS, GridCell, Piece, build_extraction, clean_name
-from ragox.extract.office._package import may_be_xml, open_package, parse_failure
+from ragox.extract.office._package import open_package, parse_failure, xml_encoding
 from ragox.text import Profile
 
 __all__ = ["XLSX_MEDIA_TYPE", "XLSX_PARSER", "extract_xlsx"]
@@ -112,32 +112,60 @@ _SCAN_CHUNK: Final = 1 << 20
 _SCAN_OVERLAP: Final = 512
 
 
-#: a cell element of SpreadsheetML, with or without a namespace prefix
-_CELL: Final = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
+#: a cell element of SpreadsheetML, with or without a namespace prefix (any XML name)
+_CELL: Final = re.compile(r"<(?:[^\s<>/:=\"']{1,64}:)?c[\s>/]")
+#: a merged range: openpyxl makes an object for every cell it covers
+_MERGE: Final = re.compile(
+    r"<(?:[^\s<>/:=\"']{1,64}:)?mergeCell\b[^>]{0,200}?\bref\s*=\s*[\"']"
+    r"([A-Za-z]{1,3})(\d{1,7}):([A-Za-z]{1,3})(\d{1,7})[\"']"
+)
+#: longer than any match of the two: what a chunk keeps for the next one
+_COUNT_TAIL: Final = 512
+
+
+def _column(letters: str) -> int:
+    number = 0
+    for letter in letters.upper():
+        number = number * 26 + ord(letter) - ord("A") + 1
+    return number
 
 
 def _cells_declared(data: bytes) -> int:
-    """How many cell elements the package's parts hold, counted in every part that
-    starts as XML (a relationship may name any part as a sheet), streamed a chunk at a
-    time: what openpyxl would make objects of, known before it does."""
+    """How many cells openpyxl would make objects of: the cell elements and the cells
+    of merged ranges in every part that starts as XML (a relationship may name any part
+    as a sheet; UTF-8, UTF-16 or UTF-32), read a chunk at a time."""
     cells = 0
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         for member in archive.infolist():
-            if member.is_dir() or not (
-                member.filename.endswith(".xml") or may_be_xml(archive, member)
-            ):
+            if member.is_dir() or member.file_size == 0:
                 continue
-            with archive.open(member) as part:
-                tail = b""
+            with archive.open(member) as raw:
+                encoding = xml_encoding(raw.read(64))
+            if encoding is None:
+                continue
+            with archive.open(member) as raw:
+                part = io.TextIOWrapper(raw, encoding=encoding, errors="replace")
+                tail = ""
                 while chunk := part.read(_SCAN_CHUNK):
-                    # a tag cut at the chunk's end is counted in the next window only
                     window = tail + chunk
-                    cut = max(0, len(window) - 16)
-                    cells += len(_CELL.findall(window, 0, cut))
+                    cut = max(0, len(window) - _COUNT_TAIL)
+                    cells += _counted(window, cut)
                     tail = window[cut:]
-                cells += len(_CELL.findall(tail))
+                cells += _counted(tail, len(tail))
             if cells > MAX_BLOCKS:
                 break
+    return cells
+
+
+def _counted(window: str, cut: int) -> int:
+    """The cells of the matches that start before ``cut`` (the rest are counted with
+    the next chunk, whole)."""
+    cells = sum(1 for m in _CELL.finditer(window) if m.start() < cut)
+    for m in _MERGE.finditer(window):
+        if m.start() < cut:
+            columns = abs(_column(m.group(3)) - _column(m.group(1))) + 1
+            rows = abs(int(m.group(4)) - int(m.group(2))) + 1
+            cells += columns * rows
     return cells
 
 
