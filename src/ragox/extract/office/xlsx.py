@@ -78,12 +78,14 @@ def extract_xlsx(
 ) -> Extraction:
     """Sheet names and non-empty cells of the visible sheets, row by row."""
     open_package(data, "XLSX", "xl/workbook.xml")
-    if (cells := _cells_declared(data)) > MAX_BLOCKS:
-        # before openpyxl, which holds every cell (about 640 bytes each): a 586 kB file
-        # of 16 million cells took gigabytes before the limit below was reached
-        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"{cells} cells, the limit is {MAX_BLOCKS}")
     warnings: set[str] = set()
     try:
+        if (cells := _cells_declared(data)) > MAX_BLOCKS:
+            # before openpyxl, which holds every cell (about 640 bytes each): a 586 kB
+            # file of 16 million cells took gigabytes before the limit below was reached
+            raise ExtractionError(
+                ErrorCode.TOO_COMPLEX, f"{cells} cells, the limit is {MAX_BLOCKS}"
+            )
         workbook = openpyxl.load_workbook(
             io.BytesIO(data), data_only=True, keep_vba=False, keep_links=False
         )
