@@ -476,6 +476,24 @@ def test_a_dtd_in_a_part_named_otherwise_is_refused(tmp_path: Path) -> None:
         extract_docx(renamed, BASE_PROFILE)
     assert caught.value.code is ErrorCode.CORRUPT_OFFICE
     assert "declares a DTD" in caught.value.message
+    # the same with the content types in UTF-16 and the part named in other case
+    types16 = (
+        types.replace(b'PartName="/word/document.xml"', b'PartName="/WORD/Real.DAT"')
+        .decode("utf-8")
+        .replace('encoding="UTF-8"', 'encoding="UTF-16"')
+        .encode("utf-16")
+    )
+    recased = _rezip(
+        good,
+        {"word/real.dat": with_dtd},
+        {
+            "_rels/.rels": rels.replace(b"word/document.xml", b"word/real.dat"),
+            "[Content_Types].xml": types16,
+        },
+    )
+    with pytest.raises(ExtractionError) as caught:
+        extract_docx(recased, BASE_PROFILE)
+    assert "declares a DTD" in caught.value.message
     # a binary part that does not start as XML is no reason to refuse
     with_picture = _rezip(good, {"word/media/picture.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64})
     assert extract_docx(with_picture, BASE_PROFILE).blocks

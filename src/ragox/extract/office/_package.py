@@ -116,12 +116,14 @@ def _parsed_as_xml(content_types: bytes) -> Callable[[str], bool]:
     ``application/xml``, by the part's Override or its extension's Default. An SVG
     picture (``image/svg+xml``) or an HTML chunk (``application/xhtml+xml``) is not
     parsed as the document's XML, and may carry its own DOCTYPE."""
-    text = content_types.decode("utf-8", errors="replace")
+    # (in its own encoding; part names compare without case, as OPC says)
+    encoding = xml_encoding(content_types[:4]) or "utf-8"
+    text = content_types.decode(encoding, errors="replace")
     defaults = {m.group(1).lower(): m.group(2) for m in _DEFAULT.finditer(text)}
-    overrides = {m.group(1): m.group(2) for m in _OVERRIDE.finditer(text)}
+    overrides = {m.group(1).lower(): m.group(2) for m in _OVERRIDE.finditer(text)}
 
     def parsed(name: str) -> bool:
-        kind = overrides.get("/" + name)
+        kind = overrides.get("/" + name.lower())
         if kind is None:
             kind = defaults.get(name.rsplit(".", 1)[-1].lower() if "." in name else "")
         return kind is not None and (
