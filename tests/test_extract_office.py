@@ -449,6 +449,13 @@ def test_bad_office_files_fail_with_a_code_and_stored_documents_stay(
     assert app.resolve(created.anchor, OPERATOR).status is ResolutionStatus.RESOLVED
 
 
+def _main_part_with_dtd(package: bytes) -> bytes:
+    """The package's ``word/document.xml`` with a DTD declaring one entity."""
+    with zipfile.ZipFile(io.BytesIO(package)) as source:
+        document_xml = source.read("word/document.xml")
+    return document_xml.replace(b"?>", b'?>\n<!DOCTYPE w:document [<!ENTITY e "entity text">]>', 1)
+
+
 def test_a_dtd_in_a_part_named_otherwise_is_refused(tmp_path: Path) -> None:
     """The main document may be any part a relationship names ("word/real.dat"): its
     DTD is refused like one in "word/document.xml" (red-team find: only parts named
@@ -456,12 +463,9 @@ def test_a_dtd_in_a_part_named_otherwise_is_refused(tmp_path: Path) -> None:
     silently lost). Images and other binary parts are not read as XML."""
     good = make_docx(tmp_path / "good.docx").read_bytes()
     with zipfile.ZipFile(io.BytesIO(good)) as source:
-        document_xml = source.read("word/document.xml")
         rels = source.read("_rels/.rels")
         types = source.read("[Content_Types].xml")
-    with_dtd = document_xml.replace(
-        b"?>", b'?>\n<!DOCTYPE w:document [<!ENTITY e "entity text">]>', 1
-    )
+    with_dtd = _main_part_with_dtd(good)
     renamed = _rezip(
         good,
         {"word/real.dat": with_dtd, "word/media/picture.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64},
@@ -600,12 +604,7 @@ def test_a_dtd_in_utf_32_or_utf_16_is_refused(tmp_path: Path, codec: str) -> Non
     a DTD: refused as in UTF-8 (red-team find: UTF-32 was read as UTF-16 or not as XML,
     and the entity's text was silently lost)."""
     good = make_docx(tmp_path / "good.docx").read_bytes()
-    with zipfile.ZipFile(io.BytesIO(good)) as source:
-        document_xml = source.read("word/document.xml")
-    with_dtd = document_xml.replace(
-        b"?>", b'?>\n<!DOCTYPE w:document [<!ENTITY e "entity text">]>', 1
-    )
-    encoded = with_dtd.decode("utf-8").encode(codec)
+    encoded = _main_part_with_dtd(good).decode("utf-8").encode(codec)
     with pytest.raises(ExtractionError) as caught:
         extract_docx(_rezip(good, {}, {"word/document.xml": encoded}), BASE_PROFILE)
     assert "declares a DTD" in caught.value.message

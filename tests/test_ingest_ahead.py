@@ -9,7 +9,11 @@ import os
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
+import uuid
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -370,11 +374,6 @@ def test_a_killed_ingest_leaves_no_worker_behind(tmp_path: Path) -> None:
     the forkserver it came from) exit within seconds. Before, a worker waited forever on
     a pipe whose writing end it held itself (red-team find: three processes per killed
     ingest, still alive 20 minutes later)."""
-    import subprocess
-    import sys
-    import time
-    import uuid
-
     folder = tmp_path / "notes"
     folder.mkdir()
     for number in range(400):
@@ -415,10 +414,6 @@ def test_an_owner_that_died_unreaped_counts_as_gone() -> None:
     """The workers' watch reads the owner's start time from /proc: a live process has
     one, a dead one not yet reaped (a zombie, whose id still answers kill 0) has none,
     so its workers exit too (red-team find)."""
-    import subprocess
-    import sys
-    import time
-
     from ragox.extract._isolated import _start_time
 
     assert _start_time(os.getpid()) is not None
