@@ -37,18 +37,23 @@ def _variant(change: str) -> bytes:
     return data
 
 
-def _ruling() -> bytes:
-    """A ruled 4 x 4 grid with text in it, text beside it, and a line of text where
-    the grid's mirror image lies (PyMuPDF tests some characters in bottom-up
-    coordinates), over a second page holding a real table."""
-    document = pymupdf.open()
-    page = document.new_page(width=595, height=842)
+def _ruled_grid(page: Any) -> None:
+    """A ruled 4 x 4 grid at (100, 100) with "r{row}c{col}" in each cell."""
     for k in range(5):
         page.draw_line((100, 100 + 40 * k), (260, 100 + 40 * k))
         page.draw_line((100 + 40 * k, 100), (100 + 40 * k, 260))
     for row in range(4):
         for col in range(4):
             page.insert_text((105 + 40 * col, 125 + 40 * row), f"r{row}c{col}", fontsize=9)
+
+
+def _ruling() -> bytes:
+    """A ruled 4 x 4 grid with text in it, text beside it, and a line of text where
+    the grid's mirror image lies (PyMuPDF tests some characters in bottom-up
+    coordinates), over a second page holding a real table."""
+    document = pymupdf.open()
+    page = document.new_page(width=595, height=842)
+    _ruled_grid(page)
     page.insert_text((300, 150), "Text to the right of the grid.", fontsize=11)
     page.insert_text((110, 842 - 180), "Text where the grid's mirror image lies.", fontsize=11)
     page.insert_text((72, 800), "Footer far from every drawing.", fontsize=11)
@@ -352,12 +357,7 @@ def test_a_page_of_more_paths_than_the_limit_is_read_as_text() -> None:
     def grid_page(dots: int) -> bytes:
         document = pymupdf.open()
         page = document.new_page(width=595, height=842)
-        for k in range(5):
-            page.draw_line((100, 100 + 40 * k), (260, 100 + 40 * k))
-            page.draw_line((100 + 40 * k, 100), (100 + 40 * k, 260))
-        for row in range(4):
-            for col in range(4):
-                page.insert_text((105 + 40 * col, 125 + 40 * row), f"r{row}c{col}", fontsize=9)
+        _ruled_grid(page)
         page.insert_text((72, 400), "The valve drawing follows.", fontsize=11)
         shape = page.new_shape()
         for i in range(dots):  # one path each

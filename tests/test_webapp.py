@@ -287,6 +287,18 @@ def test_two_question_conversation_and_a_card_opens_the_viewer(
     assert site.reader not in link and "key" not in link
 
 
+def _first_card(context: Any, site: App, question: str) -> tuple[Any, Any]:
+    """A desktop ask page, signed in as the reader, after ``question``: the page and
+    the answer's first citation card."""
+    page = context("desktop").new_page()
+    page.goto(f"{site.url}/view/ask")
+    _sign_in(page, site.reader)
+    page.fill("#question", question)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#ragox-ask[data-turns='1']")
+    return page, page.locator("#conversation .card").first
+
+
 def test_a_card_says_when_its_quote_no_longer_resolves(context: Any, site: App) -> None:
     """A card's badge and quote are checked again when it is opened and when the page is
     shown again: after its document is deleted the card says so and its quote leaves
@@ -305,13 +317,7 @@ def test_a_card_says_when_its_quote_no_longer_resolves(context: Any, site: App) 
         if any(r["state"] == "READY" for r in listed["revisions"]):
             break
         time.sleep(0.1)
-    page = context("desktop").new_page()
-    page.goto(f"{site.url}/view/ask")
-    _sign_in(page, site.reader)
-    page.fill("#question", "When is the zebrafish tank cleaned?")
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#ragox-ask[data-turns='1']")
-    card = page.locator("#conversation .card").first
+    page, card = _first_card(context, site, "When is the zebrafish tank cleaned?")
     assert "Verified" in card.locator(".badge").inner_text()
     assert "Thursday" in card.inner_text()
     assert httpx.delete(f"{site.url}/v1/documents/zebra.txt", headers=auth).status_code == 200
@@ -329,13 +335,7 @@ def test_a_card_that_cannot_be_checked_again_no_longer_says_verified(
     """When the check on opening fails (a 503, a lost connection), the card says "Not
     re-checked" instead of keeping "Verified" (before, a failing check left it as it
     was); its quote stays. A later check that succeeds says "Verified" again."""
-    page = context("desktop").new_page()
-    page.goto(f"{site.url}/view/ask")
-    _sign_in(page, site.reader)
-    page.fill("#question", "How often is the seal checked?")
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#ragox-ask[data-turns='1']")
-    card = page.locator("#conversation .card").first
+    page, card = _first_card(context, site, "How often is the seal checked?")
     assert "Verified" in card.locator(".badge").inner_text()
     quote = card.locator(".quote").first.inner_text()
 
