@@ -144,9 +144,19 @@ def _bare_item(paragraph: str) -> bool:
     )
 
 
+#: one line of a configuration file: a scoped option (``APT::Acquire::http::Dl-Limit
+#: "800";``, ``Foo::Bar``), a value ended by ";" after "=" or a quoted value, or a
+#: brace that opens or closes a section (``server {``, ``};``)
+_CONFIG_LINE: Final = re.compile(r"\w::\w|[=\"][^\n]*;$|^[\w.-]+\s*\{$|^\}\s*;?$")
+
+
+def _config_line(text: str) -> bool:
+    return "\n" not in text and len(text) <= 200 and _CONFIG_LINE.search(text) is not None
+
+
 def _block_like(paragraph: str) -> bool:
     text = paragraph.strip()
-    if _LIST_ITEM.match(text) or _command_like(text):
+    if _LIST_ITEM.match(text) or _command_like(text) or _config_line(text):
         return True
     if command_lines(text):
         # a configuration or a script of several lines ("image=/boot/vmlinuz",
@@ -205,10 +215,20 @@ def block_end(
         paragraph = text[begin:finish]
         if own is not None and list_marker(paragraph) == own:
             break  # the next item of the introducer's own list
+        if is_section_heading(paragraph.strip()):
+            break  # the next section ("2.7.10. Downgrade im Notfall") is no part of it
         first = count == 0 and colon and len(paragraph) <= 600
+        # a configuration line ("APT::Get::Show-Versions "1";") is no item of a list:
+        # its ";" ends a statement, and the short line after it ("Warning") is another
+        # part of the page
+        configured = end is not None and _config_line(text[last:end].strip())
         # an enumeration goes on while its items end with a comma or "and" ("0 (halt),"
         # then "1 (single user),"): its next item belongs to the block
-        listed = end is not None and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
+        listed = (
+            end is not None
+            and not configured
+            and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
+        )
         # a list whose items are bare lines ("broken symlinks", "Python modules not
         # byte-compiled", …: HTML list items without a marker) goes on while its
         # lines stay short and without a sentence's end, whatever letter opens them;
@@ -216,6 +236,7 @@ def block_end(
         # are another part of the page (a footer's "Prev", "Up", "Home", "Next")
         bare = (
             end is not None
+            and not configured
             and _bare_item(text[last:end])
             and not _PROMPTED.match(text[last:end])
             and _bare_item(paragraph)

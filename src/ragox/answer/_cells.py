@@ -42,6 +42,9 @@ _IDENTIFIER: Final = regex.compile(
     r"[\p{L}\p{N}]+(?:[-_./][\p{L}\p{N}]+)*(?![\p{L}\p{N}])"
 )
 _SPACE: Final = regex.compile(r"\s+")
+#: a path the question names ("/etc/group", "~/.ssh/config", "./configure"): a name as
+#: a whole, whose words ("group") ask for no column
+_PATH: Final = regex.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.+-]+(?:/[\w.+-]*)*")
 #: most cells one answer quotes
 MAX_CELLS: Final = 3
 
@@ -94,7 +97,8 @@ def _names(cell_text: str, question: str, ids: set[str]) -> bool:
     words = [w for w in regex.findall(r"\w+", folded) if not is_stopword(w)]
     if not words or all(w.isdigit() for w in words):
         return False  # a bare number or function word is no key
-    pattern = r"(?<![\p{L}\p{N}])" + regex.escape(folded) + r"(?![\p{L}\p{N}])"
+    # as whole words, not a piece of a path ("shadow" is not named by "/etc/shadow")
+    pattern = r"(?<![\p{L}\p{N}/])" + regex.escape(folded) + r"(?![\p{L}\p{N}]|/\w)"
     return regex.search(pattern, question) is not None
 
 
@@ -106,8 +110,9 @@ def answer_from_cells(
     ids = set(identifiers(question))
     language = detect_language(question) or "en"
     languages = [language] if language in SUPPORTED_LANGUAGES else ["en"]
+    names = [*ids, *(match.group() for match in _PATH.finditer(question))]
     asked = set(analyze_query(question, languages)) - {
-        term for i in ids for term in analyze_query(i, languages)
+        term for name in names for term in analyze_query(name, languages)
     }
     if not asked:
         return ()

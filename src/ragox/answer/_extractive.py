@@ -1067,6 +1067,12 @@ class ExtractiveGenerator:
         antecedent = next((s for s in scored if _refers_back_to(best, s)), None)
         if antecedent is not None:
             chosen.append(antecedent)
+            # …and an antecedent that is an example ("Zum Beispiel, falls sie einen
+            # Fehler beheben möchten, …") is one of the sentence before it
+            if _EXAMPLE.match(_quote(antecedent)) and len(chosen) < config.max_sentences:
+                earlier = next((s for s in scored if _refers_back_to(antecedent, s)), None)
+                if earlier is not None:
+                    chosen.append(earlier)
         # the sentence right after the best one that goes on about it ("This setting
         # will be kept in /etc/papersize.") completes it, though it repeats few words;
         # so does a neighbour that holds the kind of answer asked for (a path for
@@ -1213,7 +1219,16 @@ class ExtractiveGenerator:
 #: words that open a sentence going on about the one before it
 _ANAPHORA: Final = re.compile(
     r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
-    r"|dort|darin|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|при этом|там)\b",
+    r"|dort|darin|solche[rsmn]?|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|такие|такое"
+    r"|при этом|там)\b",
+    re.IGNORECASE,
+)
+
+
+#: a sentence that gives an example of what the one before it says
+_EXAMPLE: Final = re.compile(
+    r"^\W*(?:for example|for instance|e\.\s?g\.|zum beispiel|beispielsweise|z\.\s?b\."
+    r"|например|к примеру)\b",
     re.IGNORECASE,
 )
 
@@ -1224,7 +1239,8 @@ _ANAPHORA: Final = re.compile(
 _BACK_REFERENCE: Final = re.compile(
     r"^\W*(?:\w+\W+){0,2}?(?:this|these|those|it|they|its|their|such|therefore|thus|hence"
     r"|dies|diese[rsmn]?|dieses|es|deshalb|daher|deswegen|somit|dabei|dadurch|dort|darin"
-    r"|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|его|её|их|такой|такая|поэтому|следовательно"
+    r"|solche[rsmn]?|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|его|её|их|такой|такая|такие"
+    r"|поэтому|следовательно"
     r"|таким образом|при этом|там)\b",
     re.IGNORECASE,
 )
@@ -1281,7 +1297,7 @@ def _refers_back_to(best: ScoredSentence, sentence: ScoredSentence) -> bool:
         sentence.evidence.source_id == best.evidence.source_id
         and sentence.end <= best.start
         and not sentence.evidence.text[sentence.end : best.start].strip()
-        and bool(_ANAPHORA.match(_quote(best)))
+        and bool(_ANAPHORA.match(_quote(best)) or _EXAMPLE.match(_quote(best)))
     )
 
 

@@ -123,7 +123,9 @@ _DEFINITION_QUESTION: Final = (
     re.compile(
         r"^\W*(?:what(?: is|'s| are)|was (?:ist|sind|bedeutet|bedeuten)|что (?:такое|есть)"
         r"|что означает)\s+(?:(?:an?|the|ein|eine|einen|der|die|das)\s+)?"
-        r"[\w.+-]+(?:\s+[\w.+-]+){0,2}\s*\??\s*$",
+        r"[\w.+-]+(?:\s+[\w.+-]+){0,2}"
+        # its abbreviation: "Was ist ein Non-Maintainer-Upload (NMU)?"
+        r"(?:\s*\([\w.+-]{1,20}\))?\s*\??\s*$",
         re.IGNORECASE,
     ),
 )
@@ -136,6 +138,15 @@ _DEFINES: Final = re.compile(
     r"(?:\s*\([^)]{1,80}\)|,\s[^,]{1,100},)?"
     r"\s+(?:(?:is|are|ist|sind)\s+(?:an?|the|one|another|ein|eine|einer|der|die|das"
     r"|weitere[rs]?)\b|(?:—|–)\s|(?:—\s+)?(?:это|является|являются|представляет собой)\b)",
+    re.IGNORECASE,
+)
+#: a sentence that gives a thing its name ("Such uploads are called Non-Maintainer
+#: Uploads", "Solche Uploads werden Non-Maintainer Uploads (NMU) genannt", "Такие
+#: загрузки называются …"): it says what the thing is
+_NAMES_IT: Final = re.compile(
+    r"\b(?:is|are) (?:called|known as|referred to as)\b"
+    r"|\b(?:wird|werden) (?:\S+ ){1,6}?genannt\b|\bbezeichnet man\b"
+    r"|\bназыва(?:ется|ются|ют)\b",
     re.IGNORECASE,
 )
 _NAME_QUESTION: Final = (
@@ -273,7 +284,7 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.NAME:
         return bool(_IDENTIFIER.search(sentence) or _PATH.search(sentence))
     if kind is AnswerKind.DEFINITION:
-        return _DEFINES.match(sentence) is not None
+        return _DEFINES.match(sentence) is not None or _NAMES_IT.search(sentence) is not None
     return False
 
 

@@ -1,0 +1,176 @@
+"""Answers a new user met on the Debian manuals (issue 16, a new-user pass of 45
+questions of their own in English, German and Russian): a configuration line after
+"… as the following." is the answer, a section's heading is no part of the block a
+sentence introduces, a path the question names is a name (its last word heads no
+column), and "Was ist ein Non-Maintainer-Upload (NMU)?" is a question for a
+definition, answered by the sentence that names the thing with the one it draws on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import OPERATOR
+from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer._blocks import block_end
+from ragox.answer._support import AnswerKind, answer_kind
+from ragox.service import Ragox
+
+
+def _evidence(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+BANDWIDTH_EN = (
+    "2.7.9. Limiting download bandwidth for APT\n\n"
+    "If you want to limit the download bandwidth for APT to e.g. 800Kib/sec "
+    "(=100kiB/sec), you should configure APT with its configuration parameter as the "
+    "following.\n\n"
+    'APT::Acquire::http::Dl-Limit "800";\n\n'
+    "2.7.10. Emergency downgrading\n\n"
+    "Warning\n\n"
+    "Use of apt-pinning by a novice user is sure call for major troubles."
+)
+BANDWIDTH_DE = (
+    "2.7.9. Die Download-Bandbreite für APT einschränken\n\n"
+    "Falls Sie die Download-Bandbreite für APT einschränken möchten, sagen wir z.B. auf "
+    "800Kib/sec (=100kiB/sec), sollten Sie APT mit folgenden Konfigurationsparametern "
+    "einrichten:\n\n"
+    'APT::Acquire::http::Dl-Limit "800";\n\n'
+    "2.7.10. Downgrade im Notfall\n\n"
+    "Warnung\n\n"
+    "Die Verwendung von apt-pinning durch einen unerfahrenen Benutzer ist sicher."
+)
+
+
+def test_a_configuration_line_after_the_following_is_quoted() -> None:
+    """ "… configure APT with its configuration parameter as the following." was quoted
+    alone: the line after it (``APT::Acquire::http::Dl-Limit "800";``) was no command
+    to the block rules, so the answer stopped before the answer."""
+    draft = ExtractiveGenerator().generate(
+        "How do I limit the download bandwidth that APT uses?", _evidence(BANDWIDTH_EN)
+    )
+    assert not draft.abstained
+    quoted = "\n".join(claim.text for claim in draft.claims)
+    assert 'Dl-Limit "800";' in quoted
+    assert "2.7.10" not in quoted and "Emergency" not in quoted
+
+
+def test_the_next_sections_heading_is_no_part_of_an_introduced_block() -> None:
+    """The German manual's answer ended with "2.7.10. Downgrade im Notfall": the
+    configuration line ends with ";", which read as an enumeration going on."""
+    draft = ExtractiveGenerator().generate(
+        "Wie begrenze ich die Bandbreite, die APT zum Herunterladen nutzt?",
+        _evidence(BANDWIDTH_DE),
+    )
+    assert not draft.abstained
+    quoted = "\n".join(claim.text for claim in draft.claims)
+    assert 'Dl-Limit "800";' in quoted
+    assert "2.7.10" not in quoted and "Notfall" not in quoted
+    start = BANDWIDTH_DE.index("einrichten:") + len("einrichten:")
+    end = block_end(BANDWIDTH_DE, start, True)
+    assert (
+        end is not None and BANDWIDTH_DE[start:end].strip() == 'APT::Acquire::http::Dl-Limit "800";'
+    )
+    # a configuration line's ";" ends a statement: the warning after it is not its item
+    warned = 'Add this line:\n\nAPT::Get::Show-Versions "1";\n\nWarning\n\nPinning is risky.'
+    finish = block_end(warned, warned.index(":") + 1, True)
+    assert finish is not None and warned[:finish].endswith('"1";')
+    # a heading right after the colon is the next section, not the block
+    assert block_end("Do as follows:\n\n3.1. Next section\n\nText.", 14, True) is None
+    # an enumeration's items that end with a comma or ";" still go on
+    listed = "Die Werte sind:\n\nerstens a;\n\nzweitens b;\n\ndrittens c\n\nDanach folgt Text."
+    finish = block_end(listed, listed.index(":") + 1, True)
+    assert finish is not None and listed[:finish].endswith("drittens c")
+
+
+PERMISSIONS = """<html><body>
+<h2>4.1. Normal Unix authentication</h2>
+<table>
+<thead><tr><th>file</th><th>permission</th><th>user</th><th>group</th>
+<th>description</th></tr></thead>
+<tbody>
+<tr><td>/etc/passwd</td><td>-rw-r--r--</td><td>root</td><td>root</td>
+<td>user account information</td></tr>
+<tr><td>/etc/shadow</td><td>-rw-r-----</td><td>root</td><td>shadow</td>
+<td>secure user account information</td></tr>
+<tr><td>/etc/group</td><td>-rw-r--r--</td><td>root</td><td>root</td>
+<td>group information</td></tr>
+</tbody></table>
+</body></html>
+"""
+BASE_PASSWD = (
+    "base-passwd for Debian\n----------------------\n\n"
+    'This package supplies the "master" copies of /etc/passwd and /etc/group, in '
+    '/usr/share/base-passwd. It also supplies the utility "update-passwd", which '
+    "automatically makes sure that uids and gids in the 0-99 range are correct.\n"
+)
+
+
+def test_a_path_the_question_names_heads_no_column(tmp_path: Path) -> None:
+    """ "Where does base-passwd keep the master copies of /etc/passwd and /etc/group?"
+    was answered "group (/etc/passwd): root": the row of /etc/passwd is named, and the
+    word "group" of the path /etc/group matched the column "group". A path is a name;
+    the README's sentence answers. A column the question asks for in words still
+    answers from the table."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "auth.html").write_text(PERMISSIONS, encoding="utf-8")
+    (folder / "base-passwd-README.txt").write_text(BASE_PASSWD, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        for path in sorted(folder.iterdir()):
+            app.ingest_path(path, folder, tenant="default")
+        record = app.ask(
+            "Where does base-passwd keep the master copies of /etc/passwd and /etc/group?",
+            OPERATOR,
+        )
+        asked_in_words = app.ask("Which group owns /etc/shadow?", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any("/usr/share/base-passwd" in quote for quote in quotes), quotes
+    assert "root" not in quotes
+    assert [c.anchor.quote.exact for c in asked_in_words.citations] == ["shadow"]
+
+
+NMU_DE = (
+    "5.11. Non-Maintainer Uploads (NMUs)\n\n"
+    "Jedes Paket hat einen oder mehrere Betreuer. Normalerweise sind das Leute, die daran "
+    "arbeiten und neue Versionen des Pakets hochladen. In einigen Situationen ist es "
+    "nützlich, dass auch andere Entwickler neue Versionen hochladen können. Zum Beispiel, "
+    "falls sie einen Fehler in einem Paket beheben möchten, das sie nicht betreuen, oder "
+    "wenn der Betreuer Hilfe benötigt. Solche Uploads werden Non-Maintainer Uploads (NMU) "
+    "genannt."
+)
+NMU_CHANGELOG_DE = (
+    "5.11.2. NMUs und debian/changelog\n\n"
+    "Genauso wie bei jedem anderen (Quell-) Upload muss bei NMUs ein Eintrag in "
+    "debian/changelog hinzugefügt werden. Die erste Zeile muss explizit erwähnen, dass "
+    "dieser Upload ein NMU ist, z.B: Non-maintainer upload."
+)
+
+
+def test_a_what_is_question_with_an_abbreviation_asks_for_a_definition() -> None:
+    """ "(NMU)" after the term made the question no definition question; the answer was
+    the changelog rule that mentions an NMU. The sentence that names the thing ("Solche
+    Uploads werden … (NMU) genannt") is the answer, with the sentence it refers to,
+    and the one that the example between them refers to."""
+    for question in (
+        "Was ist ein Non-Maintainer-Upload (NMU)?",
+        "What is a non-maintainer upload (NMU)?",
+        "Что такое загрузка не-сопровождающим (NMU)?",
+    ):
+        assert answer_kind(question) is AnswerKind.DEFINITION, question
+    draft = ExtractiveGenerator().generate(
+        "Was ist ein Non-Maintainer-Upload (NMU)?", _evidence(NMU_CHANGELOG_DE, NMU_DE)
+    )
+    assert not draft.abstained
+    texts = [claim.text for claim in draft.claims]
+    named = next(i for i, t in enumerate(texts) if t.startswith("Solche Uploads"))
+    before = next(i for i, t in enumerate(texts) if t.startswith("In einigen Situationen"))
+    assert before < named
+    assert not any(t.startswith("Die erste Zeile") for t in texts[:named])
