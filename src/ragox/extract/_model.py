@@ -11,6 +11,7 @@ from ragox.text import Alignment, Coordinates, Span
 
 __all__ = [
     "BLOCK_SEPARATOR",
+    "MAX_BLOCKS",
     "Block",
     "BlockKind",
     "ErrorCode",
@@ -24,6 +25,12 @@ __all__ = [
 
 #: The fixed separator between blocks in a representation text (HTML, Markdown, PDF).
 BLOCK_SEPARATOR = "\n\n"
+#: Most blocks a text document (plain text, Markdown, HTML, reStructuredText) may make;
+#: more is refused ``TOO_COMPLEX`` before its blocks are built. A block costs 1 to 3
+#: KB of memory through parsing and ingestion, so three megabytes of one-letter
+#: paragraphs (a million blocks) took 2.5 GB and over a minute; a real manual has a
+#: few thousand. Tables are bounded by their own limit (``MAX_SLOTS``).
+MAX_BLOCKS = 100_000
 
 
 class ErrorCode(enum.Enum):

@@ -50,6 +50,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from ragox.extract._htmltables import CellPlace, table_cells
 from ragox.extract._model import (
     BLOCK_SEPARATOR,
+    MAX_BLOCKS,
     Block,
     BlockKind,
     ErrorCode,
@@ -221,6 +222,7 @@ def extract_html(
         raise ExtractionError(
             ErrorCode.TOO_COMPLEX, f"element nesting deeper than {options.max_depth}"
         )
+    _refuse_many_elements(source)
     # Lexbor reads bytes as UTF-8: the checked bytes, not the text encoded again.
     tree = LexborHTMLParser(data)
     root = tree.root
@@ -571,6 +573,48 @@ def _pushing_starts(text: str) -> int:
     counted in C, each distinct name looked up once)."""
     counts = Counter(_START_NAME.findall(text))
     return sum(n for name, n in counts.items() if name.lower() not in _NO_PUSH)
+
+
+#: start tags of the elements that make blocks, beside tables' (which ``MAX_SLOTS``
+#: bounds), and ``br``: what the walk's records grow with
+_BLOCK_START: Final = re.compile(
+    r"<(?:"
+    + "|".join(
+        sorted(
+            _BLOCK_TAGS - _names("html body table caption colgroup col thead tbody tfoot tr td th")
+            | {"br"},
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")(?=[\s/>])",
+    re.IGNORECASE,
+)
+#: a start tag longer than this is read for its attributes (a real one is short, or
+#: long for one value: an inline image's ``data:`` address)
+_LONG_TAG: Final = re.compile(r"<[A-Za-z][^<>]{4096,}")
+#: an attribute's name and its "=" after white space or a quoted value (an estimate)
+_ATTRIBUTE: Final = re.compile(r"[\s\"'][^\s\"'<>/=]+\s*=")
+#: most attributes the long start tags of a page may have together: Lexbor's parse
+#: grows with the square of one element's attributes (300,000 on one element, a 3 MB
+#: file, took minutes; 10,000 take a few tenths of a second)
+MAX_ATTRIBUTES: Final = 10_000
+
+
+def _refuse_many_elements(text: str) -> None:
+    """Refuse ``TOO_COMPLEX`` markup of more than :data:`MAX_BLOCKS` block elements, or
+    of more than :data:`MAX_ATTRIBUTES` attributes in its long start tags, before it is
+    parsed."""
+    for count, _ in enumerate(_BLOCK_START.finditer(text), start=1):
+        if count > MAX_BLOCKS:
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
+    attributes = 0
+    for tag in _LONG_TAG.finditer(text):
+        attributes += sum(1 for _ in _ATTRIBUTE.finditer(tag.group()))
+        if attributes > MAX_ATTRIBUTES:
+            raise ExtractionError(
+                ErrorCode.TOO_COMPLEX, f"elements with over {MAX_ATTRIBUTES} attributes"
+            )
 
 
 def _nesting_exceeds(text: str, limit: int) -> bool:

@@ -44,6 +44,7 @@ from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
 from ragox.extract._model import (
+    MAX_BLOCKS,
     BlockKind,
     ErrorCode,
     Extraction,
@@ -183,11 +184,29 @@ def _recording(tokenize: _Tokenize) -> _Tokenize:
     return recorded
 
 
+#: the key in the parse's ``env`` that counts the blocks begun so far
+_BEGUN: Final = "ragox_blocks_begun"
+
+
+def _block_budget(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """The first block rule: counts each block begun (at every level of nesting) and
+    refuses a document of more than :data:`MAX_BLOCKS` of them ``TOO_COMPLEX`` while it
+    is parsed, before its tokens (a few per block) take gigabytes; it never matches."""
+    if not silent:
+        begun = state.env.get(_BEGUN, 0) + 1
+        if begun > MAX_BLOCKS:
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
+        state.env[_BEGUN] = begun
+    return False
+
+
 @cache
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table")
     # Block structure only: inline markup stays verbatim in the representation.
     md.disable(["inline", "text_join"])
+    # before every other rule ("table" is the first of CommonMark's with tables on)
+    md.block.ruler.before("table", "ragox_budget", _block_budget)
     # This parser's own block tokenizer (an instance attribute; markdown-it's nested
     # calls go through ``state.md.block.tokenize``, so through it too).
     md.block.tokenize = _recording(md.block.tokenize)  # type: ignore[method-assign,assignment]
@@ -280,6 +299,7 @@ def _blocks(
     row = -1
     #: the block id of each column's header cell in the current table
     column_headers: dict[int, str] = {}
+    split_rows: dict[int, list[tuple[int, int]]] = {}
     for position, token in enumerate(tokens):
         kind = token.type
         if kind in _CONTAINERS:
@@ -327,7 +347,7 @@ def _blocks(
             continue
         elif kind in ("th_open", "td_open"):
             block_kind = BlockKind.TABLE_CELL
-            span = _cell(text, lines, marks, first, row_cell, located.content)
+            span = _cell(text, lines, marks, first, row_cell, located.content, split_rows)
             if span is not None and text[span[0] : span[1]].strip():
                 header = kind == "th_open"
                 if header:
@@ -413,18 +433,23 @@ def _cell(
     line: int,
     index: int,
     content: str,
+    split_rows: dict[int, list[tuple[int, int]]],
 ) -> tuple[int, int] | None:
-    """Cell ``index`` of a table row, split exactly as markdown-it's table rule splits it."""
-    begin, end = (lines.to_text(line, offset) for offset in marks[line][1:])
-    while begin < end and text[begin] in MD_TRIM_CHARS:
-        begin += 1
-    while end > begin and text[end - 1] in MD_TRIM_CHARS:
-        end -= 1
-    columns = _split_row(text, begin, end)
-    if columns and columns[0][0] == columns[0][1]:
-        columns.pop(0)
-    if columns and columns[-1][0] == columns[-1][1]:
-        columns.pop()
+    """Cell ``index`` of a table row, split exactly as markdown-it's table rule splits it
+    (``split_rows``: the rows split so far, by line)."""
+    columns = split_rows.get(line)
+    if columns is None:  # each row is split once, not once per cell
+        begin, end = (lines.to_text(line, offset) for offset in marks[line][1:])
+        while begin < end and text[begin] in MD_TRIM_CHARS:
+            begin += 1
+        while end > begin and text[end - 1] in MD_TRIM_CHARS:
+            end -= 1
+        columns = _split_row(text, begin, end)
+        if columns and columns[0][0] == columns[0][1]:
+            columns.pop(0)
+        if columns and columns[-1][0] == columns[-1][1]:
+            columns.pop()
+        split_rows[line] = columns
     if index >= len(columns):
         return None  # a cell markdown-it added to fill the row
     start, stop = columns[index]

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from ragox.extract._model import (
+    MAX_BLOCKS,
     Block,
     BlockKind,
     ErrorCode,
@@ -70,7 +71,8 @@ _LINES_SLICE: Final = 1 << 20
 
 
 def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
-    """Runs of non-blank lines: ``(start, end, first_line, last_line)``, 1-based lines."""
+    """Runs of non-blank lines: ``(start, end, first_line, last_line)``, 1-based lines;
+    more than :data:`MAX_BLOCKS` of them is refused ``TOO_COMPLEX``."""
     found: list[tuple[int, int, int, int]] = []
     position = 0
     line_no = 1
@@ -89,6 +91,8 @@ def paragraph_blocks(text: str) -> list[tuple[int, int, int, int]]:
         elif run_start is not None:
             found.append((run_start, run_end, run_line, last_line))
             run_start = None
+            if len(found) > MAX_BLOCKS:
+                raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} paragraphs")
         position += len(line)
         line_no += 1
     if run_start is not None:

@@ -37,6 +37,7 @@ from docutils import nodes
 
 from ragox.extract._htmltables import MAX_SLOTS
 from ragox.extract._model import (
+    MAX_BLOCKS,
     BlockKind,
     ErrorCode,
     Extraction,
@@ -164,12 +165,42 @@ def _simple_table_cells(text: str) -> int:
     return cells
 
 
+#: a line that opens a list item, a field or a line block whatever stands before it
+_ITEM_LINE: Final = re.compile(
+    r"^[ \t]*(?:[-*+\u2022\u2023\u2043][ \t]|#\.[ \t]"
+    r"|\(?(?:\d+|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)][ \t]|:[^:\n]+:(?:[ \t]|$)|\|[ \t])",
+    re.MULTILINE,
+)
+#: what opens and closes inline markup (emphasis, literals, interpreted text)
+_INLINE_MARKS: Final = re.compile(r"[*`]+")
+
+
+def _element_lines(text: str) -> int:
+    """At most how many body elements the text makes: lines after a blank line, lines
+    indented otherwise than the line before them (a definition, a quote), and lines
+    that open an item, a field or a line block."""
+    count = len(_ITEM_LINE.findall(text))
+    blank = True
+    indent = -1
+    for line in text.splitlines():
+        stripped = line.lstrip(" \t")
+        if not stripped:
+            blank = True
+            continue
+        own = len(line) - len(stripped)
+        count += blank or own != indent
+        blank = False
+        indent = own
+    return count
+
+
 def _refuse_costly(text: str) -> None:
     """Refuse, before docutils parses it, a text whose parse would take minutes or
     gigabytes: more table cells than HTML's slots of one table (grid tables' walls "|",
     simple tables' rows times columns; a simple table of a million cells took 80 s and
-    2.6 GB), more explicit markup blocks than :data:`MAX_EXPLICIT_MARKUP`, or a line
-    indented deeper than :data:`MAX_INDENT` columns."""
+    2.6 GB), more blocks than :data:`MAX_BLOCKS` or twice as many runs of inline
+    markup characters, more explicit markup blocks than :data:`MAX_EXPLICIT_MARKUP`,
+    or a line indented deeper than :data:`MAX_INDENT` columns."""
     for deep in _DEEP_INDENT.finditer(text):
         if len(deep.group().expandtabs(8)) - 1 > MAX_INDENT:
             raise ExtractionError(
@@ -178,6 +209,15 @@ def _refuse_costly(text: str) -> None:
     refuse_many_cell_walls(text)
     if _simple_table_cells(text) > MAX_SLOTS:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
+    # docutils builds a few objects of a kilobyte or two for each element and each
+    # piece of inline markup: a 3 MB field list took 2.3 GB, a paragraph of 640,000
+    # emphases 1.2 GB
+    if _element_lines(text) > MAX_BLOCKS:
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
+    if len(_INLINE_MARKS.findall(text)) > 2 * MAX_BLOCKS:
+        raise ExtractionError(
+            ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} pieces of inline markup"
+        )
     for markup, _ in enumerate(_EXPLICIT_MARKUP.finditer(text), start=1):
         if markup > MAX_EXPLICIT_MARKUP:
             raise ExtractionError(
