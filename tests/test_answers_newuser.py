@@ -174,3 +174,52 @@ def test_a_what_is_question_with_an_abbreviation_asks_for_a_definition() -> None
     before = next(i for i, t in enumerate(texts) if t.startswith("In einigen Situationen"))
     assert before < named
     assert not any(t.startswith("Die erste Zeile") for t in texts[:named])
+
+
+SALSA_EN = (
+    "4.4.5. salsa.debian.org: Git repositories and collaborative development platform\n\n"
+    "If you want to use a git repository for any of your Debian work, you can use "
+    "Debian's GitLab instance called Salsa for that purpose. For more information, "
+    "please see the documentation at https://wiki.debian.org/Salsa/Doc."
+)
+RESOURCES_RU = (
+    "4.4. Серверы Debian\n\n"
+    "Серверы Debian хорошо защищены и обслуживаются командой системных администраторов "
+    "Debian. Если вы получали сообщения через алиас проекта и хотите удалить свой адрес "
+    "из рассылки, откройте билет для системных администраторов.\n\n"
+    "Все информация о зеркалах Debian, включая список доступных публично серверов, может "
+    "быть найдена на странице зеркал. Эта страница также содержит полезную информацию о "
+    "том, как настроить собственное зеркало.\n\n"
+)
+
+
+def test_an_untranslated_paragraph_of_the_readers_manual_answers(tmp_path: Path) -> None:
+    """The Russian Developer's Reference leaves its section on Salsa in English, and
+    the English manual holds the same paragraph: "Что такое salsa.debian.org?" was
+    answered with three unrelated Russian sentences (passages in another language are
+    left out when some are in the question's). A passage of a document in the
+    question's language is that document's text, whatever language it is written in;
+    the English manual's copy is still left out."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "resources-en.txt").write_text(SALSA_EN, encoding="utf-8")
+    (folder / "resources-ru.txt").write_text(RESOURCES_RU + SALSA_EN, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        for path in sorted(folder.iterdir()):
+            app.ingest_path(path, folder, tenant="default", language=path.stem[-2:])
+        record = app.ask("Что такое salsa.debian.org?", OPERATOR)
+        # Russian passages that name Debian fill the evidence when it is short: the
+        # paragraph, found first in the English manual with its copy in the Russian
+        # one under it, is still in the reader's language
+        for n, paragraph in enumerate(RESOURCES_RU.split("\n\n")[1:3]):
+            (folder / f"note{n}-ru.txt").write_text("\n\n".join([paragraph] * 3), encoding="utf-8")
+            app.ingest_path(folder / f"note{n}-ru.txt", folder, tenant="default", language="ru")
+        short = app.ask("Что такое salsa.debian.org?", OPERATOR, candidates=2)
+    finally:
+        app.close()
+    assert not record.abstained
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any("GitLab instance called Salsa" in quote for quote in quotes), quotes
+    assert {c.anchor.document_id for c in record.citations} == {"resources-ru.txt"}
+    assert any("GitLab instance called Salsa" in c.anchor.quote.exact for c in short.citations)

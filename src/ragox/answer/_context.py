@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import regex
@@ -254,7 +254,8 @@ def select_context(
                     copy_lists,
                 )
             )
-    return chosen
+    languages = store.index.representation_languages(sorted({e.manifest_id for e in chosen}))
+    return [replace(e, document_language=languages.get(e.manifest_id)) for e in chosen]
 
 
 def _taken(passage: _Passage, chosen: Sequence[Evidence]) -> bool:

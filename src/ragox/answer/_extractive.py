@@ -399,6 +399,15 @@ def score_sentences(
             if others is not None:
                 own[place] = asked
                 foreign[place] = others
+        # …and a passage of a document in the question's language is kept whatever
+        # its own: the English paragraph a Russian manual left untranslated is what
+        # that manual says ("4.4.5. salsa.debian.org: Git repositories …")
+        # (read as the question's language: its names and commands match as written,
+        # and the question's words are not analyzed as English for it)
+        own = [
+            asked if language not in (asked, None) and item.document_language == asked else language
+            for item, language in zip(evidence, own, strict=True)
+        ]
         keep = [language in (asked, None) for language in own]
         evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
         foreign = [others for others, kept in zip(foreign, keep, strict=True) if kept]

@@ -45,6 +45,10 @@ class Evidence:
     #: items' spans (offsets in ``text``): the extractor's list items, which carry no
     #: marker in the text (``select_context``; empty where none was looked for)
     lists: tuple[tuple[tuple[int, int], ...], ...] = ()
+    #: the language detected for the passage's whole document (``select_context``):
+    #: an English paragraph left untranslated in a Russian manual is that manual's
+    #: text for a Russian reader, not a passage of another language's manual
+    document_language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -637,8 +637,17 @@ class Ragox:
         spoken = query_language(question)
         if spoken is None or not hits or spoken not in self.searcher().languages(principal):
             return hits
-        languages = self.store.index.chunk_languages([hit.chunk_id for hit in hits])
-        if all(languages.get(hit.chunk_id) in (spoken, None) for hit in hits):
+        languages = self.store.index.chunk_languages(
+            [h.chunk_id for hit in hits for h in (hit, *hit.also_in)]
+        )
+
+        def in_spoken(hit: Hit) -> bool:
+            # a passage whose copy is in a document of the question's language (the
+            # English paragraph a Russian manual left untranslated, found first in the
+            # English manual) is in the reader's language too
+            return any(languages.get(h.chunk_id) in (spoken, None) for h in (hit, *hit.also_in))
+
+        if all(in_spoken(hit) for hit in hits):
             return hits
         wider = self.searcher().search(
             question,
@@ -650,9 +659,11 @@ class Ragox:
             sources=sources,
             snippets=False,
         )
-        languages = self.store.index.chunk_languages([hit.chunk_id for hit in wider])
-        own = [hit for hit in wider if languages.get(hit.chunk_id) in (spoken, None)]
-        others = [hit for hit in wider if languages.get(hit.chunk_id) not in (spoken, None)]
+        languages = self.store.index.chunk_languages(
+            [h.chunk_id for hit in wider for h in (hit, *hit.also_in)]
+        )
+        own = [hit for hit in wider if in_spoken(hit)]
+        others = [hit for hit in wider if not in_spoken(hit)]
         return (own + others)[:candidates]
 
     def table_cells(self) -> TableCells:
