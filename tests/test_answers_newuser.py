@@ -223,3 +223,46 @@ def test_an_untranslated_paragraph_of_the_readers_manual_answers(tmp_path: Path)
     assert any("GitLab instance called Salsa" in quote for quote in quotes), quotes
     assert {c.anchor.document_id for c in record.citations} == {"resources-ru.txt"}
     assert any("GitLab instance called Salsa" in c.anchor.quote.exact for c in short.citations)
+
+
+PACKAGES = """<html><body>
+<h3>Table 12.9. List of Python tools</h3>
+<table>
+<thead><tr><th>package</th><th>popcon</th><th>size</th><th>description</th></tr></thead>
+<tbody>
+<tr><td>python3-venv</td><td>I:60</td><td>6</td>
+<td>venv for creating virtual python environments (system library)</td></tr>
+<tr><td>python3-virtualenv</td><td>V:9, I:53</td><td>406</td>
+<td>virtualenv for creating isolated virtual python environments</td></tr>
+<tr><td>pipx</td><td>V:0, I:1</td><td>887</td>
+<td>pipx for installing python applications in isolated environments</td></tr>
+</tbody></table>
+</body></html>
+"""
+VENV_README = (
+    "Python library modules in Debian\n\n"
+    "A Python module that Debian does not package goes into a virtual environment of "
+    "its own: run python3 -m venv ~/.venvs/foo, then install the module there.\n"
+)
+
+
+def test_a_package_tables_row_gives_no_instructions(tmp_path: Path) -> None:
+    """ "How do I create a Python virtual environment on Debian?" was answered with
+    three rows of a package table ("python3-venv I:60 6 venv for creating virtual python
+    environments"): a package's name looked like a command, so each row counted as an
+    instruction. A row instructs only with a command's sign in it; the README's
+    command answers first."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "python-tools.html").write_text(PACKAGES, encoding="utf-8")
+    (folder / "README.python.txt").write_text(VENV_README, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        for path in sorted(folder.iterdir()):
+            app.ingest_path(path, folder, tenant="default")
+        record = app.ask("How do I create a Python virtual environment on Debian?", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained
+    assert record.citations[0].anchor.document_id == "README.python.txt"
+    assert "python3 -m venv" in record.citations[0].anchor.quote.exact

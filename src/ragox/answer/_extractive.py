@@ -80,7 +80,7 @@ from ragox.search import (
     tokens,
 )
 from ragox.search._analyze import JOINING_LANGUAGES
-from ragox.text._instructions import PARAGRAPH_BREAK
+from ragox.text._instructions import PARAGRAPH_BREAK, has_instruction
 
 __all__ = [
     "ExtractiveConfig",
@@ -518,6 +518,7 @@ def score_sentences(
     # per distinct passage (its sentences list): what its sentences scored, but for
     # the passage's rank, which its copies further down have their own of
     seen: dict[int, list[ScoredSentence]] = {}
+    row_units = [frozenset((start, end) for start, end in cut) for cut in rows]
     for index, (item, sentences, headings) in enumerate(
         zip(evidence, passages, heading_spans, strict=True)
     ):
@@ -597,7 +598,20 @@ def score_sentences(
                 index,
                 holds_answer_kind(kind, item.text[start:end])
                 # a definition is of what the question names, in the sentence itself
-                and (kind is not AnswerKind.DEFINITION or bool(credits)),
+                and (kind is not AnswerKind.DEFINITION or bool(credits))
+                # a table's row does not instruct by a word alone in a cell: a list of
+                # packages' row ("python3-venv I:60 6 venv for creating virtual python
+                # environments") names, it does not say how ("dpkg -l", "$ make", "Пакет
+                # → Удалить (-)" do)
+                and not (
+                    kind is AnswerKind.INSTRUCTION
+                    and (start, end) in row_units[index]
+                    and not has_instruction(
+                        item.text[start:end],
+                        detect_language(item.text[start:end]),
+                        bare_commands=False,
+                    )
+                ),
                 section,
                 heading_asks=asks,
             )

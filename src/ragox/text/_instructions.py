@@ -195,18 +195,24 @@ def command_lines(paragraph: str) -> bool:
     return 2 * signed >= len(lines)
 
 
-def has_instruction(text: str, language: str | None = None) -> bool:
+def has_instruction(text: str, language: str | None = None, *, bare_commands: bool = True) -> bool:
     """A command, a numbered step or an imperative: what a how-to question asks for.
 
     ``language`` is the text's own language where the caller knows it: the English
     imperatives ("install …", "start …") are looked for only in text that is not
     German or Russian, where those words open a definition ("install (installieren) -
-    der Benutzer möchte …") or a noun ("Start des Systems …")."""
+    der Benutzer möchte …") or a noun ("Start des Systems …"). Without
+    ``bare_commands`` a line of one word ("python3-venv", a table's package name) is no
+    command: it needs an option, a path, an assignment or a pipe."""
     for paragraph in PARAGRAPH_BREAK.split(text):
         stripped = paragraph.strip()
         if _PROMPT.match(stripped) or re.match(r"^\d{1,2}[.)]\s+\S", stripped):
             return True
-        if command_like(stripped) and not SENTENCE_END.search(stripped):
+        if (
+            command_like(stripped)
+            and not SENTENCE_END.search(stripped)
+            and (bare_commands or _COMMAND_SIGN.search(stripped) is not None)
+        ):
             return True
     if language in (None, "en") and _ENGLISH.search(text):
         return True
