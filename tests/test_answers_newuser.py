@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import OPERATOR
-from ragox.answer import Evidence, ExtractiveGenerator
+from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
 from ragox.answer._blocks import block_end
 from ragox.answer._support import AnswerKind, answer_kind
 from ragox.service import Ragox
@@ -78,8 +78,30 @@ def test_the_next_sections_heading_is_no_part_of_an_introduced_block() -> None:
     warned = 'Add this line:\n\nAPT::Get::Show-Versions "1";\n\nWarning\n\nPinning is risky.'
     finish = block_end(warned, warned.index(":") + 1, True)
     assert finish is not None and warned[:finish].endswith('"1";')
-    # a heading right after the colon is the next section, not the block
-    assert block_end("Do as follows:\n\n3.1. Next section\n\nText.", 14, True) is None
+    # a step or a version numbered "1.1" or "3.10" is no section's title: the block
+    # holds it
+    for steps, first in (
+        ("Do the following:\n\n1.1 Download the archive.\n\n1.2 Unpack it.", "archive."),
+        ("Do the following:\n\n1.1. Download the archive.\n\n1.2. Unpack it.", "archive."),
+        ("Supported versions:\n\n3.10 (security fixes only)\n\n3.11 (default)", "only)"),
+    ):
+        finish = block_end(steps, steps.index(":") + 1, True)
+        assert finish is not None and first in steps[:finish], steps
+    versions = (
+        "Die Versionen sind:\n\n3.9 (alt),\n\n3.10 (Sicherheitskorrekturen),\n\n3.11 (Standard)"
+    )
+    finish = block_end(versions, versions.index(":") + 1, True)
+    assert finish is not None and versions[:finish].endswith("3.11 (Standard)")
+    # prose items that end with ";" and hold a quoted word are no configuration lines
+    values = (
+        "The mode option accepts the following values:\n\n"
+        '"full" copies every file;\n\n"incremental" copies changed files;\n\n'
+        '"mirror" keeps an exact copy.'
+    )
+    finish = block_end(values, values.index(":") + 1, True)
+    assert finish is not None and values[:finish].endswith("exact copy.")
+    prose = "See the following.\n\nUse std::vector here for the list.\n\nMore text."
+    assert block_end(prose, len("See the following."), False) is None
     # an enumeration's items that end with a comma or ";" still go on
     listed = "Die Werte sind:\n\nerstens a;\n\nzweitens b;\n\ndrittens c\n\nDanach folgt Text."
     finish = block_end(listed, listed.index(":") + 1, True)
@@ -128,6 +150,7 @@ def test_a_path_the_question_names_heads_no_column(tmp_path: Path) -> None:
             OPERATOR,
         )
         asked_in_words = app.ask("Which group owns /etc/shadow?", OPERATOR)
+        said_twice = app.ask("Which group owns /etc/group?", OPERATOR)
     finally:
         app.close()
     assert not record.abstained
@@ -135,6 +158,8 @@ def test_a_path_the_question_names_heads_no_column(tmp_path: Path) -> None:
     assert any("/usr/share/base-passwd" in quote for quote in quotes), quotes
     assert "root" not in quotes
     assert [c.anchor.quote.exact for c in asked_in_words.citations] == ["shadow"]
+    # "group" said outside the path too still asks for the column
+    assert [c.anchor.quote.exact for c in said_twice.citations] == ["root"]
 
 
 NMU_DE = (
@@ -165,6 +190,20 @@ def test_a_what_is_question_with_an_abbreviation_asks_for_a_definition() -> None
         "Что такое загрузка не-сопровождающим (NMU)?",
     ):
         assert answer_kind(question) is AnswerKind.DEFINITION, question
+    # parentheses that hold no abbreviation of the term ask for a value
+    for question in (
+        "What is the default port (TCP)?",
+        "What is the maximum upload size (MB)?",
+        "What is the timeout (seconds)?",
+    ):
+        assert answer_kind(question) is not AnswerKind.DEFINITION, question
+    # a function that "is called when …" is invoked, not named
+    session = _evidence(
+        "The session function is called when the user logs in. It is called from the "
+        "session manager. A session is the time between a user's login and logout."
+    )
+    best = score_sentences("What is a session?", session).sentences[0]
+    assert session[0].text[best.start : best.end].startswith("A session is")
     draft = ExtractiveGenerator().generate(
         "Was ist ein Non-Maintainer-Upload (NMU)?", _evidence(NMU_CHANGELOG_DE, NMU_DE)
     )

@@ -47,6 +47,19 @@ FORMATS = {
     "rst-paragraphs": (extract_rst, rst_module, lambda n: "a\n\n" * n),
     # one paragraph of n emphases: twice as many runs of markup as blocks are allowed
     "rst-emphasis": (extract_rst, rst_module, lambda n: "*a* " * n),
+    # found by a red-team pass over the limits: a table's rows without pipes (markdown-it
+    # takes them in one call), option lists and "#)" enumerators, standalone addresses,
+    # the cells of many tables, stray end tags that each make a paragraph
+    "markdown-table-rows": (
+        extract_markdown,
+        markdown_module,
+        lambda n: "|a|\n|-|\n" + "a\n" * (n - 3),
+    ),
+    "rst-options": (extract_rst, rst_module, lambda n: "-a  b\n" * (n - 1)),
+    "rst-enumerators": (extract_rst, rst_module, lambda n: "#) a\n" * (n - 1)),
+    "rst-addresses": (extract_rst, rst_module, lambda n: "http://a " * n),
+    "rst-references": (extract_rst, rst_module, lambda n: "a_ " * n),
+    "html-stray-ends": (extract_html, html_module, lambda n: "</p>a" * n),
 }
 
 
@@ -133,7 +146,33 @@ def test_the_attribute_limit_holds_at_its_edge(monkeypatch: pytest.MonkeyPatch) 
         return f"<p {names}>kept</p>"
 
     assert extract_html(element(10).encode(), BASE_PROFILE).text == "kept"
-    for refused_markup in (element(11), element(6) + element(5)):
+    quoted = "<p " + " ".join(f'a{i}=">{value}"' for i in range(11)) + ">kept</p>"
+    for refused_markup in (element(11), element(6) + element(5), quoted):
         with pytest.raises(ExtractionError) as refused:
             extract_html(refused_markup.encode(), BASE_PROFILE)
         assert refused.value.code is ErrorCode.TOO_COMPLEX
+
+
+def test_line_breaks_and_scripts_are_no_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log exported as HTML with a <br> per line is one paragraph, and the <div>s in
+    a script's strings or a comment are no elements: none of them counts."""
+    monkeypatch.setattr(html_module, "MAX_BLOCKS", 40)
+    log = "<p>" + "line<br>" * 500 + "</p>"
+    assert len(extract_html(log.encode(), BASE_PROFILE).blocks) == 1
+    script = (
+        "<script>var s = '" + "<div>x</div>" * 500 + "';</script>"
+        "<!--" + "<p>old</p>" * 500 + "--><p>shown</p>"
+    )
+    assert extract_html(script.encode(), BASE_PROFILE).text == "shown"
+
+
+def test_the_cells_of_a_pages_tables_count_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each table's slots were bounded, not a page's: two tables of 450,000 cells took
+    1.6 GB. A page's cells together are bounded by the same number."""
+    monkeypatch.setattr(html_module, "MAX_SLOTS", 40)
+    monkeypatch.setattr(html_module, "MAX_BLOCKS", 1000)
+    tables = ("<table>" + "<tr><td>a<td>b" * 10 + "</table>") * 2
+    assert len(extract_html(tables.encode(), BASE_PROFILE).blocks) == 40
+    with pytest.raises(ExtractionError) as refused:
+        extract_html((tables + "<table><tr><td>c</table>").encode(), BASE_PROFILE)
+    assert refused.value.code is ErrorCode.TOO_COMPLEX

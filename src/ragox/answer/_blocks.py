@@ -144,10 +144,17 @@ def _bare_item(paragraph: str) -> bool:
     )
 
 
-#: one line of a configuration file: a scoped option (``APT::Acquire::http::Dl-Limit
-#: "800";``, ``Foo::Bar``), a value ended by ";" after "=" or a quoted value, or a
-#: brace that opens or closes a section (``server {``, ``};``)
-_CONFIG_LINE: Final = re.compile(r"\w::\w|[=\"][^\n]*;$|^[\w.-]+\s*\{$|^\}\s*;?$")
+#: one line of a configuration file: an option and its one value, ended by ";"
+#: (``APT::Acquire::http::Dl-Limit "800";``, ``max_connections = 100;``), or a brace
+#: that opens or closes a section (``server {``, ``};``)
+_CONFIG_LINE: Final = re.compile(
+    r"^[\w.:/-]+(?:\s*=\s*|\s+)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';]+)\s*;$"
+    r"|^[\w.-]+\s*\{$|^\}\s*;?$"
+)
+#: a numbered section's title: its number with the closing dot, then a capital ("2.7.10.
+#: Downgrade im Notfall"); a version ("3.10 (default)") or a step ("1.1 Download") has
+#: no such dot
+_SECTION_TITLE: Final = regex.compile(r"^\d+(?:\.\d+)+\.\s+\p{Lu}")
 
 
 def _config_line(text: str) -> bool:
@@ -215,7 +222,7 @@ def block_end(
         paragraph = text[begin:finish]
         if own is not None and list_marker(paragraph) == own:
             break  # the next item of the introducer's own list
-        if is_section_heading(paragraph.strip()):
+        if end is not None and _SECTION_TITLE.match(paragraph.strip()):
             break  # the next section ("2.7.10. Downgrade im Notfall") is no part of it
         first = count == 0 and colon and len(paragraph) <= 600
         # a configuration line ("APT::Get::Show-Versions "1";") is no item of a list:
@@ -227,7 +234,7 @@ def block_end(
         listed = (
             end is not None
             and not configured
-            and bool(_ITEM_GOES_ON.search(text[cursor - 40 : cursor]))
+            and bool(_ITEM_GOES_ON.search(text[max(0, cursor - 40) : cursor]))
         )
         # a list whose items are bare lines ("broken symlinks", "Python modules not
         # byte-compiled", …: HTML list items without a marker) goes on while its

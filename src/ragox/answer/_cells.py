@@ -110,9 +110,16 @@ def answer_from_cells(
     ids = set(identifiers(question))
     language = detect_language(question) or "en"
     languages = [language] if language in SUPPORTED_LANGUAGES else ["en"]
-    names = [*ids, *(match.group() for match in _PATH.finditer(question))]
-    asked = set(analyze_query(question, languages)) - {
-        term for name in names for term in analyze_query(name, languages)
+    # a path's words ask for no column, unless the question says them outside its
+    # paths too ("Which group owns /etc/group?")
+    outside = set(analyze_query(_PATH.sub(" ", question), languages))
+    in_paths = {
+        term
+        for match in _PATH.finditer(question)
+        for term in analyze_query(match.group(), languages)
+    }
+    asked = (set(analyze_query(question, languages)) - (in_paths - outside)) - {
+        term for i in ids for term in analyze_query(i, languages)
     }
     if not asked:
         return ()

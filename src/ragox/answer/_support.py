@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
+import regex
+
 from ragox.search import analyze_document, detect_language, tokens
 from ragox.search._synonyms import synonym_stems
 from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
@@ -140,11 +142,39 @@ _DEFINES: Final = re.compile(
     r"|weitere[rs]?)\b|(?:—|–)\s|(?:—\s+)?(?:это|является|являются|представляет собой)\b)",
     re.IGNORECASE,
 )
+#: the term a definition question asks about and what follows it in parentheses
+_TERM_AND_PARENTHESES: Final = regex.compile(
+    r"([\w.+-]+(?:\s+[\w.+-]+){0,2})\s*\(([^)]*)\)\s*\??\s*$"
+)
+
+
+def _abbreviated(question: str) -> bool:
+    """A definition question's parentheses hold the term's abbreviation, or none are
+    there: "(NMU)" after "Non-Maintainer-Upload" (its initials), or after a translated
+    term ("загрузка не-сопровождающим (NMU)": another script); not "(TCP)" after
+    "default port" nor "(seconds)" after "timeout"."""
+    found = _TERM_AND_PARENTHESES.search(question)
+    if found is None:
+        return True
+    term, inside = found.group(1), found.group(2).strip()
+    if not (2 <= len(inside) <= 10 and inside.isupper() and inside.isalpha()):
+        return False
+    words = [w for w in regex.split(r"[\s-]+", term) if w]
+    initials = "".join(w[0] for w in words).casefold()
+    if inside.casefold() in initials:
+        return True
+    # a term in another script than its abbreviation's: a translation's
+    return not regex.search(r"\p{Latin}", term)
+
+
 #: a sentence that gives a thing its name ("Such uploads are called Non-Maintainer
 #: Uploads", "Solche Uploads werden Non-Maintainer Uploads (NMU) genannt", "Такие
 #: загрузки называются …"): it says what the thing is
 _NAMES_IT: Final = re.compile(
-    r"\b(?:is|are) (?:called|known as|referred to as)\b"
+    r"\b(?:is|are) (?:called|known as|referred to as)\s+"
+    # …not a function invoked ("is called when the user logs in", "is called from …")
+    r"(?!(?:when|whenever|by|from|if|with|after|before|on|in|at|during|once|each|every"
+    r"|for|to|as|only|again|automatically|directly|twice|first|last|then|and|or)\b)"
     r"|\b(?:wird|werden) (?:\S+ ){1,6}?genannt\b|\bbezeichnet man\b"
     r"|\bназыва(?:ется|ются|ют)\b",
     re.IGNORECASE,
@@ -256,6 +286,8 @@ _REASON: Final = re.compile(
 def answer_kind(question: str) -> AnswerKind | None:
     for kind, pattern in (*_KINDS, _NAME_QUESTION, _DEFINITION_QUESTION):
         if pattern.search(question):
+            if kind is AnswerKind.DEFINITION and not _abbreviated(question):
+                continue  # "What is the default port (TCP)?" asks for a value
             return kind
     return None
 

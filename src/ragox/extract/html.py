@@ -47,7 +47,7 @@ from typing import Final
 import selectolax
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from ragox.extract._htmltables import CellPlace, table_cells
+from ragox.extract._htmltables import MAX_SLOTS, CellPlace, table_cells
 from ragox.extract._model import (
     BLOCK_SEPARATOR,
     MAX_BLOCKS,
@@ -575,14 +575,15 @@ def _pushing_starts(text: str) -> int:
     return sum(n for name, n in counts.items() if name.lower() not in _NO_PUSH)
 
 
-#: start tags of the elements that make blocks, beside tables' (which ``MAX_SLOTS``
-#: bounds), and ``br``: what the walk's records grow with
+#: start tags of the elements that make blocks, and a paragraph's end tag (one without
+#: its start makes an empty paragraph): what the walk's records grow with; a table's
+#: cells are counted apart (``MAX_SLOTS`` for a page's tables together)
 _BLOCK_START: Final = re.compile(
-    r"<(?:"
+    r"</?(?:"
     + "|".join(
         sorted(
-            _BLOCK_TAGS - _names("html body table caption colgroup col thead tbody tfoot tr td th")
-            | {"br"},
+            _BLOCK_TAGS - _names("html body table caption colgroup col thead tbody tfoot tr")
+            | {"td", "th"},
             key=len,
             reverse=True,
         )
@@ -590,9 +591,18 @@ _BLOCK_START: Final = re.compile(
     + r")(?=[\s/>])",
     re.IGNORECASE,
 )
+#: a start tag, its quoted values read whole (a ">" inside one does not end it)
+_START_TAG: Final = re.compile(r"<[A-Za-z](?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+")
 #: a start tag longer than this is read for its attributes (a real one is short, or
 #: long for one value: an inline image's ``data:`` address)
-_LONG_TAG: Final = re.compile(r"<[A-Za-z][^<>]{4096,}")
+_LONG_TAG_CHARS: Final = 4096
+#: elements whose content is no markup (a script's strings, a style sheet) and comments:
+#: what they hold makes no block
+_RAW_OPEN: Final = re.compile(r"<(script|style|textarea|title|xmp|template)\b|<!--", re.IGNORECASE)
+_RAW_CLOSE: Final = {
+    name: re.compile(rf"</{name}", re.IGNORECASE)
+    for name in ("script", "style", "textarea", "title", "xmp", "template")
+}
 #: an attribute's name and its "=" after white space or a quoted value (an estimate)
 _ATTRIBUTE: Final = re.compile(r"[\s\"'][^\s\"'<>/=]+\s*=")
 #: most attributes the long start tags of a page may have together: Lexbor's parse
@@ -602,19 +612,62 @@ MAX_ATTRIBUTES: Final = 10_000
 
 
 def _refuse_many_elements(text: str) -> None:
-    """Refuse ``TOO_COMPLEX`` markup of more than :data:`MAX_BLOCKS` block elements, or
+    """Refuse ``TOO_COMPLEX`` markup of more than :data:`MAX_BLOCKS` block elements or
+    ``MAX_SLOTS`` table cells (all its tables together), or
     of more than :data:`MAX_ATTRIBUTES` attributes in its long start tags, before it is
     parsed."""
-    for count, _ in enumerate(_BLOCK_START.finditer(text), start=1):
-        if count > MAX_BLOCKS:
+    markup = _without_raw_text(text)
+    starts = ends = cells = 0
+    for found in _BLOCK_START.finditer(markup):
+        name = found.group()[1:].lower()
+        if name in ("td", "th"):
+            cells += 1
+            if cells > MAX_SLOTS:
+                raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
+            continue
+        if found.group().startswith("</"):
+            # an end tag makes a block only where no start tag opened one (a stray
+            # "</p>"): counted as far as it outnumbers the start tags
+            if found.group()[2:].lower() == "p":
+                ends += 1
+            continue
+        starts += 1
+        if starts + max(0, ends - starts) > MAX_BLOCKS:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
+    if max(0, ends - starts) + starts > MAX_BLOCKS:
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
     attributes = 0
-    for tag in _LONG_TAG.finditer(text):
+    for tag in _START_TAG.finditer(markup):
+        if tag.end() - tag.start() < _LONG_TAG_CHARS:
+            continue
         attributes += sum(1 for _ in _ATTRIBUTE.finditer(tag.group()))
         if attributes > MAX_ATTRIBUTES:
             raise ExtractionError(
                 ErrorCode.TOO_COMPLEX, f"elements with over {MAX_ATTRIBUTES} attributes"
             )
+
+
+def _without_raw_text(text: str) -> str:
+    """The markup without the content of scripts, style sheets and the like, and without
+    comments (an unclosed one hides the rest, as it does in a browser)."""
+    kept: list[str] = []
+    position = 0
+    while True:
+        found = _RAW_OPEN.search(text, position)
+        if found is None:
+            kept.append(text[position:])
+            return "".join(kept)
+        kept.append(text[position : found.start()])
+        if found.group(1) is None:
+            end = text.find("-->", found.end())
+            after = end + 3
+        else:
+            closing = _RAW_CLOSE[found.group(1).lower()].search(text, found.end())
+            end = -1 if closing is None else closing.start()
+            after = 0 if closing is None else closing.end()
+        if end < 0:
+            return "".join(kept)
+        position = after
 
 
 def _nesting_exceeds(text: str, limit: int) -> bool:

@@ -41,6 +41,7 @@ import markdown_it
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_block.state_block import StateBlock
+from markdown_it.rules_block.table import table as table_rule
 from markdown_it.token import Token
 
 from ragox.extract._model import (
@@ -200,12 +201,29 @@ def _block_budget(state: StateBlock, start_line: int, end_line: int, silent: boo
     return False
 
 
+def _counted_table(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's table rule, its rows counted against the budget: it takes every
+    row of a table in one call (600,000 rows without a pipe took 2.2 GB), so it reads
+    no further than the rows the budget has left."""
+    if silent:
+        return table_rule(state, start_line, end_line, silent)
+    left = MAX_BLOCKS - state.env.get(_BEGUN, 0)
+    found = table_rule(state, start_line, min(end_line, start_line + left + 2), silent)
+    if found:
+        begun = state.env.get(_BEGUN, 0) + state.line - start_line
+        if begun > MAX_BLOCKS:
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
+        state.env[_BEGUN] = begun
+    return found
+
+
 @cache
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).enable("table")
     # Block structure only: inline markup stays verbatim in the representation.
     md.disable(["inline", "text_join"])
     # before every other rule ("table" is the first of CommonMark's with tables on)
+    md.block.ruler.at("table", _counted_table, {"alt": ["paragraph", "reference"]})
     md.block.ruler.before("table", "ragox_budget", _block_budget)
     # This parser's own block tokenizer (an instance attribute; markdown-it's nested
     # calls go through ``state.md.block.tokenize``, so through it too).

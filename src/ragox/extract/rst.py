@@ -165,14 +165,17 @@ def _simple_table_cells(text: str) -> int:
     return cells
 
 
-#: a line that opens a list item, a field or a line block whatever stands before it
+#: a line that opens a list item, an option, a field or a line block whatever stands
+#: before it
 _ITEM_LINE: Final = re.compile(
-    r"^[ \t]*(?:[-*+\u2022\u2023\u2043][ \t]|#\.[ \t]"
-    r"|\(?(?:\d+|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)][ \t]|:[^:\n]+:(?:[ \t]|$)|\|[ \t])",
+    r"^[ \t]*(?:[-*+\u2022\u2023\u2043][ \t]|--?\w|/\w"
+    r"|\(?(?:\d+|[A-Za-z]|[ivxlcdmIVXLCDM]+|#)[.)][ \t]|:[^:\n]+:(?:[ \t]|$)|\|[ \t])",
     re.MULTILINE,
 )
-#: what opens and closes inline markup (emphasis, literals, interpreted text)
-_INLINE_MARKS: Final = re.compile(r"[*`]+")
+#: what docutils makes an inline node of: runs of emphasis, literal and interpreted
+#: text marks, a substitution's opening bar, a reference's closing underscore, a
+#: standalone address ("http://…") and an e-mail address
+_INLINE_MARKS: Final = re.compile(r"[*`]+|\|(?=[^\s|])|\w_(?!\w)|://|\w@\w")
 
 
 def _element_lines(text: str) -> int:
