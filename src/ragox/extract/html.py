@@ -582,7 +582,7 @@ _BLOCK_START: Final = re.compile(
     r"</?(?:"
     + "|".join(
         sorted(
-            _BLOCK_TAGS - _names("html body table caption colgroup col thead tbody tfoot tr")
+            _BLOCK_TAGS - _names("html body table colgroup col thead tbody tfoot tr")
             | {"td", "th"},
             key=len,
             reverse=True,
@@ -612,32 +612,21 @@ MAX_ATTRIBUTES: Final = 10_000
 
 
 def _refuse_many_elements(text: str) -> None:
-    """Refuse ``TOO_COMPLEX`` markup of more than :data:`MAX_BLOCKS` block elements or
-    ``MAX_SLOTS`` table cells (all its tables together), or
-    of more than :data:`MAX_ATTRIBUTES` attributes in its long start tags, before it is
-    parsed."""
-    markup = _without_raw_text(text)
-    starts = ends = cells = 0
-    for found in _BLOCK_START.finditer(markup):
-        name = found.group()[1:].lower()
-        if name in ("td", "th"):
-            cells += 1
-            if cells > MAX_SLOTS:
-                raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
-            continue
-        if found.group().startswith("</"):
-            # an end tag makes a block only where no start tag opened one (a stray
-            # "</p>"): counted as far as it outnumbers the start tags
-            if found.group()[2:].lower() == "p":
-                ends += 1
-            continue
-        starts += 1
-        if starts + max(0, ends - starts) > MAX_BLOCKS:
-            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
-    if max(0, ends - starts) + starts > MAX_BLOCKS:
+    """Refuse ``TOO_COMPLEX`` markup, before it is parsed, of more block elements than
+    :data:`_TAGS_PER_BLOCK` times :data:`MAX_BLOCKS` (wrappers such as a ``div`` around
+    an entry's heading and paragraphs count too) in what a browser shows, or twice that
+    in the whole text (the estimate of what is shown can be fooled: HTML closes
+    ``<!-->`` at once, and ``<!--`` inside an attribute's value opens no comment); of
+    more than ``MAX_SLOTS`` table cells (all the page's tables together); or of more
+    than :data:`MAX_ATTRIBUTES` attributes in its long start tags."""
+    shown, _ = _tag_counts(_without_raw_text(text))
+    blocks, cells = _tag_counts(text)
+    if shown > _TAGS_PER_BLOCK * MAX_BLOCKS or blocks > 2 * _TAGS_PER_BLOCK * MAX_BLOCKS:
         raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
+    if cells > MAX_SLOTS:
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
     attributes = 0
-    for tag in _START_TAG.finditer(markup):
+    for tag in _START_TAG.finditer(text):
         if tag.end() - tag.start() < _LONG_TAG_CHARS:
             continue
         attributes += sum(1 for _ in _ATTRIBUTE.finditer(tag.group()))
@@ -645,6 +634,25 @@ def _refuse_many_elements(text: str) -> None:
             raise ExtractionError(
                 ErrorCode.TOO_COMPLEX, f"elements with over {MAX_ATTRIBUTES} attributes"
             )
+
+
+#: block elements' start tags counted per block a page may make (:func:`_refuse_many_elements`)
+_TAGS_PER_BLOCK: Final = 2
+
+
+def _tag_counts(markup: str) -> tuple[int, int]:
+    """The block elements' start tags of ``markup`` (and its stray paragraph end tags:
+    one without its start makes an empty paragraph), and its table cells' start tags."""
+    starts = ends = cells = 0
+    for found in _BLOCK_START.finditer(markup):
+        tag = found.group().lower()
+        if tag in ("<td", "<th"):
+            cells += 1
+        elif tag == "</p":
+            ends += 1
+        elif not tag.startswith("</"):
+            starts += 1
+    return starts + max(0, ends - starts), cells
 
 
 def _without_raw_text(text: str) -> str:
