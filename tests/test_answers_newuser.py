@@ -16,6 +16,21 @@ from ragox.answer._support import AnswerKind, answer_kind
 from ragox.service import Ragox
 
 
+def _ingested(tmp_path: Path, files: dict[str, str], language: str | None = None) -> Ragox:
+    """A home with ``files`` (name: text) ingested from one folder, ``tmp_path / "docs"``;
+    ``language``: each file's given language, else the last two letters of its stem
+    ("resources-ru.txt": ru) when ``language`` is ``"by-name"``."""
+    folder = tmp_path / "docs"
+    folder.mkdir(exist_ok=True)
+    app = Ragox(tmp_path / "home")
+    for name, text in files.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        given = path.stem[-2:] if language == "by-name" else language
+        app.ingest_path(path, folder, tenant="default", language=given)
+    return app
+
+
 def _evidence(*texts: str) -> list[Evidence]:
     return [
         Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
@@ -137,14 +152,8 @@ def test_a_path_the_question_names_heads_no_column(tmp_path: Path) -> None:
     word "group" of the path /etc/group matched the column "group". A path is a name;
     the README's sentence answers. A column the question asks for in words still
     answers from the table."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "auth.html").write_text(PERMISSIONS, encoding="utf-8")
-    (folder / "base-passwd-README.txt").write_text(BASE_PASSWD, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
+    app = _ingested(tmp_path, {"auth.html": PERMISSIONS, "base-passwd-README.txt": BASE_PASSWD})
     try:
-        for path in sorted(folder.iterdir()):
-            app.ingest_path(path, folder, tenant="default")
         record = app.ask(
             "Where does base-passwd keep the master copies of /etc/passwd and /etc/group?",
             OPERATOR,
@@ -239,21 +248,22 @@ def test_an_untranslated_paragraph_of_the_readers_manual_answers(tmp_path: Path)
     left out when some are in the question's). A passage of a document in the
     question's language is that document's text, whatever language it is written in;
     the English manual's copy is still left out."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "resources-en.txt").write_text(SALSA_EN, encoding="utf-8")
-    (folder / "resources-ru.txt").write_text(RESOURCES_RU + SALSA_EN, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
+    app = _ingested(
+        tmp_path,
+        {"resources-en.txt": SALSA_EN, "resources-ru.txt": RESOURCES_RU + SALSA_EN},
+        "by-name",
+    )
     try:
-        for path in sorted(folder.iterdir()):
-            app.ingest_path(path, folder, tenant="default", language=path.stem[-2:])
         record = app.ask("Что такое salsa.debian.org?", OPERATOR)
         # Russian passages that name Debian fill the evidence when it is short: the
         # paragraph, found first in the English manual with its copy in the Russian
         # one under it, is still in the reader's language
-        for n, paragraph in enumerate(RESOURCES_RU.split("\n\n")[1:3]):
-            (folder / f"note{n}-ru.txt").write_text("\n\n".join([paragraph] * 3), encoding="utf-8")
-            app.ingest_path(folder / f"note{n}-ru.txt", folder, tenant="default", language="ru")
+        app.close()
+        notes = {
+            f"note{n}-ru.txt": "\n\n".join([paragraph] * 3)
+            for n, paragraph in enumerate(RESOURCES_RU.split("\n\n")[1:3])
+        }
+        app = _ingested(tmp_path, notes, "ru")
         short = app.ask("Что такое salsa.debian.org?", OPERATOR, candidates=2)
     finally:
         app.close()
@@ -291,14 +301,8 @@ def test_a_package_tables_row_gives_no_instructions(tmp_path: Path) -> None:
     environments"): a package's name looked like a command, so each row counted as an
     instruction. A row instructs only with a command's sign in it; the README's
     command answers first."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "python-tools.html").write_text(PACKAGES, encoding="utf-8")
-    (folder / "README.python.txt").write_text(VENV_README, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
+    app = _ingested(tmp_path, {"python-tools.html": PACKAGES, "README.python.txt": VENV_README})
     try:
-        for path in sorted(folder.iterdir()):
-            app.ingest_path(path, folder, tenant="default")
         record = app.ask("How do I create a Python virtual environment on Debian?", OPERATOR)
     finally:
         app.close()
