@@ -27,6 +27,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from ragox.access import Principal
+from ragox.answer import Evidence
 from ragox.cli import main
 from ragox.extract import Block, BlockKind
 from ragox.service import Ragox
@@ -609,3 +610,11 @@ def pdf_of_lines(lines: list[str]) -> bytes:
     data: bytes = document.tobytes()
     document.close()
     return data
+
+
+def evidence_of(*texts: str) -> list[Evidence]:
+    """Passages S1, S2, … of documents doc1, doc2, … (revision r1), each its whole text."""
+    return [
+        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
+        for n, text in enumerate(texts, start=1)
+    ]

@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ragox.answer import Evidence, ExtractiveGenerator
+from conftest import evidence_of
+from ragox.answer import ExtractiveGenerator
 from ragox.answer._blocks import has_instruction
-
-
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
-
 
 MIGRATE_EN = (
     "3.2.3. I'm using Knoppix/LMDE/Ubuntu/... and now I want to use Debian. "
@@ -33,7 +26,7 @@ def test_the_sentences_of_a_numbered_heading_are_not_quoted() -> None:
     Debian.") names the asker's situation: it is no claim, though it shares the most
     words with the question; the section's advice is quoted."""
     draft = ExtractiveGenerator().generate(
-        "How should I move from Ubuntu to Debian?", _evidence(MIGRATE_EN)
+        "How should I move from Ubuntu to Debian?", evidence_of(MIGRATE_EN)
     )
     assert not draft.abstained
     assert not any("3.2.3" in claim.text or "Knoppix" in claim.text for claim in draft.claims)
@@ -47,7 +40,7 @@ def test_a_numbered_step_is_still_quoted() -> None:
         "1. Shut the server down and unplug it.\n\n"
         "2. Slide out the disk tray and insert the new disk in the free slot."
     )
-    draft = ExtractiveGenerator().generate("How do I insert the new disk?", _evidence(text))
+    draft = ExtractiveGenerator().generate("How do I insert the new disk?", evidence_of(text))
     assert not draft.abstained
     assert any("insert the new disk" in claim.text for claim in draft.claims)
 
@@ -62,7 +55,7 @@ def test_a_sentence_that_refers_back_comes_with_its_antecedent() -> None:
         "Rechner verwendet, wie diesen:\n\ndeb http://ftp.de.debian.org/debian/ unstable main"
     )
     draft = ExtractiveGenerator().generate(
-        "Wie finde ich heraus, welche Distribution mein Rechner verwendet?", _evidence(text)
+        "Wie finde ich heraus, welche Distribution mein Rechner verwendet?", evidence_of(text)
     )
     assert not draft.abstained
     texts = [claim.text for claim in draft.claims]
@@ -84,7 +77,7 @@ def test_an_instruction_comes_with_its_next_step() -> None:
         "Knoppix ist ein gutes Vorführsystem."
     )
     draft = ExtractiveGenerator().generate(
-        "Wie steige ich von Ubuntu auf Debian um?", _evidence(text)
+        "Wie steige ich von Ubuntu auf Debian um?", evidence_of(text)
     )
     assert not draft.abstained
     texts = [claim.text for claim in draft.claims]
@@ -129,12 +122,12 @@ def test_a_how_to_question_is_not_answered_by_a_description() -> None:
     instruction, it would be."""
     question = "How do I install the proprietary NVIDIA driver on Debian?"
     generator = ExtractiveGenerator()
-    assert generator.generate(question, _evidence(NVIDIA)).abstained
+    assert generator.generate(question, evidence_of(NVIDIA)).abstained
     lenient = ExtractiveGenerator(replace(generator.config, description=0.0))
-    assert not lenient.generate(question, _evidence(NVIDIA)).abstained
+    assert not lenient.generate(question, evidence_of(NVIDIA)).abstained
     # the same sentence still answers a question it describes
     assert not generator.generate(
-        "What phrase should I search for NVIDIA drivers under Debian?", _evidence(NVIDIA)
+        "What phrase should I search for NVIDIA drivers under Debian?", evidence_of(NVIDIA)
     ).abstained
 
 
@@ -146,7 +139,9 @@ def test_the_askers_pronouns_are_no_question_terms() -> None:
         "signed by their maintainers. I compiled the kernel with my own patches to fix the "
         "sound driver."
     )
-    assert ExtractiveGenerator().generate("How do I fix my dishwasher?", _evidence(text)).abstained
+    assert (
+        ExtractiveGenerator().generate("How do I fix my dishwasher?", evidence_of(text)).abstained
+    )
 
 
 def test_a_how_many_question_needs_a_number() -> None:
@@ -158,14 +153,16 @@ def test_a_how_many_question_needs_a_number() -> None:
     )
     question = "Wie viele Tage hat ein Schaltjahr?"
     generator = ExtractiveGenerator()
-    assert generator.generate(question, _evidence(text)).abstained
+    assert generator.generate(question, evidence_of(text)).abstained
     lenient = ExtractiveGenerator(replace(generator.config, no_number=0.0))
-    assert not lenient.generate(question, _evidence(text)).abstained
+    assert not lenient.generate(question, evidence_of(text)).abstained
     servers = "Produktive Server müssen 24 Stunden am Tag und sieben Tage die Woche laufen."
-    draft = generator.generate("Wie viele Tage die Woche müssen Server laufen?", _evidence(servers))
+    draft = generator.generate(
+        "Wie viele Tage die Woche müssen Server laufen?", evidence_of(servers)
+    )
     assert not draft.abstained
     words = "Production servers have to work all day, seven days a week."
-    draft = generator.generate("How many days a week must servers work?", _evidence(words))
+    draft = generator.generate("How many days a week must servers work?", evidence_of(words))
     assert not draft.abstained
 
 
@@ -187,11 +184,11 @@ def test_a_which_tool_question_is_answered_by_a_name() -> None:
     assert holds_answer_kind(AnswerKind.NAME, "Оно распространяется в пакете debian-policy.")
     assert not holds_answer_kind(AnswerKind.NAME, "It is the best tool for the job.")
     generator = ExtractiveGenerator()
-    draft = generator.generate(question, _evidence(text))
+    draft = generator.generate(question, evidence_of(text))
     assert not draft.abstained
     assert "cron-apt" in draft.claims[0].text
     without = ExtractiveGenerator(replace(generator.config, instruction_evidence=0.0))
-    assert without.generate(question, _evidence(text)).abstained
+    assert without.generate(question, evidence_of(text)).abstained
 
 
 def test_neighbouring_quotes_that_refer_back_are_read_in_the_passages_order() -> None:
@@ -207,7 +204,7 @@ def test_neighbouring_quotes_that_refer_back_are_read_in_the_passages_order() ->
         "behaviour and remove packages without notice."
     )
     draft = ExtractiveGenerator().generate(
-        "Can I automatically update the system?", _evidence(cron)
+        "Can I automatically update the system?", evidence_of(cron)
     )
     texts = [claim.text for claim in draft.claims]
     assert len(texts) >= 2 and any("By default it" in t for t in texts), texts
@@ -218,7 +215,7 @@ def test_neighbouring_quotes_that_refer_back_are_read_in_the_passages_order() ->
         "удалить работающее ядро. Поэтому вы можете удалить ненужные пакеты с образами "
         "ядра командой:\n\ndpkg --purge linux-image-NNN"
     )
-    draft = ExtractiveGenerator().generate("Как удалить старое ядро?", _evidence(kernel))
+    draft = ExtractiveGenerator().generate("Как удалить старое ядро?", evidence_of(kernel))
     texts = [claim.text for claim in draft.claims]
     assert len(texts) == 2 and texts[0].startswith("Сценарий"), texts
 
@@ -230,7 +227,7 @@ def test_a_quote_between_two_runs_joins_them_in_the_passages_order() -> None:
     from ragox.answer._extractive import ScoredSentence, _in_reading_order
 
     text = "The pump has a seal. This seal wears out. Therefore it is replaced yearly."
-    (evidence,) = _evidence(text)
+    (evidence,) = evidence_of(text)
     a, b, c = (
         ScoredSentence(evidence, start, end, None, 1.0)  # type: ignore[arg-type]
         for start, end in ((0, 20), (21, 41), (42, len(text)))

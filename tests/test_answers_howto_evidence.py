@@ -17,18 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragox.answer import Evidence, ExtractiveGenerator
+from conftest import evidence_of
+from ragox.answer import ExtractiveGenerator
 from ragox.answer._blocks import has_instruction
 from ragox.answer._extractive import units
 from ragox.answer._support import support
-
-
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
-
 
 KERNEL_EN = (
     "10.2. What tools does Debian provide to build custom kernels?\n\n"
@@ -63,18 +56,18 @@ def test_an_instruction_sharing_a_word_or_two_does_not_answer_how_to() -> None:
     (narrowly: the penalty is small, as the margins it decides are)."""
     question = "How do I sign a custom kernel package for Secure Boot?"
     generator = ExtractiveGenerator()
-    assert generator.generate(question, _evidence(KERNEL_EN)).abstained
+    assert generator.generate(question, evidence_of(KERNEL_EN)).abstained
     lenient = ExtractiveGenerator(replace(generator.config, uncovered_rest=0.0))
-    assert not lenient.generate(question, _evidence(KERNEL_EN)).abstained
+    assert not lenient.generate(question, evidence_of(KERNEL_EN)).abstained
 
 
 def test_how_to_questions_the_instruction_answers_are_still_answered() -> None:
     """The same passages answer the how-to questions they are about (en, ru)."""
     generator = ExtractiveGenerator()
-    draft = generator.generate("How do I build a custom kernel?", _evidence(KERNEL_EN))
+    draft = generator.generate("How do I build a custom kernel?", evidence_of(KERNEL_EN))
     assert not draft.abstained
     assert any("make deb-pkg" in claim.text for claim in draft.claims)
-    draft = generator.generate("Как установить Debian с компакт-диска?", _evidence(CDROM_RU))
+    draft = generator.generate("Как установить Debian с компакт-диска?", evidence_of(CDROM_RU))
     assert not draft.abstained
     assert any("вставьте ваш установочный" in claim.text for claim in draft.claims)
 
@@ -96,15 +89,15 @@ def test_a_how_to_question_whose_subject_is_absent_is_not_answered() -> None:
     hold at all.)"""
     question = "Wie baue ich eine Spülmaschine?"
     generator = ExtractiveGenerator(term_weights=_index_weights)
-    assert generator.generate(question, _evidence(BUILD_DE)).abstained
+    assert generator.generate(question, evidence_of(BUILD_DE)).abstained
     lenient = ExtractiveGenerator(
         replace(generator.config, subject_share=1.0), term_weights=_index_weights
     )
-    assert not lenient.generate(question, _evidence(BUILD_DE)).abstained
+    assert not lenient.generate(question, evidence_of(BUILD_DE)).abstained
     # the manual's own subject is answered
     draft = generator.generate(
         "Wie installiere ich eine Entwicklungsumgebung zum Bauen von Paketen?",
-        _evidence(BUILD_DE),
+        evidence_of(BUILD_DE),
     )
     assert not draft.abstained
     assert any("build-essential" in claim.text for claim in draft.claims)
@@ -141,7 +134,7 @@ def test_an_imperative_after_a_colon_is_an_instruction() -> None:
         "off a CD, insert your CD, and reboot."
     )
     assert not has_instruction("The setting is simple: the paper size is stored in a file.")
-    draft = ExtractiveGenerator().generate("How do I install Debian from a CD?", _evidence(CD_EN))
+    draft = ExtractiveGenerator().generate("How do I install Debian from a CD?", evidence_of(CD_EN))
     assert not draft.abstained
     assert draft.claims[0].text.startswith("Installing Debian from CD is straightforward")
 
@@ -228,11 +221,11 @@ def test_the_section_titled_with_the_question_answers_it_wherever_it_ranks() -> 
     generator = ExtractiveGenerator()
     off = ExtractiveGenerator(replace(generator.config, section_share=2.0))
     for language, (question, other, section) in FONT.items():
-        draft = generator.generate(question, _evidence(other, section))
+        draft = generator.generate(question, evidence_of(other, section))
         assert not draft.abstained, language
         assert all(claim.source_id == "S2" for claim in draft.claims), language
         assert any("/etc/kbd/config" in claim.text for claim in draft.claims), language
-        assert off.generate(question, _evidence(other, section)).abstained, language
+        assert off.generate(question, evidence_of(other, section)).abstained, language
 
 
 def test_an_answer_under_a_question_heading_quotes_no_other_section() -> None:
@@ -240,7 +233,7 @@ def test_an_answer_under_a_question_heading_quotes_no_other_section() -> None:
     8.5; section 8.4's instruction (another question's answer) is not quoted beside it,
     as it is without the rule."""
     question = "How do I find out which package a given file belongs to?"
-    evidence = _evidence(DEVICES_EN, LISTFILES_EN, SEARCH_EN)
+    evidence = evidence_of(DEVICES_EN, LISTFILES_EN, SEARCH_EN)
     generator = ExtractiveGenerator()
     draft = generator.generate(question, evidence)
     assert not draft.abstained
@@ -265,7 +258,7 @@ def test_the_first_step_after_an_announced_sequence_is_quoted() -> None:
     step is quoted right after it, not skipped for the sentence before the section's
     point."""
     draft = ExtractiveGenerator().generate(
-        "How do I inform the other developers that I am away?", _evidence(VACATION_EN)
+        "How do I inform the other developers that I am away?", evidence_of(VACATION_EN)
     )
     assert not draft.abstained
     quoted = [claim.text for claim in draft.claims]

@@ -21,20 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OPERATOR, pdf_of_lines
-from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from conftest import OPERATOR, evidence_of, pdf_of_lines
+from ragox.answer import ExtractiveGenerator, score_sentences
 from ragox.answer._blocks import block_end
 from ragox.answer._extractive import ExtractiveConfig
 from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
 from ragox.service import Ragox
 from ragox.text._instructions import has_instruction
-
-
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
 
 
 @pytest.mark.parametrize(
@@ -139,7 +132,7 @@ FORGE = {
 def test_a_size_question_is_not_answered_without_a_number(language: str) -> None:
     """The sentences repeat the question's words but state no size: abstained."""
     text, question = FORGE[language]
-    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
     assert draft.abstained, [c.text for c in draft.claims]
 
 
@@ -147,7 +140,7 @@ def test_a_size_question_is_answered_by_the_sentence_with_the_size() -> None:
     """With the size stated, the same question is answered by that sentence."""
     text, question = FORGE["en"]
     text += " A Git repository on the forge of the project may hold at most 2 GB."
-    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
     assert not draft.abstained
     assert "2 GB" in draft.claims[0].text
 
@@ -256,7 +249,7 @@ def test_a_sentence_stating_the_reason_answers_why() -> None:
     answerability credit of a held answer kind."""
     question = "Why was the first official Debian release numbered 1.1?"
     kind = answer_kind(question)
-    scoring = score_sentences(question, _evidence(RELEASE))
+    scoring = score_sentences(question, evidence_of(RELEASE))
     best = scoring.sentences[0]
     assert "the reason why" in RELEASE[best.start : best.end]
     config = ExtractiveConfig()

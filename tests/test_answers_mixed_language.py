@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import evidence_of
 from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
 from ragox.service import Ragox
@@ -52,20 +53,13 @@ _ENGLISH = (
 _QUESTION = "Wie ändere ich die Zeitzone vorübergehend?"
 
 
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
-
-
 def _quoted(evidence: list[Evidence], question: str) -> list[str]:
     scoring = score_sentences(question, evidence)
     return [s.evidence.text[s.start : s.end] for s in scoring.sentences]
 
 
 def test_a_paragraph_in_the_questions_language_is_quoted_from_a_mixed_passage() -> None:
-    evidence = _evidence(_SIDEBAR, _MIXED)
+    evidence = evidence_of(_SIDEBAR, _MIXED)
     quoted = _quoted(evidence, _QUESTION)
     assert quoted[0].startswith("Wenn man die Zeitzone vorübergehend ändern muss")
     # the passage's English paragraphs are neighbours, never quotes
@@ -79,13 +73,13 @@ def test_a_paragraph_in_the_questions_language_is_quoted_from_a_mixed_passage() 
 
 
 def test_a_passage_in_another_language_throughout_is_still_left_out() -> None:
-    quoted = _quoted(_evidence(_SIDEBAR, _ENGLISH), _QUESTION)
+    quoted = _quoted(evidence_of(_SIDEBAR, _ENGLISH), _QUESTION)
     assert quoted
     assert not any("environment variable" in q for q in quoted)
 
 
 def test_an_english_question_quotes_the_english_paragraphs_of_the_mixed_passage() -> None:
-    quoted = _quoted(_evidence(_MIXED), "How do I change the timezone?")
+    quoted = _quoted(evidence_of(_MIXED), "How do I change the timezone?")
     assert quoted[0].startswith("To modify it, use the dpkg-reconfigure tzdata command")
 
 
@@ -101,7 +95,7 @@ def test_a_paragraph_in_another_language_is_not_quoted_from_a_passage_in_the_que
         "уровням организации LVM."
     )
     english = "The layout of the LVM elements is backed up in the /etc/lvm/backup directory."
-    quoted = _quoted(_evidence(english, mixed), "What is LVM?")
+    quoted = _quoted(evidence_of(english, mixed), "What is LVM?")
     assert any(q.startswith("LVM, the Logical Volume Manager") for q in quoted)
     assert not any("настройка" in q for q in quoted)
 

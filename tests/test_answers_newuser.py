@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import OPERATOR
-from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from conftest import OPERATOR, evidence_of
+from ragox.answer import ExtractiveGenerator, score_sentences
 from ragox.answer._blocks import block_end
 from ragox.answer._support import AnswerKind, answer_kind
 from ragox.service import Ragox
@@ -29,13 +29,6 @@ def _ingested(tmp_path: Path, files: dict[str, str], language: str | None = None
         given = path.stem[-2:] if language == "by-name" else language
         app.ingest_path(path, folder, tenant="default", language=given)
     return app
-
-
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
 
 
 BANDWIDTH_EN = (
@@ -65,7 +58,7 @@ def test_a_configuration_line_after_the_following_is_quoted() -> None:
     alone: the line after it (``APT::Acquire::http::Dl-Limit "800";``) was no command
     to the block rules, so the answer stopped before the answer."""
     draft = ExtractiveGenerator().generate(
-        "How do I limit the download bandwidth that APT uses?", _evidence(BANDWIDTH_EN)
+        "How do I limit the download bandwidth that APT uses?", evidence_of(BANDWIDTH_EN)
     )
     assert not draft.abstained
     quoted = "\n".join(claim.text for claim in draft.claims)
@@ -78,7 +71,7 @@ def test_the_next_sections_heading_is_no_part_of_an_introduced_block() -> None:
     configuration line ends with ";", which read as an enumeration going on."""
     draft = ExtractiveGenerator().generate(
         "Wie begrenze ich die Bandbreite, die APT zum Herunterladen nutzt?",
-        _evidence(BANDWIDTH_DE),
+        evidence_of(BANDWIDTH_DE),
     )
     assert not draft.abstained
     quoted = "\n".join(claim.text for claim in draft.claims)
@@ -207,14 +200,14 @@ def test_a_what_is_question_with_an_abbreviation_asks_for_a_definition() -> None
     ):
         assert answer_kind(question) is not AnswerKind.DEFINITION, question
     # a function that "is called when …" is invoked, not named
-    session = _evidence(
+    session = evidence_of(
         "The session function is called when the user logs in. It is called from the "
         "session manager. A session is the time between a user's login and logout."
     )
     best = score_sentences("What is a session?", session).sentences[0]
     assert session[0].text[best.start : best.end].startswith("A session is")
     draft = ExtractiveGenerator().generate(
-        "Was ist ein Non-Maintainer-Upload (NMU)?", _evidence(NMU_CHANGELOG_DE, NMU_DE)
+        "Was ist ein Non-Maintainer-Upload (NMU)?", evidence_of(NMU_CHANGELOG_DE, NMU_DE)
     )
     assert not draft.abstained
     texts = [claim.text for claim in draft.claims]

@@ -19,17 +19,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from ragox.answer import Evidence, ExtractiveGenerator, score_sentences
+from conftest import evidence_of
+from ragox.answer import ExtractiveGenerator, score_sentences
 from ragox.answer._extractive import units
 from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
-
-
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
-
 
 MIRRORS = {
     "en": (
@@ -71,9 +64,9 @@ def test_how_often_is_answered_by_the_sentence_that_says_how_often(language: str
     one before it repeats more of the question (and "often" itself)."""
     text, question, frequency = MIRRORS[language]
     assert answer_kind(question) is AnswerKind.FREQUENCY
-    best = score_sentences(question, _evidence(text)).sentences[0]
+    best = score_sentences(question, evidence_of(text)).sentences[0]
     assert frequency in text[best.start : best.end]
-    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
     assert not draft.abstained
     assert frequency in draft.claims[0].text
 
@@ -138,7 +131,7 @@ def test_an_elliptical_sentence_is_quoted_with_what_it_leaves_out(language: str)
     """ "Ordinary users can't." answers the question only with the sentence before it:
     the answer quotes both as one claim."""
     text, question, pair = PUSH[language]
-    draft = ExtractiveGenerator().generate(question, _evidence(text))
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
     assert not draft.abstained
     assert draft.claims[0].text == pair
 
@@ -207,7 +200,7 @@ def test_the_list_announced_after_the_best_sentence_is_quoted_with_it(language: 
     the list right after it says which checks there are: both are quoted."""
     text, question, item = CHECKS[language]
     generator = ExtractiveGenerator(term_weights=_index_weights)
-    draft = generator.generate(question, _evidence(text))
+    draft = generator.generate(question, evidence_of(text))
     assert not draft.abstained
     assert draft.claims[0].text.startswith("urlcheck")
     assert any(item in claim.text for claim in draft.claims[1:])
@@ -220,7 +213,7 @@ def test_a_later_heading_in_the_passage_opens_another_section(language: str) -> 
     gets nothing from the first heading (before, "urlcheck" counted for it as if said in
     the sentence before it)."""
     text, question, _ = CHECKS[language]
-    scoring = score_sentences(question, _evidence(text), _index_weights)
+    scoring = score_sentences(question, evidence_of(text), _index_weights)
     (logscan,) = [s for s in scoring.sentences if text[s.start :].startswith("logscan")]
     assert logscan.support.previous == 0.0
     assert logscan.support.heading == 0.0
@@ -237,7 +230,7 @@ def test_a_block_announced_inside_the_paragraph_is_not_added() -> None:
         "stale index files\n\nbroken symlinks\n\nmissing signatures"
     )
     generator = ExtractiveGenerator(term_weights=_index_weights)
-    draft = generator.generate("What problems does the urlcheck tool report?", _evidence(text))
+    draft = generator.generate("What problems does the urlcheck tool report?", evidence_of(text))
     assert [claim.text for claim in draft.claims] == [
         "urlcheck inspects a mirror and reports stale files and broken links."
     ]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from conftest import evidence_of
 from ragox.access import Principal
 from ragox.answer import Evidence, ExtractiveGenerator
 from ragox.answer._support import TermMatcher, support
@@ -114,13 +115,6 @@ def test_a_heading_counts_beside_a_sentence_that_holds_its_word_as_a_synonym() -
     assert before.previous == pytest.approx(0.2 / 4)
 
 
-def _evidence(*texts: str) -> list[Evidence]:
-    return [
-        Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
-        for n, text in enumerate(texts, start=1)
-    ]
-
-
 def test_a_how_to_answer_may_say_the_action_with_another_word() -> None:
     """ "How do I switch my system to testing?" is answered by a section that says
     "move" and "change": the question's weightiest word is not missing from it (a
@@ -130,7 +124,7 @@ def test_a_how_to_answer_may_say_the_action_with_another_word() -> None:
     def weights(terms: Sequence[str]) -> dict[str, float]:
         return {term: 3.0 if term == _stem("switch", "en") else 1.0 for term in terms}
 
-    evidence = _evidence(
+    evidence = evidence_of(
         "3.1.11. Can I move to testing?\n\nYes. Change the third field of "
         "/etc/apt/sources.list to 'testing' and run apt full-upgrade.",
         "The switch in the server room is replaced every five years by the operators.",

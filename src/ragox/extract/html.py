@@ -668,12 +668,11 @@ def _without_raw_text(text: str) -> str:
         kept.append(text[position : found.start()])
         if found.group(1) is None:
             end = text.find("-->", found.end())
-            after = end + 3
+            after = None if end < 0 else end + 3
         else:
             closing = _RAW_CLOSE[found.group(1).lower()].search(text, found.end())
-            end = -1 if closing is None else closing.start()
-            after = 0 if closing is None else closing.end()
-        if end < 0:
+            after = None if closing is None else closing.end()
+        if after is None:
             return "".join(kept)
         position = after
 

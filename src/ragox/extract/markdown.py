@@ -194,11 +194,16 @@ def _block_budget(state: StateBlock, start_line: int, end_line: int, silent: boo
     refuses a document of more than :data:`MAX_BLOCKS` of them ``TOO_COMPLEX`` while it
     is parsed, before its tokens (a few per block) take gigabytes; it never matches."""
     if not silent:
-        begun = state.env.get(_BEGUN, 0) + 1
-        if begun > MAX_BLOCKS:
-            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
-        state.env[_BEGUN] = begun
+        _spend(state, 1)
     return False
+
+
+def _spend(state: StateBlock, blocks: int) -> None:
+    """Count ``blocks`` more against the parse's budget; past it, ``TOO_COMPLEX``."""
+    begun = state.env.get(_BEGUN, 0) + blocks
+    if begun > MAX_BLOCKS:
+        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
+    state.env[_BEGUN] = begun
 
 
 def _counted_table(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
@@ -210,10 +215,7 @@ def _counted_table(state: StateBlock, start_line: int, end_line: int, silent: bo
     left = MAX_BLOCKS - state.env.get(_BEGUN, 0)
     found = table_rule(state, start_line, min(end_line, start_line + left + 2), silent)
     if found:
-        begun = state.env.get(_BEGUN, 0) + state.line - start_line
-        if begun > MAX_BLOCKS:
-            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} blocks")
-        state.env[_BEGUN] = begun
+        _spend(state, state.line - start_line)
     return found
 
 
