@@ -618,13 +618,20 @@ def _refuse_many_elements(text: str) -> None:
     in the whole text (the estimate of what is shown can be fooled: HTML closes
     ``<!-->`` at once, and ``<!--`` inside an attribute's value opens no comment); of
     more than ``MAX_SLOTS`` table cells (all the page's tables together); or of more
-    than :data:`MAX_ATTRIBUTES` attributes in its long start tags."""
-    shown, _ = _tag_counts(_without_raw_text(text))
-    blocks, cells = _tag_counts(text)
-    if shown > _TAGS_PER_BLOCK * MAX_BLOCKS or blocks > 2 * _TAGS_PER_BLOCK * MAX_BLOCKS:
-        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
-    if cells > MAX_SLOTS:
-        raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
+    than :data:`MAX_ATTRIBUTES` attributes in its long start tags.
+
+    Every count is bounded by one of the text's characters: a tag by its "<", an
+    attribute by its "=". A page with fewer of them than a limit cannot pass it and
+    is not scanned for it (a third of a real page's extraction time)."""
+    if text.count("<") > min(_TAGS_PER_BLOCK * MAX_BLOCKS, MAX_SLOTS):
+        shown, _ = _tag_counts(_without_raw_text(text))
+        blocks, cells = _tag_counts(text)
+        if shown > _TAGS_PER_BLOCK * MAX_BLOCKS or blocks > 2 * _TAGS_PER_BLOCK * MAX_BLOCKS:
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
+        if cells > MAX_SLOTS:
+            raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
+    if text.count("=") <= MAX_ATTRIBUTES:
+        return
     attributes = 0
     for tag in _START_TAG.finditer(text):
         if tag.end() - tag.start() < _LONG_TAG_CHARS:
