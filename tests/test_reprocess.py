@@ -27,7 +27,7 @@ from ragox.access import Principal
 from ragox.anchor import ResolutionStatus
 from ragox.extract import Extraction, ExtractOptions, ParserInfo
 from ragox.extract.plain import extract_plain_text
-from ragox.ingest import ChunkingConfig, SearchText, _pipeline, _searchtext
+from ragox.ingest import ChunkingConfig, Reprocessor, SearchText, _pipeline, _searchtext
 from ragox.service import Ragox
 from ragox.store import ChunkRecord, StoredAnchor
 from ragox.store.sqlite._schema import MIGRATIONS
@@ -433,6 +433,51 @@ def test_a_reprocess_that_died_resumes_without_duplicates(
     migrated = anchors["MIGRATED"].anchor.anchor_id
     assert len(app.store.anchor_successors(TENANT, migrated)) == 1
     app.close()
+
+
+def test_an_interrupted_reprocess_keeps_the_report_of_what_it_rebuilt(
+    app: Ragox, home: Path, tmp_path: Path, upgrade, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run stopped (Ctrl-C) after rebuilding the first of two documents: the anchors
+    it left for review are still listed by ``--history``, marked interrupted; the next
+    run rebuilds the rest under a report of its own, complete."""
+    _ingest(app, tmp_path)
+    anchors = _anchors(app)
+    other = tmp_path / "second.txt"
+    other.write_text(MANUAL, encoding="utf-8")
+    assert app.ingest_path(other, tmp_path, groups=frozenset({"staff"})).ready
+    upgrade()
+    original = Reprocessor._rebuild
+    calls: list[str] = []
+
+    def stopped_at_the_second(self: Reprocessor, record: Any, stale: Any) -> Any:
+        calls.append(record.document_id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(self, record, stale)
+
+    monkeypatch.setattr(Reprocessor, "_rebuild", stopped_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        app.reprocess()
+    monkeypatch.setattr(Reprocessor, "_rebuild", original)
+
+    [kept] = app.reprocess_history()
+    assert kept["complete"] is False
+    [revision] = kept["revisions"]
+    assert revision["document_id"] == calls[0] and revision["state"] == "REBUILT"
+    if calls[0] == DOC:
+        review = {a["anchor_id"] for a in revision["anchors"] if a["needs_review"]}
+        assert review == {s.anchor.anchor_id for n, s in anchors.items() if n != "MIGRATED"}
+    else:
+        assert revision["anchors"] == []
+    [line] = run_ragox(home, "reprocess", "--history").stdout.splitlines()
+    assert line.endswith("(interrupted)")
+
+    report = app.reprocess()
+    assert [r.document_id for r in report.rebuilds] == [calls[1]]
+    newest, first = app.reprocess_history()
+    assert newest["report_id"] == report.report_id and newest["complete"] is True
+    assert first["report_id"] == kept["report_id"] and first == kept
 
 
 @pytest.mark.sqlite_only  # an older SQLite home

@@ -49,8 +49,11 @@ def reprocess(
         if as_json:
             print_json({"reports": reports})
         for stored in [] if as_json else reports:
+            # a run that did not end (stopped, crashed) lists what it did before
+            ended = "" if stored.get("complete", True) else "  (interrupted)"
             click.echo(
-                f"{stored['report_id']}  {stored['created_at']}  {_documents(stored['documents'])}"
+                f"{stored['report_id']}  {stored['created_at']}  "
+                f"{_documents(stored['documents'])}{ended}"
             )
         return
     with _app(ctx, existing=True) as app:
@@ -58,6 +61,10 @@ def reprocess(
             report = app.reprocess(ids, dry_run=dry_run, tenant=tenant)
         except NotFound:
             _not_found(as_json, "document")
+        except KeyboardInterrupt:
+            # the revisions rebuilt before the stop are in the stored report
+            click.echo("Interrupted: `ragox reprocess --history` lists what was rebuilt.", err=True)
+            ctx.exit(130)
     if as_json:
         print_json(reprocess_json(report))
     else:

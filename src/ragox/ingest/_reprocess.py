@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -128,6 +128,9 @@ class ReprocessReport:
     #: set when the report is stored (a run that rebuilt something)
     report_id: str | None = None
     created_at: str | None = None
+    #: False while the run goes on: the stored report of a run that was interrupted
+    #: (a signal, a crash) lists the revisions rebuilt before it stopped
+    complete: bool = True
 
     def by_document(self) -> dict[str, dict[AnchorOutcome, int]]:
         """Anchor outcomes counted per document (the report's summary)."""
@@ -170,14 +173,24 @@ class Reprocessor:
         return found
 
     def run(
-        self, tenant: str, documents: Sequence[str] | None = None, *, dry_run: bool = False
+        self,
+        tenant: str,
+        documents: Sequence[str] | None = None,
+        *,
+        dry_run: bool = False,
+        rebuilt: Callable[[tuple[RevisionRebuild, ...]], object] | None = None,
     ) -> ReprocessReport:
-        rebuilds = []
+        """Rebuild (or with ``dry_run`` plan) every stale revision in order; ``rebuilt``
+        is given the rebuilds so far after each revision, so that what a run has done is
+        kept even when the run does not end."""
+        rebuilds: list[RevisionRebuild] = []
         for record, stale in self.plan(tenant, documents):
             if dry_run:
                 rebuilds.append(self._dry(record, stale))
-            else:
-                rebuilds.append(self._rebuild(record, stale))
+                continue
+            rebuilds.append(self._rebuild(record, stale))
+            if rebuilt is not None:
+                rebuilt(tuple(rebuilds))
         return ReprocessReport(dry_run, tuple(rebuilds))
 
     # -- one revision --------------------------------------------------------------

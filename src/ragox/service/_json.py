@@ -302,6 +302,7 @@ def reprocess_json(report: ReprocessReport) -> dict[str, Any]:
         "report_id": report.report_id,
         "created_at": report.created_at,
         "dry_run": report.dry_run,
+        "complete": report.complete,
         "revisions": [
             {
                 "document_id": r.document_id,

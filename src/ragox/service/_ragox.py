@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
 import heapq
@@ -68,6 +67,7 @@ if TYPE_CHECKING:
         IngestOutcome,
         JobHealth,
         ReprocessReport,
+        RevisionRebuild,
         StaleStage,
         Worker,
         WorkerConfig,
@@ -1849,22 +1849,28 @@ class Ragox:
         for document_id in documents or ():
             if self.store.get_document(tenant, document_id) is None:
                 raise NotFound(document_id)
-        from ragox.ingest import Reprocessor  # noqa: PLC0415
-
-        report = Reprocessor(self.ingestor, authorized_by).run(tenant, documents, dry_run=dry_run)
-        if dry_run or not report.rebuilds:
-            return report
-        # Kept, so that the anchors left for review can be listed later (`--history`).
+        from ragox.ingest import Reprocessor, ReprocessReport  # noqa: PLC0415
         from ragox.service._json import reprocess_json  # noqa: PLC0415 (imports this module)
 
-        report = dataclasses.replace(
-            report, report_id="rpr_" + secrets.token_hex(12), created_at=utc_now()
+        # Kept, so that the anchors left for review can be listed later (`--history`):
+        # stored after each revision, marked incomplete until the run ends, so that a
+        # run stopped half-way (Ctrl-C, a crash) still lists what it migrated.
+        report_id, created_at = "rpr_" + secrets.token_hex(12), utc_now()
+
+        def save(rebuilds: tuple[RevisionRebuild, ...], *, complete: bool) -> ReprocessReport:
+            report = ReprocessReport(False, rebuilds, report_id, created_at, complete)
+            self.store.save_reprocess_report(tenant, report_id, created_at, reprocess_json(report))
+            return report
+
+        report = Reprocessor(self.ingestor, authorized_by).run(
+            tenant,
+            documents,
+            dry_run=dry_run,
+            rebuilt=None if dry_run else functools.partial(save, complete=False),
         )
-        assert report.report_id is not None and report.created_at is not None
-        self.store.save_reprocess_report(
-            tenant, report.report_id, report.created_at, reprocess_json(report)
-        )
-        return report
+        if dry_run or not report.rebuilds:
+            return report
+        return save(report.rebuilds, complete=True)
 
     def reprocess_history(
         self, tenant: str = DEFAULT_TENANT, limit: int = 20

@@ -450,7 +450,9 @@ class Store(Protocol):
     def save_reprocess_report(
         self, tenant: str, report_id: str, created_at: str, payload: dict[str, object]
     ) -> None:
-        """Keep one rebuild's migration report (ids and outcomes only)."""
+        """Keep one rebuild's migration report (ids and outcomes only); saved again
+        under its id, it replaces the earlier payload (a run stores its report after
+        each revision)."""
         ...
 
     def reprocess_reports(self, tenant: str, limit: int = 20) -> list[dict[str, object]]:

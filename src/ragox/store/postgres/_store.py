@@ -1447,7 +1447,9 @@ class PostgresStore:
         with self.shared_transaction() as conn:
             conn.execute(
                 "INSERT INTO reprocess_reports(report_id, tenant, created_at, json) "
-                "VALUES(%s,%s,%s,%s)",
+                "VALUES(%s,%s,%s,%s) "
+                "ON CONFLICT(report_id) DO UPDATE SET json=excluded.json "
+                "WHERE reprocess_reports.tenant=excluded.tenant",
                 (report_id, tenant, created_at, json.dumps(payload, ensure_ascii=False)),
             )
 

@@ -1372,7 +1372,9 @@ class SqliteStore:
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO reprocess_reports(report_id, tenant, created_at, json) "
-                "VALUES(?,?,?,?)",
+                "VALUES(?,?,?,?) "
+                "ON CONFLICT(report_id) DO UPDATE SET json=excluded.json "
+                "WHERE reprocess_reports.tenant=excluded.tenant",
                 (report_id, tenant, created_at, json.dumps(payload, ensure_ascii=False)),
             )
 
