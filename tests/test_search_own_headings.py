@@ -65,7 +65,7 @@ def test_a_section_titled_with_the_topic_ranks_above_a_passage_naming_it_in_pass
     """A section titled "Going on vacation gracefully" whose text does not say vacation
     again is the first hit for a question on a vacation, above a shorter paragraph that
     names one in passing (before analyzer 5 that paragraph came first)."""
-    assert ANALYZER_VERSION == "analyzer@5"
+    assert ANALYZER_VERSION == "analyzer@6"
     others = "".join(f"<h2>{title}</h2><p>{body}</p>" for title, body in _OTHER_SECTIONS)
     html = (
         "<html><body><h1>Duties</h1>"

@@ -30,7 +30,7 @@ from conftest import (
     store_sql,
 )
 from ragox.access import Principal
-from ragox.search import SearchMode, analyze_document, analyze_query, fts_match, scope_of
+from ragox.search import SearchMode, analyze_query, fts_match, index_terms, scope_of
 from ragox.service import ActionRefused, Ragox
 from ragox.store import SCHEMA_VERSION
 
@@ -132,7 +132,7 @@ def _reference_scores(app: Ragox, principal: Principal, match: str) -> dict[str,
         assert found is not None
         for chunk in app.store.chunks(record.manifest_id):
             ids.append(chunk.chunk_id)
-            body = analyze_document(found[0][chunk.search_start : chunk.search_end], "en")
+            body = index_terms(found[0][chunk.search_start : chunk.search_end], "en")
             ref.execute("INSERT INTO ref(rowid, body) VALUES(?, ?)", (len(ids), body))
     rows = ref.execute("SELECT rowid, -bm25(ref) FROM ref WHERE ref MATCH ?", (match,)).fetchall()
     return {ids[int(rowid) - 1]: float(score) for rowid, score in rows}

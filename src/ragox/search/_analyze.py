@@ -39,8 +39,10 @@ __all__ = [
     "index_form",
     "index_terms",
     "is_stopword",
+    "joined_names",
     "joined_pairs",
     "likely_language",
+    "named_joins",
     "tokens",
 ]
 
@@ -54,8 +56,9 @@ SUPPORTED_LANGUAGES: Final = {"en": "english", "de": "german", "ru": "russian"}
 #: 1: documents of unknown language unstemmed; 2: unknown language with every stem,
 #: queries analyzed in every scope language, Snowball stop lists; 3: German documents
 #: also carry the parts of their compounds; 4: derived words meet (:func:`index_form`);
-#: 5: a chunk's row carries its own headings once more (``ragox.ingest._headings``).
-LEXICAL_ANALYZER_VERSION: Final = "5"
+#: 5: a chunk's row carries its own headings once more (``ragox.ingest._headings``);
+#: 6: a name written with dots or hyphens also as its words joined (:func:`joined_names`).
+LEXICAL_ANALYZER_VERSION: Final = "6"
 #: Recorded with the lexical rows (issue 13): a change of the analysis above makes
 #: older rows stale, so that `ragox reprocess` rebuilds them.
 ANALYZER_VERSION: Final = f"analyzer@{LEXICAL_ANALYZER_VERSION}"
@@ -629,8 +632,43 @@ def _index_forms(terms: list[str], text: str) -> str:
     )
 
 
+#: a name of words joined by dots or hyphens, without spaces: a file ("sources.list",
+#: "apt.conf"), a command ("dpkg-reconfigure"), a compound ("Debian-Paket")
+_JOINED_NAME: Final = regex.compile(r"\w+(?:[.\-]\w+)+")
+_ASCII_JOINED_NAME: Final = re.compile(r"\w+(?:[.\-]\w+)+", re.ASCII)
+
+
+def joined_names(text: str) -> list[str]:
+    """Each two neighbouring words of the dotted or hyphenated names of ``text``,
+    joined and case-folded as written ("/etc/apt/sources.list" → "sourceslist"): the
+    index stores them beside the words, and a query that writes the name (or its two
+    words, "time zone" → "timezone") meets them exactly, whatever its language's
+    stems. Only words of two letters or more, and of letters only ("e.g.", "1.2" and
+    "x86-64" make none)."""
+    return [joined for _, pairs in named_joins(text) for joined in pairs]
+
+
+def named_joins(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The dotted and hyphenated names of ``text`` that make :func:`joined_names`, each
+    as written with its joined pairs."""
+    if "." not in text and "-" not in text:
+        return []
+    names = (_ASCII_JOINED_NAME if text.isascii() else _JOINED_NAME).findall(text)
+    found = []
+    for name in names:
+        pairs = tuple(
+            first + second
+            for first, second in itertools.pairwise(tokens(name))
+            if len(first) > 1 and len(second) > 1 and first.isalpha() and second.isalpha()
+        )
+        if pairs:
+            found.append((name, pairs))
+    return found
+
+
 def index_terms(text: str, language: str | None, vocabulary: frozenset[str] = frozenset()) -> str:
-    """Space-separated terms of a search text as the lexical index stores them.
+    """Space-separated terms of a search text as the lexical index stores them, then
+    the :func:`joined_names` of its dotted and hyphenated names (in their index form).
 
     A text in a language we stem gets its stems. A text of unknown (or unstemmable)
     language gets, word by word, the word as written and its English, German and
@@ -639,6 +677,14 @@ def index_terms(text: str, language: str | None, vocabulary: frozenset[str] = fr
     parts that ``vocabulary`` (its document's words) holds, so that "Papiergröße"
     finds "Standardpapiergröße". Every term is stored in its :func:`index_form`.
     """
+    terms = _word_terms(text, language, vocabulary)
+    joined = joined_names(text)
+    if not joined:
+        return terms
+    return " ".join([terms, *(joined if text.isascii() else map(index_form, joined))])
+
+
+def _word_terms(text: str, language: str | None, vocabulary: frozenset[str]) -> str:
     words = tokens(text)
     if language == "de" and vocabulary:
         extra = [part for word in words for part in compound_parts(word, vocabulary)]
@@ -760,6 +806,8 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
     compounds = [joined for *_, joined in joined_pairs(words, stop)]
     if compounds and unknown:
         found.update(dict.fromkeys(compounds))
+    # a dotted or hyphenated name ("sources.list") as the index stores it, unstemmed
+    found.update(dict.fromkeys(joined_names(text)))
     for lang in languages:
         if compounds and lang in JOINING_LANGUAGES:
             found.update(dict.fromkeys(_stemmer(lang).stemWords(compounds)))

@@ -21,7 +21,9 @@ from ragox.search._analyze import (
     SUPPORTED_LANGUAGES,
     analyze_search_query,
     fts_match,
+    index_form,
     likely_language,
+    named_joins,
     tokens,
 )
 from ragox.search._compounds import absent_compounds
@@ -302,19 +304,48 @@ class Searcher:
     def _lexical(
         self, query: str, scope: Scope, limit: int, prefer_instructions: bool
     ) -> list[tuple[str, float]]:
-        analysis = analyze_search_query(query, self._languages(scope))
+        rest, names = self._held_names(query, scope)
+        analysis = analyze_search_query(rest, self._languages(scope))
         terms = analysis.terms
         if "de" in analysis.languages:
             # a German compound that no readable chunk writes, by its parts
             parts = self.compound_parts(query, scope)
             terms += tuple(part for pair in parts.values() for part in pair if part not in terms)
-        match = fts_match(with_synonyms(terms, analysis.languages))
+        # a file's name stands for the two words it joins, and weighs as two terms
+        others = tuple(
+            term for term in with_synonyms(terms, analysis.languages) if term not in names
+        )
+        match = fts_match(others + names + names)
         if match is None:
             return []
         ranked = self.store.index.lexical(match, scope, limit)
         if not (ranked and prefer_instructions and asks_for_instructions(query)):
             return ranked
         return self._instructions_first(ranked)
+
+    def _held_names(self, query: str, scope: Scope) -> tuple[str, tuple[str, ...]]:
+        """``query`` with each dotted name that readable chunks hold ("sources.list")
+        written as one word ("sourceslist"), and those words as the index stores them
+        (unstemmed): a file's name is matched, not its words ("sources", "list"), which
+        common prose outweighs. A name no readable chunk holds (an index from before
+        analyzer 6, a name written otherwise) stays, for its words. A hyphenated name
+        ("Debian-Entwickler", "dpkg-reconfigure") keeps its words, which are words of
+        the language: the query's analysis adds the joined form beside them."""
+        names = [(name, pairs) for name, pairs in named_joins(query) if "." in name]
+        if not names:
+            return query, ()
+        joined = sorted({index_form(pair) for _, pairs in names for pair in pairs})
+        held = self.store.index.term_statistics(scope, joined)[1]
+        found: dict[str, None] = {}
+        for name, pairs in names:
+            forms = [index_form(pair) for pair in pairs]
+            if all(held.get(form) for form in forms):
+                # the joined words stay words of the query: its language and stop
+                # words are read as before ("Что такое salsa.debian.org?" keeps no
+                # stop word as a term)
+                query = query.replace(name, " " + " ".join(pairs) + " ")
+                found.update(dict.fromkeys(forms))
+        return query, tuple(found)
 
     def compound_parts(self, query: str, scope: Scope) -> dict[str, tuple[str, str]]:
         """The query's German compounds that no chunk of the scope holds, by the stems

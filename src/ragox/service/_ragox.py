@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import heapq
@@ -647,8 +648,25 @@ class Ragox:
             # English manual) is in the reader's language too
             return any(languages.get(h.chunk_id) in (spoken, None) for h in (hit, *hit.also_in))
 
+        def lead(hit: Hit) -> Hit:
+            # the same passage in a document of the question's language is the one
+            # cited (the English manual's copy of a paragraph the Russian manual left
+            # untranslated goes under it), at the first copy's rank
+            if languages.get(hit.chunk_id) == spoken:
+                return hit
+            for index, copy in enumerate(hit.also_in):
+                if languages.get(copy.chunk_id) == spoken:
+                    others = (*hit.also_in[:index], *hit.also_in[index + 1 :])
+                    return dataclasses.replace(
+                        copy,
+                        score=hit.score,
+                        found_by=hit.found_by,
+                        also_in=(dataclasses.replace(hit, also_in=()), *others),
+                    )
+            return hit
+
         if all(in_spoken(hit) for hit in hits):
-            return hits
+            return [lead(hit) for hit in hits]
         wider = self.searcher().search(
             question,
             principal,
@@ -662,7 +680,7 @@ class Ragox:
         languages = self.store.index.chunk_languages(
             [h.chunk_id for hit in wider for h in (hit, *hit.also_in)]
         )
-        own = [hit for hit in wider if in_spoken(hit)]
+        own = [lead(hit) for hit in wider if in_spoken(hit)]
         others = [hit for hit in wider if not in_spoken(hit)]
         return (own + others)[:candidates]
 
