@@ -183,3 +183,35 @@ def test_sentence_ends_skip_ordinals_initials_and_citations(text: str, first: st
     spans = split_sentences(text)
     assert len(spans) == 2
     assert text[spans[0][0] : spans[0][1]].endswith(first)
+
+
+def test_a_short_wrapped_line_goes_on_its_sentence_and_a_heading_stays_one() -> None:
+    """A README wraps prose at a fixed width: "offer faster compression and decompression
+    speed" (six words, no full stop) is no heading when the line before it ends with a
+    comma or with a word it goes on in lower case; it was a sentence of its own, and an
+    answer quoted "at the cost of compression ratio (compared to level 1)." without
+    its subject. Headings and option lines still stand alone."""
+    text = (
+        "The negative compression levels, specified with `--fast=#`,\n"
+        "offer faster compression and decompression speed\n"
+        "at the cost of compression ratio (compared to level 1).\n\n"
+        "Chapter 1\nIntroduction\n"
+        "Options:\n  -v  verbose\n  -q  quiet\n"
+        "Prose wrapped at seventy-two characters in a plain text manual goes on\n"
+        "on the next line.\n"
+        "Die Datei /etc/hostname sollte nur den Rechnernamen des Systems und,\n"
+        "keinen Domänennamen\nenthalten."
+    )
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "The negative compression levels, specified with `--fast=#`,\n"
+        "offer faster compression and decompression speed\n"
+        "at the cost of compression ratio (compared to level 1).",
+        "Chapter 1",
+        "Introduction",
+        "Options:",
+        "-v  verbose",
+        "-q  quiet",
+        "Prose wrapped at seventy-two characters in a plain text manual goes on\non the next line.",
+        "Die Datei /etc/hostname sollte nur den Rechnernamen des Systems und,\n"
+        "keinen Domänennamen\nenthalten.",
+    ]

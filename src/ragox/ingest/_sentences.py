@@ -15,7 +15,8 @@ import regex
 __all__ = ["SPLITTER_VERSION", "split_sentences", "token_count", "token_spans"]
 
 #: Recorded on every chunk cut at these boundaries: change it with any rule below.
-SPLITTER_VERSION: Final = "sentences@1"
+#: 2: a short line that goes on the wrapped line before it is no heading (``_wrapped``).
+SPLITTER_VERSION: Final = "sentences@2"
 
 _WORD: Final = regex.compile(r"\w+", regex.UNICODE)
 #: ``_WORD`` for an ASCII text: the same matches (``[A-Za-z0-9_]+``), found faster
@@ -207,17 +208,35 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     spans: list[tuple[int, int]] = []
     unit = start
     position = start
+    previous = ""
     while position < stop:
         newline = text.find("\n", position, stop)
         if newline < 0:
             break
-        if _is_heading(text[position:newline]):
+        line = text[position:newline]
+        if _is_heading(line) and not _wrapped(previous, line):
             spans.extend(_prose(text, unit, position))
             _append(text, spans, position, newline)
             unit = newline + 1
+        previous = line
         position = newline + 1
     spans.extend(_prose(text, unit, stop))
     return spans
+
+
+def _wrapped(previous: str, line: str) -> bool:
+    """Whether a short ``line`` goes on the sentence of the ``previous`` line of its
+    paragraph (prose wrapped at a fixed width, as in a README): that line is no heading
+    itself and ends with a comma, or with a word that the line goes on in lower case
+    ("…, specified with `--fast=#`," / "offer faster compression and decompression
+    speed" / "at the cost of compression ratio.")."""
+    before = previous.rstrip()
+    if not before or _is_heading(previous):
+        return False
+    if before[-1] == ",":
+        return True
+    first = line.lstrip()[:1]
+    return before[-1].isalpha() and first.isalpha() and first.islower()
 
 
 def _prose(text: str, start: int, stop: int) -> list[tuple[int, int]]:
