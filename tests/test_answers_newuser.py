@@ -302,3 +302,29 @@ def test_a_package_tables_row_gives_no_instructions(tmp_path: Path) -> None:
     assert not record.abstained
     assert record.citations[0].anchor.document_id == "README.python.txt"
     assert "python3 -m venv" in record.citations[0].anchor.quote.exact
+
+
+ZSTD_README = (
+    "## Benchmarks\n\n"
+    "The negative compression levels, specified with `--fast=#`,\n"
+    "offer faster compression and decompression speed\n"
+    "at the cost of compression ratio (compared to level 1).\n\n"
+    '![Compression Ratio](doc/images/dict-cr.png "Compression Ratio") | '
+    '![Compression Speed](doc/images/dict-cs.png "Compression Speed")\n\n'
+    '<p align="center"><img src="doc/images/zstd_logo86.png" alt="Zstandard"></p>\n\n'
+    "Zstd can also offer stronger compression ratios at the cost of compression speed."
+)
+
+
+def test_a_readme_s_charts_are_no_sentence_and_a_wrapped_sentence_is_whole() -> None:
+    """A README's row of chart images ("![Compression Ratio](… "Compression Ratio")")
+    was quoted as an answer's sentence; and "at the cost of compression ratio (compared
+    to level 1)." without its subject (the splitter took "offer faster compression and
+    decompression speed" for a heading)."""
+    scoring = score_sentences(
+        "Which compression levels and speed does zstd offer?", evidence_of(ZSTD_README)
+    )
+    quoted = [ZSTD_README[s.start : s.end] for s in scoring.sentences]
+    assert quoted and not any("![" in q or "<img" in q for q in quoted), quoted
+    whole = next(q for q in quoted if "at the cost of compression ratio (compared" in q)
+    assert whole.startswith("The negative compression levels"), quoted

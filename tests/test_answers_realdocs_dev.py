@@ -151,8 +151,12 @@ def test_dev_table(
     # gold .713 (dev-de-03 quotes "apt upgrade" from the next section instead of
     # "apt-get dist-upgrade"), false abstentions .120, recall@1 and @5 unchanged or
     # better; the held-out set: German false abstentions .160 → .120, the rest unchanged
-    assert overall["answered_with_gold_citation"] >= 0.71
-    assert overall["citations_on_gold"] >= 0.41
+    # With a passage scored under the title of the section it starts in, a further
+    # sentence that refers back quoted with its antecedent or not at all, and charts no
+    # sentence: gold .722 / abstained .973 / false abstentions .111 / citations on
+    # gold .452 (was .437)
+    assert overall["answered_with_gold_citation"] >= 0.72
+    assert overall["citations_on_gold"] >= 0.45
     assert overall["abstained_correctly"] >= 0.97
     assert overall["false_abstentions"] <= 0.13
     assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.64

@@ -255,7 +255,28 @@ def select_context(
                 )
             )
     languages = store.index.representation_languages(sorted({e.manifest_id for e in chosen}))
-    return [replace(e, document_language=languages.get(e.manifest_id)) for e in chosen]
+    return [
+        replace(
+            e,
+            document_language=languages.get(e.manifest_id),
+            section_title=_section_title(store, e.manifest_id, e.start),
+        )
+        for e in chosen
+    ]
+
+
+#: the most of a section's title an evidence item carries
+_TITLE_CHARS = 300
+
+
+def _section_title(store: Store, manifest_id: str, start: int) -> str | None:
+    """The text of the last heading block that ends by ``start`` (the passage does not
+    open with it), white space collapsed; None without one."""
+    found = store.heading_before(manifest_id, start)
+    if found is None or found[1] > start:
+        return None
+    title = " ".join(store.text(manifest_id)[found[0] : found[1]].split())
+    return title[:_TITLE_CHARS] or None
 
 
 def _taken(passage: _Passage, chosen: Sequence[Evidence]) -> bool:

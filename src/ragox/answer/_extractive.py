@@ -487,6 +487,7 @@ def score_sentences(
                         or (
                             _long_enough(item.text, start, end)
                             and not _is_label(item.text[start:end])
+                            and not _markup_only(item.text[start:end])
                             and not _is_question(item.text[start:end])
                             and not any(h_start <= start < h_end for h_start, h_end in headings)
                         )
@@ -538,9 +539,14 @@ def score_sentences(
         # files of an installed package?"): what the heading shares with the question
         # counts for every sentence under it as if said in the sentence before
         heading = sentences[0][3] if sentences and not sentences[0][2] else None
-        section: dict[str, float] | None = None  # the heading of the current section
+        # the heading of the current section: until the passage has one of its own,
+        # the title of the section it starts in
+        section: Mapping[str, float] | None = (
+            matcher.credit(matcher.stems(item.section_title)) if item.section_title else None
+        )
         section_span: tuple[int, int] | None = None  # its paragraph, when numbered
-        asks = False  # the section's heading is a question (an FAQ's)
+        # the section's heading is a question (an FAQ's)
+        asks = bool(item.section_title) and _is_question(item.section_title or "")
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if not quotable:
                 numbered = position > 0 and _is_number(
@@ -1023,6 +1029,17 @@ def _is_question(sentence: str) -> bool:
     return sentence.rstrip().endswith("?")
 
 
+#: markup a Markdown or reStructuredText source shows as text: an image
+#: (``![Compression Ratio](doc/images/dict-cr.png "…")``), an HTML tag, a table's pipe
+_MARKUP: Final = re.compile(r"!\[[^\]]*\]\([^)]*\)|<[^<>]*>|\|")
+
+
+def _markup_only(sentence: str) -> bool:
+    """Images, tags and pipes with no words beside them (a README's row of charts): no
+    statement to quote."""
+    return not any(character.isalnum() for character in _MARKUP.sub("", sentence))
+
+
 def _is_label(sentence: str) -> bool:
     """A heading or a label ("1.4.7. Setting a default text editor", "Tip"): no
     statement to quote, though it still counts as a neighbour."""
@@ -1214,6 +1231,20 @@ class ExtractiveGenerator:
             # the printer:" beside "· To configure the network:"), is about another thing
             if _sibling_item(candidate, best):
                 continue
+            # a further sentence that refers back ("Diese Datei sollte nur den
+            # Rechnernamen … enthalten") says nothing without the one right before it
+            # ("… auf den in /etc/hostname festgelegten Wert."): both, or neither
+            if _ANAPHORA.match(_quote(candidate)) and not any(
+                _refers_back_to(candidate, other) for other in chosen
+            ):
+                antecedent = next((s for s in scored if _refers_back_to(candidate, s)), None)
+                if (
+                    antecedent is None
+                    or len(chosen) + 2 > config.max_sentences
+                    or any(_overlap(antecedent, other) for other in chosen)
+                ):
+                    continue
+                chosen.append(antecedent)
             chosen.append(candidate)
         chosen = _in_reading_order(chosen)
         claims = []

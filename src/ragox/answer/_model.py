@@ -49,6 +49,11 @@ class Evidence:
     #: an English paragraph left untranslated in a Russian manual is that manual's
     #: text for a Russian reader, not a passage of another language's manual
     document_language: str | None = None
+    #: the title of the section the passage starts in (the last heading block before
+    #: it, ``select_context``) when the passage does not open with it: a chunk that
+    #: goes on a section ("With apt, you can set a package to hold using …" under
+    #: "7.12. How do I put a package on hold?") is about what its title says
+    section_title: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

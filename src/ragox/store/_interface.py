@@ -489,6 +489,11 @@ class Store(Protocol):
         headers may lie pages away from a cell)."""
         ...
 
+    def heading_before(self, manifest_id: str, at: int) -> tuple[int, int] | None:
+        """``(start, end)`` of the last heading block of a representation that starts
+        before ``at``: the title of the section a passage starting there lies in."""
+        ...
+
     def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
         """``(start, end, locator)`` of the blocks overlapping a range whose locator is an
         element's path ("/html/body/ul/li[2]": an HTML block not located by its id), in

@@ -1560,6 +1560,14 @@ class PostgresStore:
         rows = self._fetchall(sql + " ORDER BY block_index", params)
         return [block_from_row(row) for row in rows]
 
+    def heading_before(self, manifest_id: str, at: int) -> tuple[int, int] | None:
+        row = self._fetchone(
+            'SELECT start, "end" FROM blocks WHERE manifest_id=%s AND start < %s '
+            "AND kind='heading' ORDER BY start DESC LIMIT 1",
+            (manifest_id, at),
+        )
+        return None if row is None else (int(row[0]), int(row[1]))
+
     def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
         """``(start, end, locator)`` of the blocks overlapping a range that are located
         by an element's path, in reading order (the bound as in :meth:`blocks`)."""
