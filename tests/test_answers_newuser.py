@@ -7,6 +7,7 @@ definition, answered by the sentence that names the thing with the one it draws 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from conftest import OPERATOR, evidence_of
@@ -328,3 +329,33 @@ def test_a_readme_s_charts_are_no_sentence_and_a_wrapped_sentence_is_whole() -> 
     assert quoted and not any("![" in q or "<img" in q for q in quoted), quoted
     whole = next(q for q in quoted if "at the cost of compression ratio (compared" in q)
     assert whole.startswith("The negative compression levels"), quoted
+
+
+PBUILDER_PDF = (
+    "⁷Здесь предполагается, что HOOKDIR=/var/cache/pbuilder/hooks. Пакет pbuilder создаёт "
+    "чистую среду сборки (chroot) для проверки зависимостей пакета."
+)
+PBUILDER_HTML = (
+    "Пакет pbuilder создаёт чистую среду сборки (chroot) для проверки зависимостей пакета."
+)
+
+
+def test_of_a_quote_in_a_pdf_and_its_html_the_html_copy_is_cited() -> None:
+    """The PDF of a manual ranked first, its HTML second: the same sentence is cited from
+    the HTML (no page's layout: a footnote's mark, words broken at line ends), the PDF
+    listed as "also in"; before, whichever ranked first was cited."""
+    pdf, html = evidence_of(PBUILDER_PDF, PBUILDER_HTML)
+    evidence = [
+        replace(pdf, pages=(12,), document_language="ru"),
+        replace(html, document_language="ru"),
+    ]
+    draft = ExtractiveGenerator().generate("Что такое pbuilder?", evidence)
+    assert not draft.abstained
+    sentence = "Пакет pbuilder создаёт чистую среду сборки"
+    copies = [c.source_id for c in draft.claims if c.quote and c.quote.startswith(sentence)]
+    assert copies[:1] == ["S2"] and "S1" in copies, draft.claims
+    # a copy in a document of another language is not preferred for its format
+    other = [evidence[0], replace(evidence[1], document_language="en")]
+    draft = ExtractiveGenerator().generate("Что такое pbuilder?", other)
+    copies = [c.source_id for c in draft.claims if c.quote and c.quote.startswith(sentence)]
+    assert copies[:1] == ["S1"], draft.claims

@@ -1247,7 +1247,7 @@ class ExtractiveGenerator:
                 chosen.append(antecedent)
             chosen.append(candidate)
         chosen = _in_reading_order(chosen)
-        claims = []
+        claims: list[Claim] = []
         keys: dict[tuple[str, int], str] = {}  # each sentence's passage key, made once
 
         def key(sentence: ScoredSentence) -> str:
@@ -1258,16 +1258,38 @@ class ExtractiveGenerator:
             return found
 
         for sentence in chosen:
-            claims.append(_claim(sentence))
             # the same words in another document (the PDF of an HTML manual): cited once,
             # the validator lists the others as "also in"
-            claims.extend(
-                _claim(other)
-                for other in scored
-                if other.evidence.manifest_id != sentence.evidence.manifest_id
-                and key(other) == key(sentence)
-            )
+            copies = [
+                sentence,
+                *(
+                    other
+                    for other in scored
+                    if other.evidence.manifest_id != sentence.evidence.manifest_id
+                    and key(other) == key(sentence)
+                ),
+            ]
+            claims.extend(_claim(copy) for copy in _text_born_first(copies))
         return Draft(claims=tuple(claims), abstained=False)
+
+
+def _text_born_first(copies: list[ScoredSentence]) -> list[ScoredSentence]:
+    """The copies of one quote, the one cited first: a PDF's (its passage has pages) gives
+    its place to a copy in a representation born as text (HTML, Markdown, plain text)
+    of a document in the same language, which carries no page's layout (a footnote's
+    mark, "/usr/ share" broken at a line end) and opens in the viewer as the page it
+    was written as."""
+    first = copies[0]
+    if not first.evidence.pages:
+        return copies
+    language = first.evidence.document_language
+    born = next(
+        (c for c in copies if not c.evidence.pages and c.evidence.document_language == language),
+        None,
+    )
+    if born is None:
+        return copies
+    return [born, *(c for c in copies if c is not born)]
 
 
 #: words that open a sentence going on about the one before it
