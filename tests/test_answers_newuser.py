@@ -359,3 +359,35 @@ def test_of_a_quote_in_a_pdf_and_its_html_the_html_copy_is_cited() -> None:
     draft = ExtractiveGenerator().generate("Что такое pbuilder?", other)
     copies = [c.source_id for c in draft.claims if c.quote and c.quote.startswith(sentence)]
     assert copies[:1] == ["S1"], draft.claims
+
+
+PRE_DEPENDS_EN = (
+    "7.10. What is meant by saying that a package Pre-Depends on another?\n\n"
+    '"Pre-Depends" is a special dependency. In the case of most packages, dpkg will unpack '
+    "the archive file of a package independently of whether or not the files on which it "
+    "depends exist on the system. Simplistically, unpacking means that dpkg will extract "
+    "the files from the archive file and put them in place. If those packages depend on "
+    "the existence of some other packages on your system, dpkg will refuse to complete the "
+    "installation until the other packages are installed.\n\n"
+    "However, for some packages, dpkg will refuse even to unpack them until certain "
+    'dependencies are resolved. Such packages are said to "Pre-depend" on the presence of '
+    "some other packages."
+)
+
+
+def test_what_does_x_mean_asks_for_the_sentence_that_names_it() -> None:
+    """ "What does Pre-Depends mean?" was no definition question, and "Such packages are
+    said to "Pre-depend" on …" named nothing: the answer quoted the ordinary case
+    (dpkg unpacks most packages whatever their dependencies). Now the naming sentence
+    answers, with the one it refers back to."""
+    assert answer_kind("What does Pre-Depends mean?") is AnswerKind.DEFINITION
+    assert answer_kind("What is meant by a conffile?") is AnswerKind.DEFINITION
+    assert answer_kind("Was versteht man unter einem Conffile?") is AnswerKind.DEFINITION
+    assert answer_kind("Что значит NMU?") is AnswerKind.DEFINITION
+    assert answer_kind("What does the command do when it fails?") is None
+    draft = ExtractiveGenerator().generate(
+        "What does Pre-Depends mean?", evidence_of(PRE_DEPENDS_EN)
+    )
+    texts = [claim.text for claim in draft.claims]
+    named = next(i for i, t in enumerate(texts) if t.startswith("Such packages are said"))
+    assert named > 0 and texts[named - 1].startswith("However, for some packages"), texts

@@ -127,7 +127,14 @@ _DEFINITION_QUESTION: Final = (
         r"|что означает)\s+(?:(?:an?|the|ein|eine|einen|der|die|das)\s+)?"
         r"[\w.+-]+(?:\s+[\w.+-]+){0,2}"
         # its abbreviation: "Was ist ein Non-Maintainer-Upload (NMU)?"
-        r"(?:\s*\([\w.+-]{1,20}\))?\s*\??\s*$",
+        r"(?:\s*\([\w.+-]{1,20}\))?\s*\??\s*$"
+        # "What does Pre-Depends mean?", "What is meant by a conffile?", "Что значит
+        # NMU?"
+        r"|^\W*what (?:does|do)\s+(?:(?:an?|the)\s+)?[\w.+\"'-]+(?:\s+[\w.+\"'-]+){0,2}"
+        r"\s+mean\s*\??\s*$"
+        r"|^\W*(?:what is meant by|was versteht man unter|что значит)\s+"
+        r"(?:(?:an?|the|einem|einer|einen|den|dem|der)\s+)?[\w.+\"'-]+(?:\s+[\w.+\"'-]+){0,2}"
+        r"\s*\??\s*$",
         re.IGNORECASE,
     ),
 )
@@ -171,7 +178,7 @@ def _abbreviated(question: str) -> bool:
 #: Uploads", "Solche Uploads werden Non-Maintainer Uploads (NMU) genannt", "Такие
 #: загрузки называются …"): it says what the thing is
 _NAMES_IT: Final = re.compile(
-    r"\b(?:is|are) (?:called|known as|referred to as)\s+"
+    r"\b(?:is|are) (?:called|known as|referred to as|said to)\s+"
     # …not a function invoked ("is called when the user logs in", "is called from …")
     r"(?!(?:when|whenever|by|from|if|with|after|before|on|in|at|during|once|each|every"
     r"|for|to|as|only|again|automatically|directly|twice|first|last|then|and|or)\b)"
