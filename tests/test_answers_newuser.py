@@ -391,3 +391,25 @@ def test_what_does_x_mean_asks_for_the_sentence_that_names_it() -> None:
     texts = [claim.text for claim in draft.claims]
     named = next(i for i, t in enumerate(texts) if t.startswith("Such packages are said"))
     assert named > 0 and texts[named - 1].startswith("However, for some packages"), texts
+
+
+LINTIAN_RU = (
+    "7.4. Использование lintian\n\n"
+    "Запустите lintian(1), передав ей параметром файл .changes. Команда lintian выполняет "
+    "множество тестовых сценариев, проверяющих наличие типичных ошибок пакетирования [75].\n\n"
+    "$ lintian -i -I --show-overrides gentoo_0.9.12-1_i386.changes\n\n"
+    "Разумеется, следует заменить имя файла .changes на то, которое было сгенерировано."
+)
+
+
+def test_a_command_at_a_prompt_below_a_paragraph_is_quoted_with_its_last_sentence() -> None:
+    """ "Как проверить пакет с помощью lintian?" quoted "Команда lintian выполняет
+    множество тестовых сценариев … [75]." without the command right below it; a
+    paragraph's last sentence now spans a command at a shell's prompt that follows."""
+    draft = ExtractiveGenerator().generate(
+        "Как проверить пакет с помощью lintian?", evidence_of(LINTIAN_RU)
+    )
+    assert not draft.abstained
+    assert any("$ lintian -i -I --show-overrides" in claim.text for claim in draft.claims), (
+        draft.claims
+    )

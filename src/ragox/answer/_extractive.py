@@ -866,6 +866,12 @@ def _units(
                 finish = listed
         if finish is None:
             finish = _steps_end(text, spans, index)
+        if finish is None and _PROMPT_NEXT.match(text, end):
+            # the paragraph's last sentence, and a command at a shell's prompt below it
+            # ("Команда lintian выполняет множество тестовых сценариев … [75]." then
+            # "$ lintian -i -I --show-overrides …changes"): the command shows what the
+            # paragraph says, and is how to do it
+            finish = block_end(text, end, True, len(text), start)
         if finish is not None:
             out.append((start, finish, True))
             while index < len(spans) and spans[index][0] < finish:
@@ -879,6 +885,10 @@ def _units(
             out.append((start, end, False))
         index += 1
     return out
+
+
+#: the end of a paragraph, and a shell's prompt opening the next one
+_PROMPT_NEXT: Final = re.compile(r"[ \t]*\n[ \t]*\n\s*\$ \S")
 
 
 #: a line announcing numbered steps and the first of them on the next line ("…
