@@ -413,3 +413,15 @@ def test_a_command_at_a_prompt_below_a_paragraph_is_quoted_with_its_last_sentenc
     assert any("$ lintian -i -I --show-overrides" in claim.text for claim in draft.claims), (
         draft.claims
     )
+
+
+def test_a_german_sentence_opening_with_sie_or_es_refers_back_to_nothing() -> None:
+    """ "Sie können den echten Rechnernamen wie folgt herausfinden:" (Sie: the reader)
+    brought an unrelated exim sentence before it as its antecedent (a red team's
+    finding); only words that point back ("Diese Datei", "Dort") ask for one."""
+    from ragox.answer._extractive import _FURTHER_ANAPHORA
+
+    for opening in ("Sie können den Namen", "Es gibt drei Wege", "Das Paket enthält", "Er läuft"):
+        assert _FURTHER_ANAPHORA.match(opening) is None, opening
+    for opening in ("Diese Datei sollte", "Dort finden Sie", "It is kept", "Эта команда"):
+        assert _FURTHER_ANAPHORA.match(opening) is not None, opening

@@ -154,9 +154,11 @@ def test_dev_table(
     # With a passage scored under the title of the section it starts in, a further
     # sentence that refers back quoted with its antecedent or not at all, and charts no
     # sentence: gold .722 / abstained .973 / false abstentions .111 / citations on
-    # gold .452 (was .437)
+    # gold .452 (was .437); .442 once German "Sie", "es", "das", "er" no longer count
+    # as referring back (a red team's finding: "Sie können …" pulled in an unrelated
+    # sentence as its antecedent)
     assert overall["answered_with_gold_citation"] >= 0.72
-    assert overall["citations_on_gold"] >= 0.45
+    assert overall["citations_on_gold"] >= 0.44
     assert overall["abstained_correctly"] >= 0.97
     assert overall["false_abstentions"] <= 0.13
     assert retrieval.figures(GoldGroup(None, None))["recall@1"] >= 0.64

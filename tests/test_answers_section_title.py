@@ -12,6 +12,7 @@ import pytest
 
 from conftest import OPERATOR, evidence_of
 from ragox.answer import score_sentences
+from ragox.answer._context import _section_title
 from ragox.service import Ragox
 
 _GOES_ON = (
@@ -106,3 +107,29 @@ def test_a_further_sentence_that_refers_back_comes_with_the_one_it_refers_to(
     assert any(t.startswith("Diese Datei") for t in texts), texts
     named = texts.index(next(t for t in texts if t.startswith("Diese Datei")))
     assert named > 0 and "/etc/hostname" in texts[named - 1], texts
+
+
+def test_a_heading_far_before_the_passage_is_no_title_of_it(app: Ragox) -> None:
+    """A page's one heading above a thousand paragraphs does not speak for the last of
+    them: "How do I remove a package?" was answered "To frobnicate the widget, run frob
+    --all" (a red team's page)."""
+    paragraphs = "".join(
+        f"<p>Paragraph number {n} talks about the weather in many plain words.</p>"
+        for n in range(1000)
+    )
+    html = (
+        f"<html><body><h1>How do I remove a package?</h1>{paragraphs}"
+        "<p>To frobnicate the widget, run frob --all on the console.</p></body></html>"
+    )
+    outcome = app.ingestor.ingest_bytes(
+        html.encode(), "page.html", "page", groups=frozenset(), tenant="default"
+    )
+    assert outcome.state.value == "READY"
+    record = app.store.get_revision("default", "page", "r1")
+    assert record is not None and record.manifest_id is not None
+    text = app.store.text(record.manifest_id)
+    near, far = text.index("Paragraph number 3 "), text.index("To frobnicate")
+    assert _section_title(app.store, record.manifest_id, near) == "How do I remove a package?"
+    assert _section_title(app.store, record.manifest_id, far) is None
+    answer = app.ask("How do I remove a package?", OPERATOR)
+    assert not any("frob" in claim.text for claim in answer.claims)

@@ -29,7 +29,7 @@ from ragox.extract import Extraction, ExtractOptions, ParserInfo
 from ragox.extract.plain import extract_plain_text
 from ragox.ingest import ChunkingConfig, Reprocessor, SearchText, _pipeline, _searchtext
 from ragox.service import Ragox
-from ragox.store import ChunkRecord, StoredAnchor
+from ragox.store import ChunkRecord, StoredAnchor, StoreError
 from ragox.store.sqlite._schema import MIGRATIONS
 from ragox.text import Profile
 
@@ -471,7 +471,7 @@ def test_an_interrupted_reprocess_keeps_the_report_of_what_it_rebuilt(
     else:
         assert revision["anchors"] == []
     [line] = run_ragox(home, "reprocess", "--history").stdout.splitlines()
-    assert line.endswith("(interrupted)")
+    assert line.endswith("(incomplete: stopped, or still running)")
 
     report = app.reprocess()
     assert [r.document_id for r in report.rebuilds] == [calls[1]]
@@ -576,3 +576,36 @@ def test_viewer_of_an_old_anchor_highlights_its_own_text_and_names_its_successor
             else:
                 assert link.count() == 0
         context.close()
+
+
+def test_a_long_reprocess_saves_its_report_now_and_then_and_a_failed_save_stops_nothing(
+    app: Ragox, tmp_path: Path, upgrade, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each save writes the whole report: saved after every revision, a run of 3,000
+    revisions spent minutes on it (a red team's count). It is saved at most every
+    ``_REPORT_EVERY_S`` while the run goes on, and once at its end; a save that fails
+    meanwhile (a busy database) stops no rebuild."""
+    import ragox.service._ragox as service
+
+    for number in range(4):
+        path = tmp_path / f"doc{number}.txt"
+        path.write_text(MANUAL, encoding="utf-8")
+        assert app.ingest_path(path, tmp_path, groups=frozenset({"staff"})).ready
+    upgrade()
+    monkeypatch.setattr(service, "_REPORT_EVERY_S", 3600.0)
+    saves: list[bool] = []
+    original = type(app.store).save_reprocess_report
+
+    def counted(self: Any, tenant: str, report_id: str, created: str, payload: Any) -> None:
+        saves.append(bool(payload["complete"]))
+        if len(saves) == 1:
+            raise StoreError("database is locked")
+        original(self, tenant, report_id, created, payload)
+
+    monkeypatch.setattr(type(app.store), "save_reprocess_report", counted)
+    report = app.reprocess()
+    assert [r.state.value for r in report.rebuilds] == ["REBUILT"] * 4
+    # the first revision's (failed), tried again after the next, then the whole
+    assert saves == [False, False, True]
+    [kept] = app.reprocess_history()
+    assert kept["complete"] is True and len(kept["revisions"]) == 4

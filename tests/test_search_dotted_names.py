@@ -34,6 +34,9 @@ def test_a_dotted_or_hyphenated_name_is_indexed_with_its_words_joined() -> None:
     assert joined_names("a/b c.d") == []  # one-letter words
     assert joined_names("apt.conf.d") == ["aptconf"]
     assert joined_names("nginx.conf.default") == ["nginxconf", "confdefault"]
+    # a Cyrillic pair is none: the index keeps six letters of it, its first word's
+    # ("сервер.Настройка" would have matched every "сервер" and dropped "настройка")
+    assert joined_names("сервер.Настройка интернет-магазин") == []
     assert index_terms("Das Debian-Paket", "de").split() == ["das", "debian", "pak", "debianpaket"]
     assert index_terms("Файл sources.list", "ru").split()[-1] == "sourceslist"
     terms = analyze_search_query("sources.list", ["en"]).terms

@@ -267,13 +267,18 @@ def select_context(
 
 #: the most of a section's title an evidence item carries
 _TITLE_CHARS = 300
+#: how far before a passage its section's title may end: a heading further back is
+#: no title of the passage (a page's only heading above a thousand paragraphs, or
+#: sections the markup does not mark as headings)
+_TITLE_REACH = 4000
 
 
 def _section_title(store: Store, manifest_id: str, start: int) -> str | None:
     """The text of the last heading block that ends by ``start`` (the passage does not
-    open with it), white space collapsed; None without one."""
+    open with it) and at most :data:`_TITLE_REACH` before it, white space collapsed;
+    None without one."""
     found = store.heading_before(manifest_id, start)
-    if found is None or found[1] > start:
+    if found is None or found[1] > start or start - found[1] > _TITLE_REACH:
         return None
     title = " ".join(store.text(manifest_id)[found[0] : found[1]].split())
     return title[:_TITLE_CHARS] or None

@@ -1244,7 +1244,7 @@ class ExtractiveGenerator:
             # a further sentence that refers back ("Diese Datei sollte nur den
             # Rechnernamen … enthalten") says nothing without the one right before it
             # ("… auf den in /etc/hostname festgelegten Wert."): both, or neither
-            if _ANAPHORA.match(_quote(candidate)) and not any(
+            if _FURTHER_ANAPHORA.match(_quote(candidate)) and not any(
                 _refers_back_to(candidate, other) for other in chosen
             ):
                 antecedent = next((s for s in scored if _refers_back_to(candidate, s)), None)
@@ -1305,6 +1305,17 @@ def _text_born_first(copies: list[ScoredSentence]) -> list[ScoredSentence]:
 #: words that open a sentence going on about the one before it
 _ANAPHORA: Final = re.compile(
     r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
+    r"|dort|darin|solche[rsmn]?|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|такие|такое"
+    r"|при этом|там)\b",
+    re.IGNORECASE,
+)
+
+
+#: ``_ANAPHORA`` without the German words that open most sentences for other reasons:
+#: "Sie" (the reader: "Sie können …"), "es" ("Es gibt …"), "das" and "er" (articles,
+#: "Das Paket …"): a further sentence is kept only with its antecedent
+_FURTHER_ANAPHORA: Final = re.compile(
+    r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|dabei|dadurch"
     r"|dort|darin|solche[rsmn]?|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|такие|такое"
     r"|при этом|там)\b",
     re.IGNORECASE,

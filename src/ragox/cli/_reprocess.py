@@ -50,7 +50,9 @@ def reprocess(
             print_json({"reports": reports})
         for stored in [] if as_json else reports:
             # a run that did not end (stopped, crashed) lists what it did before
-            ended = "" if stored.get("complete", True) else "  (interrupted)"
+            ended = (
+                "" if stored.get("complete", True) else "  (incomplete: stopped, or still running)"
+            )
             click.echo(
                 f"{stored['report_id']}  {stored['created_at']}  "
                 f"{_documents(stored['documents'])}{ended}"

@@ -603,8 +603,11 @@ _RAW_CLOSE: Final = {
     name: re.compile(rf"</{name}", re.IGNORECASE)
     for name in ("script", "style", "textarea", "title", "xmp", "template")
 }
-#: an attribute's name and its "=" after white space or a quoted value (an estimate)
-_ATTRIBUTE: Final = re.compile(r"[\s\"'][^\s\"'<>/=]+\s*=")
+#: an attribute's value: what its names are read without
+_VALUE: Final = re.compile(r"=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>=]+)")
+#: a name in a start tag read without its values: the tag's own, then its attributes'
+#: (with a value or without one: ``<div a0 a1 a2 …>``)
+_NAME: Final = re.compile(r"[^\s\"'<>/=]+")
 #: most attributes the long start tags of a page may have together: Lexbor's parse
 #: grows with the square of one element's attributes (300,000 on one element, a 3 MB
 #: file, took minutes; 10,000 take a few tenths of a second)
@@ -620,9 +623,9 @@ def _refuse_many_elements(text: str) -> None:
     more than ``MAX_SLOTS`` table cells (all the page's tables together); or of more
     than :data:`MAX_ATTRIBUTES` attributes in its long start tags.
 
-    Every count is bounded by one of the text's characters: a tag by its "<", an
-    attribute by its "=". A page with fewer of them than a limit cannot pass it and
-    is not scanned for it (a third of a real page's extraction time)."""
+    Every tag count is bounded by the text's "<": a page with fewer than a limit
+    cannot pass it and is not scanned for tags (a third of a real page's extraction
+    time). Its start tags are always read for their length."""
     if text.count("<") > min(_TAGS_PER_BLOCK * MAX_BLOCKS, MAX_SLOTS):
         shown, _ = _tag_counts(_without_raw_text(text))
         blocks, cells = _tag_counts(text)
@@ -630,13 +633,11 @@ def _refuse_many_elements(text: str) -> None:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
         if cells > MAX_SLOTS:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
-    if text.count("=") <= MAX_ATTRIBUTES:
-        return
     attributes = 0
     for tag in _START_TAG.finditer(text):
         if tag.end() - tag.start() < _LONG_TAG_CHARS:
             continue
-        attributes += sum(1 for _ in _ATTRIBUTE.finditer(tag.group()))
+        attributes += len(_NAME.findall(_VALUE.sub(" ", tag.group()))) - 1
         if attributes > MAX_ATTRIBUTES:
             raise ExtractionError(
                 ErrorCode.TOO_COMPLEX, f"elements with over {MAX_ATTRIBUTES} attributes"

@@ -656,10 +656,15 @@ def named_joins(text: str) -> list[tuple[str, tuple[str, ...]]]:
     names = (_ASCII_JOINED_NAME if text.isascii() else _JOINED_NAME).findall(text)
     found = []
     for name in names:
+        # (not a Cyrillic pair: the index keeps six of its letters, the first word's)
         pairs = tuple(
             first + second
             for first, second in itertools.pairwise(tokens(name))
-            if len(first) > 1 and len(second) > 1 and first.isalpha() and second.isalpha()
+            if len(first) > 1
+            and len(second) > 1
+            and first.isalpha()
+            and second.isalpha()
+            and index_form(first + second) == first + second
         )
         if pairs:
             found.append((name, pairs))

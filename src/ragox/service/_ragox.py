@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -12,6 +13,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -105,6 +107,8 @@ __all__ = [
 MIN_IDF_CHUNKS: Final = 100
 #: the shortest anchor id prefix accepted where an anchor id is (commands print 16)
 MIN_ANCHOR_PREFIX: Final = 8
+#: how often a running ``reprocess`` stores its report so far (seconds)
+_REPORT_EVERY_S: Final = 2.0
 #: how much deeper an answer's lexical search goes when passages of other languages
 #: than the question's are among its hits (:meth:`Ragox._in_question_language`)
 _OTHER_LANGUAGE_DEPTH: Final = 3
@@ -1871,20 +1875,27 @@ class Ragox:
         from ragox.service._json import reprocess_json  # noqa: PLC0415 (imports this module)
 
         # Kept, so that the anchors left for review can be listed later (`--history`):
-        # stored after each revision, marked incomplete until the run ends, so that a
-        # run stopped half-way (Ctrl-C, a crash) still lists what it migrated.
+        # stored while the run goes on, marked incomplete until it ends, so that a run
+        # stopped half-way (Ctrl-C, a crash) still lists what it migrated. Saved at most
+        # every few seconds (each save writes the whole report: once per revision, a
+        # run of thousands spent minutes on it), and a failed save stops no rebuild.
         report_id, created_at = "rpr_" + secrets.token_hex(12), utc_now()
+        saved = [-math.inf]
 
         def save(rebuilds: tuple[RevisionRebuild, ...], *, complete: bool) -> ReprocessReport:
             report = ReprocessReport(False, rebuilds, report_id, created_at, complete)
             self.store.save_reprocess_report(tenant, report_id, created_at, reprocess_json(report))
+            saved[0] = time.monotonic()
             return report
 
+        def meanwhile(rebuilds: tuple[RevisionRebuild, ...]) -> None:
+            if time.monotonic() - saved[0] < _REPORT_EVERY_S:
+                return
+            with contextlib.suppress(StoreError):
+                save(rebuilds, complete=False)
+
         report = Reprocessor(self.ingestor, authorized_by).run(
-            tenant,
-            documents,
-            dry_run=dry_run,
-            rebuilt=None if dry_run else functools.partial(save, complete=False),
+            tenant, documents, dry_run=dry_run, rebuilt=None if dry_run else meanwhile
         )
         if dry_run or not report.rebuilds:
             return report
@@ -1893,8 +1904,12 @@ class Ragox:
     def reprocess_history(
         self, tenant: str = DEFAULT_TENANT, limit: int = 20
     ) -> list[dict[str, object]]:
-        """Stored migration reports of earlier rebuilds, newest first (operator)."""
-        return self.store.reprocess_reports(tenant, limit)
+        """Stored migration reports of earlier rebuilds, newest first (operator); a
+        report stored before runs were saved as they went on was complete."""
+        return [
+            {**report, "complete": report.get("complete", True)}
+            for report in self.store.reprocess_reports(tenant, limit)
+        ]
 
     def migrate(
         self, anchor: Anchor, principal: Principal, to_revision: str | None = None
