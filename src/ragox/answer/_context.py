@@ -277,7 +277,8 @@ def _section_title(store: Store, manifest_id: str, start: int) -> str | None:
     """The text of the last heading block that ends by ``start`` (the passage does not
     open with it) and at most :data:`_TITLE_REACH` before it, white space collapsed;
     None without one."""
-    found = store.heading_before(manifest_id, start)
+    # (a heading that ends within reach starts a title's length before that at most)
+    found = store.heading_before(manifest_id, start, start - _TITLE_REACH - _TITLE_CHARS)
     if found is None or found[1] > start or start - found[1] > _TITLE_REACH:
         return None
     title = " ".join(store.text(manifest_id)[found[0] : found[1]].split())

@@ -1302,24 +1302,21 @@ def _text_born_first(copies: list[ScoredSentence]) -> list[ScoredSentence]:
     return [born, *(c for c in copies if c is not born)]
 
 
-#: words that open a sentence going on about the one before it
-_ANAPHORA: Final = re.compile(
-    r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|das|er|sie|es|dabei|dadurch"
+#: words that point back to the sentence before (German "das", "er", "sie", "es" aside:
+#: they open most sentences for other reasons)
+_POINTING_BACK: Final = (
+    r"this|these|that|it|they|its|such|dies|diese[rsmn]?|dabei|dadurch"
     r"|dort|darin|solche[rsmn]?|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|такие|такое"
-    r"|при этом|там)\b",
-    re.IGNORECASE,
+    r"|при этом|там"
 )
+#: words that open a sentence going on about the one before it
+_ANAPHORA: Final = re.compile(rf"^\W*(?:{_POINTING_BACK}|das|er|sie|es)\b", re.IGNORECASE)
 
 
 #: ``_ANAPHORA`` without the German words that open most sentences for other reasons:
 #: "Sie" (the reader: "Sie können …"), "es" ("Es gibt …"), "das" and "er" (articles,
 #: "Das Paket …"): a further sentence is kept only with its antecedent
-_FURTHER_ANAPHORA: Final = re.compile(
-    r"^\W*(?:this|these|that|it|they|its|such|dies|diese[rsmn]?|dabei|dadurch"
-    r"|dort|darin|solche[rsmn]?|это|эт[аоуи]|этот|эти[мх]?|он[аои]?|такой|такая|такие|такое"
-    r"|при этом|там)\b",
-    re.IGNORECASE,
-)
+_FURTHER_ANAPHORA: Final = re.compile(rf"^\W*(?:{_POINTING_BACK})\b", re.IGNORECASE)
 
 
 #: a sentence that gives an example of what the one before it says

@@ -489,9 +489,11 @@ class Store(Protocol):
         headers may lie pages away from a cell)."""
         ...
 
-    def heading_before(self, manifest_id: str, at: int) -> tuple[int, int] | None:
+    def heading_before(self, manifest_id: str, at: int, since: int) -> tuple[int, int] | None:
         """``(start, end)`` of the last heading block of a representation that starts
-        before ``at``: the title of the section a passage starting there lies in."""
+        before ``at`` and not before ``since``: the title of the section a passage
+        starting at ``at`` lies in (the bound keeps the scan short where no heading is
+        near: a PDF has none)."""
         ...
 
     def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:

@@ -1560,11 +1560,11 @@ class PostgresStore:
         rows = self._fetchall(sql + " ORDER BY block_index", params)
         return [block_from_row(row) for row in rows]
 
-    def heading_before(self, manifest_id: str, at: int) -> tuple[int, int] | None:
+    def heading_before(self, manifest_id: str, at: int, since: int) -> tuple[int, int] | None:
         row = self._fetchone(
             'SELECT start, "end" FROM blocks WHERE manifest_id=%s AND start < %s '
-            "AND kind='heading' ORDER BY start DESC LIMIT 1",
-            (manifest_id, at),
+            "AND start >= %s AND kind='heading' ORDER BY start DESC LIMIT 1",
+            (manifest_id, at, since),
         )
         return None if row is None else (int(row[0]), int(row[1]))
 

@@ -1490,13 +1490,13 @@ class SqliteStore:
         rows = self._connection().execute(sql + " ORDER BY block_index", params).fetchall()
         return [block_from_row(row) for row in rows]
 
-    def heading_before(self, manifest_id: str, at: int) -> tuple[int, int] | None:
+    def heading_before(self, manifest_id: str, at: int, since: int) -> tuple[int, int] | None:
         row = (
             self._connection()
             .execute(
                 "SELECT start, end FROM blocks WHERE manifest_id=? AND start < ? "
-                "AND kind='heading' ORDER BY start DESC LIMIT 1",
-                (manifest_id, at),
+                "AND start >= ? AND kind='heading' ORDER BY start DESC LIMIT 1",
+                (manifest_id, at, since),
             )
             .fetchone()
         )
