@@ -79,7 +79,7 @@ from ragox.search import (
     joined_pairs,
     tokens,
 )
-from ragox.search._analyze import JOINING_LANGUAGES
+from ragox.search._analyze import JOINING_LANGUAGES, named_joins
 from ragox.text._instructions import PARAGRAPH_BREAK, has_instruction
 
 __all__ = [
@@ -452,6 +452,7 @@ def score_sentences(
         _compounds(question, content, terms, languages),
         skip,
         _separable(question, terms),
+        _bound_names(question, content, terms, languages),
     )
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, Credits]]] = []
@@ -697,6 +698,28 @@ def _compounds(
             stems = analyze_query(f"{first} {second} {compound}", [language])
             if len(stems) == 3 and stems[0] in terms and stems[1] in terms:
                 found.append((stems[0], stems[1], stems[2]))
+    return found
+
+
+def _bound_names(
+    question: str, content: Sequence[str], terms: Sequence[str], languages: Sequence[str]
+) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The question's command and file names written in lower case with a hyphen or a
+    dot ("apt-get", "dpkg-reconfigure", "sources.list"), each as its words and the
+    terms that only its words gave (a term the question also has outside the name is
+    free). A name with a capital ("IRC-Kanal", "Debian-Paket": a compound the manual
+    may write otherwise) or a function word ("up-to-date") is not bound."""
+    found: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    kept = {word.casefold() for word in content}
+    for name, _ in named_joins(question):
+        words = tuple(tokens(name))
+        if name != name.casefold() or len(words) < 2 or any(w not in kept for w in words):
+            continue
+        held = set(analyze_query(" ".join(words), languages)) & set(terms)
+        rest = tokens(question.replace(name, " "))
+        free = set(analyze_query(" ".join(w for w in rest if w.casefold() in kept), languages))
+        if held - free:
+            found.append((words, tuple(sorted(held - free))))
     return found
 
 

@@ -379,6 +379,8 @@ class Credits(dict[str, float]):
 _SEPARABLE_INFIXES: Final = ("", "zu", "ge")
 #: marks a particle that stands alone in a sentence among its stems
 _PARTICLE_MARK: Final = "\x00"
+#: marks a question's hyphenated or dotted name that a sentence holds (``TermMatcher.names``)
+_NAME_MARK: Final = "\x01"
 
 
 class TermMatcher:
@@ -391,6 +393,7 @@ class TermMatcher:
         compounds: Sequence[tuple[str, str, str]] = (),
         skip: frozenset[str] = frozenset(),
         separable: Mapping[str, str] | None = None,
+        names: Sequence[tuple[tuple[str, ...], tuple[str, ...]]] = (),
     ) -> None:
         """``compounds``: ``(term, term, compound stem)`` for two neighbouring words of
         the question that a document may write as one ("time zone", "timezone"): a
@@ -399,7 +402,11 @@ class TermMatcher:
         and the particle the question split from it ("Wie richte ich … ein?": "richt"
         and "ein"), held only with that particle, joined ("einrichten",
         "einzurichten", "eingerichtet") or a word of the sentence ("richten Sie … ein"):
-        "richtet sich an Endanwender" is another verb."""
+        "richtet sich an Endanwender" is another verb. ``names``: the question's command
+        and file names written with a hyphen or a dot ("apt-get", "sources.list"), as
+        their words and the terms only they gave: those terms are held only where the
+        name is, or two thirds of its words ("Debian's GitLab instance called Salsa"
+        for "salsa.debian.org"); "apt list" holds no part of "apt-get"."""
         self.terms = tuple(terms)
         self.languages = tuple(languages)
         self.skip = skip
@@ -408,6 +415,7 @@ class TermMatcher:
         self.compounds = tuple(compounds)
         self.separable = dict(separable or {})
         self._particles = frozenset(self.separable.values())
+        self.names = tuple((_NAME_MARK + " ".join(words), words, held) for words, held in names)
 
     def stems(self, text: str) -> frozenset[str]:
         found: set[str] = set()
@@ -417,6 +425,15 @@ class TermMatcher:
             # a particle standing alone in the sentence (a function word, "ein", is no
             # stem): kept as a mark that no word's stem can be
             found.update(_PARTICLE_MARK + word for word in tokens(text) if word in self._particles)
+        if self.names:
+            words = [word.casefold() for word in tokens(text)]
+            present = set(words)
+            for mark, name, _ in self.names:
+                size = len(name)
+                if 3 * sum(word in present for word in name) >= 2 * size or any(
+                    tuple(words[i : i + size]) == name for i in range(len(words) - size + 1)
+                ):
+                    found.add(mark)
         return frozenset(found)
 
     def credit(self, stems: frozenset[str]) -> Credits:
@@ -432,6 +449,11 @@ class TermMatcher:
             if compound in stems:
                 credits[first] = credits[second] = 1.0
                 credits.by_synonym.difference_update((first, second))
+        for mark, _, held in self.names:
+            if mark not in stems:
+                for term in held:
+                    credits.pop(term, None)
+                    credits.by_synonym.discard(term)
         return credits
 
     def _credit(self, term: str, stems: frozenset[str], joined: str) -> tuple[float, bool]:
