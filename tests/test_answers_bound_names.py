@@ -92,3 +92,13 @@ def test_two_thirds_of_a_longer_name_hold_it() -> None:
     assert {"salsa", "debian"} <= covered[
         "Debian's GitLab instance called Salsa hosts git repositories."
     ]
+
+
+def test_a_name_with_a_word_of_another_script_is_not_bound() -> None:
+    """ "tar-архива" is a compound ("tar archive") the manual inflects ("tar-архив",
+    "архив tar"): its words count wherever they are."""
+    covered = _covered(
+        "Как сделать пакет из скачанного tar-архива?",
+        "Сначала скачайте архив tar с исходным кодом программы.",
+    )
+    assert "tar" in covered["Сначала скачайте архив tar с исходным кодом программы."]

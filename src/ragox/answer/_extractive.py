@@ -704,16 +704,22 @@ def _compounds(
 def _bound_names(
     question: str, content: Sequence[str], terms: Sequence[str], languages: Sequence[str]
 ) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The question's command and file names written in lower case with a hyphen or a
-    dot ("apt-get", "dpkg-reconfigure", "sources.list"), each as its words and the
+    """The question's command and file names written in lower case ASCII with a hyphen
+    or a dot ("apt-get", "dpkg-reconfigure", "sources.list"), each as its words and the
     terms that only its words gave (a term the question also has outside the name is
     free). A name with a capital ("IRC-Kanal", "Debian-Paket": a compound the manual
-    may write otherwise) or a function word ("up-to-date") is not bound."""
+    may write otherwise), a function word ("up-to-date") or a word of another script
+    ("tar-архива": a compound whose ending the manual inflects) is not bound."""
     found: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     kept = {word.casefold() for word in content}
     for name, _ in named_joins(question):
         words = tuple(tokens(name))
-        if name != name.casefold() or len(words) < 2 or any(w not in kept for w in words):
+        if (
+            not name.isascii()
+            or name != name.casefold()
+            or len(words) < 2
+            or any(w not in kept for w in words)
+        ):
             continue
         held = set(analyze_query(" ".join(words), languages)) & set(terms)
         rest = tokens(question.replace(name, " "))

@@ -27,6 +27,7 @@ from ragox.answer._model import (
     Translation,
     Translator,
 )
+from ragox.answer._names import unmentioned_names
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, tokens
 from ragox.search._analyze import is_search_stopword
@@ -359,7 +360,14 @@ def answer_question(
     if answer_language is not None and translator is not None:
         translator = translator.in_language(answer_language)
         generator = translator
-    draft = generator.generate(question, evidence) if evidence else Draft((), True, None)
+    unmentioned = unmentioned_names(question, _mentioned(store, principal)) if evidence else []
+    if unmentioned:
+        # the question is about something no passage the reader may read names: the
+        # other words matched elsewhere ("PostgreSQL" asked, Apache's port quoted)
+        missing_name = messages_for(question, answer_language).not_mentioned
+        draft = Draft((), True, missing_name + ", ".join(unmentioned[:8]) + ".")
+    else:
+        draft = generator.generate(question, evidence) if evidence else Draft((), True, None)
     validated = validate(draft, evidence, store, lookup)
     shown = [(claim.text, claim.citation.source_id) for claim in validated.claims]
     abstained = draft.abstained or not shown

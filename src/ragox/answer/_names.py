@@ -1,0 +1,78 @@
+"""Names a question asks about that no passage the reader may read mentions.
+
+"What TCP port does PostgreSQL listen on by default?" over manuals that never name
+PostgreSQL was answered with the ports of Apache and SELinux: the question's other
+words ("TCP", "port", "listen", "default") were all there, and the one that says what
+it is about weighs a third of the question at most. A name the reader's documents never
+mention cannot be answered from them, whatever else matches; the answer abstains and
+says which name no passage mentions (the message an abstention gives already).
+
+A name is a word that is one however the question is phrased: a word with a capital
+after its first letter ("PostgreSQL", "GitLab", "NVIDIA"), a word of letters and
+digits ("ext4", "x86"), a word of Latin letters in a Cyrillic question ("mdadm",
+"Windows"), and in an English question a capitalised word that does not open a
+sentence ("Firefox"). German capitalises every noun, so that rule is English only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Final
+
+import regex
+
+from ragox.search import analyze_query, likely_language
+from ragox.search._analyze import is_search_stopword
+from ragox.search._synonyms import synonyms_of_word
+
+__all__ = ["asked_names", "unmentioned_names"]
+
+#: a word, with the dots, hyphens, pluses and underscores inside a name ("Node.js")
+_WORD: Final = regex.compile(r"[\p{L}\p{N}]+(?:[._+-][\p{L}\p{N}]+)*")
+_CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
+_LATIN: Final = regex.compile(r"\p{Latin}")
+_SENTENCE_END: Final = frozenset(".!?:;\"'«»“”„()[]")
+#: shortest name (a two-letter word is a unit, an article or an abbreviation)
+_MIN_NAME: Final = 3
+
+
+def asked_names(question: str) -> list[str]:
+    """The names ``question`` writes, each once, in order."""
+    cyrillic = len(_CYRILLIC.findall(question)) > len(_LATIN.findall(question))
+    english = not cyrillic and likely_language(question) == "en"
+    found: dict[str, None] = {}
+    for match in _WORD.finditer(question):
+        word = match.group()
+        if len(word) < _MIN_NAME or is_search_stopword(word.casefold()):
+            continue
+        letters = [c for c in word if c.isalpha()]
+        if not letters:
+            continue  # a number
+        before = question[: match.start()].rstrip()
+        opens = not before or before[-1] in _SENTENCE_END
+        if (
+            any(c.isupper() for c in word[1:])
+            or any(c.isdigit() for c in word)
+            or (cyrillic and not _CYRILLIC.search(word))
+            or (english and word[0].isupper() and not opens)
+        ):
+            found[word] = None
+    return list(found)
+
+
+def unmentioned_names(
+    question: str, mentioned: Callable[[Sequence[str]], Collection[str]]
+) -> list[str]:
+    """The names of ``question`` (:func:`asked_names`) that no readable passage holds:
+    ``mentioned`` tells which of some index terms a passage the reader may read holds.
+    A name is mentioned when any of its stems (in English, German or Russian) or of its
+    synonyms' is: "Node.js" by a passage on "node"."""
+    names = asked_names(question)
+    if not names:
+        return []
+    said = {
+        name: set(analyze_query(name, ["en", "de", "ru"])) | set(synonyms_of_word(name))
+        for name in names
+    }
+    held = set(mentioned(sorted(set().union(*said.values()))))
+    return [name for name in names if said[name] and not said[name] & held]
