@@ -60,11 +60,14 @@ from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
     DEFINITION_WORDS,
     FREQUENCY_WORDS,
+    OPTION_MARK,
     AnswerKind,
     Credits,
     Support,
     TermMatcher,
     answer_kind,
+    command_option_free,
+    command_options,
     holds_answer_kind,
     support,
 )
@@ -437,12 +440,20 @@ def score_sentences(
         if kind is AnswerKind.DEFINITION
         else frozenset()
     )
+    # a command-line option the question asks about ("Was bewirkt die Option -n bei
+    # netstat?") is a term of its own, held where a sentence writes it: the list item
+    # "-n, um die Ergebnisse numerisch anzuzeigen" says no other word of the question
+    # (and its letters are no word: "n" is in every "echo -n")
+    options = command_options(question)
+    worded = command_option_free(question) if options else question
     content = [
         word
-        for word in tokens(question)
+        for word in tokens(worded)
         if not is_stopword(word) and word.casefold() not in _ASKER_WORDS | asking
     ]
     terms = analyze_query(" ".join(content) or question, languages)
+    word_terms = terms
+    terms = [*terms, *(OPTION_MARK + option for option in options)]
     # a sentence's function words meet no term: Russian "им" (to them) is stemmed as
     # "имя" (name) is; a question made only of function words is matched with them
     skip = function_words(languages) if content else frozenset()
@@ -453,6 +464,7 @@ def score_sentences(
         skip,
         _separable(question, terms),
         _bound_names(question, content, terms, languages),
+        options,
     )
     # per passage: every sentence (short ones too: they are neighbours) and its credits
     passages: list[list[tuple[int, int, bool, Credits]]] = []
@@ -504,16 +516,25 @@ def score_sentences(
     if not terms or not any(quotable for sentences in passages for _, _, quotable, _ in sentences):
         return Scoring((), 0.0, language)
     if term_weights is not None:
-        found = term_weights(terms)
-        weights = {term: found.get(term, 0.0) for term in terms}
+        found = term_weights(word_terms)
+        weights = {term: found.get(term, 0.0) for term in word_terms}
     else:
         count = sum(len(sentences) for sentences in passages)
         weights = {
             term: math.log(
                 1 + count / (1 + sum(1 for s in passages for *_, c in s if c.get(term) == 1.0))
             )
-            for term in terms
+            for term in word_terms
         }
+    # An option (which the index does not hold) weighs twice the question's rarest word:
+    # it is what the question asks about, held only where its command is
+    # (:func:`_unbind_options`)
+    weights.update(
+        dict.fromkeys(
+            terms[len(word_terms) :], _OPTION_WEIGHT * (max(weights.values(), default=0.0) or 1.0)
+        )
+    )
+    _unbind_options(matcher, evidence, passages, word_terms, terms[len(word_terms) :], weights)
     scored: list[ScoredSentence] = []
     answerability = 0.0
     total = sum(weights.values()) or 1.0
@@ -668,7 +689,14 @@ def _block_credits(matcher: TermMatcher, text: str, start: int, end: int) -> Cre
         return matcher.credit(matcher.stems(text[start:end]))
     opening = matcher.credit(matcher.stems(text[slice(*pieces[0])]))
     items = [matcher.credit(matcher.stems(text[a:b])) for a, b in pieces[1:]]
-    best = max(items, key=lambda credits: sum(credits.values()))
+    # (an item that writes an option the question asks about is the one it asks about)
+    best = max(
+        items,
+        key=lambda credits: (
+            any(term.startswith(OPTION_MARK) for term in credits),
+            sum(credits.values()),
+        ),
+    )
     held = Credits()
     for credits in (opening, best):
         for term, value in credits.items():
@@ -699,6 +727,39 @@ def _compounds(
             if len(stems) == 3 and stems[0] in terms and stems[1] in terms:
                 found.append((stems[0], stems[1], stems[2]))
     return found
+
+
+#: an option's weight per weight of the question's rarest word
+_OPTION_WEIGHT: Final = 2.0
+
+
+def _unbind_options(
+    matcher: TermMatcher,
+    evidence: Sequence[Evidence],
+    passages: Sequence[Sequence[tuple[int, int, bool, Credits]]],
+    word_terms: Sequence[str],
+    option_terms: Sequence[str],
+    weights: Mapping[str, float],
+) -> None:
+    """An option is one of the command the question names: of the passages (with their
+    sections' titles) that write an option, one holding less than half the weight of
+    the question's words that another holds holds none of its options. "semodule …, es
+    sei denn, Sie verwenden seine Option -n" holds "Option" of "Was bewirkt die Option
+    -n bei netstat?"; the passage on netstat's options holds "Option" and "netstat"."""
+    if not option_terms or not word_terms:
+        return
+    weight_of: list[float | None] = []  # per passage that writes an option
+    for item in evidence:
+        about = matcher.credit(matcher.stems(f"{item.section_title or ''}\n{item.text}"))
+        writes = any(term in about for term in option_terms)
+        words = sum(weights.get(t, 0.0) for t in word_terms if about.get(t, 0.0) >= 1.0)
+        weight_of.append(words if writes else None)
+    most = max((words for words in weight_of if words is not None), default=0.0)
+    for words_held, sentences in zip(weight_of, passages, strict=True):
+        if words_held is not None and words_held < 0.5 * most:
+            for *_, credits in sentences:
+                for term in option_terms:
+                    credits.pop(term, None)
 
 
 def _bound_names(

@@ -379,6 +379,23 @@ class Credits(dict[str, float]):
 _SEPARABLE_INFIXES: Final = ("", "zu", "ge")
 #: marks a particle that stands alone in a sentence among its stems
 _PARTICLE_MARK: Final = "\x00"
+#: marks a command-line option among a question's terms and a text's stems
+OPTION_MARK: Final = "\x02"
+#: a command-line option as written: "-n", "--fast", "-tupan" (not a word's hyphen, not
+#: a negative number, not an arrow "-->")
+_OPTION: Final = regex.compile(r"(?<![\w\-/.])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w\-])")
+
+
+def command_options(question: str) -> list[str]:
+    """The command-line options a question writes, each once, in order."""
+    return list(dict.fromkeys(_OPTION.findall(question)))
+
+
+def command_option_free(question: str) -> str:
+    """The question with its command-line options blanked out."""
+    return _OPTION.sub(" ", question)
+
+
 #: marks a question's hyphenated or dotted name that a sentence holds (``TermMatcher.names``)
 _NAME_MARK: Final = "\x01"
 
@@ -394,6 +411,7 @@ class TermMatcher:
         skip: frozenset[str] = frozenset(),
         separable: Mapping[str, str] | None = None,
         names: Sequence[tuple[tuple[str, ...], tuple[str, ...]]] = (),
+        options: Sequence[str] = (),
     ) -> None:
         """``compounds``: ``(term, term, compound stem)`` for two neighbouring words of
         the question that a document may write as one ("time zone", "timezone"): a
@@ -406,7 +424,9 @@ class TermMatcher:
         and file names written with a hyphen or a dot ("apt-get", "sources.list"), as
         their words and the terms only they gave: those terms are held only where the
         name is, or two thirds of its words ("Debian's GitLab instance called Salsa"
-        for "salsa.debian.org"); "apt list" holds no part of "apt-get"."""
+        for "salsa.debian.org"); "apt list" holds no part of "apt-get". ``options``:
+        the question's command-line options (:func:`command_options`), each the term
+        ``OPTION_MARK + option``, held by a text that writes the option."""
         self.terms = tuple(terms)
         self.languages = tuple(languages)
         self.skip = skip
@@ -416,6 +436,7 @@ class TermMatcher:
         self.separable = dict(separable or {})
         self._particles = frozenset(self.separable.values())
         self.names = tuple((_NAME_MARK + " ".join(words), words, held) for words, held in names)
+        self.options = tuple(options)
 
     def stems(self, text: str) -> frozenset[str]:
         found: set[str] = set()
@@ -425,6 +446,9 @@ class TermMatcher:
             # a particle standing alone in the sentence (a function word, "ein", is no
             # stem): kept as a mark that no word's stem can be
             found.update(_PARTICLE_MARK + word for word in tokens(text) if word in self._particles)
+        if self.options:
+            written = set(_OPTION.findall(text))
+            found.update(OPTION_MARK + option for option in self.options if option in written)
         if self.names:
             words = [word.casefold() for word in tokens(text)]
             present = set(words)
