@@ -4,6 +4,7 @@ prefixes wherever an id is accepted, and --home/--json on either side of the com
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -606,3 +607,30 @@ def test_real_names_with_compatibility_characters_stay_usable(
         "search", "pump", "--tenant", name, "--principal", "p", "--groups", name, "--json"
     ).json()
     assert [hit["document_id"] for hit in found["hits"]] == ["n.txt"]
+
+
+def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Path) -> None:
+    """Debian ships "README.Debian", "README.source", "NEWS.Debian": their suffix names
+    a variant, not a type. They were skipped as UNSUPPORTED_TYPE while an extensionless
+    README was read (a new-user pass); a compressed "changelog.Debian.gz" or a binary
+    file under such a name stays skipped, not a decoding failure."""
+    folder = tmp_path / "openssl"
+    folder.mkdir()
+    (folder / "README.Debian").write_text(
+        "The default configuration enables TLS 1.2 as the lowest version.\n", encoding="utf-8"
+    )
+    (folder / "changelog.Debian.gz").write_bytes(gzip.compress(b"openssl (3.0) unstable\n"))
+    (folder / "NEWS.bin").write_bytes(b"\x00\x01binary")
+    result = ragox_cli("ingest", str(folder), "--json")
+    assert result.code == 0, result.stderr
+    states = {
+        Path(r["path"]).name: r.get("reason") or r["state"]
+        for r in json.loads(result.stdout)["results"]
+    }
+    assert states == {
+        "README.Debian": "READY",
+        "changelog.Debian.gz": "UNSUPPORTED_TYPE",
+        "NEWS.bin": "UNSUPPORTED_TYPE",
+    }
+    found = ragox_cli("search", "lowest TLS version", "--json")
+    assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["README.Debian"]

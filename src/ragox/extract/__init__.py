@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import Final
@@ -68,6 +69,13 @@ _BY_SUFFIX: Final = {
     **OFFICE_SUFFIXES,
 }
 
+#: the plain-text files a package or a project ships by name, whose suffix is no type
+#: but a variant ("README.Debian", "README.source", "NEWS.Debian", "TODO.md" has its own)
+_DOC_NAME: Final = re.compile(
+    r"(?i)readme|news|todo|install|changes|changelog|authors|hacking|contributing|bugs"
+    r"|faq|notes|copying|thanks|usage|history|security|maintainers|credits"
+)
+
 #: media type → the module of its adapter, and the names of its parser info and its
 #: extract function there (imported when first asked for: a command that reads no
 #: PDF never loads PyMuPDF, one that reads no Word file never loads python-docx).
@@ -125,7 +133,24 @@ def detect_media_type(name: str, data: bytes) -> str | None:
         return office
     if not suffix:
         return "text/plain"
+    if _DOC_NAME.fullmatch(PurePath(name).name.split(".", 1)[0]) and _textual(data):
+        return "text/plain"
     return None
+
+
+def _textual(data: bytes) -> bool:
+    """The first 8 KB are UTF-8 text (a character cut at their end aside): no NUL, no
+    compressed stream ("changelog.Debian.gz" stays unsupported, not a decoding error)."""
+    head = data[:8192]
+    if b"\x00" in head:
+        return False
+    for cut in range(4 if len(data) > len(head) else 1):  # a character cut at 8 KB
+        try:
+            head[: len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return True
+    return False
 
 
 def extractor_for(media_type: str) -> Extractor:
