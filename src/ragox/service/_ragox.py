@@ -112,6 +112,9 @@ _REPORT_EVERY_S: Final = 2.0
 #: how much deeper an answer's lexical search goes when passages of other languages
 #: than the question's are among its hits (:meth:`Ragox._in_question_language`)
 _OTHER_LANGUAGE_DEPTH: Final = 3
+#: how much deeper an answer to a definition question looks for a passage that defines
+#: the asked term, when none of its hits does
+_DEFINITION_DEPTH: Final = 5
 _HEX: Final = re.compile(r"[0-9a-f]+")
 
 
@@ -615,7 +618,9 @@ class Ragox:
             deeper = self._in_question_language(
                 question, principal, mode, hits, candidates, sources
             )
-            return deeper, None
+            return self._definitions_first(
+                question, principal, mode, deeper, candidates, sources
+            ), None
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in every])
         model = self._embedder.identity.model
         return hits, vector_evidence(every, model, query_language(question), languages)
@@ -687,6 +692,55 @@ class Ragox:
         own = [lead(hit) for hit in wider if in_spoken(hit)]
         others = [hit for hit in wider if not in_spoken(hit)]
         return (own + others)[:candidates]
+
+    def _definitions_first(
+        self,
+        question: str,
+        principal: Principal,
+        mode: SearchMode | None,
+        hits: list[Hit],
+        candidates: int,
+        sources: dict[str, HitSource],
+    ) -> list[Hit]:
+        """Lexical evidence for a definition question ("Was ist SELinux?") led by a
+        passage that defines the asked term (``ragox.answer._definitions``): the first
+        hit that does, or when none does, the first passage that does of a search made
+        again deeper (in the question's language, where the reader has documents in
+        it). ``sources``: the hit sources the earlier searches read."""
+        from ragox.answer._definitions import asked_term, defines  # noqa: PLC0415
+        from ragox.search import query_language  # noqa: PLC0415
+
+        term = asked_term(question)
+        if not term or not hits:
+            return hits
+
+        def text(hit: Hit) -> str:
+            source = sources.get(hit.chunk_id)
+            return source.text if source is not None else ""
+
+        for place, hit in enumerate(hits):
+            if any(defines(term, text(h)) for h in (hit, *hit.also_in)):
+                # (the evidence keeps the first few passages: it leads them)
+                return [hit, *hits[:place], *hits[place + 1 :]]
+        wider = self.searcher().search(
+            question,
+            principal,
+            mode or self.default_mode(),
+            candidates * _DEFINITION_DEPTH,
+            collapse=True,
+            prefer_instructions=False,
+            sources=sources,
+            snippets=False,
+        )
+        shown = {h.chunk_id for hit in hits for h in (hit, *hit.also_in)}
+        found = [hit for hit in wider if hit.chunk_id not in shown and defines(term, text(hit))]
+        spoken = query_language(question)
+        if found and spoken is not None and spoken in self.searcher().languages(principal):
+            languages = self.store.index.chunk_languages([hit.chunk_id for hit in found])
+            found = [hit for hit in found if languages.get(hit.chunk_id) in (spoken, None)]
+        if not found:
+            return hits
+        return [found[0], *hits][:candidates]
 
     def table_cells(self) -> TableCells:
         """The table cells inside a range of a representation, with their headers'

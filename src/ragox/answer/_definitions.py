@@ -1,0 +1,62 @@
+"""Passages that define what a definition question asks about.
+
+"Was ist SELinux?" over a handbook whose SELinux chapter names SELinux in every
+paragraph: lexical search ranks the short paragraphs dense in the word first ("Die
+Unterstützung von SELinux ist in den Standard-Kerneln enthalten"), and the one that
+says what SELinux is ("SELinux (Security Enhanced Linux) ist ein System mit Mandatory
+Access Control …") came 16th, out of the answer's evidence. An answer to a definition
+question looks deeper for a passage with a sentence that opens with the asked term and
+defines it (:func:`defines`), as a how-to question prefers passages with instructions.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+
+from ragox.answer._support import (
+    DEFINITION_WORDS,
+    AnswerKind,
+    answer_kind,
+    holds_answer_kind,
+)
+from ragox.search import analyze_query, is_stopword, tokens
+
+__all__ = ["asked_term", "defines"]
+
+#: where a passage's sentences end: after ".", "!" or "?" before a space, and at a
+#: paragraph break
+_SENTENCE_END: Final = regex.compile(r"(?<=[.!?])\s+|\n\s*\n")
+#: how far into a sentence the asked term must stand (after a section number, an
+#: article): a definition opens with what it defines
+_OPENING: Final = 6
+_LANGUAGES: Final = ("en", "de", "ru")
+
+
+def asked_term(question: str) -> frozenset[str]:
+    """The stems of what a definition question asks about ("Was ist SELinux?":
+    "selinux"); empty for any other question."""
+    if answer_kind(question) is not AnswerKind.DEFINITION:
+        return frozenset()
+    words = [
+        word
+        for word in tokens(question)
+        if not is_stopword(word) and word.casefold() not in DEFINITION_WORDS
+    ]
+    return frozenset(analyze_query(" ".join(words), list(_LANGUAGES))) if words else frozenset()
+
+
+def defines(term: frozenset[str], text: str) -> bool:
+    """Some sentence of ``text`` defines ``term`` (:func:`asked_term`): it has a
+    definition's shape ("X is a …", "X (…) ist ein …", "X — это …") and the term among
+    its first words."""
+    if not term:
+        return False
+    for sentence in _SENTENCE_END.split(text):
+        opening = " ".join(tokens(sentence)[:_OPENING])
+        if not opening or not term & set(analyze_query(opening, list(_LANGUAGES))):
+            continue
+        if holds_answer_kind(AnswerKind.DEFINITION, sentence.strip()):
+            return True
+    return False
