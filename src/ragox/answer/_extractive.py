@@ -55,6 +55,7 @@ from ragox.answer._blocks import (
     same_passage_key,
 )
 from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
+from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._support import (
@@ -1346,6 +1347,10 @@ class ExtractiveGenerator:
                     continue
                 chosen.append(antecedent)
             chosen.append(candidate)
+        # "the difference between a soft and a hard limit": a sentence on each
+        sides = compared_sides(question, [scoring.language])
+        if sides is not None:
+            chosen = both_sides(chosen, own, sides, config.max_sentences)
         chosen = _in_reading_order(chosen)
         claims: list[Claim] = []
         keys: dict[tuple[str, int], str] = {}  # each sentence's passage key, made once
