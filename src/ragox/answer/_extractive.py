@@ -909,9 +909,12 @@ def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple
     """The spans of the table rows of ``cells`` (those of ``evidence``'s range) in
     ``evidence.text``: from a row's first cell to its last, cut to the passage. Only
     rows of data count: at least two cells with text, at most :data:`MAX_ROW_CHARS`
-    (a manual's layout table around a note, "Note" beside its paragraphs, is prose)."""
+    (a manual's layout table around a note, "Note" beside its paragraphs, is prose),
+    and not only header cells (a header row, "Install Type | RAM (minimum) | RAM
+    (recommended) | Hard Drive", names columns: its cells are labels, never quoted)."""
     spans: dict[tuple[int, int], tuple[int, int]] = {}
     filled: Counter[tuple[int, int]] = Counter()
+    data: Counter[tuple[int, int]] = Counter()  # cells with text that head nothing
     for cell in cells:
         start = max(cell.start, evidence.start) - evidence.start
         end = min(cell.end, evidence.end) - evidence.start
@@ -919,13 +922,14 @@ def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple
             continue
         key = (cell.table, cell.row)
         filled[key] += bool(cell.text.strip())
+        data[key] += bool(cell.text.strip()) and not cell.header
         known = spans.get(key)
         spans[key] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
     return tuple(
         sorted(
             (start, end)
             for key, (start, end) in spans.items()
-            if filled[key] >= 2 and end - start <= MAX_ROW_CHARS
+            if filled[key] >= 2 and data[key] and end - start <= MAX_ROW_CHARS
         )
     )
 
