@@ -621,6 +621,11 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
     )
     (folder / "changelog.Debian.gz").write_bytes(gzip.compress(b"openssl (3.0) unstable\n"))
     (folder / "NEWS.bin").write_bytes(b"\x00\x01binary")
+    # Latin-1 past the first kilobytes is no UTF-8 text: skipped, not a failure
+    (folder / "README.source").write_bytes(b"x\n" + b"a" * 8200 + b"\nCaf\xe9\n")
+    # a type's suffix under a documentation name is that type: a key, a script
+    (folder / "security.pem").write_text("-----BEGIN PRIVATE KEY-----\nMIIE\n")
+    (folder / "install.sh").write_text("#!/bin/sh\necho install\n")
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 0, result.stderr
     states = {
@@ -631,6 +636,9 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
         "README.Debian": "READY",
         "changelog.Debian.gz": "UNSUPPORTED_TYPE",
         "NEWS.bin": "UNSUPPORTED_TYPE",
+        "README.source": "UNSUPPORTED_TYPE",
+        "security.pem": "UNSUPPORTED_TYPE",
+        "install.sh": "UNSUPPORTED_TYPE",
     }
     found = ragox_cli("search", "lowest TLS version", "--json")
     assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["README.Debian"]

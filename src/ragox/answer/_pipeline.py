@@ -30,7 +30,7 @@ from ragox.answer._model import (
 from ragox.answer._names import unmentioned_names
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, tokens
-from ragox.search._analyze import is_search_stopword
+from ragox.search._analyze import index_form, is_search_stopword
 from ragox.search._synonyms import synonyms_of_word
 from ragox.store import Store, utc_now
 
@@ -286,8 +286,13 @@ def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], 
     from ragox.search import scope_of  # noqa: PLC0415
 
     def held(terms: Sequence[str]) -> set[str]:
-        _, frequencies = store.index.term_statistics(scope_of(principal), terms)
-        return {term for term, count in frequencies.items() if count}
+        # a Russian stem is stored cut to six letters (``index_form``): looked up as it
+        # is, "зашифрова" counted no row of a manual that says "зашифрованного", and the
+        # abstention said no passage mentions it
+        forms = {term: index_form(term) for term in terms}
+        looked_up = sorted(set(terms) | set(forms.values()))
+        _, frequencies = store.index.term_statistics(scope_of(principal), looked_up)
+        return {term for term in terms if frequencies.get(term) or frequencies.get(forms[term])}
 
     return held
 

@@ -47,6 +47,7 @@ __all__ = [
     "extractor_for",
     "parser_for",
     "parsers_for",
+    "sniffed_whole",
 ]
 
 #: ``extract(data, profile, options)`` → :class:`Extraction`, or raises
@@ -70,10 +71,18 @@ _BY_SUFFIX: Final = {
 }
 
 #: the plain-text files a package or a project ships by name, whose suffix is no type
-#: but a variant ("README.Debian", "README.source", "NEWS.Debian", "TODO.md" has its own)
+#: but a variant ("README.Debian", "README.source", "NEWS.Debian"; "TODO.md" has its own)
 _DOC_NAME: Final = re.compile(
-    r"(?i)readme|news|todo|install|changes|changelog|authors|hacking|contributing|bugs"
-    r"|faq|notes|copying|thanks|usage|history|security|maintainers|credits"
+    r"(?i)readme|news|todo|changes|changelog|authors|hacking|contributing|bugs|faq"
+    r"|copying|thanks|maintainers"
+)
+#: a variant's suffix: a capitalised word ("Debian", "Bugs") or one Debian's packages
+#: use ("source", "saving", "maintainers", …); never a type's ("security.pem",
+#: "install.sh", "news.json" are not documentation to read)
+_VARIANT: Final = re.compile(
+    r"[A-Z][a-z]+(?:[-_][A-Za-z]+)*"
+    r"|(?i:debian|source|bugs|saving|maintainers|upstream|packaging|devel|developers"
+    r"|multiarch|compat|translators|contributors|ubuntu)"
 )
 
 #: media type → the module of its adapter, and the names of its parser info and its
@@ -133,24 +142,29 @@ def detect_media_type(name: str, data: bytes) -> str | None:
         return office
     if not suffix:
         return "text/plain"
-    if _DOC_NAME.fullmatch(PurePath(name).name.split(".", 1)[0]) and _textual(data):
+    if sniffed_whole(name) and _textual(data):
         return "text/plain"
     return None
 
 
+def sniffed_whole(name: str) -> bool:
+    """Whether :func:`detect_media_type` reads all of a file by this name to tell its
+    type (a package's "README.Debian": text only if all of it is UTF-8); for any other
+    name its first bytes tell."""
+    head, _, variant = PurePath(name).name.partition(".")
+    return bool(_DOC_NAME.fullmatch(head) and _VARIANT.fullmatch(variant))
+
+
 def _textual(data: bytes) -> bool:
-    """The first 8 KB are UTF-8 text (a character cut at their end aside): no NUL, no
-    compressed stream ("changelog.Debian.gz" stays unsupported, not a decoding error)."""
-    head = data[:8192]
-    if b"\x00" in head:
+    """UTF-8 text without NUL: no compressed stream, no Latin-1 further down
+    ("changelog.Debian.gz" stays unsupported, not a decoding failure)."""
+    if b"\x00" in data:
         return False
-    for cut in range(4 if len(data) > len(head) else 1):  # a character cut at 8 KB
-        try:
-            head[: len(head) - cut].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        return True
-    return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def extractor_for(media_type: str) -> Extractor:

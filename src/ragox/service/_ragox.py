@@ -1124,12 +1124,14 @@ class Ragox:
             # document vanished for them
             groups = self._document_readers(tenant, self.store.revisions(tenant, doc_id))
             groups = frozenset() if groups is None else groups
+        from ragox.extract import detect_media_type, sniffed_whole  # noqa: PLC0415
+
         try:
             with path.open("rb") as handle:
-                head = handle.read(8)
+                # (a package's "README.Debian" is text only if all of it is)
+                head = handle.read() if sniffed_whole(path.name) else handle.read(8)
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
-        from ragox.extract import detect_media_type  # noqa: PLC0415
 
         if detect_media_type(path.name, head) is None:
             return IngestItem(shown, None, SkipReason.UNSUPPORTED_TYPE)
