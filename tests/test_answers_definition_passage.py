@@ -52,13 +52,22 @@ USAGE = [
 
 def test_a_definition_has_a_shape_and_opens_with_the_term() -> None:
     term = asked_term("What is Frobnix?")
-    assert term == {"frobnix"}
+    assert term == ({"frobnix"},)
     assert defines(term, DEFINITION)
     assert not defines(term, USAGE[0])  # "Frobnix support is built into …"
     # the shape without the asked term, and the term not where the sentence opens
     assert not defines(term, "LVM (Logical Volume Manager) is a layer for disks.")
     assert not defines(term, "The kernel asks the layer, and it is a cache: Frobnix.")
-    assert asked_term("How do I enable Frobnix?") == frozenset()
+    assert asked_term("How do I enable Frobnix?") == ()
+    # the words that ask are none of the term ("mean" would find "a practical means")
+    assert asked_term("What does LDAP mean?") == ({"ldap"},)
+    assert not defines(asked_term("What does LDAP mean?"), "This is a practical means of it.")
+    # every word of a term of several: "called" is no system call, a password no root one
+    system_call = asked_term("What is a system call?")
+    assert not defines(system_call, "Multiprocessor support — also called SMP — is a feature.")
+    assert defines(system_call, "A system call is a request of a program to the kernel.")
+    root_password = asked_term("What is a root password?")
+    assert not defines(root_password, "The provided password is the MD5 encrypted version.")
 
 
 @pytest.fixture

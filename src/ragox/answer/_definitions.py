@@ -32,30 +32,43 @@ _SENTENCE_END: Final = regex.compile(r"(?<=[.!?])\s+|\n\s*\n")
 #: article): a definition opens with what it defines
 _OPENING: Final = 6
 _LANGUAGES: Final = ("en", "de", "ru")
+#: the words of a definition question that ask, not name ("What does X *mean*?", "Was
+#: *versteht* man *unter* X?", "Что *значит* X?")
+_ASKING: Final = DEFINITION_WORDS | frozenset(
+    {"mean", "means", "meant", "meaning", "versteht", "verstehen", "unter", "значит"}
+)
 
 
-def asked_term(question: str) -> frozenset[str]:
-    """The stems of what a definition question asks about ("Was ist SELinux?":
-    "selinux"); empty for any other question."""
+def asked_term(question: str) -> tuple[frozenset[str], ...]:
+    """The stems of each word of what a definition question asks about ("Was ist
+    SELinux?": "selinux"; "What is a virtual host?": "virtual", "host"); empty for any
+    other question. The words that ask ("mean", "versteht man unter", "значит") are
+    none of it."""
     if answer_kind(question) is not AnswerKind.DEFINITION:
-        return frozenset()
+        return ()
     words = [
         word
         for word in tokens(question)
-        if not is_stopword(word) and word.casefold() not in DEFINITION_WORDS
+        if not is_stopword(word) and word.casefold() not in _ASKING
     ]
-    return frozenset(analyze_query(" ".join(words), list(_LANGUAGES))) if words else frozenset()
+    stems = (frozenset(analyze_query(word, list(_LANGUAGES))) for word in words)
+    return tuple(found for found in stems if found)
 
 
-def defines(term: frozenset[str], text: str) -> bool:
+def defines(term: tuple[frozenset[str], ...], text: str) -> bool:
     """Some sentence of ``text`` defines ``term`` (:func:`asked_term`): it has a
-    definition's shape ("X is a …", "X (…) ist ein …", "X — это …") and the term among
-    its first words."""
+    definition's shape ("X is a …", "X (…) ist ein …", "X — это …") and every word of
+    the term among its first words ("Multiprocessor support — also called …" does not
+    define a system call)."""
     if not term:
         return False
+    reach = _OPENING + len(term) - 1
     for sentence in _SENTENCE_END.split(text):
-        opening = " ".join(tokens(sentence)[:_OPENING])
-        if not opening or not term & set(analyze_query(opening, list(_LANGUAGES))):
+        opening = " ".join(tokens(sentence)[:reach])
+        if not opening:
+            continue
+        stems = set(analyze_query(opening, list(_LANGUAGES)))
+        if not all(word & stems for word in term):
             continue
         if holds_answer_kind(AnswerKind.DEFINITION, sentence.strip()):
             return True
