@@ -6,13 +6,15 @@ the German twin happened to abstain."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from conftest import OPERATOR
 from ragox.access import Principal
-from ragox.answer._names import asked_names
+from ragox.answer._names import asked_names, unmentioned_names
+from ragox.answer._pipeline import _mentioned
 from ragox.service import Ragox
 
 PORTS_EN = (
@@ -120,3 +122,54 @@ def test_an_operator_is_told_the_same(home: Ragox) -> None:
     finally:
         home.close()
     assert not record.abstained
+
+
+def test_a_name_the_documents_write_apart_is_mentioned(tmp_path: Path) -> None:
+    """ "SecureBoot" and "USB3" where the manual says "Secure Boot" and "USB 3" (a red-team
+    pass): each part is mentioned, so the name is; the question is answered, and an
+    abstention's note does not claim that no passage mentions it."""
+    held = {"secur", "boot", "usb"}
+
+    def mentioned(terms: Sequence[str]) -> set[str]:
+        return {term for term in terms if term in held}
+
+    assert unmentioned_names("Was ist SecureBoot?", mentioned) == []
+    assert unmentioned_names("Does the installer support USB3 drives?", mentioned) == []
+    assert unmentioned_names("Does it support PostgreSQL?", mentioned) == ["PostgreSQL"]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "uefi.txt").write_text(
+        "Secure Boot is a feature of UEFI implementations that allows the firmware to "
+        "load only code signed with known keys.",
+        encoding="utf-8",
+    )
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "uefi.txt", folder, language="en")
+        record = app.ask("What is SecureBoot?", OPERATOR)
+        other = app.ask("Как включить SecureBoot на сервере?", OPERATOR)
+    finally:
+        app.close()
+    # whether answered or not, no note says that no passage mentions it
+    for answer in (record, other):
+        assert "secureboot" not in answer.answer.casefold(), answer.answer
+    assert other.abstained
+
+
+def test_a_long_russian_stem_is_looked_up_as_the_index_holds_it(tmp_path: Path) -> None:
+    """The index keeps six letters of a Russian stem: "зашифрова" (of "зашифрованного"),
+    looked up as it is, counted no row, and an abstention said no passage mentions a
+    word the reader's manual holds (a second new-user pass)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "crypt.txt").write_text(
+        "Для каждого зашифрованного тома программа установки запрашивает ключевую фразу.",
+        encoding="utf-8",
+    )
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "crypt.txt", folder, language="ru")
+        held = _mentioned(app.store, OPERATOR)(["зашифрова", "брандмауэр"])
+    finally:
+        app.close()
+    assert held == {"зашифрова"}

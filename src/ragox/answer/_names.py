@@ -32,6 +32,9 @@ _WORD: Final = regex.compile(r"[\p{L}\p{N}]+(?:[._+-][\p{L}\p{N}]+)*")
 _CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
 _LATIN: Final = regex.compile(r"\p{Latin}")
 _SENTENCE_END: Final = frozenset(".!?:;\"'«»“”„()[]")
+#: the parts of a name: its capitalised words, a run of capitals, a run of digits
+#: ("SecureBoot": "Secure", "Boot"; "USB3": "USB", "3"; "PostgreSQL": "Postgre", "SQL")
+_PART: Final = regex.compile(r"\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\d+")
 #: shortest name (a two-letter word is a unit, an article or an abbreviation)
 _MIN_NAME: Final = 3
 
@@ -61,18 +64,39 @@ def asked_names(question: str) -> list[str]:
 
 
 def unmentioned_names(
-    question: str, mentioned: Callable[[Sequence[str]], Collection[str]]
+    question: str,
+    mentioned: Callable[[Sequence[str]], Collection[str]],
+    *,
+    every_word: bool = False,
 ) -> list[str]:
     """The names of ``question`` (:func:`asked_names`) that no readable passage holds:
     ``mentioned`` tells which of some index terms a passage the reader may read holds.
     A name is mentioned when any of its stems (in English, German or Russian) or of its
-    synonyms' is: "Node.js" by a passage on "node"."""
-    names = asked_names(question)
+    synonyms' is: "Node.js" by a passage on "node"; or when each of its parts is (a
+    name the documents write apart: "SecureBoot" as "Secure Boot"). ``every_word``:
+    each word of ``question`` is taken for a name (one word a message names)."""
+    names = list(dict.fromkeys(_WORD.findall(question))) if every_word else asked_names(question)
     if not names:
         return []
-    said = {
-        name: set(analyze_query(name, ["en", "de", "ru"])) | set(synonyms_of_word(name))
+    said = {name: _stems(name) for name in names}
+    # a name the documents may write apart: "SecureBoot" as "Secure Boot", "USB3" as
+    # "USB 3" (its parts of two letters or more; digits say little alone)
+    parts = {
+        name: [_stems(part) for part in _PART.findall(name) if len(part) > 1 and part.isalpha()]
         for name in names
     }
-    held = set(mentioned(sorted(set().union(*said.values()))))
-    return [name for name in names if said[name] and not said[name] & held]
+    parts = {name: found for name, found in parts.items() if found and found[0] != said[name]}
+    asked = set().union(*said.values(), *(stems for found in parts.values() for stems in found))
+    held = set(mentioned(sorted(asked)))
+    return [
+        name
+        for name in names
+        if said[name]
+        and not said[name] & held
+        and not (name in parts and all(stems & held for stems in parts[name]))
+    ]
+
+
+def _stems(word: str) -> set[str]:
+    """A word's stems in English, German and Russian, and its synonyms'."""
+    return set(analyze_query(word, ["en", "de", "ru"])) | set(synonyms_of_word(word))

@@ -203,6 +203,9 @@ class AnswerRecord:
         )
 
 
+#: a question's words as written (their capitals tell a name's parts)
+_WRITTEN: Final = re.compile(r"[^\W_]+")
+
 #: what readers of an answer take for a citation marker (the web app's cards, the chat
 #: route's numbered links, a client's own parser)
 _MARKER: Final = re.compile(r"\[(S\d+)\]", re.IGNORECASE)
@@ -274,8 +277,16 @@ def missing_terms(
         if not said & in_evidence:
             absent[word] = said
     if absent and mentioned is not None:
+        # (a word the documents write apart, "SecureBoot" as "Secure Boot", is
+        # mentioned where all its parts are: :func:`unmentioned_names` tells)
         held = set(mentioned(sorted(set().union(*absent.values()))))
-        absent = {word: said for word, said in absent.items() if not said & held}
+        written = {word.casefold(): word for word in _WRITTEN.findall(question)}
+        absent = {
+            word: said
+            for word, said in absent.items()
+            if not said & held
+            and unmentioned_names(written.get(word, word), mentioned, every_word=True)
+        }
     if not absent:
         return messages.mentioned_but_unanswered
     return messages.not_mentioned + ", ".join(list(absent)[:8]) + "."
