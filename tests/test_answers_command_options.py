@@ -113,3 +113,28 @@ def test_another_programs_option_comes_after() -> None:
     # the option's letter is no word of the question ("echo -n" holds no "n")
     assert all("n" not in s.covered for s in scoring.sentences)
     assert any(OPTION_MARK + "-n" in s.covered for s in scoring.sentences)
+
+
+VIRSH = (
+    "12.2.2. Managing Machines with virsh\n\n"
+    "Now that the installation is done, let us see how to handle the available virtual "
+    "machines. The first thing to try is to ask libvirtd for the list of the virtual "
+    "machines it manages: # virsh -c qemu:///system list --all. Let's start our test "
+    "virtual machine: # virsh -c qemu:///system start testkvm."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does debsums -c do?",
+        "Was bewirkt debsums -c?",
+        "What does the -c option of debsums do?",
+    ],
+)
+def test_an_option_of_a_command_no_passage_holds_is_held_nowhere(question: str) -> None:
+    """ "virsh -c qemu:///system" is no answer to a question about debsums -c (a red-team
+    pass: the option's weight made it one); the question's command is the word right
+    before the option, or the first after it that names no option."""
+    draft = ExtractiveGenerator().generate(question, evidence_of(VIRSH))
+    assert all("virsh" not in claim.text for claim in draft.claims), draft.claims

@@ -535,7 +535,15 @@ def score_sentences(
             terms[len(word_terms) :], _OPTION_WEIGHT * (max(weights.values(), default=0.0) or 1.0)
         )
     )
-    _unbind_options(matcher, evidence, passages, word_terms, terms[len(word_terms) :], weights)
+    _unbind_options(
+        matcher,
+        evidence,
+        passages,
+        word_terms,
+        terms[len(word_terms) :],
+        weights,
+        _option_command(question, options, word_terms, languages),
+    )
     scored: list[ScoredSentence] = []
     answerability = 0.0
     total = sum(weights.values()) or 1.0
@@ -741,18 +749,27 @@ def _unbind_options(
     word_terms: Sequence[str],
     option_terms: Sequence[str],
     weights: Mapping[str, float],
+    command: frozenset[str] = frozenset(),
 ) -> None:
-    """An option is one of the command the question names: of the passages (with their
-    sections' titles) that write an option, one holding less than half the weight of
-    the question's words that another holds holds none of its options. "semodule …, es
-    sei denn, Sie verwenden seine Option -n" holds "Option" of "Was bewirkt die Option
-    -n bei netstat?"; the passage on netstat's options holds "Option" and "netstat"."""
+    """An option is one of the command the question names (``command``: its terms,
+    :func:`_option_command`): a passage (with its section's title) that does not hold
+    the command holds none of its options, and where no passage holds it, none does
+    ("What does debsums -c do?" over manuals without debsums is not answered by
+    "virsh -c qemu:///system"). Where the question names no command, of the passages
+    that write an option one holding less than half the weight of the question's words
+    that another holds holds none of them: "semodule …, es sei denn, Sie verwenden
+    seine Option -n" holds "Option" of "Was bewirkt die Option -n?"."""
     if not option_terms or not word_terms:
         return
     weight_of: list[float | None] = []  # per passage that writes an option
     for item in evidence:
         about = matcher.credit(matcher.stems(f"{item.section_title or ''}\n{item.text}"))
         writes = any(term in about for term in option_terms)
+        if command and not any(about.get(term, 0.0) >= 1.0 for term in command):
+            writes = False  # another program's option, or the letters alone
+            for *_, credits in passages[len(weight_of)]:
+                for term in option_terms:
+                    credits.pop(term, None)
         words = sum(weights.get(t, 0.0) for t in word_terms if about.get(t, 0.0) >= 1.0)
         weight_of.append(words if writes else None)
     most = max((words for words in weight_of if words is not None), default=0.0)
@@ -761,6 +778,46 @@ def _unbind_options(
             for *_, credits in sentences:
                 for term in option_terms:
                     credits.pop(term, None)
+
+
+#: words that name an option or a command, not which ("the -n *option* of netstat",
+#: "*Parameter* -n *des Befehls* netstat", "*параметр* -n *команды* netstat")
+_OPTION_WORDS: Final = regex.compile(
+    r"(?i)options?|flags?|switch(?:es)?|parameters?|arguments?|commands?|Optionen"
+    r"|Schalter|Parametern?|Argumente?n?|Befehls?|Kommandos?|опци\w*|параметр\w*"
+    r"|ключ\w*|флаг\w*|аргумент\w*|команд\w*"
+)
+
+
+def _option_command(
+    question: str, options: Sequence[str], word_terms: Sequence[str], languages: Sequence[str]
+) -> frozenset[str]:
+    """The terms of the command whose option the question asks about: the word right
+    before the first option ("debsums -c", "netstat -n"), else the first word after it
+    that is neither a function word nor one naming an option or a command ("-n bei
+    netstat", "the -c option of debsums", "-n команды netstat"). Empty where there is
+    none ("Was macht die Option -n?")."""
+    if not options:
+        return frozenset()
+    at = question.find(options[0])
+    before = _COMMAND_WORD.findall(question[:at])
+    words = [before[-1]] if before and question[:at].rstrip().endswith(before[-1]) else []
+    words += [
+        word
+        for word in _COMMAND_WORD.findall(question[at + len(options[0]) :])
+        if not is_stopword(word) and not _OPTION_WORDS.fullmatch(word)
+    ][:1]
+    for word in words:
+        if is_stopword(word) or _OPTION_WORDS.fullmatch(word):
+            continue
+        found = frozenset(analyze_query(word, languages)) & frozenset(word_terms)
+        if found:
+            return found
+    return frozenset()
+
+
+#: a word that may name a command ("debsums", "dpkg-query", "apt.conf")
+_COMMAND_WORD: Final = regex.compile(r"[\w][\w.+-]*")
 
 
 def _bound_names(
