@@ -53,3 +53,35 @@ def test_both_sides_are_quoted() -> None:
     quoted = [claim.text for claim in draft.claims]
     assert any(text.startswith("A hard limit can never be exceeded") for text in quoted), quoted
     assert any(text.startswith("A soft limit can be temporarily exceeded") for text in quoted)
+
+
+LINKS = (
+    "A hard link, as opposed to a symbolic link, cannot be differentiated from the "
+    "linked file. Creating a hard link is essentially the same as giving an existing "
+    "file a second name. It is interesting to note that, unlike a copy, the hard link "
+    "does not take up additional space on the hard drive.\n\n"
+    "A hard link is created with the ln target link command. Hard links can only be "
+    "created on the same filesystem, while symbolic links are not subject to this "
+    "limitation."
+)
+DRIVES = (
+    "It is not always easy to remember what disk is connected to which SATA "
+    "controller, especially since the naming of hotplugged hard drives can change from "
+    "one boot to another. Fortunately, udev creates, in addition to /dev/sd*, symbolic "
+    "links with a fixed name, which you could then use if you wished to identify a hard "
+    "drive in a non-ambiguous manner. These symbolic links are stored in /dev/disk/by-id/."
+)
+
+
+def test_a_sentence_that_sets_both_against_each_other_answers() -> None:
+    """ "…, while symbolic links are not subject to this limitation" compares the two: the
+    answer is not replaced by a sentence on hard drives and one on udev's symbolic
+    links from another passage (a red-team pass)."""
+    draft = ExtractiveGenerator().generate(
+        "What is the difference between a hard link and a symbolic link?",
+        evidence_of(LINKS, DRIVES),
+    )
+    assert not draft.abstained
+    quoted = [claim.text for claim in draft.claims]
+    assert any("while symbolic links are not subject" in text for text in quoted), quoted
+    assert not any("SATA" in text for text in quoted), quoted

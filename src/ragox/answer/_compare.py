@@ -71,23 +71,43 @@ def both_sides(
     own: Sequence[ScoredSentence],
     sides: tuple[frozenset[str], frozenset[str]],
     most: int,
+    floor: float,
 ) -> list[ScoredSentence]:
-    """``chosen`` with a sentence on each side of the comparison: where no chosen
-    sentence speaks of one side alone, the best passage with a sentence on each side
-    alone gives both, beside the best sentence (``chosen[0]``), ``most`` at most."""
+    """``chosen`` with a sentence on each side of the comparison. A chosen sentence that
+    sets the two against each other ("Hard links can only be created on the same
+    filesystem, while symbolic links are not subject to this limitation") answers as
+    it is, and so do chosen sentences on each side alone. Otherwise the passage of a
+    chosen sentence that has a sentence on each side alone, each scoring ``floor`` or
+    more, gives both, beside the best sentence (``chosen[0]``), ``most`` at most."""
     first, second = sides
 
     def alone(sentence: ScoredSentence, side: frozenset[str], other: frozenset[str]) -> bool:
         return bool(side & sentence.covered) and not other & sentence.covered
 
-    if any(alone(s, first, second) for s in chosen) and any(
-        alone(s, second, first) for s in chosen
+    def contrasts(sentence: ScoredSentence) -> bool:
+        quote = sentence.evidence.text[sentence.start : sentence.end]
+        return (
+            bool(first & sentence.covered)
+            and bool(second & sentence.covered)
+            and _CONTRAST.search(quote) is not None
+        )
+
+    if any(contrasts(s) for s in chosen) or (
+        any(alone(s, first, second) for s in chosen)
+        and any(alone(s, second, first) for s in chosen)
     ):
         return chosen
+    passages = {s.evidence.source_id for s in chosen}
     for sentence in own:  # best first: the passage of the best sentence on one side
+        if sentence.evidence.source_id not in passages or sentence.score < floor:
+            continue
         if not (alone(sentence, first, second) or alone(sentence, second, first)):
             continue
-        same = [s for s in own if s.evidence.source_id == sentence.evidence.source_id]
+        same = [
+            s
+            for s in own
+            if s.evidence.source_id == sentence.evidence.source_id and s.score >= floor
+        ]
         one = next((s for s in same if alone(s, first, second)), None)
         two = next((s for s in same if alone(s, second, first)), None)
         if one is None or two is None:
@@ -97,3 +117,10 @@ def both_sides(
         kept = [best] if best not in pair else []
         return [*kept, *pair][:most]
     return chosen
+
+
+#: words that set two things against each other in one sentence
+_CONTRAST: Final = regex.compile(
+    r"(?i)\b(?:while|whereas|but|unlike|instead|contrary|however|während|wohingegen"
+    r"|aber|jedoch|hingegen|dagegen|im gegensatz|sondern|тогда как|в отличие|однако|но|а)\b"
+)

@@ -1411,7 +1411,9 @@ class ExtractiveGenerator:
         # "the difference between a soft and a hard limit": a sentence on each
         sides = compared_sides(question, [scoring.language])
         if sides is not None:
-            chosen = both_sides(chosen, own, sides, config.max_sentences)
+            chosen = both_sides(
+                chosen, own, sides, config.max_sentences, config.second_ratio * best.score
+            )
         chosen = _in_reading_order(chosen)
         claims: list[Claim] = []
         keys: dict[tuple[str, int], str] = {}  # each sentence's passage key, made once
