@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import OPERATOR
+from conftest import OPERATOR, evidence_of
+from ragox.answer import score_sentences
+from ragox.answer._extractive import ExtractiveConfig
 from ragox.service import Ragox
 
 REQUIREMENTS = """<html><body>
@@ -44,3 +46,42 @@ def test_the_header_row_is_not_quoted(tmp_path: Path) -> None:
     quotes = [c.anchor.quote.exact for c in record.citations]
     assert any("Pentium 4" in quote for quote in quotes), quotes
     assert not any(quote.startswith("Install Type") for quote in quotes), quotes
+
+
+def test_a_row_is_read_under_its_header(tmp_path: Path) -> None:
+    """The header row names each row's values: "How much RAM is recommended for a
+    desktop installation?" is answered by the rows (a red-team pass found the table
+    dropped once its header row was no longer quoted), never by the header alone."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "requirements.html").write_text(REQUIREMENTS, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "requirements.html", folder, language="en")
+        record = app.ask("How much RAM is recommended for a desktop installation?", OPERATOR)
+    finally:
+        app.close()
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any(quote.startswith("With Desktop") for quote in quotes), quotes
+    assert not any(quote.startswith("Install Type") for quote in quotes), quotes
+
+
+def test_every_row_of_a_table_has_its_header_as_title() -> None:
+    """Not only the row right under the header (its neighbour): every row is read under
+    the header's words, as a section's sentences under its title."""
+    header = "Install Type\n\nRAM (minimum)\n\nRAM (recommended)\n\nHard Drive"
+    first = "No desktop\n\n256 megabytes\n\n512 megabytes\n\n4 gigabytes"
+    second = "With Desktop\n\n1 gigabyte\n\n2 gigabytes\n\n10 gigabytes"
+    text = "\n\n".join([header, first, second])
+    spans = [(text.index(row), text.index(row) + len(row)) for row in (header, first, second)]
+    scoring = score_sentences(
+        "How much RAM is recommended?",
+        evidence_of(text),
+        None,
+        ExtractiveConfig(),
+        [tuple(spans)],
+        [frozenset(spans[:1])],
+    )
+    by_text = {s.evidence.text[s.start : s.end]: s for s in scoring.sentences}
+    assert header not in by_text  # never quoted
+    assert by_text[second].support.heading > 0

@@ -361,18 +361,23 @@ def score_sentences(
     term_weights: TermWeights | None = None,
     config: ExtractiveConfig | None = None,
     table_rows: Sequence[Sequence[tuple[int, int]]] | None = None,
+    header_rows: Sequence[frozenset[tuple[int, int]]] | None = None,
 ) -> Scoring:
     """Every quotable sentence of the evidence with its support and score, best first.
 
     ``table_rows``: per passage, the spans of its table rows (offsets in its text;
     :func:`table_rows`): each row is a unit of its own, whatever the sentence splitter
-    made of the cells.
+    made of the cells. ``header_rows``: per passage, those of them that are header
+    rows (:func:`header_rows`): neighbours, never quoted.
 
     IDF comes from the searched index when ``term_weights`` is given (a rare word
     of the question matters more than a common one), else from the evidence.
     """
     config = config or ExtractiveConfig()
     rows: list[Sequence[tuple[int, int]]] = list(table_rows or [() for _ in evidence])
+    header_spans: list[frozenset[tuple[int, int]]] = list(
+        header_rows or [frozenset() for _ in evidence]
+    )
     # a short passage (a table row, a list item) may not tell its language; then
     # all the evidence together, then the question, decide
     # the same passage in two documents (a collapsed search's copies, a file ingested
@@ -416,6 +421,7 @@ def score_sentences(
         evidence = [item for item, kept in zip(evidence, keep, strict=True) if kept]
         foreign = [others for others, kept in zip(foreign, keep, strict=True) if kept]
         rows = [spans for spans, kept in zip(rows, keep, strict=True) if kept]
+        header_spans = [spans for spans, kept in zip(header_spans, keep, strict=True) if kept]
         own = [language for language, kept in zip(own, keep, strict=True) if kept]
     if None in own:
         fallback = (
@@ -476,10 +482,13 @@ def score_sentences(
     heading_spans = [headings_of[item.text] for item in evidence]
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     made: dict[object, tuple[frozenset[int], list[tuple[int, int, bool, Credits]]]] = {}
-    for item, headings, others, cut in zip(evidence, heading_spans, foreign, rows, strict=True):
+    for item, headings, others, cut, heads in zip(
+        evidence, heading_spans, foreign, rows, header_spans, strict=True
+    ):
         key = (  # spans given as lists (JSON's) are hashed as the tuples they stand for
             item.text,
             tuple(tuple(span) for span in cut),
+            heads,
             tuple(tuple(tuple(span) for span in items) for items in item.lists),
             others,
         )
@@ -496,6 +505,7 @@ def score_sentences(
                     start,
                     end,
                     not any(o_start <= start < o_end for o_start, o_end in others)
+                    and (start, end) not in heads
                     and (
                         quotable
                         or (
@@ -649,7 +659,7 @@ def score_sentences(
                         bare_commands=False,
                     )
                 ),
-                section,
+                _under_header(section, sentences, header_spans[index], start, end),
                 heading_asks=asks,
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
@@ -673,6 +683,28 @@ def score_sentences(
         seen[id(sentences)] = scored[first:]
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
     return Scoring(tuple(scored), answerability, language, weights)
+
+
+def _under_header(
+    section: Mapping[str, float] | None,
+    sentences: Sequence[tuple[int, int, bool, Credits]],
+    heads: frozenset[tuple[int, int]],
+    start: int,
+    end: int,
+) -> Mapping[str, float] | None:
+    """The title a unit is read under: its section's, and for a table's row the header
+    row above it too ("RAM (recommended)" over "With Desktop | 1 gigabyte | 2 gigabytes
+    | 10 gigabytes"), as a column's header names each of its cells."""
+    above = [head for head in heads if head[1] <= start]
+    if not above:
+        return section
+    head = max(above)
+    named = next((c for s, e, _, c in sentences if (s, e) == head and (s, e) != (start, end)), None)
+    if not named:
+        return section
+    return {t: max(v, (section or {}).get(t, 0.0)) for t, v in named.items()} | {
+        t: v for t, v in (section or {}).items() if t not in named
+    }
 
 
 def _labelled(text: str, unit: tuple[int, int, bool, Credits]) -> bool:
@@ -966,12 +998,10 @@ def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple
     """The spans of the table rows of ``cells`` (those of ``evidence``'s range) in
     ``evidence.text``: from a row's first cell to its last, cut to the passage. Only
     rows of data count: at least two cells with text, at most :data:`MAX_ROW_CHARS`
-    (a manual's layout table around a note, "Note" beside its paragraphs, is prose),
-    and not only header cells (a header row, "Install Type | RAM (minimum) | RAM
-    (recommended) | Hard Drive", names columns: its cells are labels, never quoted)."""
+    (a manual's layout table around a note, "Note" beside its paragraphs, is prose).
+    A row of header cells only is one too (:func:`header_rows`)."""
     spans: dict[tuple[int, int], tuple[int, int]] = {}
     filled: Counter[tuple[int, int]] = Counter()
-    data: Counter[tuple[int, int]] = Counter()  # cells with text that head nothing
     for cell in cells:
         start = max(cell.start, evidence.start) - evidence.start
         end = min(cell.end, evidence.end) - evidence.start
@@ -979,16 +1009,35 @@ def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple
             continue
         key = (cell.table, cell.row)
         filled[key] += bool(cell.text.strip())
-        data[key] += bool(cell.text.strip()) and not cell.header
         known = spans.get(key)
         spans[key] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
     return tuple(
         sorted(
             (start, end)
             for key, (start, end) in spans.items()
-            if filled[key] >= 2 and data[key] and end - start <= MAX_ROW_CHARS
+            if filled[key] >= 2 and end - start <= MAX_ROW_CHARS
         )
     )
+
+
+def header_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> frozenset[tuple[int, int]]:
+    """The spans (as :func:`table_rows` gives them) of the rows whose cells with text are
+    all header cells: "Install Type | RAM (minimum) | RAM (recommended) | Hard Drive"
+    names columns. Such a row is no statement to quote; it is the neighbour of the
+    first row under it, whose values it names."""
+    headed: dict[tuple[int, int], bool] = {}
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+    for cell in cells:
+        start = max(cell.start, evidence.start) - evidence.start
+        end = min(cell.end, evidence.end) - evidence.start
+        if start >= end:
+            continue
+        key = (cell.table, cell.row)
+        if cell.text.strip():
+            headed[key] = headed.get(key, True) and cell.header
+        known = spans.get(key)
+        spans[key] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
+    return frozenset(spans[key] for key, header in headed.items() if header)
 
 
 def _units(
@@ -1236,6 +1285,7 @@ class ExtractiveGenerator:
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Draft:
         rows: list[tuple[tuple[int, int], ...]] | None = None
+        heads: list[frozenset[tuple[int, int]]] | None = None
         if self.table_cells is not None:
             of = functools.cache(self.table_cells)  # each passage's cells read once
             # a question naming a table row and column: that cell, quoted alone
@@ -1243,8 +1293,9 @@ class ExtractiveGenerator:
             if cells:
                 return Draft(claims=cells, abstained=False)
             rows = [table_rows(e, of(e.manifest_id, e.start, e.end)) for e in evidence]
+            heads = [header_rows(e, of(e.manifest_id, e.start, e.end)) for e in evidence]
         config = self.config
-        scoring = score_sentences(question, evidence, self.term_weights, config, rows)
+        scoring = score_sentences(question, evidence, self.term_weights, config, rows, heads)
         kind = answer_kind(question)
         scored: Sequence[ScoredSentence] = scoring.sentences
         answerability = scoring.answerability
