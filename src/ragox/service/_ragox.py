@@ -642,7 +642,7 @@ class Ragox:
         the hits, the search is made again deeper and its passages in the question's
         language (or of no detected language) come first, in their order, then the
         others. ``sources``: the hit sources the first search read."""
-        from ragox.search import query_language  # noqa: PLC0415
+        from ragox.search import detect_language, query_language  # noqa: PLC0415
 
         spoken = query_language(question)
         if spoken is None or not hits or spoken not in self.searcher().languages(principal):
@@ -654,8 +654,17 @@ class Ragox:
         def in_spoken(hit: Hit) -> bool:
             # a passage whose copy is in a document of the question's language (the
             # English paragraph a Russian manual left untranslated, found first in the
-            # English manual) is in the reader's language too
-            return any(languages.get(h.chunk_id) in (spoken, None) for h in (hit, *hit.also_in))
+            # English manual) is in the reader's language too; and so is a passage
+            # written in it, whatever its document's (a partly translated page whose
+            # untranslated paragraphs made the whole page "English")
+            return any(
+                languages.get(h.chunk_id) in (spoken, None) or written_in(h) == spoken
+                for h in (hit, *hit.also_in)
+            )
+
+        def written_in(hit: Hit) -> str | None:
+            source = sources.get(hit.chunk_id)
+            return detect_language(source.text) if source is not None else None
 
         def lead(hit: Hit) -> Hit:
             # the same passage in a document of the question's language is the one
@@ -708,7 +717,7 @@ class Ragox:
         again deeper (in the question's language, where the reader has documents in
         it). ``sources``: the hit sources the earlier searches read."""
         from ragox.answer._definitions import asked_term, defines  # noqa: PLC0415
-        from ragox.search import query_language  # noqa: PLC0415
+        from ragox.search import detect_language, query_language  # noqa: PLC0415
 
         term = asked_term(question)
         if not term or not hits:
@@ -737,7 +746,12 @@ class Ragox:
         spoken = query_language(question)
         if found and spoken is not None and spoken in self.searcher().languages(principal):
             languages = self.store.index.chunk_languages([hit.chunk_id for hit in found])
-            found = [hit for hit in found if languages.get(hit.chunk_id) in (spoken, None)]
+            found = [
+                hit
+                for hit in found
+                if languages.get(hit.chunk_id) in (spoken, None)
+                or detect_language(text(hit)) == spoken
+            ]
         if not found:
             return hits
         return [found[0], *hits][:candidates]
