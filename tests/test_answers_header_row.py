@@ -85,3 +85,23 @@ def test_every_row_of_a_table_has_its_header_as_title() -> None:
     by_text = {s.evidence.text[s.start : s.end]: s for s in scoring.sentences}
     assert header not in by_text  # never quoted
     assert by_text[second].support.heading > 0
+
+
+def test_prose_after_a_table_is_not_under_its_header() -> None:
+    """A sentence after the table is read under its section, not under the header's
+    words: only rows are the header's."""
+    header = "Install Type\n\nRAM (minimum)\n\nRAM (recommended)\n\nHard Drive"
+    row = "No desktop\n\n256 megabytes\n\n512 megabytes\n\n4 gigabytes"
+    after = "Swap space is set up by the installer on every system it installs."
+    text = "\n\n".join([header, row, after])
+    spans = [(text.index(part), text.index(part) + len(part)) for part in (header, row)]
+    scoring = score_sentences(
+        "How much RAM is recommended?",
+        evidence_of(text),
+        None,
+        ExtractiveConfig(),
+        [tuple(spans)],
+        [frozenset(spans[:1])],
+    )
+    by_text = {s.evidence.text[s.start : s.end]: s for s in scoring.sentences}
+    assert by_text[after].support.heading == 0

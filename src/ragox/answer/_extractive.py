@@ -659,7 +659,9 @@ def score_sentences(
                         bare_commands=False,
                     )
                 ),
-                _under_header(section, sentences, header_spans[index], start, end),
+                _under_header(section, sentences, header_spans[index], start, end)
+                if (start, end) in row_units[index]
+                else section,
                 heading_asks=asks,
             )
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
