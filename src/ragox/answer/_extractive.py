@@ -1728,9 +1728,17 @@ def _in_reading_order(chosen: list[ScoredSentence]) -> list[ScoredSentence]:
 
 def _claim(sentence: ScoredSentence) -> Claim:
     quote = _quote(sentence)
+    # a footnote's own mark ("[17] Die Datei /etc/securetty …") is no part of what it
+    # says: the quote starts after it
+    mark = _FOOTNOTE_MARK.match(quote)
+    skip = mark.end() if mark is not None and mark.end() < len(quote) else 0
     return Claim(
-        text=display_text(quote),
+        text=display_text(quote[skip:]),
         source_id=sentence.evidence.source_id,
-        quote=quote,
-        quote_start=sentence.start,
+        quote=quote[skip:],
+        quote_start=sentence.start + skip,
     )
+
+
+#: the mark a footnote opens with: "[17] ", "[a] "
+_FOOTNOTE_MARK: Final = re.compile(r"\[(?:\d{1,3}|[a-z])\]\s+")
