@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import OPERATOR, evidence_of
 from ragox.answer import score_sentences
-from ragox.answer._extractive import ExtractiveConfig
+from ragox.answer._extractive import ExtractiveConfig, ScoredSentence
 from ragox.service import Ragox
 
 REQUIREMENTS = """<html><body>
@@ -66,14 +66,16 @@ def test_a_row_is_read_under_its_header(tmp_path: Path) -> None:
     assert not any(quote.startswith("Install Type") for quote in quotes), quotes
 
 
-def test_every_row_of_a_table_has_its_header_as_title() -> None:
-    """Not only the row right under the header (its neighbour): every row is read under
-    the header's words, as a section's sentences under its title."""
-    header = "Install Type\n\nRAM (minimum)\n\nRAM (recommended)\n\nHard Drive"
-    first = "No desktop\n\n256 megabytes\n\n512 megabytes\n\n4 gigabytes"
-    second = "With Desktop\n\n1 gigabyte\n\n2 gigabytes\n\n10 gigabytes"
-    text = "\n\n".join([header, first, second])
-    spans = [(text.index(row), text.index(row) + len(row)) for row in (header, first, second)]
+HEADER = "Install Type\n\nRAM (minimum)\n\nRAM (recommended)\n\nHard Drive"
+NO_DESKTOP = "No desktop\n\n256 megabytes\n\n512 megabytes\n\n4 gigabytes"
+
+
+def _scored(rows: list[str], after: str = "") -> dict[str, ScoredSentence]:
+    """The sentences of a table (``HEADER`` then ``rows``, each a row) and the prose
+    ``after`` it, scored for "How much RAM is recommended?", by their text."""
+    parts = [HEADER, *rows]
+    text = "\n\n".join([*parts, after] if after else parts)
+    spans = [(text.index(part), text.index(part) + len(part)) for part in parts]
     scoring = score_sentences(
         "How much RAM is recommended?",
         evidence_of(text),
@@ -82,26 +84,21 @@ def test_every_row_of_a_table_has_its_header_as_title() -> None:
         [tuple(spans)],
         [frozenset(spans[:1])],
     )
-    by_text = {s.evidence.text[s.start : s.end]: s for s in scoring.sentences}
-    assert header not in by_text  # never quoted
+    return {s.evidence.text[s.start : s.end]: s for s in scoring.sentences}
+
+
+def test_every_row_of_a_table_has_its_header_as_title() -> None:
+    """Not only the row right under the header (its neighbour): every row is read under
+    the header's words, as a section's sentences under its title."""
+    second = "With Desktop\n\n1 gigabyte\n\n2 gigabytes\n\n10 gigabytes"
+    by_text = _scored([NO_DESKTOP, second])
+    assert HEADER not in by_text  # never quoted
     assert by_text[second].support.heading > 0
 
 
 def test_prose_after_a_table_is_not_under_its_header() -> None:
     """A sentence after the table is read under its section, not under the header's
     words: only rows are the header's."""
-    header = "Install Type\n\nRAM (minimum)\n\nRAM (recommended)\n\nHard Drive"
-    row = "No desktop\n\n256 megabytes\n\n512 megabytes\n\n4 gigabytes"
     after = "Swap space is set up by the installer on every system it installs."
-    text = "\n\n".join([header, row, after])
-    spans = [(text.index(part), text.index(part) + len(part)) for part in (header, row)]
-    scoring = score_sentences(
-        "How much RAM is recommended?",
-        evidence_of(text),
-        None,
-        ExtractiveConfig(),
-        [tuple(spans)],
-        [frozenset(spans[:1])],
-    )
-    by_text = {s.evidence.text[s.start : s.end]: s for s in scoring.sentences}
+    by_text = _scored([NO_DESKTOP], after)
     assert by_text[after].support.heading == 0

@@ -795,23 +795,25 @@ def _unbind_options(
     seine Option -n" holds "Option" of "Was bewirkt die Option -n?"."""
     if not option_terms or not word_terms:
         return
+
+    def unbind(sentences: Sequence[tuple[int, int, bool, Credits]]) -> None:
+        for *_, credits in sentences:
+            for term in option_terms:
+                credits.pop(term, None)
+
     weight_of: list[float | None] = []  # per passage that writes an option
-    for item in evidence:
+    for item, sentences in zip(evidence, passages, strict=True):
         about = matcher.credit(matcher.stems(f"{item.section_title or ''}\n{item.text}"))
         writes = any(term in about for term in option_terms)
         if command and not any(about.get(term, 0.0) >= 1.0 for term in command):
             writes = False  # another program's option, or the letters alone
-            for *_, credits in passages[len(weight_of)]:
-                for term in option_terms:
-                    credits.pop(term, None)
+            unbind(sentences)
         words = sum(weights.get(t, 0.0) for t in word_terms if about.get(t, 0.0) >= 1.0)
         weight_of.append(words if writes else None)
     most = max((words for words in weight_of if words is not None), default=0.0)
     for words_held, sentences in zip(weight_of, passages, strict=True):
         if words_held is not None and words_held < 0.5 * most:
-            for *_, credits in sentences:
-                for term in option_terms:
-                    credits.pop(term, None)
+            unbind(sentences)
 
 
 #: words that name an option or a command, not which ("the -n *option* of netstat",
@@ -1002,22 +1004,11 @@ def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple
     rows of data count: at least two cells with text, at most :data:`MAX_ROW_CHARS`
     (a manual's layout table around a note, "Note" beside its paragraphs, is prose).
     A row of header cells only is one too (:func:`header_rows`)."""
-    spans: dict[tuple[int, int], tuple[int, int]] = {}
-    filled: Counter[tuple[int, int]] = Counter()
-    for cell in cells:
-        start = max(cell.start, evidence.start) - evidence.start
-        end = min(cell.end, evidence.end) - evidence.start
-        if start >= end:
-            continue
-        key = (cell.table, cell.row)
-        filled[key] += bool(cell.text.strip())
-        known = spans.get(key)
-        spans[key] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
     return tuple(
         sorted(
-            (start, end)
-            for key, (start, end) in spans.items()
-            if filled[key] >= 2 and end - start <= MAX_ROW_CHARS
+            span
+            for span, texts in _rows_in(evidence, cells).values()
+            if len(texts) >= 2 and span[1] - span[0] <= MAX_ROW_CHARS
         )
     )
 
@@ -1027,19 +1018,33 @@ def header_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> frozenset[
     all header cells: "Install Type | RAM (minimum) | RAM (recommended) | Hard Drive"
     names columns. Such a row is no statement to quote; it is the neighbour of the
     first row under it, whose values it names."""
-    headed: dict[tuple[int, int], bool] = {}
-    spans: dict[tuple[int, int], tuple[int, int]] = {}
+    return frozenset(
+        span
+        for span, texts in _rows_in(evidence, cells).values()
+        if texts and all(cell.header for cell in texts)
+    )
+
+
+def _rows_in(
+    evidence: Evidence, cells: Sequence[EvidenceCell]
+) -> dict[tuple[int, int], tuple[tuple[int, int], list[EvidenceCell]]]:
+    """Per table row (table, row) of the cells inside ``evidence``'s range: its span in
+    ``evidence.text`` (offsets in it, from its first cell to its last, cut to the
+    passage) and its cells with text."""
+    rows: dict[tuple[int, int], tuple[tuple[int, int], list[EvidenceCell]]] = {}
     for cell in cells:
         start = max(cell.start, evidence.start) - evidence.start
         end = min(cell.end, evidence.end) - evidence.start
         if start >= end:
             continue
         key = (cell.table, cell.row)
+        known = rows.get(key)
+        span = (start, end) if known is None else (min(known[0][0], start), max(known[0][1], end))
+        texts = [] if known is None else known[1]
         if cell.text.strip():
-            headed[key] = headed.get(key, True) and cell.header
-        known = spans.get(key)
-        spans[key] = (start, end) if known is None else (min(known[0], start), max(known[1], end))
-    return frozenset(spans[key] for key, header in headed.items() if header)
+            texts.append(cell)
+        rows[key] = (span, texts)
+    return rows
 
 
 def _units(

@@ -601,16 +601,7 @@ class Ragox:
         # The hit sources both searches read (the deeper one ranks the same chunks
         # first): each chunk's is read once per answer.
         sources: dict[str, HitSource] = {}
-        hits = self.searcher().search(
-            question,
-            principal,
-            mode or self.default_mode(),
-            candidates,
-            collapse=True,
-            prefer_instructions=False,
-            sources=sources,
-            snippets=False,
-        )
+        hits = self._evidence_search(question, principal, mode, candidates, sources)
         every = [h for hit in hits for h in (hit, *hit.also_in)]
         if self._embedder is None or not any(
             rank.retriever == "vector" for hit in every for rank in hit.found_by
@@ -624,6 +615,27 @@ class Ragox:
         languages = self.store.index.chunk_languages([hit.chunk_id for hit in every])
         model = self._embedder.identity.model
         return hits, vector_evidence(every, model, query_language(question), languages)
+
+    def _evidence_search(
+        self,
+        question: str,
+        principal: Principal,
+        mode: SearchMode | None,
+        depth: int,
+        sources: dict[str, HitSource],
+    ) -> list[Hit]:
+        """The ``depth`` best distinct passages for an answer's evidence, in BM25 order
+        (no instructions first, no snippets); ``sources`` gathers the hit sources read."""
+        return self.searcher().search(
+            question,
+            principal,
+            mode or self.default_mode(),
+            depth,
+            collapse=True,
+            prefer_instructions=False,
+            sources=sources,
+            snippets=False,
+        )
 
     def _in_question_language(
         self,
@@ -685,15 +697,8 @@ class Ragox:
 
         if all(in_spoken(hit) for hit in hits):
             return [lead(hit) for hit in hits]
-        wider = self.searcher().search(
-            question,
-            principal,
-            mode or self.default_mode(),
-            candidates * _OTHER_LANGUAGE_DEPTH,
-            collapse=True,
-            prefer_instructions=False,
-            sources=sources,
-            snippets=False,
+        wider = self._evidence_search(
+            question, principal, mode, candidates * _OTHER_LANGUAGE_DEPTH, sources
         )
         languages = self.store.index.chunk_languages(
             [h.chunk_id for hit in wider for h in (hit, *hit.also_in)]
@@ -731,15 +736,8 @@ class Ragox:
             if any(defines(term, text(h)) for h in (hit, *hit.also_in)):
                 # (the evidence keeps the first few passages: it leads them)
                 return [hit, *hits[:place], *hits[place + 1 :]]
-        wider = self.searcher().search(
-            question,
-            principal,
-            mode or self.default_mode(),
-            candidates * _DEFINITION_DEPTH,
-            collapse=True,
-            prefer_instructions=False,
-            sources=sources,
-            snippets=False,
+        wider = self._evidence_search(
+            question, principal, mode, candidates * _DEFINITION_DEPTH, sources
         )
         shown = {h.chunk_id for hit in hits for h in (hit, *hit.also_in)}
         found = [hit for hit in wider if hit.chunk_id not in shown and defines(term, text(hit))]
