@@ -58,6 +58,7 @@ from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
+from ragox.answer._names import topic_names
 from ragox.answer._support import (
     DEFINITION_WORDS,
     FREQUENCY_WORDS,
@@ -554,6 +555,9 @@ def score_sentences(
         weights,
         _option_command(question, options, word_terms, languages),
     )
+    _off_topic(matcher, evidence, passages, _topic_terms(question, word_terms, weights, languages))
+    if not any(quotable for sentences in passages for _, _, quotable, _ in sentences):
+        return Scoring((), 0.0, language)
     scored: list[ScoredSentence] = []
     answerability = 0.0
     total = sum(weights.values()) or 1.0
@@ -774,6 +778,53 @@ def _compounds(
 
 #: an option's weight per weight of the question's rarest word
 _OPTION_WEIGHT: Final = 2.0
+
+
+#: the least weight of a name's word that makes it the question's topic: a word in at
+#: most about one passage of twenty (BM25's IDF ``log(1 + 19)``); "Debian" in Debian's
+#: manuals, or a company's own name in its documents, is in more and names no topic
+_TOPIC_WEIGHT: Final = math.log(20)
+
+
+def _topic_terms(
+    question: str,
+    word_terms: Sequence[str],
+    weights: Mapping[str, float],
+    languages: Sequence[str],
+) -> frozenset[str]:
+    """The terms of the names that say what the question is about (:func:`topic_names`:
+    "SFTP" of "Wie richte ich einen SFTP-Server … ein?") that are rare in the
+    searched documents (:data:`_TOPIC_WEIGHT`)."""
+    kept = frozenset(word_terms)
+    return frozenset(
+        term
+        for name in topic_names(question)
+        for term in analyze_query(name, languages)
+        if term in kept and weights.get(term, 0.0) >= _TOPIC_WEIGHT
+    )
+
+
+def _off_topic(
+    matcher: TermMatcher,
+    evidence: Sequence[Evidence],
+    passages: Sequence[list[tuple[int, int, bool, Credits]]],
+    topic: frozenset[str],
+) -> None:
+    """A passage (with its section's title) that holds none of the topic's terms
+    (:func:`_topic_terms`) is about something else: its sentences are neighbours,
+    never quoted. "Wie richte ich einen SFTP-Server mit chroot … ein?" was answered by
+    how debootstrap's chroot gets a boot loader, which says nothing of SFTP; where no
+    passage holds the name, the answer abstains."""
+    if not topic:
+        return
+    held: dict[int, bool] = {}  # per distinct sentences list: whether any copy holds it
+    for item, sentences in zip(evidence, passages, strict=True):
+        about = matcher.credit(matcher.stems(f"{item.section_title or ''}\n{item.text}"))
+        holds = any(about.get(term, 0.0) >= 1.0 for term in topic)
+        held[id(sentences)] = held.get(id(sentences), False) or holds
+    for sentences in passages:
+        if not held[id(sentences)]:
+            sentences[:] = [(start, end, False, credits) for start, end, _, credits in sentences]
 
 
 def _unbind_options(

@@ -25,12 +25,14 @@ from ragox.search import analyze_query, likely_language
 from ragox.search._analyze import is_search_stopword
 from ragox.search._synonyms import synonyms_of_word
 
-__all__ = ["asked_names", "unmentioned_names"]
+__all__ = ["asked_names", "topic_names", "unmentioned_names"]
 
 #: a word, with the dots, hyphens, pluses and underscores inside a name ("Node.js")
 _WORD: Final = regex.compile(r"[\p{L}\p{N}]+(?:[._+-][\p{L}\p{N}]+)*")
 _CYRILLIC: Final = regex.compile(r"\p{Cyrillic}")
 _LATIN: Final = regex.compile(r"\p{Latin}")
+_JOINER: Final = regex.compile(r"[._+-]")
+_BRACKETED: Final = regex.compile(r"\([^()]*\)")
 _SENTENCE_END: Final = frozenset(".!?:;\"'«»“”„()[]")
 #: the parts of a name: its capitalised words, a run of capitals, a run of digits
 #: ("SecureBoot": "Secure", "Boot"; "USB3": "USB", "3"; "PostgreSQL": "Postgre", "SQL")
@@ -60,6 +62,37 @@ def asked_names(question: str) -> list[str]:
             or (english and word[0].isupper() and not opens)
         ):
             found[word] = None
+    return list(found)
+
+
+def topic_names(question: str) -> list[str]:
+    """The names of ``question`` (:func:`asked_names`) that say what it is about, and
+    of a joined name its pieces that do: "SFTP" of "SFTP-Server", "IPv6" of
+    "IPv6-Adresse", "PostgreSQL", "Firefox". Not a German compound ("CD-Laufwerk":
+    "CD" is too short, "Laufwerk" a noun), "Node.js", a gloss in brackets
+    ("предварительной версии (release candidate)"), or a name in lower case with
+    digits: "amd64", "ext4" qualify what is asked (the installation guide for amd64
+    never writes "amd64" beside its hardware requirements)."""
+    cyrillic = len(_CYRILLIC.findall(question)) > len(_LATIN.findall(question))
+    # a gloss in brackets repeats what the words before it say: "предварительной
+    # версии (release candidate)"
+    unbracketed = set(_WORD.findall(_BRACKETED.sub(" ", question)))
+    found: dict[str, None] = {}
+    for name in asked_names(question):
+        if name not in unbracketed:
+            continue
+        pieces = _JOINER.split(name)
+        for piece in pieces:
+            if len(piece) < _MIN_NAME or (
+                piece == piece.casefold() and any(c.isdigit() for c in piece)
+            ):
+                continue
+            if (
+                any(c.isupper() for c in piece[1:])
+                or (cyrillic and not _CYRILLIC.search(piece))
+                or (len(pieces) == 1 and piece[0].isupper())
+            ):
+                found[piece] = None
     return list(found)
 
 
