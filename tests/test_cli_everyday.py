@@ -642,3 +642,33 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
     }
     found = ragox_cli("search", "lowest TLS version", "--json")
     assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["README.Debian"]
+
+
+def test_a_sphinx_source_copy_is_read_as_its_markup(ragox_cli, tmp_path: Path) -> None:
+    """Sphinx publishes each page's source as ``_sources/NAME.rst.txt`` (MyST's as
+    ``.md.txt``): read as plain text, its titles' underlines were text and its
+    sections no sections (a new-user pass over the Developer's Reference). It is read
+    as reStructuredText (Markdown), whose blocks keep their inline markup as written
+    (see ``ragox.extract.rst``); a plain ``notes.txt`` stays text."""
+    folder = tmp_path / "_sources"
+    folder.mkdir()
+    (folder / "pkgs.rst.txt").write_text(
+        "Filing bugs\n===========\n\nThe severity of an ITP bug must be ``wishlist``, "
+        "and *every* report goes to the BTS.\n",
+        encoding="utf-8",
+    )
+    (folder / "howto.md.txt").write_text(
+        "# Uploads\n\nRun `dput` with **one** changes file.\n", encoding="utf-8"
+    )
+    (folder / "notes.txt").write_text(
+        "Keep ``these`` marks as they are.\n=====\n", encoding="utf-8"
+    )
+    result = ragox_cli("ingest", str(folder), "--json")
+    assert result.code == 0, result.stderr
+    assert {r["state"] for r in json.loads(result.stdout)["results"]} == {"READY"}
+    assert ragox_cli("text", "pkgs.rst.txt").stdout.startswith(
+        "Filing bugs\n\nThe severity of an ITP bug"
+    )
+    assert ragox_cli("text", "howto.md.txt").stdout.startswith("Uploads\n\nRun `dput`")
+    plain = ragox_cli("text", "notes.txt").stdout
+    assert plain.startswith("Keep ``these`` marks")

@@ -130,9 +130,17 @@ def _registered(media_type: str) -> tuple[ParserInfo, Extractor]:
     return info, function
 
 
+#: markup whose source a documentation generator publishes as text: Sphinx's
+#: ``_sources/index.rst.txt`` (and MyST's ``.md.txt``) is reStructuredText (Markdown)
+_SOURCE_TYPES: Final = frozenset({"text/x-rst", "text/markdown"})
+
+
 def detect_media_type(name: str, data: bytes) -> str | None:
     """The media type by file name, then by content; None when unsupported."""
-    suffix = PurePath(name).suffix.lower()
+    suffixes = [suffix.lower() for suffix in PurePath(name).suffixes]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix == ".txt" and len(suffixes) > 1 and _BY_SUFFIX.get(suffixes[-2]) in _SOURCE_TYPES:
+        return _BY_SUFFIX[suffixes[-2]]
     if suffix in _BY_SUFFIX:
         return _BY_SUFFIX[suffix]
     if data.startswith(b"%PDF-"):
