@@ -5,9 +5,10 @@ which says nothing of SFTP. The manuals did mention SFTP elsewhere, so the check
 no readable passage names it (``test_answers_unmentioned_names``) let it through.
 
 A name the question is about (:func:`topic_names`) that is rare in the reader's
-documents must be held by the quoted passage or its section's title. A name common in
-them ("Debian" in Debian's manuals), a qualifier in lower case with digits ("amd64"),
-a gloss in brackets and a German compound are not such names."""
+documents must be written by the quoted passage's document, however it is spelt there.
+A name common in them ("Debian" in Debian's manuals), a qualifier in lower case with
+digits ("amd64"), a gloss in brackets, a German compound and the asker's own machine
+("my Raspberry Pi") are not such names."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import OPERATOR
-from ragox.answer._names import topic_names
+from ragox.answer._names import topic_names, writes_name
 from ragox.service import Ragox
 
 BOOT_DE = (
@@ -74,6 +75,29 @@ def test_the_names_a_question_is_about() -> None:
     assert topic_names("Какой процессор нужен для amd64?") == []
     assert topic_names("Какой процессор нужен для AMD64?") == ["AMD64"]
     assert topic_names("Как назвать файл предварительной версии (release candidate)?") == []
+    # the asker's own machine, what they do without, a question in Title Case
+    assert topic_names("How do I change the host name of my Raspberry Pi?") == []
+    assert topic_names("Wie setze ich eine feste IP-Adresse ohne NetworkManager?") == []
+    assert topic_names("How Do I Change The Default Editor?") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("GRUB2", "grub 2 reads its menu"),
+        ("NetworkManager", "the network-manager package"),
+        ("LibreOffice", "libre office is the default suite"),
+        ("PostgreSQL", "postgres listens on port 5432"),
+        ("OpenSSH", "the ssh server reads its configuration"),
+    ],
+)
+def test_a_name_spelt_otherwise_is_written(name: str, text: str) -> None:
+    assert writes_name(name, text)
+
+
+def test_a_name_not_written_is_not() -> None:
+    assert not writes_name("SFTP", "the ftp server")
+    assert not writes_name("NetworkManager", "the network is managed")
 
 
 @pytest.mark.parametrize(
@@ -137,3 +161,82 @@ def test_a_name_common_in_the_documents_is_no_topic(tmp_path: Path) -> None:
         app.close()
     assert not record.abstained, record.answer
     assert any("update-alternatives" in c.anchor.quote.exact for c in record.citations)
+
+
+HISTORY = " ".join(
+    [
+        "The history of this program goes back to 1995, when a researcher at a Finnish "
+        "university wrote the first version after an attack on his campus network."
+    ]
+    * 12
+)
+REMOTE = (
+    "Remote login\n\n"
+    "OpenSSH is the remote login server that Debian installs with the ssh package. It "
+    "encrypts every connection.\n\n"
+    f"History\n\n{HISTORY}\n\n{HISTORY}\n\n{HISTORY}\n\n"
+    "Settings\n\n"
+    "Its configuration file is /etc/remote/server.conf. To forbid logins with a password, "
+    "set PasswordAuthentication no in that file and restart the service."
+)
+BOOT_EN_TIMEOUT = (
+    "Boot loader\n\n"
+    "The boot loader starts the kernel. To change its timeout, edit /etc/default/grub."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "documents", "quoted"),
+    [
+        # the document named OpenSSH chunks before the passage that answers
+        (
+            "How do I disable password logins in OpenSSH?",
+            {"remote.txt": (REMOTE, "en"), "boot.txt": (BOOT_EN_TIMEOUT, "en")},
+            "PasswordAuthentication no",
+        ),
+        # the manual writes the name otherwise
+        (
+            "How do I stop NetworkManager from managing an interface?",
+            {
+                "net.txt": (
+                    "Network configuration\n\nThe network-manager package manages "
+                    "connections on laptops. To stop it from managing an interface, "
+                    "declare the interface in /etc/network/interfaces.",
+                    "en",
+                ),
+                "other.txt": ("Printing\n\nCUPS manages printers on the network.", "en"),
+            },
+            "/etc/network/interfaces",
+        ),
+        # the asker's own machine is no topic
+        (
+            "How do I change the host name of my Raspberry Pi?",
+            {
+                "host.txt": (
+                    "Host name\n\nTo change the host name of a machine, write the new "
+                    "name into /etc/hostname.",
+                    "en",
+                ),
+                "board.txt": (
+                    "Hardware\n\nSingle-board computers such as the Raspberry Pi boot "
+                    "from an SD card.",
+                    "en",
+                ),
+            },
+            "/etc/hostname",
+        ),
+    ],
+)
+def test_an_answer_that_names_the_topic_otherwise_is_kept(
+    tmp_path: Path, question: str, documents: dict[str, tuple[str, str]], quoted: str
+) -> None:
+    """A red-team pass: the first version looked for the name in the passage and its
+    section's title only, as the index stems it, and took "my Raspberry Pi" for the
+    topic; each of these abstained."""
+    app = _home(tmp_path, documents)
+    try:
+        record = app.ask(question, OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    assert any(quoted in c.anchor.quote.exact for c in record.citations)

@@ -58,7 +58,6 @@ from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
-from ragox.answer._names import topic_names
 from ragox.answer._support import (
     DEFINITION_WORDS,
     FREQUENCY_WORDS,
@@ -147,6 +146,20 @@ _ASKER_WORDS: Final = frozenset(
         "твой",
     }
 )
+#: words that say how a question is asked, not what about: particles and fillers
+#: ("Was ist *eigentlich* eine conffile?" abstained where "Was ist eine conffile?" was
+#: answered: no passage says "eigentlich", and it weighed as much as "conffile")
+_FILLER_WORDS: Final = frozenset(
+    {
+        "actually", "really", "exactly", "basically", "please", "anyway",
+        "eigentlich", "überhaupt", "denn", "doch", "ja", "mal", "halt", "eben", "wohl",
+        "etwa", "genau", "bitte", "vielleicht",
+        "вообще", "собственно", "именно", "пожалуйста", "всё-таки", "все-таки", "таки",
+        "разве", "неужели", "вообще-то",
+    }
+)  # fmt: skip
+#: the words of a question that are never terms of what it asks about
+QUESTION_ONLY_WORDS: Final = _ASKER_WORDS | _FILLER_WORDS
 #: shorter "sentences" (a heading, a table label) are never quoted as claims...
 MIN_CLAIM_TOKENS = 4
 #: ...unless they end as a statement does: a short instruction ("Fill with water.",
@@ -457,7 +470,7 @@ def score_sentences(
     content = [
         word
         for word in tokens(worded)
-        if not is_stopword(word) and word.casefold() not in _ASKER_WORDS | asking
+        if not is_stopword(word) and word.casefold() not in QUESTION_ONLY_WORDS | asking
     ]
     terms = analyze_query(" ".join(content) or question, languages)
     word_terms = terms
@@ -555,9 +568,6 @@ def score_sentences(
         weights,
         _option_command(question, options, word_terms, languages),
     )
-    _off_topic(matcher, evidence, passages, _topic_terms(question, word_terms, weights, languages))
-    if not any(quotable for sentences in passages for _, _, quotable, _ in sentences):
-        return Scoring((), 0.0, language)
     scored: list[ScoredSentence] = []
     answerability = 0.0
     total = sum(weights.values()) or 1.0
@@ -778,53 +788,6 @@ def _compounds(
 
 #: an option's weight per weight of the question's rarest word
 _OPTION_WEIGHT: Final = 2.0
-
-
-#: the least weight of a name's word that makes it the question's topic: a word in at
-#: most about one passage of twenty (BM25's IDF ``log(1 + 19)``); "Debian" in Debian's
-#: manuals, or a company's own name in its documents, is in more and names no topic
-_TOPIC_WEIGHT: Final = math.log(20)
-
-
-def _topic_terms(
-    question: str,
-    word_terms: Sequence[str],
-    weights: Mapping[str, float],
-    languages: Sequence[str],
-) -> frozenset[str]:
-    """The terms of the names that say what the question is about (:func:`topic_names`:
-    "SFTP" of "Wie richte ich einen SFTP-Server … ein?") that are rare in the
-    searched documents (:data:`_TOPIC_WEIGHT`)."""
-    kept = frozenset(word_terms)
-    return frozenset(
-        term
-        for name in topic_names(question)
-        for term in analyze_query(name, languages)
-        if term in kept and weights.get(term, 0.0) >= _TOPIC_WEIGHT
-    )
-
-
-def _off_topic(
-    matcher: TermMatcher,
-    evidence: Sequence[Evidence],
-    passages: Sequence[list[tuple[int, int, bool, Credits]]],
-    topic: frozenset[str],
-) -> None:
-    """A passage (with its section's title) that holds none of the topic's terms
-    (:func:`_topic_terms`) is about something else: its sentences are neighbours,
-    never quoted. "Wie richte ich einen SFTP-Server mit chroot … ein?" was answered by
-    how debootstrap's chroot gets a boot loader, which says nothing of SFTP; where no
-    passage holds the name, the answer abstains."""
-    if not topic:
-        return
-    held: dict[int, bool] = {}  # per distinct sentences list: whether any copy holds it
-    for item, sentences in zip(evidence, passages, strict=True):
-        about = matcher.credit(matcher.stems(f"{item.section_title or ''}\n{item.text}"))
-        holds = any(about.get(term, 0.0) >= 1.0 for term in topic)
-        held[id(sentences)] = held.get(id(sentences), False) or holds
-    for sentences in passages:
-        if not held[id(sentences)]:
-            sentences[:] = [(start, end, False, credits) for start, end, _, credits in sentences]
 
 
 def _unbind_options(

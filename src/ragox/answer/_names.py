@@ -25,7 +25,7 @@ from ragox.search import analyze_query, likely_language
 from ragox.search._analyze import is_search_stopword
 from ragox.search._synonyms import synonyms_of_word
 
-__all__ = ["asked_names", "topic_names", "unmentioned_names"]
+__all__ = ["asked_names", "topic_names", "unmentioned_names", "writes_name"]
 
 #: a word, with the dots, hyphens, pluses and underscores inside a name ("Node.js")
 _WORD: Final = regex.compile(r"[\p{L}\p{N}]+(?:[._+-][\p{L}\p{N}]+)*")
@@ -68,18 +68,28 @@ def asked_names(question: str) -> list[str]:
 def topic_names(question: str) -> list[str]:
     """The names of ``question`` (:func:`asked_names`) that say what it is about, and
     of a joined name its pieces that do: "SFTP" of "SFTP-Server", "IPv6" of
-    "IPv6-Adresse", "PostgreSQL", "Firefox". Not a German compound ("CD-Laufwerk":
-    "CD" is too short, "Laufwerk" a noun), "Node.js", a gloss in brackets
-    ("предварительной версии (release candidate)"), or a name in lower case with
-    digits: "amd64", "ext4" qualify what is asked (the installation guide for amd64
-    never writes "amd64" beside its hardware requirements)."""
+    "IPv6-Adresse", "PostgreSQL", "Firefox".
+
+    Not a German compound ("CD-Laufwerk": "CD" is too short, "Laufwerk" a noun),
+    "Node.js", a gloss in brackets ("предварительной версии (release candidate)"), a
+    name in lower case with digits ("amd64", "ext4": the installation guide for amd64
+    never writes "amd64" beside its hardware requirements), the asker's own thing or
+    one they do without ("my Raspberry Pi", "ohne NetworkManager": the host name is
+    changed the same way on it), nor a capitalised word of a question in Title Case."""
     cyrillic = len(_CYRILLIC.findall(question)) > len(_LATIN.findall(question))
-    # a gloss in brackets repeats what the words before it say: "предварительной
-    # версии (release candidate)"
-    unbracketed = set(_WORD.findall(_BRACKETED.sub(" ", question)))
+    words = list(_WORD.finditer(question))
+    # a gloss in brackets repeats what the words before it say
+    bracketed = [(m.start(), m.end()) for m in _BRACKETED.finditer(question)]
+    capitalised = [m.group()[0].isupper() for m in words if m.group()[0].isalpha()]
+    title_case = len(capitalised) > 2 and sum(capitalised) > 0.6 * len(capitalised)
+    asked = set(asked_names(question))
     found: dict[str, None] = {}
-    for name in asked_names(question):
-        if name not in unbracketed:
+    for index, match in enumerate(words):
+        name = match.group()
+        if name not in asked or any(a <= match.start() < b for a, b in bracketed):
+            continue
+        before = {w.group().casefold() for w in words[max(0, index - 2) : index]}
+        if before & _CONTEXT_WORDS:
             continue
         pieces = _JOINER.split(name)
         for piece in pieces:
@@ -90,10 +100,46 @@ def topic_names(question: str) -> list[str]:
             if (
                 any(c.isupper() for c in piece[1:])
                 or (cyrillic and not _CYRILLIC.search(piece))
-                or (len(pieces) == 1 and piece[0].isupper())
+                or (len(pieces) == 1 and piece[0].isupper() and not title_case)
             ):
                 found[piece] = None
     return list(found)
+
+
+#: words before a name that make it the asker's context, not the topic: their own
+#: machine ("my Raspberry Pi", "meinem MacBook", "на моём ThinkPad") or what they do
+#: without ("ohne NetworkManager", "без systemd")
+_CONTEXT_WORDS: Final = frozenset(
+    {
+        "my", "our", "without", "mein", "meine", "meinem", "meinen", "meiner", "meines",
+        "unser", "unsere", "unserem", "unseren", "unserer", "ohne", "мой", "моя", "моё",
+        "мое", "моём", "моем", "моего", "моей", "мою", "моих", "мои", "наш", "наша",
+        "нашем", "нашего", "нашей", "нашу", "наших", "без",
+    }
+)  # fmt: skip
+
+
+def writes_name(name: str, text: str) -> bool:
+    """Whether ``text`` (case-folded) writes ``name`` however it is spelt there: as it
+    is, its first three quarters ("PostgreSQL": "Postgres"), without a version number
+    ("GRUB2": "GRUB 2"), or each of its parts of two
+    letters or more ("NetworkManager": "network-manager", "LibreOffice": "Libre
+    Office"), or its last part that is a name in
+    capitals ("OpenSSH": "ssh")."""
+    folded = name.casefold()
+    if folded in text:
+        return True
+    # its first three quarters: "Postgres" for "PostgreSQL"
+    if len(folded) >= 8 and folded[: len(folded) * 3 // 4] in text:
+        return True
+    bare = folded.rstrip("0123456789")
+    if len(bare) >= _MIN_NAME and bare != folded and bare in text:
+        return True
+    parts = [part for part in _PART.findall(name) if len(part) > 1 and part.isalpha()]
+    if len(parts) > 1 and all(part.casefold() in text for part in parts):
+        return True
+    capitals = [part for part in parts if part.isupper() and len(part) >= _MIN_NAME]
+    return len(parts) > 1 and bool(capitals) and capitals[-1].casefold() in text
 
 
 def unmentioned_names(

@@ -27,12 +27,12 @@ from ragox.answer._model import (
     Translation,
     Translator,
 )
-from ragox.answer._names import unmentioned_names
+from ragox.answer._names import topic_names, unmentioned_names, writes_name
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, tokens
 from ragox.search._analyze import index_form, is_search_stopword
 from ragox.search._synonyms import synonyms_of_word
-from ragox.store import Store, utc_now
+from ragox.store import Store, StoreError, utc_now
 
 __all__ = [
     "AnswerRecord",
@@ -260,27 +260,29 @@ def missing_terms(
     holds. A word one of them holds is not named (the message says that *no passage
     you can read* mentions it: "windows" absent from the evidence of "How much does a
     Windows license cost?" was named while the reader's manuals said it many times)."""
-    from ragox.answer._extractive import _ASKER_WORDS  # noqa: PLC0415 - loaded by ask
+    from ragox.answer._extractive import QUESTION_ONLY_WORDS  # noqa: PLC0415 - loaded by ask
 
     messages = messages_for(question, answer_language)
     text = " ".join(item.text for item in evidence)
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
     absent: dict[str, set[str]] = {}
     for word in dict.fromkeys(tokens(question)):
-        # the asker's own pronoun ("Wie ändere *ich* …") is no term: never "not mentioned";
+        # the asker's own pronoun ("Wie ändere *ich* …") or a filler ("eigentlich") is no
+        # term: never "not mentioned";
         # nor is a word a search drops ("difference *between*", which no passage need say)
-        if len(word) < 3 or is_search_stopword(word) or word.casefold() in _ASKER_WORDS:
+        if len(word) < 3 or is_search_stopword(word) or word.casefold() in QUESTION_ONLY_WORDS:
             continue
         # a word said in the evidence by a synonym ("display" for "show") is mentioned:
         # the passages were found by it
         said = set(analyze_query(word, ["en", "de", "ru"])) | set(synonyms_of_word(word))
         if not said & in_evidence:
             absent[word] = said
+    # named as the question writes them ("RAID", not "raid")
+    written = {word.casefold(): word for word in _WRITTEN.findall(question)}
     if absent and mentioned is not None:
         # (a word the documents write apart, "SecureBoot" as "Secure Boot", is
         # mentioned where all its parts are: :func:`unmentioned_names` tells)
         held = set(mentioned(sorted(set().union(*absent.values()))))
-        written = {word.casefold(): word for word in _WRITTEN.findall(question)}
         absent = {
             word: said
             for word, said in absent.items()
@@ -289,7 +291,7 @@ def missing_terms(
         }
     if not absent:
         return messages.mentioned_but_unanswered
-    return messages.not_mentioned + ", ".join(list(absent)[:8]) + "."
+    return messages.not_mentioned + ", ".join(written.get(w, w) for w in list(absent)[:8]) + "."
 
 
 def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
@@ -306,6 +308,64 @@ def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], 
         return {term for term in terms if frequencies.get(term) or frequencies.get(forms[term])}
 
     return held
+
+
+#: a topic name in more than one passage of :data:`_TOPIC_SHARE` of the reader's names
+#: no topic: "Debian" in Debian's manuals, a company's name in its own documents
+_TOPIC_SHARE: Final = 20
+#: chunks counted at least, as the answer's term weights count them (``MIN_IDF_CHUNKS``):
+#: in a home of a few documents every name is rare
+_TOPIC_MIN_CHUNKS: Final = 100
+
+
+def _on_topic(
+    question: str, evidence: Sequence[Evidence], store: Store, principal: Principal
+) -> list[Evidence]:
+    """The evidence whose documents write a name the question is about.
+
+    "Wie richte ich einen SFTP-Server mit chroot für einzelne Benutzer ein?" was
+    answered with how debootstrap's chroot gets a boot loader: the passage shared
+    "chroot", "Benutzer" and "richten … ein", and other documents mention SFTP. A name
+    the question is about (:func:`topic_names`) that is rare among the passages the
+    reader may read must be written by the passage's document, anywhere in it ("It
+    encrypts every connection" in a chapter that named OpenSSH pages before) and
+    however it is spelt there (:func:`writes_name`); one such name is enough. A passage
+    and its copies in other documents stay or go together."""
+    from ragox.search import scope_of  # noqa: PLC0415
+
+    names = topic_names(question)
+    if not names or not evidence:
+        return list(evidence)
+    forms = {
+        name: {index_form(term) for term in analyze_query(name, ["en", "de", "ru"])}
+        for name in names
+    }
+    total, frequencies = store.index.term_statistics(
+        scope_of(principal), sorted(set().union(*forms.values()))
+    )
+    most = (max(total, _TOPIC_MIN_CHUNKS) - 9) / _TOPIC_SHARE
+    rare = [
+        name
+        for name in names
+        if forms[name] and max(frequencies.get(form, 0) for form in forms[name]) <= most
+    ]
+    if not rare:
+        return list(evidence)
+    texts: dict[str, str] = {}
+
+    def writes(item: Evidence) -> bool:
+        if item.manifest_id not in texts:
+            try:
+                texts[item.manifest_id] = store.text(item.manifest_id).casefold()
+            except StoreError:
+                texts[item.manifest_id] = item.text.casefold()
+        title = (item.section_title or "").casefold()
+        return any(
+            writes_name(name, texts[item.manifest_id]) or writes_name(name, title) for name in rare
+        )
+
+    kept = {item.copy_of or item.source_id for item in evidence if writes(item)}
+    return [item for item in evidence if (item.copy_of or item.source_id) in kept]
 
 
 def _trace(
@@ -383,7 +443,9 @@ def answer_question(
         missing_name = messages_for(question, answer_language).not_mentioned
         draft = Draft((), True, missing_name + ", ".join(unmentioned[:8]) + ".")
     else:
-        draft = generator.generate(question, evidence) if evidence else Draft((), True, None)
+        # only passages of documents that write what the question is about answer it
+        about = _on_topic(question, evidence, store, principal)
+        draft = generator.generate(question, about) if about else Draft((), True, None)
     validated = validate(draft, evidence, store, lookup)
     shown = [(claim.text, claim.citation.source_id) for claim in validated.claims]
     abstained = draft.abstained or not shown
