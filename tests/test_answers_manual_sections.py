@@ -125,6 +125,11 @@ def test_the_lines_of_a_configuration_stay_lines() -> None:
     ]
     # prose broken over lines is still joined
     assert display_text("a sentence broken\nover two lines.") == "a sentence broken over two lines."
+    # …and so is prose whose next line a plain-text manual indents with no-break spaces
+    # (the Russian Debian FAQ: "… в Debian\n\xa0\xa0\xa0 сопровождающими …")
+    assert display_text("каждому пакету в Debian\n\xa0\xa0\xa0 сопровождающими.") == (
+        "каждому пакету в Debian сопровождающими."
+    )
 
 
 def test_a_footnotes_mark_is_no_quantity() -> None:

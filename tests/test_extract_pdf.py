@@ -651,6 +651,17 @@ def test_mixed_pdf_lists_pages_without_text() -> None:
     assert [b.page for b in extraction.blocks] == [1, 3]
 
 
+def test_a_blank_page_is_no_page_without_text() -> None:
+    """A separator page that shows nothing (no text, image or drawing) needs no look:
+    the German Debian FAQ's five blank pages were reported as PAGES_WITHOUT_TEXT (a
+    new-user pass). An image-only page among them still is."""
+    data = make_pdf([[(72, 72, "First page text.")], [], None, [(72, 72, "Fourth page.")]])
+    extraction = extract_pdf(data, BASE_PROFILE)
+    assert extraction.page_count == 4
+    assert extraction.pages_without_text == (3,)
+    assert [b.page for b in extraction.blocks] == [1, 4]
+
+
 # -- layouts generated for the purpose ------------------------------------------------
 
 

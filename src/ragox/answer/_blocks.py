@@ -367,7 +367,9 @@ def listed_block_end(
     return None
 
 
-_SOFT_BREAK: Final = re.compile(r"(?<!\n)[ \t]*\n[ \t]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)")
+_SOFT_BREAK: Final = re.compile(
+    r"(?<!\n)[ \t\xa0]*\n[ \t\xa0]*(?!\n|(?:\d{1,2}[.)]|[*•\-–+·▪◦]|[$#])\s)"
+)
 
 
 #: white space that lines up columns inside a line: two or more spaces (or a tab)

@@ -394,6 +394,9 @@ class _Page:
     blocks: tuple[_PageBlock, ...]
     tables: tuple[GridShape, ...]
     rotated: bool
+    #: the page shows nothing: no text, image or drawing (a separator page), so no
+    #: page without text to look at
+    blank: bool
     #: the page was recognized by OCR
     ocr: bool
     #: the page needed OCR and no engine was there
@@ -441,7 +444,8 @@ def _assemble(
         if page.rtl is not None:
             rtl.add(page.rtl)
         if not page.blocks:
-            empty_pages.append(page_no)
+            if not page.blank:
+                empty_pages.append(page_no)
             continue
         if parts:
             parts.append(BLOCK_SEPARATOR)
@@ -508,6 +512,15 @@ def _assemble(
         page_count=page_count,
         warnings=tuple(warnings),
     )
+
+
+def _blank(page: Any) -> bool:
+    """Whether a page without text shows nothing at all: no image and no drawing (text
+    drawn as outlines, a scan, a chart); a page MuPDF cannot tell about is not blank."""
+    try:
+        return not page.get_images() and not page.get_drawings()
+    except Exception:
+        return False
 
 
 def _read_page(
@@ -585,6 +598,7 @@ def _read_page(
     packed = array("f")
     packed.fromlist(page_boxes)
     return _Page(
+        blank=not found and _blank(page),
         number=page_no,
         text="".join(parts),
         boxes=packed.tobytes(),
