@@ -118,10 +118,13 @@ def _extended(
     of its last sentences introduces when the chunk ended before the block did; and
     the HTML lists inside the passage so extended (offsets in its text). The blocks
     are read once, and only where a sentence of the passage may introduce one."""
+    goes_on = _sentence_goes_on(full, end)
     if not may_introduce(full, start, end):
-        return end, ()  # no sentence of it announces anything
-    runs = _lists(store, manifest_id, full, start, min(len(full), end + _BLOCK_REACH))
-    extended = _with_introduced_block(full, start, end, runs)
+        runs: _Lists = ()
+        extended = goes_on  # no sentence of it announces anything
+    else:
+        runs = _lists(store, manifest_id, full, start, min(len(full), end + _BLOCK_REACH))
+        extended = max(goes_on, _with_introduced_block(full, start, end, runs))
     if extended > end:
         # never into a page's navigation (a menu's items after "see the following
         # pages:"): it is no part of the text, and no answer quotes it
@@ -133,6 +136,22 @@ def _extended(
     end = extended
     inside = (tuple((s - start, e - start) for s, e in items if e <= end) for items in runs)
     return end, tuple(items for items in inside if len(items) >= 2)
+
+
+def _sentence_goes_on(full: str, end: int) -> int:
+    """The end of the sentence that the passage's last one goes on with after its
+    block, when the chunk ended with the block: the next paragraph opens in lower case
+    ("… you could add" + "log /var/log/dpkg.log" + "to your /etc/dpkg/dpkg.cfg.");
+    else ``end``."""
+    begin = len(full) - len(full[end:].lstrip())
+    if begin >= len(full) or begin - end > _CONTINUATION_GAP or not full[begin].islower():
+        return end
+    sentences = split_sentences(full, begin, min(len(full), begin + _BLOCK_REACH))
+    return sentences[0][1] if sentences else end
+
+
+#: the most white space between a passage's end and the sentence it goes on with
+_CONTINUATION_GAP: Final = 8
 
 
 def _with_introduced_block(full: str, start: int, end: int, runs: _Lists) -> int:

@@ -1086,6 +1086,10 @@ def _units(
             listed = listed_block_end(text, end, lists)
             if listed is not None and (finish is None or listed > finish):
                 finish = listed
+        if finish is not None and runs_into_block(sentence) and not is_introducer(sentence):
+            # "… you could add" + "log /var/log/dpkg.log" + "to your /etc/dpkg/dpkg.cfg.":
+            # the sentence goes on after its block, and says where only there
+            finish = _continued(text, spans, finish)
         if finish is None:
             finish = _steps_end(text, spans, index)
         if finish is None and _PROMPT_NEXT.match(text, end):
@@ -1107,6 +1111,16 @@ def _units(
             out.append((start, end, False))
         index += 1
     return out
+
+
+def _continued(text: str, spans: Sequence[tuple[int, int]], finish: int) -> int:
+    """The end of the sentence that goes on after a block ending at ``finish``: one
+    whose next paragraph opens in lower case ("to your /etc/dpkg/dpkg.cfg."), else
+    ``finish``."""
+    begin = len(text) - len(text[finish:].lstrip())
+    if begin >= len(text) or not text[begin].islower():
+        return finish
+    return next((end for start, end in spans if start <= begin < end), finish)
 
 
 #: the end of a paragraph, and a shell's prompt opening the next one
@@ -1759,5 +1773,6 @@ def _claim(sentence: ScoredSentence) -> Claim:
     )
 
 
-#: the mark a footnote opens with: "[17] ", "[a] "
-_FOOTNOTE_MARK: Final = re.compile(r"\[(?:\d{1,3}|[a-z])\]\s+")
+#: the mark a footnote opens with ("[17] ", "[a] "), or the closing bracket of the
+#: paragraph before a block ("… (e.g." + "2005-12-30 install hello" + ") If you'd …")
+_FOOTNOTE_MARK: Final = re.compile(r"(?:\[(?:\d{1,3}|[a-z])\]|[)\]])\s+")

@@ -1,0 +1,97 @@
+"""A sentence that goes on after its block is quoted to its end, and a quote does not
+open with the closing bracket of the paragraph before (issue 16, a new-user pass over
+the Debian FAQ): "How can I keep a history of every package install and removal done
+with dpkg?" was answered with ") If you'd like to log all your dpkg invocations …, you
+could add" + "log /var/log/dpkg.log", without "to your /etc/dpkg/dpkg.cfg", which
+says where the line goes: the chunk ended with the block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import OPERATOR
+from ragox.service import Ragox
+
+FILLER = "".join(
+    f"<p>Section {k} describes another part of the packaging system in some detail, "
+    "with examples of its use on a desktop and on a server.</p>\n"
+    for k in range(40)
+)
+# a long paragraph after the block: a chunk of its own, so the one before ends with the
+# block (as the FAQ's did)
+ROTATION = " ".join(
+    f"Rotation rule {k} keeps the files of week {k} compressed for a month." for k in range(30)
+)
+LOG = f"""<!DOCTYPE html>
+<html lang="en"><head><title>Keeping a log</title></head><body>
+<h2>9.4. How can I keep a log of the packages I added to the system?</h2>
+<p>Passing the <code>--log</code> option to dpkg makes dpkg log status change updates
+and actions. It logs the invocation (e.g.</p>
+<pre>2005-12-30 18:10:33 install hello 1.3.18 2.1.1-4</pre>
+<p>) If you'd like to log all your dpkg invocations (even those done using frontends
+like aptitude), you could add</p>
+<pre>log /var/log/dpkg.log</pre>
+<p>to your <code>/etc/dpkg/dpkg.cfg</code>. Be sure the created logfile gets rotated
+periodically. {ROTATION}</p>
+{FILLER}
+</body></html>
+"""
+
+
+def test_the_sentence_after_its_block_is_quoted_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "uptodate.html").write_text(LOG, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "uptodate.html", folder, language="en")
+        record = app.ask(
+            "How can I keep a history of every package install and removal done with dpkg?",
+            OPERATOR,
+        )
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    logged = next(q for q in quotes if "log /var/log/dpkg.log" in q)
+    assert logged.startswith("If you'd like to log all your dpkg invocations")
+    assert logged.rstrip().endswith("to your /etc/dpkg/dpkg.cfg.")
+
+
+def test_a_passage_ending_with_the_block_takes_the_sentence_after_it() -> None:
+    """The FAQ's chunk ended right after "log /var/log/dpkg.log": the evidence goes on
+    to the end of the sentence that the next paragraph finishes in lower case, and no
+    further; a next paragraph that opens a sentence of its own adds nothing."""
+    from ragox.answer._context import _sentence_goes_on
+
+    block = "you could add\n\nlog /var/log/dpkg.log"
+    after = "\n\nto your /etc/dpkg/dpkg.cfg. Be sure the logfile gets rotated."
+    full = "If you'd like to log all invocations, " + block + after
+    end = full.index(after)
+    assert full[: _sentence_goes_on(full, end)].endswith("to your /etc/dpkg/dpkg.cfg.")
+    own = full[:end] + "\n\nBe sure the logfile gets rotated."
+    assert _sentence_goes_on(own, end) == end
+    assert _sentence_goes_on(full[:end], end) == end
+
+
+def test_evidence_of_a_chunk_ending_with_the_block_goes_on_to_the_sentence_end(
+    tmp_path: Path,
+) -> None:
+    """Only the chunk that ends with the block is a hit (as in the FAQ, whose next chunk
+    ranked below the evidence): its evidence still ends "to your /etc/dpkg/dpkg.cfg."."""
+    from ragox.answer import select_context
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "uptodate.html").write_text(LOG, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "uptodate.html", folder, language="en")
+        hits = app.search("dpkg invocations frontends aptitude", OPERATOR, limit=10)
+        text = app.text("uptodate.html", OPERATOR)
+        ending = [h for h in hits if text[: h.end].rstrip().endswith("log /var/log/dpkg.log")]
+        assert ending, [(h.start, h.end) for h in hits]
+        evidence = select_context(app.store, ending[:1])
+    finally:
+        app.close()
+    assert evidence[0].text.rstrip().endswith("to your /etc/dpkg/dpkg.cfg.")
