@@ -494,6 +494,9 @@ def score_sentences(
         if item.text not in headings_of:
             headings_of[item.text] = _heading_paragraphs(item.text)
     heading_spans = [headings_of[item.text] for item in evidence]
+    # a how-to question's list is steps, answered together ("Sie starten screen über
+    # screen -r" is the last of a scenario's steps); another's is of things, one asked
+    steps = kind is AnswerKind.INSTRUCTION
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     made: dict[object, tuple[frozenset[int], list[tuple[int, int, bool, Credits]]]] = {}
     for item, headings, others, cut, heads in zip(
@@ -511,7 +514,14 @@ def score_sentences(
             blocks.append(starts)
             passages.append(sentences)
             continue
-        spans = units(item.text, cut, item.lists)
+        spans = [
+            (
+                start,
+                _asked_items_end(matcher, item, start, end) if block and not steps else end,
+                block,
+            )
+            for start, end, block in units(item.text, cut, item.lists)
+        ]
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
             [
@@ -764,6 +774,38 @@ def _block_credits(matcher: TermMatcher, text: str, start: int, end: int) -> Cre
                 else:
                     held.by_synonym.discard(term)
     return held
+
+
+def _asked_items_end(matcher: TermMatcher, item: Evidence, start: int, end: int) -> int:
+    """Where a long introduced list ends for the question: after its last item that
+    holds a word of the question that neither its introducing sentence nor every item
+    holds. "What does it mean
+    when a package is essential or required priority?" quoted all four priorities
+    ("The priorities are:" then Required, Important, Standard, Optional, 1,378
+    characters) for the first; a list none of whose items adds a word is quoted whole."""
+    if end - start <= MAX_FURTHER_BLOCK:
+        return end
+    items = next(
+        (found for found in item.lists if found and start < found[0][0] and found[-1][1] <= end),
+        None,
+    )
+    if items is None or len(items) < 2:
+        return end
+    opening = matcher.credit(matcher.stems(item.text[start : items[0][0]]))
+    held = [
+        {
+            term
+            for term, value in matcher.credit(matcher.stems(item.text[a:b])).items()
+            if value >= 1.0
+        }
+        for a, b in items
+    ]
+    # a word of the question that only some items hold, and the opening does not
+    shared = set.intersection(*held) | {t for t, value in opening.items() if value >= 1.0}
+    last = max((index for index, terms in enumerate(held) if terms - shared), default=None)
+    if last is None or last == len(items) - 1:
+        return end
+    return items[last][1]
 
 
 def _compounds(
