@@ -68,10 +68,13 @@ def test_a_passage_ending_with_the_block_takes_the_sentence_after_it() -> None:
     after = "\n\nto your /etc/dpkg/dpkg.cfg. Be sure the logfile gets rotated."
     full = "If you'd like to log all invocations, " + block + after
     end = full.index(after)
-    assert full[: _sentence_goes_on(full, end)].endswith("to your /etc/dpkg/dpkg.cfg.")
+    assert full[: _sentence_goes_on(full, 0, end)].endswith("to your /etc/dpkg/dpkg.cfg.")
     own = full[:end] + "\n\nBe sure the logfile gets rotated."
-    assert _sentence_goes_on(own, end) == end
-    assert _sentence_goes_on(full[:end], end) == end
+    assert _sentence_goes_on(own, 0, end) == end
+    assert _sentence_goes_on(full[:end], 0, end) == end
+    # a passage whose last paragraph is no block a sentence runs into takes nothing on
+    prose = "The mirror list ends here.\n\nEvery mirror is checked daily."
+    assert _sentence_goes_on(prose + "\n\nand more follows.", 0, len(prose)) == len(prose)
 
 
 def test_evidence_of_a_chunk_ending_with_the_block_goes_on_to_the_sentence_end(
@@ -95,3 +98,38 @@ def test_evidence_of_a_chunk_ending_with_the_block_goes_on_to_the_sentence_end(
     finally:
         app.close()
     assert evidence[0].text.rstrip().endswith("to your /etc/dpkg/dpkg.cfg.")
+
+
+def test_a_list_item_after_the_block_is_not_its_sentence(tmp_path: Path) -> None:
+    """A red-team pass: Markdown's list items lose their marker in the text, so
+    "enable the firewall rule …" after "apt install nginx" opened in lower case and
+    was quoted as the end of "To install the nginx web server … you run"; so was "see
+    also …". A paragraph that goes on with the sentence opens with a function word."""
+    from ragox.answer._blocks import goes_on_after_block
+
+    page = (
+        "# Web server\n\nTo install the nginx web server on the machine you run\n\n"
+        "    apt install nginx\n\n"
+        "- enable the firewall rule for port 80 and reload the firewall daemon.\n"
+        "- remove the default site from the sites-enabled directory.\n\n"
+        "# Rotating logs\n\nTo rotate the apache logs every week you put in the crontab "
+        "the line\n\n    0 0 * * 0 /usr/sbin/logrotate /etc/logrotate.conf\n\n"
+        "see also the section on cron jobs.\n"
+    )
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "web.md").write_text(page, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "web.md", folder, language="en")
+        nginx = app.ask("How do I install the nginx web server?", OPERATOR)
+        logs = app.ask("How do I rotate the apache logs every week?", OPERATOR)
+    finally:
+        app.close()
+    quoted = " ".join(c.anchor.quote.exact for c in (*nginx.citations, *logs.citations))
+    assert "apt install nginx" in quoted and "logrotate.conf" in quoted
+    assert "firewall" not in quoted and "see also" not in quoted
+    assert goes_on_after_block("x\n\nto your /etc/dpkg/dpkg.cfg.", 3)
+    assert goes_on_after_block("x\n\nи перезапустите службу.", 3)
+    assert not goes_on_after_block("x\n\nenable the rule.", 3)
+    assert not goes_on_after_block("x\n\nTo your file.", 3)

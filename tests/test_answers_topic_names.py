@@ -95,6 +95,11 @@ def test_a_name_spelt_otherwise_is_written(name: str, text: str) -> None:
     assert writes_name(name, text)
 
 
+def test_a_name_is_written_as_a_piece_of_another() -> None:
+    # "dh_shlibdeps" writes the piece "shlibdeps" of "Что делает утилита dh_shlibdeps?"
+    assert writes_name("shlibdeps", "run dh_shlibdeps after dh_strip.")
+
+
 def test_a_name_not_written_is_not() -> None:
     assert not writes_name("SFTP", "the ftp server")
     assert not writes_name("NetworkManager", "the network is managed")
@@ -168,13 +173,13 @@ HISTORY = " ".join(
         "The history of this program goes back to 1995, when a researcher at a Finnish "
         "university wrote the first version after an attack on his campus network."
     ]
-    * 12
+    * 7
 )
 REMOTE = (
     "Remote login\n\n"
     "OpenSSH is the remote login server that Debian installs with the ssh package. It "
     "encrypts every connection.\n\n"
-    f"History\n\n{HISTORY}\n\n{HISTORY}\n\n{HISTORY}\n\n"
+    f"History\n\n{HISTORY}\n\n"
     "Settings\n\n"
     "Its configuration file is /etc/remote/server.conf. To forbid logins with a password, "
     "set PasswordAuthentication no in that file and restart the service."
@@ -240,3 +245,30 @@ def test_an_answer_that_names_the_topic_otherwise_is_kept(
         app.close()
     assert not record.abstained, record.answer
     assert any(quoted in c.anchor.quote.exact for c in record.citations)
+
+
+def test_a_manual_that_names_it_elsewhere_is_not_about_it_everywhere(tmp_path: Path) -> None:
+    """A red-team pass: with the whole document searched for the name, a manual that
+    names SFTP in its first section answered the SFTP question with its chroot boot
+    loader section, pages later; and "trust" held "Rust"."""
+    sections = "\n\n".join(
+        f"Section {k}\n\n" + " ".join(["The archive keeps its packages on mirrors."] * 12)
+        for k in range(5)
+    )
+    manual = (
+        "Remote access\n\nThe OpenSSH server also serves SFTP for file transfers.\n\n"
+        f"{sections}\n\n"
+        "Build machines\n\nTo install the toolchain on a build server you run apt "
+        "install build-essential, and you must trust the archive key.\n\n"
+        "A boot loader in a chroot\n\nTo set up a chroot for single users you run "
+        "debootstrap into a directory and install the boot loader inside the chroot."
+    )
+    languages = "Languages\n\nRust is a programming language; Python is another one."
+    app = _home(tmp_path, {"manual.txt": (manual, "en"), "languages.txt": (languages, "en")})
+    try:
+        sftp = app.ask("How do I set up an SFTP server with chroot for single users?", OPERATOR)
+        rust = app.ask("How do I install the Rust toolchain on a build server?", OPERATOR)
+    finally:
+        app.close()
+    assert sftp.abstained, sftp.answer
+    assert rust.abstained, rust.answer

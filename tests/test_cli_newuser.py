@@ -156,7 +156,7 @@ def test_an_abstention_does_not_call_the_askers_pronoun_unmentioned(
     data = json.loads(answer.stdout)
     assert data["abstained"] is True
     assert data["missing"].startswith("Keine Passage")  # in the question's language
-    assert "zeitzone" in data["missing"]
+    assert "Zeitzone" in data["missing"]  # as the question writes it
     assert "ich" not in data["missing"].split(": ", 1)[1]
 
 

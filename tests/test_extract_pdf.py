@@ -662,6 +662,36 @@ def test_a_blank_page_is_no_page_without_text() -> None:
     assert [b.page for b in extraction.blocks] == [1, 4]
 
 
+def test_a_page_of_an_inline_image_or_a_shading_is_no_blank_page() -> None:
+    """A red-team pass: a scan stored as an inline image (``BI … ID … EI``) or a page
+    of a shading alone is in neither ``get_images`` nor ``get_drawings``; such pages
+    were taken for blank and left out of ``pages_without_text``."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "The first page has text.")
+    scan = doc.new_page()
+    pixels = bytes((x * 4) % 256 for _ in range(64) for x in range(64)).hex()
+    inline = f"q 400 0 0 400 100 200 cm BI /W 64 /H 64 /CS /G /BPC 8 /F /AHx ID {pixels}> EI Q"
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<<>>")
+    doc.update_stream(stream, inline.encode())
+    doc.xref_set_key(scan.xref, "Contents", f"{stream} 0 R")
+    shaded = doc.new_page()
+    shading = doc.get_new_xref()
+    doc.update_object(
+        shading,
+        "<< /ShadingType 2 /ColorSpace /DeviceRGB /Coords [0 0 600 0] /Function << "
+        "/FunctionType 2 /Domain [0 1] /C0 [1 0 0] /C1 [0 0 1] /N 1 >> >>",
+    )
+    doc.xref_set_key(shaded.xref, "Resources", f"<< /Shading << /Sh1 {shading} 0 R >> >>")
+    content = doc.get_new_xref()
+    doc.update_object(content, "<<>>")
+    doc.update_stream(content, b"q 0 0 600 800 re W n /Sh1 sh Q")
+    doc.xref_set_key(shaded.xref, "Contents", f"{content} 0 R")
+    doc.new_page()  # blank
+    extraction = extract_pdf(doc.tobytes(), BASE_PROFILE)
+    assert extraction.pages_without_text == (2, 3)
+
+
 # -- layouts generated for the purpose ------------------------------------------------
 
 

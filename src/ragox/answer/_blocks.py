@@ -20,6 +20,7 @@ from typing import Final
 
 import regex
 
+from ragox.search import is_stopword
 from ragox.text import join_broken_words, same_passage_key
 from ragox.text._instructions import PARAGRAPH_BREAK as _PARAGRAPH
 from ragox.text._instructions import (
@@ -34,6 +35,7 @@ __all__ = [
     "MAX_BLOCK_CHARS",
     "block_end",
     "display_text",
+    "goes_on_after_block",
     "has_instruction",
     "is_introducer",
     "item_breaks",
@@ -121,6 +123,18 @@ def runs_into_block(sentence: str) -> bool:
         # --purge foo") is another answer, not this one's block
         and not labelled_command(stripped)
     )
+
+
+def goes_on_after_block(text: str, begin: int) -> bool:
+    """Whether the paragraph at ``begin``, after a block, goes on with the sentence
+    before the block: it opens with a function word in lower case ("to your
+    /etc/dpkg/dpkg.cfg.", "und starten Sie …", "в файл …"). A list item whose marker
+    the text lost opens otherwise ("enable the firewall rule …", "see also …")."""
+    word = _FIRST_WORD.match(text, begin)
+    return word is not None and word.group()[0].islower() and is_stopword(word.group())
+
+
+_FIRST_WORD: Final = regex.compile(r"\p{L}+")
 
 
 def labelled_command(line: str) -> bool:

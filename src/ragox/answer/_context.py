@@ -19,10 +19,12 @@ import regex
 
 from ragox.answer._blocks import (
     block_end,
+    goes_on_after_block,
     is_introducer,
     list_runs,
     listed_block_end,
     may_introduce,
+    runs_into_block,
 )
 from ragox.answer._model import Evidence
 from ragox.ingest import split_sentences, token_count
@@ -118,7 +120,7 @@ def _extended(
     of its last sentences introduces when the chunk ended before the block did; and
     the HTML lists inside the passage so extended (offsets in its text). The blocks
     are read once, and only where a sentence of the passage may introduce one."""
-    goes_on = _sentence_goes_on(full, end)
+    goes_on = _sentence_goes_on(full, start, end)
     if not may_introduce(full, start, end):
         runs: _Lists = ()
         extended = goes_on  # no sentence of it announces anything
@@ -138,13 +140,20 @@ def _extended(
     return end, tuple(items for items in inside if len(items) >= 2)
 
 
-def _sentence_goes_on(full: str, end: int) -> int:
+def _sentence_goes_on(full: str, start: int, end: int) -> int:
     """The end of the sentence that the passage's last one goes on with after its
-    block, when the chunk ended with the block: the next paragraph opens in lower case
-    ("… you could add" + "log /var/log/dpkg.log" + "to your /etc/dpkg/dpkg.cfg.");
-    else ``end``."""
+    block, when the chunk ended with the block: the passage's last paragraph follows a
+    sentence that runs into it ("… you could add" + "log /var/log/dpkg.log"), and the
+    next paragraph goes on with that sentence (:func:`goes_on_after_block`: "to your
+    /etc/dpkg/dpkg.cfg."); else ``end``."""
     begin = len(full) - len(full[end:].lstrip())
-    if begin >= len(full) or begin - end > _CONTINUATION_GAP or not full[begin].islower():
+    if begin >= len(full) or begin - end > _CONTINUATION_GAP:
+        return end
+    if not goes_on_after_block(full, begin):
+        return end
+    block = full.rfind("\n\n", start, len(full[:end].rstrip()))
+    before = split_sentences(full, start, block) if block > start else []
+    if not before or not runs_into_block(full[before[-1][0] : before[-1][1]]):
         return end
     sentences = split_sentences(full, begin, min(len(full), begin + _BLOCK_REACH))
     return sentences[0][1] if sentences else end

@@ -46,6 +46,7 @@ from ragox.answer._blocks import (
     MAX_BLOCK_CHARS,
     block_end,
     display_text,
+    goes_on_after_block,
     is_introducer,
     item_breaks,
     labelled_command,
@@ -148,12 +149,13 @@ _ASKER_WORDS: Final = frozenset(
 )
 #: words that say how a question is asked, not what about: particles and fillers
 #: ("Was ist *eigentlich* eine conffile?" abstained where "Was ist eine conffile?" was
-#: answered: no passage says "eigentlich", and it weighed as much as "conffile")
+#: answered: no passage says "eigentlich", and it weighed as much as "conffile"); none
+#: that is a word of another of our languages or says something ("halt" the system,
+#: "genau" accurate, "mal" times, "ja" a locale, "eben" flat)
 _FILLER_WORDS: Final = frozenset(
     {
         "actually", "really", "exactly", "basically", "please", "anyway",
-        "eigentlich", "überhaupt", "denn", "doch", "ja", "mal", "halt", "eben", "wohl",
-        "etwa", "genau", "bitte", "vielleicht",
+        "eigentlich", "überhaupt", "denn", "doch", "wohl", "etwa", "bitte", "vielleicht",
         "вообще", "собственно", "именно", "пожалуйста", "всё-таки", "все-таки", "таки",
         "разве", "неужели", "вообще-то",
     }
@@ -1157,10 +1159,10 @@ def _units(
 
 def _continued(text: str, spans: Sequence[tuple[int, int]], finish: int) -> int:
     """The end of the sentence that goes on after a block ending at ``finish``: one
-    whose next paragraph opens in lower case ("to your /etc/dpkg/dpkg.cfg."), else
-    ``finish``."""
+    whose next paragraph goes on with it (:func:`goes_on_after_block`: "to your
+    /etc/dpkg/dpkg.cfg."), else ``finish``."""
     begin = len(text) - len(text[finish:].lstrip())
-    if begin >= len(text) or not text[begin].islower():
+    if begin >= len(text) or not goes_on_after_block(text, begin):
         return finish
     return next((end for start, end in spans if start <= begin < end), finish)
 

@@ -16,6 +16,7 @@ sentence ("Firefox"). German capitalises every noun, so that rule is English onl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Final
 
@@ -120,26 +121,29 @@ _CONTEXT_WORDS: Final = frozenset(
 
 
 def writes_name(name: str, text: str) -> bool:
-    """Whether ``text`` (case-folded) writes ``name`` however it is spelt there: as it
-    is, its first three quarters ("PostgreSQL": "Postgres"), without a version number
-    ("GRUB2": "GRUB 2"), or each of its parts of two
-    letters or more ("NetworkManager": "network-manager", "LibreOffice": "Libre
-    Office"), or its last part that is a name in
-    capitals ("OpenSSH": "ssh")."""
+    """Whether ``text`` (case-folded) writes ``name`` however it is spelt there, each
+    way at the start of a word (inflected as it may be: "SFTP-Servers", "Apache'а"; not
+    "rust" in "trust"): as it is, its first three quarters ("PostgreSQL": "Postgres"),
+    without a version number ("GRUB2": "GRUB 2"), its parts of two letters or more one
+    after the other ("NetworkManager": "network-manager", "LibreOffice": "Libre
+    Office"), or its last part that is a name in capitals ("OpenSSH": "ssh")."""
     folded = name.casefold()
-    if folded in text:
-        return True
-    # its first three quarters: "Postgres" for "PostgreSQL"
-    if len(folded) >= 8 and folded[: len(folded) * 3 // 4] in text:
-        return True
+    forms = [folded]
+    if len(folded) >= 8:
+        forms.append(folded[: len(folded) * 3 // 4])
     bare = folded.rstrip("0123456789")
-    if len(bare) >= _MIN_NAME and bare != folded and bare in text:
-        return True
+    if len(bare) >= _MIN_NAME and bare != folded:
+        forms.append(bare)
     parts = [part for part in _PART.findall(name) if len(part) > 1 and part.isalpha()]
-    if len(parts) > 1 and all(part.casefold() in text for part in parts):
-        return True
-    capitals = [part for part in parts if part.isupper() and len(part) >= _MIN_NAME]
-    return len(parts) > 1 and bool(capitals) and capitals[-1].casefold() in text
+    patterns = [re.escape(form) for form in forms]
+    if len(parts) > 1:
+        patterns.append(r"[\s._-]?".join(re.escape(part.casefold()) for part in parts))
+        capitals = [part for part in parts if part.isupper() and len(part) >= _MIN_NAME]
+        if capitals:
+            patterns.append(re.escape(capitals[-1].casefold()))
+    # (a letter or digit before it makes it part of another word; an underscore joins
+    # a name's pieces: "shlibdeps" in "dh_shlibdeps")
+    return re.search(r"(?<![^\W_])(?:" + "|".join(patterns) + ")", text) is not None
 
 
 def unmentioned_names(

@@ -313,6 +313,9 @@ def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], 
 #: a topic name in more than one passage of :data:`_TOPIC_SHARE` of the reader's names
 #: no topic: "Debian" in Debian's manuals, a company's name in its own documents
 _TOPIC_SHARE: Final = 20
+#: how far before a passage its document may write the name it is about (a paragraph
+#: or two: "OpenSSH is the remote login server …" above "Its configuration file is …")
+_TOPIC_REACH: Final = 2000
 #: chunks counted at least, as the answer's term weights count them (``MIN_IDF_CHUNKS``):
 #: in a home of a few documents every name is rare
 _TOPIC_MIN_CHUNKS: Final = 100
@@ -321,16 +324,19 @@ _TOPIC_MIN_CHUNKS: Final = 100
 def _on_topic(
     question: str, evidence: Sequence[Evidence], store: Store, principal: Principal
 ) -> list[Evidence]:
-    """The evidence whose documents write a name the question is about.
+    """The evidence that writes a name the question is about, or whose document writes
+    it shortly before.
 
     "Wie richte ich einen SFTP-Server mit chroot für einzelne Benutzer ein?" was
     answered with how debootstrap's chroot gets a boot loader: the passage shared
     "chroot", "Benutzer" and "richten … ein", and other documents mention SFTP. A name
     the question is about (:func:`topic_names`) that is rare among the passages the
-    reader may read must be written by the passage's document, anywhere in it ("It
-    encrypts every connection" in a chapter that named OpenSSH pages before) and
-    however it is spelt there (:func:`writes_name`); one such name is enough. A passage
-    and its copies in other documents stay or go together."""
+    reader may read must be written, however it is spelt (:func:`writes_name`), by the
+    passage, its section's title, or its document within :data:`_TOPIC_REACH` before
+    it ("Its configuration file is …" below "OpenSSH is the remote login server");
+    one such name is enough. (The whole document was too much: a manual that names
+    SFTP in one section is not about it in every other.) A passage and its copies in
+    other documents stay or go together."""
     from ragox.search import scope_of  # noqa: PLC0415
 
     names = topic_names(question)
@@ -351,18 +357,14 @@ def _on_topic(
     ]
     if not rare:
         return list(evidence)
-    texts: dict[str, str] = {}
 
     def writes(item: Evidence) -> bool:
-        if item.manifest_id not in texts:
-            try:
-                texts[item.manifest_id] = store.text(item.manifest_id).casefold()
-            except StoreError:
-                texts[item.manifest_id] = item.text.casefold()
-        title = (item.section_title or "").casefold()
-        return any(
-            writes_name(name, texts[item.manifest_id]) or writes_name(name, title) for name in rare
-        )
+        try:
+            before = store.text(item.manifest_id)[max(0, item.start - _TOPIC_REACH) : item.start]
+        except StoreError:
+            before = ""  # deleted since it was found: the passage alone
+        around = f"{item.section_title or ''}\n{before}\n{item.text}".casefold()
+        return any(writes_name(name, around) for name in rare)
 
     kept = {item.copy_of or item.source_id for item in evidence if writes(item)}
     return [item for item in evidence if (item.copy_of or item.source_id) in kept]

@@ -515,10 +515,12 @@ def _assemble(
 
 
 def _blank(page: Any) -> bool:
-    """Whether a page without text shows nothing at all: no image and no drawing (text
-    drawn as outlines, a scan, a chart); a page MuPDF cannot tell about is not blank."""
+    """Whether a page without text shows nothing at all: MuPDF's log of what its
+    drawing fills and strokes is empty (no scan, not even an inline image or a shading,
+    which ``get_images`` and ``get_drawings`` do not list; no text drawn as outlines);
+    a page MuPDF cannot tell about is not blank."""
     try:
-        return not page.get_images() and not page.get_drawings()
+        return not page.get_bboxlog()
     except Exception:
         return False
 
