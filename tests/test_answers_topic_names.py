@@ -125,6 +125,9 @@ def test_a_passage_without_the_name_is_not_the_answer(
     assert all("ootloader" not in c.anchor.quote.exact for c in record.citations)
     assert all("boot loader" not in c.anchor.quote.exact for c in record.citations)
     assert record.abstained, record.answer
+    # the operator's trace says which evidence was left out, by source id
+    boot = next(e.source_id for e in record.evidence if e.document_id == "boot.txt")
+    assert boot in record.trace["off_topic"]
 
 
 @pytest.mark.parametrize(

@@ -781,10 +781,10 @@ def _block_credits(matcher: TermMatcher, text: str, start: int, end: int) -> Cre
 def _asked_items_end(matcher: TermMatcher, item: Evidence, start: int, end: int) -> int:
     """Where a long introduced list ends for the question: after its last item that
     holds a word of the question that neither its introducing sentence nor every item
-    holds. "What does it mean
-    when a package is essential or required priority?" quoted all four priorities
-    ("The priorities are:" then Required, Important, Standard, Optional, 1,378
-    characters) for the first; a list none of whose items adds a word is quoted whole."""
+    holds. "What does it mean when a package is essential or required priority?"
+    quoted all four priorities ("The priorities are:" then Required, Important,
+    Standard, Optional: 1,378 characters) for the first; a list none of whose items
+    adds a word is quoted whole."""
     if end - start <= MAX_FURTHER_BLOCK:
         return end
     items = next(
@@ -1805,9 +1805,9 @@ def _in_reading_order(chosen: list[ScoredSentence]) -> list[ScoredSentence]:
 
 def _claim(sentence: ScoredSentence) -> Claim:
     quote = _quote(sentence)
-    # a footnote's own mark ("[17] Die Datei /etc/securetty …") is no part of what it
-    # says: the quote starts after it
-    mark = _FOOTNOTE_MARK.match(quote)
+    # a footnote's own mark ("[17] Die Datei /etc/securetty …"), or a bracket the
+    # paragraph before left open, is no part of what it says: the quote starts after it
+    mark = _LEADING_MARK.match(quote)
     skip = mark.end() if mark is not None and mark.end() < len(quote) else 0
     return Claim(
         text=display_text(quote[skip:]),
@@ -1819,4 +1819,4 @@ def _claim(sentence: ScoredSentence) -> Claim:
 
 #: the mark a footnote opens with ("[17] ", "[a] "), or the closing bracket of the
 #: paragraph before a block ("… (e.g." + "2005-12-30 install hello" + ") If you'd …")
-_FOOTNOTE_MARK: Final = re.compile(r"(?:\[(?:\d{1,3}|[a-z])\]|[)\]])\s+")
+_LEADING_MARK: Final = re.compile(r"(?:\[(?:\d{1,3}|[a-z])\]|[)\]])\s+")

@@ -310,7 +310,7 @@ def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], 
     return held
 
 
-#: a topic name in more than one passage of :data:`_TOPIC_SHARE` of the reader's names
+#: a name in more than one of every ``_TOPIC_SHARE`` passages the reader may read is
 #: no topic: "Debian" in Debian's manuals, a company's name in its own documents
 _TOPIC_SHARE: Final = 20
 #: how far before a passage its document may write the name it is about (a paragraph
@@ -376,6 +376,7 @@ def _trace(
     validated: Validated | None,
     error: str | None,
     translation_error: str | None = None,
+    off_topic: Sequence[str] = (),
 ) -> dict[str, Any]:
     trace: dict[str, Any] = {
         "candidates": [
@@ -409,6 +410,10 @@ def _trace(
     }
     if translation_error is not None:
         trace["translation_error"] = translation_error
+    if off_topic:
+        # the evidence not handed to the generator: it writes none of the question's
+        # topic names (:func:`_on_topic`)
+        trace["off_topic"] = list(off_topic)
     return trace
 
 
@@ -439,14 +444,17 @@ def answer_question(
         translator = translator.in_language(answer_language)
         generator = translator
     unmentioned = unmentioned_names(question, _mentioned(store, principal)) if evidence else []
+    off_topic: list[str] = []
     if unmentioned:
         # the question is about something no passage the reader may read names: the
         # other words matched elsewhere ("PostgreSQL" asked, Apache's port quoted)
         missing_name = messages_for(question, answer_language).not_mentioned
         draft = Draft((), True, missing_name + ", ".join(unmentioned[:8]) + ".")
     else:
-        # only passages of documents that write what the question is about answer it
+        # only passages that write what the question is about (or follow closely on
+        # where their document does) answer it
         about = _on_topic(question, evidence, store, principal)
+        off_topic = [item.source_id for item in evidence if item not in about]
         draft = generator.generate(question, about) if about else Draft((), True, None)
     validated = validate(draft, evidence, store, lookup)
     shown = [(claim.text, claim.citation.source_id) for claim in validated.claims]
@@ -499,7 +507,7 @@ def answer_question(
         claims=claims,
         citations=citations,
         evidence=tuple(evidence),
-        trace=_trace(hits, evidence, validated, None, translation_error),
+        trace=_trace(hits, evidence, validated, None, translation_error, off_topic),
         answer_language=answer_language,
         notices=notices,
         # a generator given a conversation (OpenAIGenerator.with_conversation) says so
