@@ -79,6 +79,9 @@ def test_the_names_a_question_is_about() -> None:
     assert topic_names("How do I change the host name of my Raspberry Pi?") == []
     assert topic_names("Wie setze ich eine feste IP-Adresse ohne NetworkManager?") == []
     assert topic_names("How Do I Change The Default Editor?") == []
+    # capitalised words one after the other are one name; "I" makes no Title Case
+    assert topic_names("How do I enable Secure Boot on Debian?") == ["Secure Boot", "Debian"]
+    assert topic_names("Can I get Secure Boot?") == ["Secure Boot"]
 
 
 @pytest.mark.parametrize(
@@ -275,3 +278,34 @@ def test_a_manual_that_names_it_elsewhere_is_not_about_it_everywhere(tmp_path: P
         app.close()
     assert sftp.abstained, sftp.answer
     assert rust.abstained, rust.answer
+
+
+def test_a_name_of_two_words_is_written_as_one(tmp_path: Path) -> None:
+    """A new-user pass over the Debian FAQ: "How do I enable Secure Boot on Debian?"
+    was answered with how a service is enabled at boot; "secure" and "boot" were each
+    somewhere, the name nowhere."""
+    assert writes_name("Secure Boot", "to enable secure boot, sign the kernel.")
+    assert not writes_name("Secure Boot", "keep secure backups; boot from the disk.")
+    documents = {
+        "services.txt": (
+            "Services\n\nTo enable a service at boot, run systemctl enable service. "
+            "A service enabled this way starts on every boot.",
+            "en",
+        ),
+        "security.txt": (
+            "Security\n\nKeep your system secure by installing security updates.",
+            "en",
+        ),
+        # "boot" is common: the name is as rare as its rarest word
+        **{
+            f"boot{k}.txt": (f"Boot step {k}\n\nAt boot, step {k} mounts disk {k}.", "en")
+            for k in range(6)
+        },
+    }
+    app = _home(tmp_path, documents)
+    try:
+        record = app.ask("How do I enable Secure Boot?", OPERATOR)
+    finally:
+        app.close()
+    assert record.abstained, record.answer
+    assert record.trace["off_topic"]

@@ -81,8 +81,11 @@ def topic_names(question: str) -> list[str]:
     words = list(_WORD.finditer(question))
     # a gloss in brackets repeats what the words before it say
     bracketed = [(m.start(), m.end()) for m in _BRACKETED.finditer(question)]
-    capitalised = [m.group()[0].isupper() for m in words if m.group()[0].isalpha()]
-    title_case = len(capitalised) > 2 and sum(capitalised) > 0.6 * len(capitalised)
+    # (the first word and "I" are capitalised in any question)
+    capitalised = [
+        m.group()[0].isupper() for m in words[1:] if m.group()[0].isalpha() and m.group() != "I"
+    ]
+    title_case = len(capitalised) > 3 and sum(capitalised) > 0.6 * len(capitalised)
     asked = set(asked_names(question))
     found: dict[str, None] = {}
     for index, match in enumerate(words):
@@ -104,7 +107,20 @@ def topic_names(question: str) -> list[str]:
                 or (len(pieces) == 1 and piece[0].isupper() and not title_case)
             ):
                 found[piece] = None
-    return list(found)
+    return _phrases(question, list(found))
+
+
+def _phrases(question: str, names: list[str]) -> list[str]:
+    """Capitalised words written one after the other as one name: "Secure Boot", not
+    "Secure" and "Boot" ("How do I enable Secure Boot?" is not answered by how a
+    service is enabled at boot)."""
+    out: list[str] = []
+    for name in names:
+        if out and " " + name in question and f"{out[-1].rsplit(' ', 1)[-1]} {name}" in question:
+            out[-1] = f"{out[-1]} {name}"
+        else:
+            out.append(name)
+    return out
 
 
 #: words before a name that make it the asker's context, not the topic: their own
@@ -129,7 +145,7 @@ def writes_name(name: str, text: str) -> bool:
     Office"), or its last part that is a name in capitals ("OpenSSH": "ssh")."""
     folded = name.casefold()
     forms = [folded]
-    if len(folded) >= 8:
+    if len(folded) >= 8 and " " not in folded:
         forms.append(folded[: len(folded) * 3 // 4])
     bare = folded.rstrip("0123456789")
     if len(bare) >= _MIN_NAME and bare != folded:

@@ -342,18 +342,27 @@ def _on_topic(
     names = topic_names(question)
     if not names or not evidence:
         return list(evidence)
+    # per name, per word: its index forms (stems in each language)
     forms = {
-        name: {index_form(term) for term in analyze_query(name, ["en", "de", "ru"])}
+        name: [
+            {index_form(term) for term in analyze_query(word, ["en", "de", "ru"])}
+            for word in name.split()
+        ]
         for name in names
     }
     total, frequencies = store.index.term_statistics(
-        scope_of(principal), sorted(set().union(*forms.values()))
+        scope_of(principal), sorted(set().union(*(f for words in forms.values() for f in words)))
     )
     most = (max(total, _TOPIC_MIN_CHUNKS) - 9) / _TOPIC_SHARE
+
+    def chunks(word_forms: set[str]) -> int:
+        return max(frequencies.get(form, 0) for form in word_forms)
+
+    # a name of several words is as rare as its rarest ("Secure Boot": "secure")
     rare = [
         name
         for name in names
-        if forms[name] and max(frequencies.get(form, 0) for form in forms[name]) <= most
+        if all(forms[name]) and min(chunks(word) for word in forms[name]) <= most
     ]
     if not rare:
         return list(evidence)
