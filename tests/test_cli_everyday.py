@@ -626,6 +626,10 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
     # a type's suffix under a documentation name is that type: a key, a script
     (folder / "security.pem").write_text("-----BEGIN PRIVATE KEY-----\nMIIE\n")
     (folder / "install.sh").write_text("#!/bin/sh\necho install\n")
+    # the name of what it documents is a variant too (a new-user pass: init-system-
+    # helpers' "README.policy-rc.d" was skipped); a script's suffix is not
+    (folder / "README.policy-rc.d").write_text("The policy layer decides which services start.\n")
+    (folder / "README.sh").write_text("#!/bin/sh\necho readme\n")
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 0, result.stderr
     states = {
@@ -639,6 +643,8 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
         "README.source": "UNSUPPORTED_TYPE",
         "security.pem": "UNSUPPORTED_TYPE",
         "install.sh": "UNSUPPORTED_TYPE",
+        "README.policy-rc.d": "READY",
+        "README.sh": "UNSUPPORTED_TYPE",
     }
     found = ragox_cli("search", "lowest TLS version", "--json")
     assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["README.Debian"]

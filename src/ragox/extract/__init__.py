@@ -83,7 +83,18 @@ _VARIANT: Final = re.compile(
     r"[A-Z][a-z]+(?:[-_][A-Za-z]+)*"
     r"|(?i:debian|source|bugs|saving|maintainers|upstream|packaging|devel|developers"
     r"|multiarch|compat|translators|contributors|ubuntu)"
+    # …or the name of what it documents ("README.policy-rc.d", "README.multipath-tools")
+    r"|[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*"
 )
+#: the last suffixes of a variant that name a program's, a key's or an archive's type
+_NOT_VARIANT: Final = frozenset(
+    {
+        "sh", "bash", "py", "pl", "rb", "js", "php", "lua", "tcl", "pem", "key", "crt",
+        "der", "p12", "gpg", "asc", "sig", "gz", "bz2", "xz", "zst", "zip", "tar", "deb",
+        "so", "bin", "exe", "dll", "o", "a", "json", "xml", "yaml", "yml", "toml", "ini",
+        "conf", "cfg", "service", "desktop", "png", "jpg", "jpeg", "gif", "svg",
+    }
+)  # fmt: skip
 
 #: media type → the module of its adapter, and the names of its parser info and its
 #: extract function there (imported when first asked for: a command that reads no
@@ -160,7 +171,11 @@ def sniffed_whole(name: str) -> bool:
     type (a package's "README.Debian": text only if all of it is UTF-8); for any other
     name its first bytes tell."""
     head, _, variant = PurePath(name).name.partition(".")
-    return bool(_DOC_NAME.fullmatch(head) and _VARIANT.fullmatch(variant))
+    return bool(
+        _DOC_NAME.fullmatch(head)
+        and _VARIANT.fullmatch(variant)
+        and variant.rsplit(".", 1)[-1].lower() not in _NOT_VARIANT
+    )
 
 
 def _textual(data: bytes) -> bool:
