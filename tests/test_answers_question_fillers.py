@@ -25,6 +25,12 @@ PRIORITY = (
     "system.\n\n"
     "Packages are installed with apt, which resolves their dependencies."
 )
+SAY = (
+    "Произношение\n\n"
+    "Официально Debian произносится как 'дэбиан' или 'дэбиэн'.\n\n"
+    "Название было образовано от имён создателя Debian и его жены.\n\n"
+    "Синтезатор речи правильно произносит слово, если словарь установлен правильно."
+)
 ADOPT = (
     "Пакеты без сопровождающего\n\n"
     "Чтобы взять пакет без сопровождающего, отправьте сообщение об ошибке O: в WNPP.\n\n"
@@ -41,6 +47,7 @@ def home(tmp_path: Path) -> Ragox:
         ("conffiles.txt", CONFFILES, "de"),
         ("priority.txt", PRIORITY, "en"),
         ("adopt.txt", ADOPT, "ru"),
+        ("say.txt", SAY, "ru"),
     ):
         (folder / name).write_text(text, encoding="utf-8")
         app.ingest_path(folder / name, folder, language=language)
@@ -60,6 +67,11 @@ def home(tmp_path: Path) -> Ragox:
             "Как взять пакет без сопровождающего?",
             "Как вообще взять пакет без сопровождающего?",
             "WNPP",
+        ),
+        (
+            "Как произносить слово Debian?",
+            "Как правильно произносить слово Debian?",
+            "дэбиан",
         ),
     ],
 )

@@ -149,15 +149,19 @@ _ASKER_WORDS: Final = frozenset(
 )
 #: words that say how a question is asked, not what about: particles and fillers
 #: ("Was ist *eigentlich* eine conffile?" abstained where "Was ist eine conffile?" was
-#: answered: no passage says "eigentlich", and it weighed as much as "conffile"); none
+#: answered: no passage says "eigentlich", and it weighed as much as "conffile"; "Как
+#: *правильно* произносить слово Debian?" abstained beside "Официально Debian
+#: произносится как …"); none
 #: that is a word of another of our languages or says something ("halt" the system,
 #: "genau" accurate, "mal" times, "ja" a locale, "eben" flat)
 _FILLER_WORDS: Final = frozenset(
     {
-        "actually", "really", "exactly", "basically", "please", "anyway",
+        "actually", "really", "exactly", "basically", "please", "anyway", "correctly",
+        "properly",
         "eigentlich", "überhaupt", "denn", "doch", "wohl", "etwa", "bitte", "vielleicht",
+        "korrekt",
         "вообще", "собственно", "именно", "пожалуйста", "всё-таки", "все-таки", "таки",
-        "разве", "неужели", "вообще-то",
+        "разве", "неужели", "вообще-то", "правильно", "корректно",
     }
 )  # fmt: skip
 #: the words of a question that are never terms of what it asks about
