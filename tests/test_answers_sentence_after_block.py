@@ -133,3 +133,29 @@ def test_a_list_item_after_the_block_is_not_its_sentence(tmp_path: Path) -> None
     assert goes_on_after_block("x\n\nи перезапустите службу.", 3)
     assert not goes_on_after_block("x\n\nenable the rule.", 3)
     assert not goes_on_after_block("x\n\nTo your file.", 3)
+
+
+def test_an_introduced_block_takes_the_end_of_its_sentence(tmp_path: Path) -> None:
+    """A new-user pass over the kernel handbook: "… by creating a file containing the
+    line:" + "blacklist tulip" was quoted without "in /etc/modprobe.d directory.",
+    which says where the file goes."""
+    page = (
+        "<html><body><h2>Modules</h2><p>Sometimes two modules claim the same device. To "
+        "avoid this problem, you can prevent any module (let's say, tulip) from loading "
+        "by creating a file containing the line:</p><pre>blacklist tulip\n</pre><p>in "
+        "<code>/etc/modprobe.d</code> directory. See the modprobe manual page for more "
+        "information.</p></body></html>"
+    )
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "modules.html").write_text(page, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    try:
+        app.ingest_path(folder / "modules.html", folder, language="en")
+        record = app.ask("How do I stop the kernel from loading the tulip module?", OPERATOR)
+    finally:
+        app.close()
+    quoted = next(
+        c.anchor.quote.exact for c in record.citations if "blacklist" in c.anchor.quote.exact
+    )
+    assert quoted.rstrip().endswith("in /etc/modprobe.d directory.")

@@ -143,7 +143,8 @@ def _extended(
 def _sentence_goes_on(full: str, start: int, end: int) -> int:
     """The end of the sentence that the passage's last one goes on with after its
     block, when the chunk ended with the block: the passage's last paragraph follows a
-    sentence that runs into it ("… you could add" + "log /var/log/dpkg.log"), and the
+    sentence that runs into it or introduces it ("… you could add" + "log
+    /var/log/dpkg.log", "… a file containing the line:" + "blacklist tulip"), and the
     next paragraph goes on with that sentence (:func:`goes_on_after_block`: "to your
     /etc/dpkg/dpkg.cfg."); else ``end``."""
     begin = len(full) - len(full[end:].lstrip())
@@ -153,7 +154,8 @@ def _sentence_goes_on(full: str, start: int, end: int) -> int:
         return end
     block = full.rfind("\n\n", start, len(full[:end].rstrip()))
     before = split_sentences(full, start, block) if block > start else []
-    if not before or not runs_into_block(full[before[-1][0] : before[-1][1]]):
+    last = full[before[-1][0] : before[-1][1]] if before else ""
+    if not (runs_into_block(last) or is_introducer(last)):
         return end
     sentences = split_sentences(full, begin, min(len(full), begin + _BLOCK_REACH))
     return sentences[0][1] if sentences else end

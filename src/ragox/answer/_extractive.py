@@ -1134,9 +1134,10 @@ def _units(
             listed = listed_block_end(text, end, lists)
             if listed is not None and (finish is None or listed > finish):
                 finish = listed
-        if finish is not None and runs_into_block(sentence) and not is_introducer(sentence):
-            # "… you could add" + "log /var/log/dpkg.log" + "to your /etc/dpkg/dpkg.cfg.":
-            # the sentence goes on after its block, and says where only there
+        if finish is not None:
+            # "… you could add" + "log /var/log/dpkg.log" + "to your /etc/dpkg/dpkg.cfg.",
+            # "… a file containing the line:" + "blacklist tulip" + "in /etc/modprobe.d
+            # directory.": the sentence goes on after its block, and says where only there
             finish = _continued(text, spans, finish)
         if finish is None:
             finish = _steps_end(text, spans, index)
