@@ -158,7 +158,11 @@ def _sentence_goes_on(full: str, start: int, end: int) -> int:
     if not (runs_into_block(last) or is_introducer(last)):
         return end
     sentences = split_sentences(full, begin, min(len(full), begin + _BLOCK_REACH))
-    return sentences[0][1] if sentences else end
+    if not sentences:
+        return end
+    # "or (preferred):" above a command of its own is another way, not the sentence's end
+    going_on = full[sentences[0][0] : sentences[0][1]]
+    return end if is_introducer(going_on) or runs_into_block(going_on) else sentences[0][1]
 
 
 #: the most white space between a passage's end and the sentence it goes on with

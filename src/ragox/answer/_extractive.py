@@ -1169,7 +1169,10 @@ def _continued(text: str, spans: Sequence[tuple[int, int]], finish: int) -> int:
     begin = len(text) - len(text[finish:].lstrip())
     if begin >= len(text) or not goes_on_after_block(text, begin):
         return finish
-    return next((end for start, end in spans if start <= begin < end), finish)
+    end = next((end for start, end in spans if start <= begin < end), finish)
+    # "or (preferred):" above a command of its own is another way, not the sentence's end
+    opens = text[begin:end]
+    return finish if is_introducer(opens) or runs_into_block(opens) else end
 
 
 #: the end of a paragraph, and a shell's prompt opening the next one
