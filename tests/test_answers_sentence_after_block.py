@@ -38,13 +38,19 @@ periodically. {ROTATION}</p>
 """
 
 
-def test_the_sentence_after_its_block_is_quoted_whole(tmp_path: Path) -> None:
+def _home(tmp_path: Path, name: str, text: str) -> Ragox:
+    """A home holding one English document ``name``."""
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "uptodate.html").write_text(LOG, encoding="utf-8")
+    (folder / name).write_text(text, encoding="utf-8")
     app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / name, folder, language="en")
+    return app
+
+
+def test_the_sentence_after_its_block_is_quoted_whole(tmp_path: Path) -> None:
+    app = _home(tmp_path, "uptodate.html", LOG)
     try:
-        app.ingest_path(folder / "uptodate.html", folder, language="en")
         record = app.ask(
             "How can I keep a history of every package install and removal done with dpkg?",
             OPERATOR,
@@ -84,12 +90,8 @@ def test_evidence_of_a_chunk_ending_with_the_block_goes_on_to_the_sentence_end(
     ranked below the evidence): its evidence still ends "to your /etc/dpkg/dpkg.cfg."."""
     from ragox.answer import select_context
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "uptodate.html").write_text(LOG, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
+    app = _home(tmp_path, "uptodate.html", LOG)
     try:
-        app.ingest_path(folder / "uptodate.html", folder, language="en")
         hits = app.search("dpkg invocations frontends aptitude", OPERATOR, limit=10)
         text = app.text("uptodate.html", OPERATOR)
         ending = [h for h in hits if text[: h.end].rstrip().endswith("log /var/log/dpkg.log")]
@@ -116,12 +118,8 @@ def test_a_list_item_after_the_block_is_not_its_sentence(tmp_path: Path) -> None
         "the line\n\n    0 0 * * 0 /usr/sbin/logrotate /etc/logrotate.conf\n\n"
         "see also the section on cron jobs.\n"
     )
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "web.md").write_text(page, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
+    app = _home(tmp_path, "web.md", page)
     try:
-        app.ingest_path(folder / "web.md", folder, language="en")
         nginx = app.ask("How do I install the nginx web server?", OPERATOR)
         logs = app.ask("How do I rotate the apache logs every week?", OPERATOR)
     finally:
@@ -146,12 +144,8 @@ def test_an_introduced_block_takes_the_end_of_its_sentence(tmp_path: Path) -> No
         "<code>/etc/modprobe.d</code> directory. See the modprobe manual page for more "
         "information.</p></body></html>"
     )
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "modules.html").write_text(page, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
+    app = _home(tmp_path, "modules.html", page)
     try:
-        app.ingest_path(folder / "modules.html", folder, language="en")
         record = app.ask("How do I stop the kernel from loading the tulip module?", OPERATOR)
     finally:
         app.close()

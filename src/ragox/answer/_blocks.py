@@ -40,6 +40,7 @@ __all__ = [
     "is_introducer",
     "item_breaks",
     "labelled_command",
+    "leads_into_block",
     "list_marker",
     "list_runs",
     "listed_block_end",
@@ -123,6 +124,12 @@ def runs_into_block(sentence: str) -> bool:
         # --purge foo") is another answer, not this one's block
         and not labelled_command(stripped)
     )
+
+
+def leads_into_block(sentence: str) -> bool:
+    """The sentence introduces a block ("… the following command:") or has no end of
+    its own and continues in one ("… you could add")."""
+    return is_introducer(sentence) or runs_into_block(sentence)
 
 
 def goes_on_after_block(text: str, begin: int) -> bool:

@@ -21,10 +21,10 @@ from ragox.answer._blocks import (
     block_end,
     goes_on_after_block,
     is_introducer,
+    leads_into_block,
     list_runs,
     listed_block_end,
     may_introduce,
-    runs_into_block,
 )
 from ragox.answer._model import Evidence
 from ragox.ingest import split_sentences, token_count
@@ -155,14 +155,14 @@ def _sentence_goes_on(full: str, start: int, end: int) -> int:
     block = full.rfind("\n\n", start, len(full[:end].rstrip()))
     before = split_sentences(full, start, block) if block > start else []
     last = full[before[-1][0] : before[-1][1]] if before else ""
-    if not (runs_into_block(last) or is_introducer(last)):
+    if not leads_into_block(last):
         return end
     sentences = split_sentences(full, begin, min(len(full), begin + _BLOCK_REACH))
     if not sentences:
         return end
     # "or (preferred):" above a command of its own is another way, not the sentence's end
     going_on = full[sentences[0][0] : sentences[0][1]]
-    return end if is_introducer(going_on) or runs_into_block(going_on) else sentences[0][1]
+    return end if leads_into_block(going_on) else sentences[0][1]
 
 
 #: the most white space between a passage's end and the sentence it goes on with

@@ -50,9 +50,9 @@ from ragox.answer._blocks import (
     is_introducer,
     item_breaks,
     labelled_command,
+    leads_into_block,
     list_marker,
     listed_block_end,
-    runs_into_block,
     same_passage_key,
 )
 from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
@@ -1127,7 +1127,7 @@ def _units(
         # (the block is looked for only after a sentence that may introduce one)
         finish = (
             block_end(text, end, sentence.rstrip().endswith(":"), len(text), start)
-            if is_introducer(sentence) or runs_into_block(sentence)
+            if leads_into_block(sentence)
             else None
         )
         if lists and is_introducer(sentence):
@@ -1172,7 +1172,7 @@ def _continued(text: str, spans: Sequence[tuple[int, int]], finish: int) -> int:
     end = next((end for start, end in spans if start <= begin < end), finish)
     # "or (preferred):" above a command of its own is another way, not the sentence's end
     opens = text[begin:end]
-    return finish if is_introducer(opens) or runs_into_block(opens) else end
+    return finish if leads_into_block(opens) else end
 
 
 #: the end of a paragraph, and a shell's prompt opening the next one
