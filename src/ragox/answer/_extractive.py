@@ -59,6 +59,7 @@ from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
+from ragox.answer._names import topic_names, writes_name
 from ragox.answer._support import (
     DEFINITION_WORDS,
     FREQUENCY_WORDS,
@@ -1445,6 +1446,11 @@ class ExtractiveGenerator:
         if subject not in best.covered:
             subject = None
         complete = best.covered if best.covered >= set(scoring.weights) else frozenset()
+        # the question's numbers and names that the best sentence writes, and those
+        # its passage writes (:func:`_identifiers`)
+        named = _identifiers(question)
+        in_best = [name for name in named if _writes(name, _quote(best))]
+        around_best = [name for name in named if _writes(name, _around(best))]
         for candidate in own[1:]:
             if len(chosen) >= config.max_sentences or candidate.score < config.second_ratio * (
                 best.score
@@ -1502,6 +1508,17 @@ class ExtractiveGenerator:
             ):
                 continue
             if any(_overlap(candidate, other) for other in chosen):
+                continue
+            # …and not be about another one of its kind: the question's year, version
+            # or name that the best one writes ("Debian 1.2", "im November 2003"), the
+            # further sentence writes too (not "Debian 8 Jessie … назван в честь …",
+            # nor the server fire of 2002 beside the break-in of 2003); from another
+            # passage, that passage or its section's title does ("Squeeze", not the
+            # section on Wheezy's freeze). The sentence right beside the best one may
+            # say "this release" instead
+            if not _adjacent(candidate, best) and not _names_as_best(
+                candidate, best, in_best, around_best
+            ):
                 continue
             # a how-to question answered by an instruction: a further sentence that
             # instructs nothing states something about the subject, not how to do it
@@ -1726,6 +1743,48 @@ def _sibling_item(sentence: ScoredSentence, best: ScoredSentence) -> bool:
         and (marker := list_marker(_quote(best))) is not None
         and list_marker(_quote(sentence)) == marker
     )
+
+
+#: a number the question writes: a year, a version, a count ("Debian 1.2", "2003")
+_NUMBER: Final = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w|[.,]\d)")
+
+
+def _identifiers(question: str) -> list[str]:
+    """The numbers the question writes and the names it is about (:func:`topic_names`):
+    what singles out the thing asked about among others of its kind."""
+    return [found.group() for found in _NUMBER.finditer(question)] + topic_names(question)
+
+
+def _writes(identifier: str, text: str) -> bool:
+    """Whether ``text`` writes the number as a number of its own ("1.2", not "1.2.3"
+    nor "11.2"), or the name however it is spelt (:func:`writes_name`)."""
+    if identifier[0].isdigit():
+        pattern = rf"(?<![\w.,]){re.escape(identifier)}(?!\w|[.,]\d)"
+        return re.search(pattern, text) is not None
+    return writes_name(identifier, text.casefold())
+
+
+def _around(sentence: ScoredSentence) -> str:
+    """The sentence's passage and its section's title."""
+    evidence = sentence.evidence
+    return f"{evidence.section_title or ''}\n{evidence.text}"
+
+
+def _names_as_best(
+    candidate: ScoredSentence,
+    best: ScoredSentence,
+    in_best: Sequence[str],
+    around_best: Sequence[str],
+) -> bool:
+    """The candidate writes what the best sentence writes of the question's numbers, or,
+    from another passage, its passage writes what the best one's does of its numbers
+    and names. (In one passage, a sentence that does not repeat the name may still be
+    about it: "The gorge is quite deep and … known for its many castles" after "the
+    Rhine Gorge"; a number is not said again as "it".)"""
+    if candidate.evidence.source_id == best.evidence.source_id:
+        numbers = [name for name in in_best if name[0].isdigit()]
+        return all(_writes(number, _quote(candidate)) for number in numbers)
+    return all(_writes(name, _around(candidate)) for name in around_best)
 
 
 def _own(sentence: ScoredSentence) -> float:
