@@ -27,6 +27,7 @@ from ragox.answer._blocks import (
     may_introduce,
 )
 from ragox.answer._model import Evidence
+from ragox.answer._support import points_back
 from ragox.ingest import split_sentences, token_count
 from ragox.search import Hit
 from ragox.store import Store, StoreError
@@ -140,6 +141,23 @@ def _extended(
     return end, tuple(items for items in inside if len(items) >= 2)
 
 
+#: the longest paragraph taken in before such a passage: a release's head line ("Debian
+#: 8 Jessie (April 2015): …"), a heading, not a section's text
+_LEAD_CHARS: Final = 300
+
+
+def _led(full: str, start: int) -> int:
+    """The start of the short paragraph right before a passage that opens by pointing
+    back, else ``start``."""
+    if not points_back(full[start : start + 80]):
+        return start
+    before = full[:start].rstrip()
+    lead = before.rfind("\n\n") + 2 if "\n\n" in before else 0
+    if not before or len(before) - lead > _LEAD_CHARS:
+        return start
+    return lead
+
+
 def _sentence_goes_on(full: str, start: int, end: int) -> int:
     """The end of the sentence that the passage's last one goes on with after its
     block, when the chunk ended with the block: the passage's last paragraph follows a
@@ -226,7 +244,7 @@ def _section(full: str, start: int) -> int:
 
 
 def select_context(
-    store: Store, hits: Sequence[Hit], config: ContextConfig = ContextConfig()
+    store: Store, hits: Sequence[Hit], config: ContextConfig = ContextConfig(), lead: bool = False
 ) -> list[Evidence]:
     """Evidence for a generator, best first, within the budget, at most ``per_document``
     passages from any one document.
@@ -236,7 +254,11 @@ def select_context(
     chosen passage follows it as evidence of its own, so that an answer can list it
     as "also in", but takes no place, budget or document share from other passages
     (four copies of one section took most of the evidence for a question about a
-    manual ingested as HTML, PDF and source)."""
+    manual ingested as HTML, PDF and source).
+
+    With ``lead`` (a question after which version did something), a passage that opens
+    by pointing back ("In dieser Veröffentlichung wird erstmals systemd …") begins with
+    the short paragraph before it, which names what it points at (:func:`_led`)."""
     chosen: list[Evidence] = []
     per_section: dict[tuple[str, int], int] = {}
     per_document: dict[str, int] = {}
@@ -259,6 +281,8 @@ def select_context(
             continue  # leave room for other documents
         per_section[where] = per_section.get(where, 0) + 1
         per_document[passage.document_id] = per_document.get(passage.document_id, 0) + 1
+        if lead:
+            passage.start = _led(full, passage.start)
         passage.end, lists = _extended(store, passage.manifest_id, full, passage.start, passage.end)
         text = full[passage.start : passage.end]
         tokens = token_count(text)

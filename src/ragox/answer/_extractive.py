@@ -69,9 +69,11 @@ from ragox.answer._support import (
     Support,
     TermMatcher,
     answer_kind,
+    asks_which_version,
     command_option_free,
     command_options,
     holds_answer_kind,
+    points_back,
     support,
 )
 from ragox.answer._vectors import VectorEvidence, with_vectors
@@ -1406,6 +1408,11 @@ class ExtractiveGenerator:
         # debian-policy", "Dort finden Sie einen Eintrag wie diesen: …") says nothing
         # without the sentence it refers to, right before it
         antecedent = next((s for s in scored if _refers_back_to(best, s)), None)
+        # …and so does one that names the asked version only as "this release" ("In
+        # dieser Veröffentlichung wird erstmals systemd … eingesetzt"): the release's
+        # head line before it names it
+        if antecedent is None and asks_which_version(question):
+            antecedent = next((s for s in scored if _named_before(best, s)), None)
         if antecedent is not None:
             chosen.append(antecedent)
             # …and an antecedent that is an example ("Zum Beispiel, falls sie einen
@@ -1705,6 +1712,17 @@ def _refers_back_to(best: ScoredSentence, sentence: ScoredSentence) -> bool:
         and sentence.end <= best.start
         and not sentence.evidence.text[sentence.end : best.start].strip()
         and bool(_ANAPHORA.match(_quote(best)) or _EXAMPLE.match(_quote(best)))
+    )
+
+
+def _named_before(best: ScoredSentence, sentence: ScoredSentence) -> bool:
+    """``best`` points back among its first words ("In dieser Veröffentlichung …"), and
+    ``sentence`` is the one right before it in its passage."""
+    return (
+        sentence.evidence.source_id == best.evidence.source_id
+        and sentence.end <= best.start
+        and not sentence.evidence.text[sentence.end : best.start].strip()
+        and points_back(_quote(best))
     )
 
 

@@ -28,6 +28,7 @@ from ragox.answer._model import (
     Translator,
 )
 from ragox.answer._names import topic_names, unmentioned_names, writes_name
+from ragox.answer._support import asks_which_version
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, tokens
 from ragox.search._analyze import index_form, is_search_stopword
@@ -447,7 +448,9 @@ def answer_question(
     A generator error propagates (no partial answer is presented as cited); a failed
     translation only leaves the quotes untranslated (the trace names its code).
     """
-    evidence = select_context(store, hits, context or ContextConfig())
+    evidence = select_context(
+        store, hits, context or ContextConfig(), lead=asks_which_version(question)
+    )
     translator = generator if isinstance(generator, Translator) else None
     if answer_language is not None and translator is not None:
         translator = translator.in_language(answer_language)

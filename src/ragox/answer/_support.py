@@ -40,7 +40,9 @@ __all__ = [
     "Support",
     "TermMatcher",
     "answer_kind",
+    "asks_which_version",
     "holds_answer_kind",
+    "points_back",
     "support",
 ]
 
@@ -198,6 +200,40 @@ _NAME_QUESTION: Final = (
         re.IGNORECASE,
     ),
 )
+#: a question after which version or release did something ("Mit welcher Version hat
+#: Debian zum ersten Mal systemd eingesetzt?", "Какой выпуск Debian первым поддержал
+#: UEFI?", "Which release first shipped systemd?")
+_VERSION_QUESTION: Final = re.compile(
+    r"^\W*(?:(?:in|with|since|from) )?(?:which|what)\s+(?:\w+\s+)?(?:version|release"
+    r"|edition)s?\b"
+    r"|^\W*(?:(?:in|mit|seit|ab|bei|von) )?welche[mnrs]?\s+(?:\w+\s+)?(?:version"
+    r"|veröffentlichung|ausgabe|release)"
+    r"|^\W*(?:(?:в|с|начиная с) )?как(?:ой|ая|ое|ом|ую|ого|им|ие|их)\s+(?:\w+\s+)?"
+    r"(?:верси(?:я|и|ю|ей|ях)|выпуск(?:а|е|ом|у|и|ов)?|релиз(?:а|е|ом|у|ы|ов)?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_which_version(question: str) -> bool:
+    """The question asks which version or release did something: the answer names it,
+    and a release history says it before "this release" (:func:`select_context`)."""
+    return _VERSION_QUESTION.search(question) is not None
+
+
+#: the first words of a sentence that point back at what the text named before it
+#: ("This release …", "In dieser Veröffentlichung …", "В этом выпуске …")
+_POINTS_BACK: Final = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:this|these|that|dies|diese[rsmn]?|dieses|эт(?:от|а|о|и|ом|ой"
+    r"|ого|ому|у|им|их))\b",
+    re.IGNORECASE,
+)
+
+
+def points_back(sentence: str) -> bool:
+    """Whether the sentence points back among its first words."""
+    return _POINTS_BACK.match(sentence) is not None
+
+
 #: a name written as one identifier: "cron-apt", "debian-policy", "linux-image-NNN"
 _IDENTIFIER: Final = re.compile(r"(?<![\w/.-])[a-z][a-z0-9+.]*(?:[-_][a-z0-9+.]+)+")
 #: a file or folder path ("/etc/papersize", "~/.bashrc") or a web address

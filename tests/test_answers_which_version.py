@@ -1,0 +1,119 @@
+"""A question after which version did something is answered with the version's name
+(issue 16, a new user's questions on Debian's history): "Mit welcher Version hat
+Debian zum ersten Mal systemd als Standard-Init eingesetzt?" quoted only "In dieser
+Veröffentlichung wird erstmals das Init-System systemd als Standard eingesetzt.", which
+never names the release: its head line ("Debian 8 Jessie (April 2015): …") is the
+paragraph before, and the chunk began after it.
+
+For such a question, a passage that opens by pointing back begins with the short
+paragraph before it, and a best sentence that points back among its first words is
+quoted with the sentence before it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import OPERATOR
+from ragox.answer._context import _led
+from ragox.answer._support import asks_which_version
+from ragox.service import Ragox
+
+#: a long release's paragraphs; each release's head line has enough words (12) to be a
+#: chunk of its own, as it was in the manual, so the chunk that answers begins after it
+_FILLER = {
+    "en": "The installer, the desktop and the base system were updated in many ways. ",
+    "de": "Der Installer, der Desktop und das Basissystem wurden vielfach erneuert. ",
+    "ru": "Программа установки, рабочий стол и базовая система были во многом обновлены. ",
+}
+HISTORY = {
+    "en": (
+        "Debian 7 Wheezy (May 2013): named after the rubber toy penguin.\n\n"
+        + _FILLER["en"] * 60
+        + "\n\nDebian 8 Jessie (April 2015): named after the cowgirl doll of the film Toy "
+        "Story 2.\n\n"
+        "In this release systemd became the default init system for the first time. "
+        "Two new architectures were added."
+    ),
+    "de": (
+        "Debian 7 Wheezy (Mai 2013): benannt nach dem Gummi-Pinguin.\n\n"
+        + _FILLER["de"] * 60
+        + "\n\nDebian 8 Jessie (April 2015): benannt nach der Cowgirl-Puppe aus dem Film "
+        "Toy Story 2.\n\n"
+        "In dieser Veröffentlichung wird erstmals das Init-System systemd als Standard "
+        "eingesetzt. Zwei neue Architekturen wurden eingeführt."
+    ),
+    "ru": (
+        "Debian 7 Wheezy (май 2013): назван в честь резинового пингвина.\n\n"
+        + _FILLER["ru"] * 60
+        + "\n\nDebian 8 Jessie (апрель 2015): назван в честь куклы-ковбоя из фильма "
+        "История игрушек 2.\n\n"
+        "В этом выпуске systemd впервые стал системой инициализации по умолчанию. "
+        "Были добавлены две новые архитектуры."
+    ),
+}
+QUESTIONS = {
+    "en": "Which release first made systemd the default init system?",
+    "de": "Mit welcher Version hat Debian zum ersten Mal systemd als Standard-Init eingesetzt?",
+    "ru": "В каком выпуске systemd впервые стал системой инициализации по умолчанию?",
+}
+
+
+def _home(tmp_path: Path, language: str) -> Ragox:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "history.txt").write_text(HISTORY[language], encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "history.txt", folder, language=language)
+    return app
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_the_release_is_named_beside_this_release(tmp_path: Path, language: str) -> None:
+    app = _home(tmp_path, language)
+    record = app.ask(QUESTIONS[language], OPERATOR)
+    app.close()
+    assert not record.abstained
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any("systemd" in quote for quote in quotes), quotes
+    assert any("Debian 8 Jessie" in quote for quote in quotes), quotes
+    assert not any("Wheezy" in quote for quote in quotes), quotes
+
+
+def test_another_question_does_not_take_the_paragraph_before(tmp_path: Path) -> None:
+    """Not a question after a version: the passage and its quote stay as they were."""
+    app = _home(tmp_path, "en")
+    record = app.ask("Did systemd become the default init system?", OPERATOR)
+    app.close()
+    assert not record.abstained
+    assert all("Jessie" not in c.anchor.quote.exact for c in record.citations), record.answer
+    assert all("Jessie" not in e.text for e in record.evidence)
+
+
+def test_only_a_short_paragraph_before_is_taken() -> None:
+    """A release's head line, not the long paragraph of another section's text."""
+    head = "Debian 8 Jessie (April 2015): named after the cowgirl doll.\n\n"
+    text = head + "In this release systemd became the default."
+    assert _led(text, len(head)) == 0
+    long = "The installer was updated. " * 20 + "\n\n"
+    text = long + "In this release systemd became the default."
+    assert _led(text, len(long)) == len(long)
+    # a passage that does not point back keeps its start
+    text = head + "Systemd became the default."
+    assert _led(text, len(head)) == len(head)
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Which release first shipped systemd?", True),
+        ("In welcher Veröffentlichung kam armhf hinzu?", True),
+        ("С какой версии есть systemd?", True),
+        ("Which packages are essential?", False),
+        # a graduate ("выпускник"), not a release ("выпуск")
+        ("Какой выпускник Гарварда стал премьер-министром?", False),
+    ],
+)
+def test_questions_after_a_version(question: str, asks: bool) -> None:
+    assert asks_which_version(question) is asks
