@@ -561,12 +561,13 @@ def test_a_function_word_of_a_sentence_meets_no_question_term() -> None:
     assert [s.support.matched for s in only.sentences] == [1.0]
 
 
-def test_a_further_sentence_from_another_document_must_score_near_the_best() -> None:
+def test_a_further_sentence_from_another_passage_must_score_near_the_best() -> None:
     """Two sentences that share "Paket", "Datei" and "gehört", the second scoring just
-    under seven tenths of the first: quoted beside it from the same document, not
-    from another one (``other_document_ratio``). (Asked "Welches Programm …": the
-    sentence naming the program is no instruction, so the rule for a how-to question,
-    whose further sentences must instruct too, does not decide it.)"""
+    under seven tenths of the first: quoted beside it from the same passage, not from
+    another passage, of another document or of the same one (``other_document_ratio``;
+    another section of a manual rarely goes on with the answer). (Asked "Welches
+    Programm …": the sentence naming the program is no instruction, so the rule for a
+    how-to question, whose further sentences must instruct too, does not decide it.)"""
     question = "Welches Programm findet heraus, zu welchem Paket eine Datei gehört?"
     first = (
         "Häufig möchten Pakete einen Server in der Datei /etc/inetd.conf registrieren, aber "
@@ -585,7 +586,13 @@ def test_a_further_sentence_from_another_document_must_score_near_the_best() -> 
         return [claim.quote for claim in ExtractiveGenerator().generate(question, evidence).claims]
 
     assert quotes("dpkg") == [first]
-    assert quotes("inetd") == [first, second]
+    assert quotes("inetd") == [first]
+    # one passage, a paragraph between them: not neighbours, and the second one stays
+    middle = "Dazu dient die Datei /etc/inetd.conf."
+    text = f"{first}\n\n{middle}\n\n{second}"
+    passage = [Evidence("S1", "inetd", "r1", "m1", ("c1",), 0, len(text), text, ())]
+    claims = ExtractiveGenerator().generate(question, passage).claims
+    assert [claim.quote for claim in claims] == [first, second]
 
 
 def test_the_same_text_in_two_documents_keeps_each_ones_units() -> None:
