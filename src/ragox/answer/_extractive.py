@@ -971,6 +971,11 @@ _SEPARABLE_PARTICLES: Final = frozenset(
 _LETTERS: Final = regex.compile(r"\p{L}+")
 
 
+def separable_verb(question: str) -> dict[str, str]:
+    """:func:`_separable` of the question's own German terms."""
+    return _separable(question, analyze_query(question, ["de"]))
+
+
 def _separable(question: str, terms: Sequence[str]) -> dict[str, str]:
     """A German question's split verb: its stem (a term of the question) and the particle
     at the clause's end ("Wie richte ich eine Firewall ein?": "richt", "ein"); the

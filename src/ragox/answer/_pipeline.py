@@ -28,7 +28,7 @@ from ragox.answer._model import (
     Translator,
 )
 from ragox.answer._names import topic_names, unmentioned_names, writes_name
-from ragox.answer._support import asks_which_version
+from ragox.answer._support import SEPARABLE_INFIXES, asks_which_version
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, tokens
 from ragox.search._analyze import index_form, is_search_stopword
@@ -261,11 +261,28 @@ def missing_terms(
     holds. A word one of them holds is not named (the message says that *no passage
     you can read* mentions it: "windows" absent from the evidence of "How much does a
     Windows license cost?" was named while the reader's manuals said it many times)."""
-    from ragox.answer._extractive import QUESTION_ONLY_WORDS  # noqa: PLC0415 - loaded by ask
+    from ragox.answer._extractive import (  # noqa: PLC0415 - loaded by ask
+        QUESTION_ONLY_WORDS,
+        separable_verb,
+    )
 
     messages = messages_for(question, answer_language)
     text = " ".join(item.text for item in evidence)
     in_evidence = set(analyze_query(text, ["en", "de", "ru"])) if evidence else set()
+    # a German verb the question splits ("Wie blende ich … aus?") is mentioned joined
+    # with its particle ("ausgeblendet"), which the stemmer may cut short ("ausgebl")
+    joined = separable_verb(question)
+    if joined and evidence:
+        words = tokens(text)
+        in_evidence.update(
+            stem
+            for stem, particle in joined.items()
+            if any(
+                word.startswith(particle + infix + stem)
+                for word in words
+                for infix in SEPARABLE_INFIXES
+            )
+        )
     absent: dict[str, set[str]] = {}
     for word in dict.fromkeys(tokens(question)):
         # the asker's own pronoun ("Wie ändere *ich* …") or a filler ("eigentlich") is no

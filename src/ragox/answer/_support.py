@@ -35,6 +35,7 @@ from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 __all__ = [
     "DEFINITION_WORDS",
     "FREQUENCY_WORDS",
+    "SEPARABLE_INFIXES",
     "AnswerKind",
     "Credits",
     "Support",
@@ -412,11 +413,14 @@ class Credits(dict[str, float]):
 #: what stands between a separable verb's particle and its stem: nothing
 #: ("einrichten"), the infinitive's "zu" ("einzurichten"), the participle's "ge"
 #: ("eingerichtet")
-_SEPARABLE_INFIXES: Final = ("", "zu", "ge")
+SEPARABLE_INFIXES: Final = ("", "zu", "ge")
 #: marks a particle that stands alone in a sentence among its stems
 _PARTICLE_MARK: Final = "\x00"
 #: marks a command-line option among a question's terms and a text's stems
 OPTION_MARK: Final = "\x02"
+#: marks a separable verb's stem written joined with its particle ("ausgeblendet"),
+#: which the stemmer may cut short ("ausgebl"): found in the words, not the stems
+_JOINED_MARK: Final = "\x03"
 #: a command-line option as written: "-n", "--fast", "-tupan" (not a word's hyphen, not
 #: a negative number, not an arrow "-->")
 _OPTION: Final = regex.compile(r"(?<![\w\-/.])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w\-])")
@@ -481,7 +485,14 @@ class TermMatcher:
         if self._particles:
             # a particle standing alone in the sentence (a function word, "ein", is no
             # stem): kept as a mark that no word's stem can be
-            found.update(_PARTICLE_MARK + word for word in tokens(text) if word in self._particles)
+            words = tokens(text)
+            found.update(_PARTICLE_MARK + word for word in words if word in self._particles)
+            found.update(
+                _JOINED_MARK + term
+                for term, particle in self.separable.items()
+                for word in words
+                if any(word.startswith(particle + infix + term) for infix in SEPARABLE_INFIXES)
+            )
         if self.options:
             written = set(_OPTION.findall(text))
             found.update(OPTION_MARK + option for option in self.options if option in written)
@@ -520,7 +531,9 @@ class TermMatcher:
         """The term's credit, and whether it is owed to a synonym alone."""
         particle = self.separable.get(term)
         if particle is not None:
-            joined_verb = any(particle + infix + term in joined for infix in _SEPARABLE_INFIXES)
+            joined_verb = _JOINED_MARK + term in stems or any(
+                particle + infix + term in joined for infix in SEPARABLE_INFIXES
+            )
             alone = _PARTICLE_MARK + particle in stems and self._holds(term, stems, joined)
             return (1.0 if joined_verb or alone else 0.0), False
         if self._holds(term, stems, joined):

@@ -137,7 +137,15 @@ _MEANS: Final = re.compile(
     r"|\b(?:mit|durch) (?:dem|einem|den) (?:Befehl|Kommando|Werkzeug|Programm)(?:en|e|s)?\b"
     r"|\b(?:Befehl|Kommando) wie\b"
     r"|\b(?:с помощью|при помощи) (?:команды|утилиты|программы)\b|\bкомандой\b"
-    r"|\b(?:выполнить|запустить|использовать|ввести) команд[уы]\b",
+    r"|\b(?:выполнить|запустить|использовать|ввести) команд[уы]\b"
+    # what is done in a program's window, said in the passive: "each layer can be shown
+    # or hidden with check boxes", "jede Lage kann durch Checkboxen eingeblendet oder
+    # ausgeblendet werden", "слой можно скрыть с помощью флажка"
+    r"|\bcan be \w+(?: or \w+)? (?:with|using|via|through|by (?:clicking|pressing"
+    r"|selecting|choosing|checking|typing|running|using))\b"
+    r"|\b(?:kann|können)\b[^.!?\n]{0,60}?\b(?:durch|mit|über|per)\b[^.!?\n]{0,60}?"
+    r"\b\w+(?:t|en)(?: oder \w+(?:t|en))? werden\b"
+    r"|\bможно\b[^.!?\n]{0,60}?\b(?:с помощью|при помощи|через|нажатием|щелчком)\b",
     re.IGNORECASE,
 )
 
