@@ -45,6 +45,22 @@ def test_size_questions_ask_for_a_quantity(question: str) -> None:
     assert answer_kind(question) is AnswerKind.NUMBER
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How can I limit how many backup copies of my project KiCad keeps?",
+        "How do I change how often cron-apt runs?",
+        "Wie kann ich einstellen, wie viele Sicherungen KiCad behält?",
+        "Как изменить, сколько резервных копий хранит KiCad?",
+    ],
+)
+def test_a_question_that_opens_with_how_to_asks_for_an_instruction(question: str) -> None:
+    """ "How can I limit how many backup copies …?" abstained: "how many" made it a
+    question for a count, and the setting that answers it has no number (a new-user
+    pass over KiCad's manuals). What a question opens with decides."""
+    assert answer_kind(question) is AnswerKind.INSTRUCTION
+
+
 def test_a_frequency_is_no_quantity() -> None:
     """A number that says how often is no count or amount; one beside it still is."""
     assert not holds_answer_kind(AnswerKind.NUMBER, "Каталог сканируется каждые 15 минут.")

@@ -328,6 +328,11 @@ _REASON: Final = re.compile(
 
 
 def answer_kind(question: str) -> AnswerKind | None:
+    # a question that opens by asking how to do something asks for that, whatever it
+    # says after: "How can I limit how many backup copies KiCad keeps?" is answered by
+    # the setting, not by a count
+    if HOW_TO_QUESTION.search(question):
+        return AnswerKind.INSTRUCTION
     for kind, pattern in (*_KINDS, _NAME_QUESTION, _DEFINITION_QUESTION):
         if pattern.search(question):
             if kind is AnswerKind.DEFINITION and not _abbreviated(question):
