@@ -124,6 +124,9 @@ def test_a_list_of_bare_lines_is_quoted_whole() -> None:
         "Zuerst senden Sie eine E-Mail an debian-private@lists.debian.org.",
         "Danach markieren Sie sich in der Datenbank als abwesend.",
         "Во-первых, отправьте сообщение по адресу debian-private@lists.debian.org.",
+        # a step's adverb before the imperative (KiCad's resistor color code calculator)
+        "Чтобы воспользоваться им, сперва укажите точность резистора: 10%, 5%.",
+        "Сначала выберите поле, которое требуется рассчитать.",
     ],
 )
 def test_a_step_of_a_sequence_is_an_instruction(sentence: str) -> None:
@@ -144,6 +147,7 @@ def test_a_step_of_a_sequence_is_an_instruction(sentence: str) -> None:
         "Next you will see a menu.",
         "Dann werden Sie sehen, dass es geht.",
         "Danach können Sie im Archiv suchen.",
+        "Он сперва проверяет файлы, затем пакеты.",
     ],
 )
 def test_a_narrative_sequence_is_no_instruction(sentence: str) -> None:

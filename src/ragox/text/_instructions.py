@@ -96,6 +96,8 @@ _ENGLISH: Final = re.compile(
 #: not a modal or auxiliary verb: "…, können Sie …", "Dann werden Sie sehen" instruct
 #: nobody
 _NO_GERMAN_MODAL: Final = r"(?!(?:können|müssen|sollen|dürfen|möchten|wollen|werden|haben)\b)"
+#: a step's adverb before a Russian imperative ("сперва укажите", "затем нажмите")
+_RUSSIAN_STEP: Final = r"(?:(?:сначала|сперва|затем|потом|далее|теперь|просто)\s+)?"
 _IMPERATIVE: Final = regex.compile(
     # advice addressed to the reader: "Sie sollten Sicherungskopien … anlegen", "Вам
     # нужно сделать резервную копию"
@@ -108,11 +110,13 @@ _IMPERATIVE: Final = regex.compile(
     r"|удалите|нажмите|выберите|используйте|настройте|скопируйте|перезапустите)\b"
     # any polite imperative opening a sentence, also a negated one ("Посмотрите файл …",
     # "Не забудьте сделать резервную копию")
-    r"|^(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b(?!,?\s*что\b|\s+внимание\b)"
+    r"|^"
+    + _RUSSIAN_STEP
+    + r"(?:не\s+)?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b(?!,?\s*что\b|\s+внимание\b)"
     # inside a sentence, after a clause: "…, то отредактируйте файл", "…, fügen Sie ihn
     # … hinzu" (the polite imperative; "вы хотите" has its pronoun before it, and "…,
     # können Sie … suchen" is a modal, no instruction)
-    r"|(?:[,;:]\s*|\bто\s+)\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
+    r"|(?:[,;:]\s*|\bто\s+)" + _RUSSIAN_STEP + r"\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
     # a step of a sequence: "Zuerst senden Sie eine E-Mail …", "Danach markieren Sie …"
     r"|^(?:zuerst|erstens|zweitens|dann|danach|anschließend|schließlich|als nächstes)"
     r",?\s+" + _NO_GERMAN_MODAL + r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
