@@ -141,11 +141,61 @@ def test_another_passage_names_what_the_best_ones_names(tmp_path: Path) -> None:
     ("number", "text", "written"),
     [
         ("1.2", "Debian 1.2 Rex", True),
-        ("1.2", "Debian 1.2.3", False),
+        # a release of the same version, however it is written (a red team's cases)
+        ("1.2", "Debian 1.2.3", True),
+        ("1.2", "In v1.2 the editor", True),
+        ("8", "Debian 8.0 Jessie", True),
+        ("2003", "won the cup in '03, beating", True),
+        # another number
         ("1.2", "Debian 11.2", False),
-        ("2003", "in November 2003.", True),
+        ("1.2", "Debian 1.20", False),
+        ("1.2", "Table 21.2", False),
         ("2003", "in 20031", False),
+        ("2003", "in November 2003.", True),
+        # a name that opens with a digit is a name, in any case
+        ("2FA", "To enable 2fa on the phone", True),
     ],
 )
 def test_a_number_is_written_as_a_number_of_its_own(number: str, text: str, written: bool) -> None:
     assert _writes(number, text) is written
+
+
+_MEETINGS = " ".join(
+    f"In year {2000 + i} the project held meeting number {i} in a city of Europe."
+    for i in range(40)
+)
+NGINX = (
+    "# Guide\n\n"
+    "## Installation\n\nTo install nginx on Debian, run apt install nginx as root.\n\n"
+    f"## History\n\n{_MEETINGS}\n\n"
+    "## TLS\n\nTo configure TLS certificates for nginx, run certbot --nginx as root.\n"
+)
+EDITOR = (
+    "In 2003 the company released its first editor for Windows. The founders had met at "
+    "university in Berlin and worked from a small office near the river for several "
+    "years. Later that year the company released its first editor for Linux."
+)
+
+
+def test_each_part_of_a_question_keeps_its_passage(tmp_path: Path) -> None:
+    """ "… on Debian and set up TLS?": the TLS section does not say "Debian", and
+    answers the question's other part (a red team's case)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "guide.md").write_text(NGINX, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "guide.md", folder, language="en")
+    record = app.ask("How do I install nginx on Debian and set up TLS?", OPERATOR)
+    app.close()
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any("apt install nginx" in quote for quote in quotes), quotes
+    assert any("certbot --nginx" in quote for quote in quotes), quotes
+
+
+def test_a_sentence_that_says_that_year_is_about_it(tmp_path: Path) -> None:
+    app = _home(tmp_path, {"editor.txt": EDITOR})
+    record = app.ask("What did the company release in 2003?", OPERATOR)
+    app.close()
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any("for Windows" in quote for quote in quotes), quotes
+    assert any("for Linux" in quote for quote in quotes), quotes

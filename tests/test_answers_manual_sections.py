@@ -504,9 +504,20 @@ def test_what_is_done_in_a_window_said_in_the_passive_is_an_instruction() -> Non
     assert has_instruction("Each layer can be shown or hidden with check boxes.", "en")
     assert has_instruction("The list can be refreshed by pressing u.", "en")
     assert has_instruction("Слой можно скрыть с помощью флажка.", "ru")
-    # who does it is no means to do it
-    assert not has_instruction("The value can be changed by the administrator.", "en")
-    assert not has_instruction("Das kann mit der Zeit besser werden.", "de")
+    assert has_instruction("Слой можно скрыть нажатием клавиши Del.", "ru")
+    # who does it, or what it is used with, is no means to do it (a red team's cases:
+    # unanswerable how-to questions were answered by them)
+    for sentence, language in [
+        ("The value can be changed by the administrator.", "en"),
+        ("A new firmware version can be expected with the spring release.", "en"),
+        ("The export plugin can be used with Windows 10 and Windows 11.", "en"),
+        ("The pump motor can be damaged by using an extension cord that is too thin.", "en"),
+        ("Das kann mit der Zeit besser werden.", "de"),
+        ("Der Pumpenmotor kann durch ein zu dünnes Verlängerungskabel beschädigt werden.", "de"),
+        ("Es können bis zu 32 Dateien mit einmal angezeigt werden.", "de"),
+        ("Новую версию прошивки можно ожидать через два месяца.", "ru"),
+    ]:
+        assert not has_instruction(sentence, language), sentence
 
 
 def test_a_split_verb_answers_from_its_own_verb() -> None:

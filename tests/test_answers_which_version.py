@@ -17,7 +17,7 @@ import pytest
 
 from conftest import OPERATOR
 from ragox.answer._context import _led
-from ragox.answer._support import asks_which_version
+from ragox.answer._support import asks_which_version, points_back
 from ragox.service import Ragox
 
 #: a long release's paragraphs; each release's head line has enough words (12) to be a
@@ -102,6 +102,45 @@ def test_only_a_short_paragraph_before_is_taken() -> None:
     # a passage that does not point back keeps its start
     text = head + "Systemd became the default."
     assert _led(text, len(head)) == len(head)
+    # …and so does one that opens with a heading, which names what follows (a red
+    # team's case: the last paragraph of the section before was taken in)
+    text = "The old installer was removed.\n\nRequirements\n\nThis release needs Python 3."
+    start = text.index("Requirements")
+    assert _led(text, start) == start
+
+
+@pytest.mark.parametrize(
+    ("sentence", "points"),
+    [
+        ("In this release systemd became the default.", True),
+        ("In dieser Veröffentlichung wird erstmals systemd eingesetzt.", True),
+        ("Dies war auch die erste Veröffentlichung, die UEFI unterstützte.", True),
+        ("Этот выпуск стал первым выпуском с UEFI.", True),
+        # a conjunction, a relative pronoun, another thing pointed at (a red team's cases)
+        ("Note that the exporter requires Python 3.8 or later.", False),
+        ("The release that first shipped systemd was Debian 8 Jessie.", False),
+        ("Этой программе нужна версия Python 3.8 или новее.", False),
+    ],
+)
+def test_what_names_a_release_only_by_pointing_back(sentence: str, points: bool) -> None:
+    assert points_back(sentence) is points
+
+
+def test_an_unrelated_sentence_before_the_answer_is_not_quoted(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "readme.md").write_text(
+        "# Exporter\n\nThe installation takes about five minutes on a typical laptop. "
+        "Note that the exporter requires Python 3.8 or later.\n",
+        encoding="utf-8",
+    )
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "readme.md", folder, language="en")
+    record = app.ask("Which version of Python does the exporter require?", OPERATOR)
+    app.close()
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert any("Python 3.8" in quote for quote in quotes), quotes
+    assert not any("five minutes" in quote for quote in quotes), quotes
 
 
 @pytest.mark.parametrize(

@@ -149,7 +149,9 @@ _LEAD_CHARS: Final = 300
 def _led(full: str, start: int) -> int:
     """The start of the short paragraph right before a passage that opens by pointing
     back, else ``start``."""
-    if not points_back(full[start : start + 80]):
+    # (the passage's first paragraph: one that opens with a heading is named by it)
+    first = full[start : start + 200].split("\n\n", 1)[0]
+    if not points_back(first):
         return start
     before = full[:start].rstrip()
     lead = before.rfind("\n\n") + 2 if "\n\n" in before else 0

@@ -1548,7 +1548,7 @@ class ExtractiveGenerator:
             # section on Wheezy's freeze). The sentence right beside the best one may
             # say "this release" instead
             if not _adjacent(candidate, best) and not _names_as_best(
-                candidate, best, in_best, around_best
+                candidate, best, named, in_best, around_best
             ):
                 continue
             # a how-to question answered by an instruction: a further sentence that
@@ -1798,12 +1798,27 @@ def _identifiers(question: str) -> list[str]:
 
 
 def _writes(identifier: str, text: str) -> bool:
-    """Whether ``text`` writes the number as a number of its own ("1.2", not "1.2.3"
-    nor "11.2"), or the name however it is spelt (:func:`writes_name`)."""
-    if identifier[0].isdigit():
-        pattern = rf"(?<![\w.,]){re.escape(identifier)}(?!\w|[.,]\d)"
+    """Whether ``text`` writes the number as a number of its own ("1.2", "v1.2",
+    "1.2.0", not "11.2" nor "1.20"; a year also as "'03"), or the name however it is
+    spelt (:func:`writes_name`; "2FA" is a name)."""
+    if _NUMBER.fullmatch(identifier):
+        pattern = rf"(?:(?<![\w.,])|(?<=\b[vV])){re.escape(identifier)}(?:\.\d+)*(?!\w|,\d)"
+        if _YEAR.fullmatch(identifier):
+            pattern += rf"|(?<![\w'’])['’]{identifier[2:]}\b"
         return re.search(pattern, text) is not None
     return writes_name(identifier, text.casefold())
+
+
+#: a year written in full
+_YEAR: Final = re.compile(r"1[89]\d\d|2\d\d\d")
+#: a sentence that names the question's year or release by pointing back at it ("later
+#: that year", "im selben Jahr", "в том же году", "this release")
+_SAME_TIME: Final = re.compile(
+    r"\b(?:that|the same|this) (?:year|month|day|release|version)\b"
+    r"|\b(?:selben|gleichen|diesem|jenem|demselben) (?:Jahr|Monat|Tag|Release|Version)"
+    r"|\b(?:том же|тот же|этом|том) (?:году|месяце|дне|выпуске|версии)\b|\bтогда же\b",
+    re.IGNORECASE,
+)
 
 
 def _around(sentence: ScoredSentence) -> str:
@@ -1815,18 +1830,29 @@ def _around(sentence: ScoredSentence) -> str:
 def _names_as_best(
     candidate: ScoredSentence,
     best: ScoredSentence,
+    named: Sequence[str],
     in_best: Sequence[str],
     around_best: Sequence[str],
 ) -> bool:
-    """The candidate writes what the best sentence writes of the question's numbers, or,
-    from another passage, its passage writes what the best one's does of its numbers
-    and names. (In one passage, a sentence that does not repeat the name may still be
-    about it: "The gorge is quite deep and … known for its many castles" after "the
-    Rhine Gorge"; a number is not said again as "it".)"""
+    """The candidate writes what the best sentence writes of the question's numbers
+    (or points back at that time: "later that year"), or, from another passage, its
+    passage writes what the best one's does of the question's numbers and names; or it
+    writes another of them, for another part of the question ("… install nginx on
+    Debian and set up TLS?"). (In one passage, a sentence that does not repeat the name
+    may still be about it: "The gorge is quite deep and … known for its many castles"
+    after "the Rhine Gorge".)"""
     if candidate.evidence.source_id == best.evidence.source_id:
-        numbers = [name for name in in_best if name[0].isdigit()]
-        return all(_writes(number, _quote(candidate)) for number in numbers)
-    return all(_writes(name, _around(candidate)) for name in around_best)
+        text = _quote(candidate)
+        held: Sequence[str] = [name for name in in_best if _NUMBER.fullmatch(name)]
+        if not held or _SAME_TIME.search(text):
+            return True
+        best_writes = in_best
+    else:
+        text = _around(candidate)
+        held = best_writes = around_best
+    return all(_writes(name, text) for name in held) or any(
+        _writes(name, text) for name in named if name not in best_writes
+    )
 
 
 def _leaves_out(

@@ -221,17 +221,21 @@ def asks_which_version(question: str) -> bool:
     return _VERSION_QUESTION.search(question) is not None
 
 
-#: the first words of a sentence that point back at what the text named before it
-#: ("This release …", "In dieser Veröffentlichung …", "В этом выпуске …")
+#: the first words of a sentence that name a release or version only by pointing back
+#: at it ("This release …", "In dieser Veröffentlichung …", "В этом выпуске …", "Dies
+#: war die erste Veröffentlichung …"); not "Note that …", nor "Этой программе …"
 _POINTS_BACK: Final = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:this|these|that|dies|diese[rsmn]?|dieses|эт(?:от|а|о|и|ом|ой"
-    r"|ого|ому|у|им|их))\b",
+    r"^\W*(?:\w+\W+){0,2}?(?:(?:this|that|these) (?:\w+ )?(?:release|version|edition)s?\b"
+    r"|(?:diese[rsmn]?|dieses) (?:\w+ )?(?:Version|Veröffentlichung|Ausgabe|Release)"
+    r"|dies (?:war|ist) (?:auch )?(?:die|das) (?:\w+ )?(?:Version|Veröffentlichung|Ausgabe"
+    r"|Release)"
+    r"|эт(?:от|а|о|и|ом|ой|ого|ому|у|им|их) (?:\w+ )?(?:выпуск|верси|релиз))",
     re.IGNORECASE,
 )
 
 
 def points_back(sentence: str) -> bool:
-    """Whether the sentence points back among its first words."""
+    """Whether the sentence names a release or version only by pointing back at it."""
     return _POINTS_BACK.match(sentence) is not None
 
 

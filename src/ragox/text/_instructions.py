@@ -131,6 +131,20 @@ _IMPERATIVE: Final = regex.compile(
 #: a sentence naming the command or tool that does it ("This can be achieved with a
 #: command such as adduser user group.", "Sie ändern ihn mit dem Befehl …", "Это
 #: делается с помощью команды …"): the means, which a how-to question asks for
+#: a program's controls, by which something is done in its window
+_CONTROL_EN: Final = (
+    r"(?:check ?box(?:es)?|buttons?|menus?|menu items?|options?|settings?|keys?|shortcuts?"
+    r"|hotkeys?|commands?|dialogs?|toolbars?|icons?|fields?|switch(?:es)?|flags?|mouse"
+    r"|keyboard|tabs?|panels?)\b"
+)
+_CONTROL_DE: Final = (
+    r"(?:Checkbox|Kontrollk[äa]stchen|Schaltfl[äa]che|Knopf|Kn[öo]pfe|Taste|Men[üu]"
+    r"|Befehl|Kommando|Option|Einstellung|Maus|Tastatur|Tastenk[üu]rzel|Klick|Doppelklick"
+    r"|Symbol|Dialog|Reiter|Werkzeugleiste)\w*"
+)
+_CONTROL_RU: Final = (
+    r"(?:флаж|кнопк|меню|клавиш|команд|опци|настро|диалог|мыш|панел|вкладк|значк|пункт)\w*"
+)
 _MEANS: Final = re.compile(
     r"\b(?:with|using|through|via) (?:a |the )?(?:command|tool|utility|program)s?\b"
     # what a tool lets the reader do: "Installing debsums will also help you to check
@@ -144,12 +158,19 @@ _MEANS: Final = re.compile(
     r"|\b(?:выполнить|запустить|использовать|ввести) команд[уы]\b"
     # what is done in a program's window, said in the passive: "each layer can be shown
     # or hidden with check boxes", "jede Lage kann durch Checkboxen eingeblendet oder
-    # ausgeblendet werden", "слой можно скрыть с помощью флажка"
-    r"|\bcan be \w+(?: or \w+)? (?:with|using|via|through|by (?:clicking|pressing"
-    r"|selecting|choosing|checking|typing|running|using))\b"
-    r"|\b(?:kann|können)\b[^.!?\n]{0,60}?\b(?:durch|mit|über|per)\b[^.!?\n]{0,60}?"
-    r"\b\w+(?:t|en)(?: oder \w+(?:t|en))? werden\b"
-    r"|\bможно\b[^.!?\n]{0,60}?\b(?:с помощью|при помощи|через|нажатием|щелчком)\b",
+    # ausgeblendet werden", "слой можно скрыть с помощью флажка". The means is a
+    # control of the program, or a click or key press: "can be used with Windows",
+    # "kann durch ein Verlängerungskabel beschädigt werden", "можно ожидать через два
+    # месяца" say no way to do anything
+    r"|\bcan be \w+(?: or \w+)? (?:(?:with|using|via|through|from) (?:the |a |an )?"
+    r"(?:\w+ )?" + _CONTROL_EN + r"|by (?:clicking|pressing|selecting|choosing|checking"
+    r"|typing|running|entering))"
+    r"|\b(?:kann|können)\b[^.!?\n]{0,60}?\b(?:durch|mit|über|per)\s+(?:\w+\s+){0,2}?"
+    + _CONTROL_DE
+    + r"[^.!?\n]{0,60}?\b\w+(?:t|en)(?: oder \w+(?:t|en))? werden\b"
+    r"|\bможно\b[^.!?\n]{0,60}?(?:\b(?:с помощью|при помощи|через)\s+(?:\w+\s+){0,2}?"
+    + _CONTROL_RU
+    + r"|\b(?:нажатием|щелчком|двойным щелчком)\b)",
     re.IGNORECASE,
 )
 
