@@ -87,7 +87,7 @@ from ragox.search import (
     joined_pairs,
     tokens,
 )
-from ragox.search._analyze import JOINING_LANGUAGES, named_joins
+from ragox.search._analyze import JOINING_LANGUAGES, contraction_pieces, named_joins
 from ragox.text._instructions import PARAGRAPH_BREAK, has_instruction
 
 __all__ = [
@@ -486,10 +486,13 @@ def score_sentences(
     # (and its letters are no word: "n" is in every "echo -n")
     options = command_options(question)
     worded = command_option_free(question) if options else question
+    pieces = contraction_pieces(worded)  # "t" and "doesn" of "doesn't"
     content = [
         word
         for word in tokens(worded)
-        if not is_stopword(word) and word.casefold() not in QUESTION_ONLY_WORDS | asking
+        if not is_stopword(word)
+        and word.casefold() not in QUESTION_ONLY_WORDS | asking
+        and word not in pieces
     ]
     terms = analyze_query(" ".join(content) or question, languages)
     word_terms = terms

@@ -498,6 +498,27 @@ def tokens(text: str) -> list[str]:
     return list(map(str.casefold, _WORD.findall(text)))
 
 
+#: an English contraction: a word, an apostrophe, and what is left of "not", "is",
+#: "would", "will", "are", "have" or "am" ("doesn't", "aptitude's", "I'd")
+_CONTRACTION: Final = re.compile(r"(\w+)['’](t|s|d|ll|re|ve|m)\b", re.IGNORECASE)
+
+
+def contraction_pieces(text: str) -> frozenset[str]:
+    """The tokens of ``text``'s English contractions that are no words: "t" and "doesn"
+    of "doesn't", "s" of "aptitude's". A question is not about them ("Why can't I
+    select text?" searched "t", and its answer was scored on it); a word before "'s"
+    ("aptitude's") stays. Case-folded, as :func:`tokens` gives them."""
+    if "'" not in text and "’" not in text:
+        return frozenset()
+    pieces: set[str] = set()
+    for found in _CONTRACTION.finditer(text):
+        word, rest = found.group(1).casefold(), found.group(2).casefold()
+        pieces.add(rest)
+        if rest == "t" and word.endswith("n") and word != "can":
+            pieces.add(word)  # "doesn", "isn", "won" of "won't"
+    return frozenset(pieces)
+
+
 def detect_language(text: str, sample: int = 20_000) -> str | None:
     """``en``, ``de`` or ``ru`` by script and function words; None when unsure.
 
@@ -546,7 +567,8 @@ def analyze_query(text: str, languages: Collection[str | None]) -> list[str]:
     """Distinct query terms: stems in every index language (plain words too when some
     documents are in a language we cannot stem); function words are dropped unless
     nothing else is left."""
-    words = tokens(text)
+    pieces = contraction_pieces(text)
+    words = [word for word in tokens(text) if word not in pieces] or tokens(text)
     stemmed = sorted({lang for lang in languages if lang in SUPPORTED_LANGUAGES})
     raw = not stemmed or any(lang not in SUPPORTED_LANGUAGES for lang in languages)
     stop: frozenset[str] = frozenset().union(*(_STOPWORDS[lang] for lang in stemmed))
@@ -781,7 +803,8 @@ def analyze_search_query(text: str, scope_languages: Collection[str | None]) -> 
     as it is when that differs, for rows an older analyzer wrote (until `ragox
     reprocess` rebuilds them).
     """
-    words = tokens(text)
+    pieces = contraction_pieces(text)
+    words = [word for word in tokens(text) if word not in pieces] or tokens(text)
     present = {lang for lang in scope_languages if lang in SUPPORTED_LANGUAGES}
     unknown = any(lang not in SUPPORTED_LANGUAGES for lang in scope_languages)
     spoken = detect_language(text)
