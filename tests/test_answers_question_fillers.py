@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import OPERATOR
+from ragox.answer._model import Evidence
+from ragox.answer._pipeline import missing_terms
 from ragox.service import Ragox
 
 CONFFILES = (
@@ -94,3 +96,29 @@ def test_an_abstention_names_a_word_as_written(home: Ragox) -> None:
     assert record.abstained
     assert "erwähnt: " in record.answer
     assert "RAID" in record.answer and "raid" not in record.answer, record.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "named", "left_out"),
+    [
+        # what the question is about, not what it asks be done with it (a new-user
+        # pass over KiCad's manuals: "erwähnt: kriege, Firmenlogo")
+        ("Wie kriege ich unser Firmenlogo in den Titelblock?", "Firmenlogo", "kriege"),
+        ("Как залить медью все зоны на плате?", "медью", "залить"),
+    ],
+)
+def test_an_abstention_names_the_things_before_the_verbs(
+    question: str, named: str, left_out: str
+) -> None:
+    text = "Der Titelblock zeigt das Datum. Зоны на плате показаны серым."
+    evidence = [Evidence("S1", "doc", "r1", "m1", ("c1",), 0, len(text), text)]
+    message = missing_terms(question, evidence)
+    assert named in message, message
+    assert left_out not in message, message
+
+
+def test_an_abstention_names_a_verb_when_nothing_else_is_missing() -> None:
+    text = "Der Titelblock zeigt das Firmenlogo."
+    evidence = [Evidence("S1", "doc", "r1", "m1", ("c1",), 0, len(text), text)]
+    message = missing_terms("Wie kriege ich unser Firmenlogo in den Titelblock?", evidence)
+    assert "kriege" in message, message

@@ -30,7 +30,7 @@ from ragox.answer._model import (
 from ragox.answer._names import topic_names, unmentioned_names, writes_name
 from ragox.answer._support import SEPARABLE_INFIXES, asks_which_version
 from ragox.answer._validate import Validated, validate
-from ragox.search import Hit, analyze_query, tokens
+from ragox.search import Hit, analyze_query, detect_language, tokens
 from ragox.search._analyze import index_form, is_search_stopword
 from ragox.search._synonyms import synonyms_of_word
 from ragox.store import Store, StoreError, utc_now
@@ -309,7 +309,34 @@ def missing_terms(
         }
     if not absent:
         return messages.mentioned_but_unanswered
-    return messages.not_mentioned + ", ".join(written.get(w, w) for w in list(absent)[:8]) + "."
+    named = [written.get(word, word) for word in absent]
+    # what the question is about, not what it asks be done with it: "Keine Passage …
+    # erwähnt: kriege, Firmenlogo" sent the reader after "kriege"; a German question's
+    # nouns and names are capitalised, a Russian verb has its endings
+    things = [word for word in named if not _verb_like(word, question)]
+    return messages.not_mentioned + ", ".join((things or named)[:8]) + "."
+
+
+#: the endings of a Russian verb's infinitive and present or future tense
+_RUSSIAN_VERB: Final = re.compile(
+    r"(?:ть|ти|чь|ться|тись|ет|ит|ут|ют|ат|ят|ем|им|ешь|ишь|ете|ите|ется|ится|ются|ятся"
+    r"|утся|атся)$"
+)
+
+
+def _verb_like(word: str, question: str) -> bool:
+    """Whether a word of the question is a verb (or another word in lower case) of a
+    German question, or has a Russian verb's ending."""
+    if detect_language(question) == "de":
+        return word[:1].islower()
+    return (
+        word[:1].isalpha()
+        and bool(_CYRILLIC_WORD.fullmatch(word))
+        and bool(_RUSSIAN_VERB.search(word.casefold()))
+    )
+
+
+_CYRILLIC_WORD: Final = re.compile(r"[а-яёА-ЯЁ]+")
 
 
 def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
