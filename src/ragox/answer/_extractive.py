@@ -1614,6 +1614,7 @@ class ExtractiveGenerator:
                 found = keys[at] = same_passage_key(_quote(sentence))
             return found
 
+        asked = question_language(question)
         for sentence in chosen:
             # the same words in another document (the PDF of an HTML manual): cited once,
             # the validator lists the others as "also in"
@@ -1626,8 +1627,43 @@ class ExtractiveGenerator:
                     and key(other) == key(sentence)
                 ),
             ]
-            claims.extend(_claim(copy) for copy in _text_born_first(copies))
+            ordered = _text_born_first(_askers_tree_first(copies, asked))
+            claims.extend(_claim(copy) for copy in ordered)
         return Draft(claims=tuple(claims), abstained=False)
+
+
+#: a language's code as a part of a document's path: "kicad/en/pcbnew.html",
+#: "faq.de.html", "guide_ru.md"
+_PATH_PART: Final = re.compile(r"[/._-]")
+_PATH_LANGUAGES: Final = frozenset({"en", "de", "ru"})
+
+
+def _path_language(document_id: str) -> str | None:
+    """The one language code the document's path names, if it names one."""
+    named = set(_PATH_PART.split(document_id.casefold())) & _PATH_LANGUAGES
+    return next(iter(named)) if len(named) == 1 else None
+
+
+def _askers_tree_first(copies: list[ScoredSentence], language: str) -> list[ScoredSentence]:
+    """The copies of one quote, the one cited first: a manual's untranslated page in
+    another language's tree ("kicad/de/pcbnew.html", English text) gives its place to
+    the same page in the tree of the question's language ("kicad/en/pcbnew.html"), of
+    the same kind (a PDF's for a PDF's)."""
+    first = copies[0]
+    if _path_language(first.evidence.document_id) in (None, language):
+        return copies
+    own = next(
+        (
+            c
+            for c in copies
+            if _path_language(c.evidence.document_id) == language
+            and bool(c.evidence.pages) == bool(first.evidence.pages)
+        ),
+        None,
+    )
+    if own is None:
+        return copies
+    return [own, *(c for c in copies if c is not own)]
 
 
 def _text_born_first(copies: list[ScoredSentence]) -> list[ScoredSentence]:

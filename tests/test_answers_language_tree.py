@@ -1,0 +1,49 @@
+"""An untranslated page in another language's tree is not cited before the same page
+in the tree of the question's language (issue 16, a new user's questions on KiCad's
+manuals): the German manual's "kicad/de/pcbnew.html" holds the English text, and
+English answers cited it first, with "kicad/en/pcbnew.html" under "also in"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import OPERATOR
+from ragox.answer._extractive import _path_language
+from ragox.service import Ragox
+
+PAGE = (
+    "# Zones\n\n"
+    "To fill all copper zones of the board, choose Edit → Fill All Zones. The zones are "
+    "filled with the clearance set in the board setup."
+)
+
+
+def test_the_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
+    root = tmp_path / "manual"
+    app = Ragox(tmp_path / "home")
+    for language in ("de", "en"):  # the German tree first: its copy is ranked first
+        folder = root / language
+        folder.mkdir(parents=True)
+        (folder / "pcbnew.md").write_text(PAGE, encoding="utf-8")
+        app.ingest_path(folder / "pcbnew.md", tmp_path, language="en")
+    record = app.ask("How do I fill all copper zones of the board?", OPERATOR)
+    app.close()
+    assert not record.abstained
+    assert record.citations[0].anchor.document_id == "manual/en/pcbnew.md", record.citations
+
+
+@pytest.mark.parametrize(
+    ("document_id", "language"),
+    [
+        ("kicad/en/pcbnew.html", "en"),
+        ("faq/faq.de.html", "de"),
+        ("guide_ru.md", "ru"),
+        ("docs/readme.md", None),
+        # two codes: no telling
+        ("de/en/page.html", None),
+    ],
+)
+def test_the_language_a_path_names(document_id: str, language: str | None) -> None:
+    assert _path_language(document_id) == language
