@@ -322,6 +322,7 @@ _RUSSIAN_VERB: Final = re.compile(
     r"(?:ть|ти|чь|ться|тись|ет|ит|ут|ют|ат|ят|ем|им|ешь|ишь|ете|ите|ется|ится|ются|ятся"
     r"|утся|атся)$"
 )
+_CYRILLIC_WORD: Final = re.compile(r"[а-яёА-ЯЁ]+")
 
 
 def _verb_like(word: str, question: str) -> bool:
@@ -329,14 +330,9 @@ def _verb_like(word: str, question: str) -> bool:
     German question, or has a Russian verb's ending."""
     if detect_language(question) == "de":
         return word[:1].islower()
-    return (
-        word[:1].isalpha()
-        and bool(_CYRILLIC_WORD.fullmatch(word))
-        and bool(_RUSSIAN_VERB.search(word.casefold()))
+    return _CYRILLIC_WORD.fullmatch(word) is not None and (
+        _RUSSIAN_VERB.search(word.casefold()) is not None
     )
-
-
-_CYRILLIC_WORD: Final = re.compile(r"[а-яёА-ЯЁ]+")
 
 
 def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
