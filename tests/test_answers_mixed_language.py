@@ -18,6 +18,8 @@ The manual text is made up for these tests, after the Debian handbook's section.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conftest import evidence_of
@@ -145,3 +147,34 @@ def test_an_answer_draws_on_the_questions_language_before_other_translations(
     assert not record.abstained
     assert record.citations[0].anchor.document_id == "en"
     assert record.citations[0].anchor.quote.exact.startswith("LVM, the Logical Volume Manager")
+
+
+def test_no_advice_to_ask_in_another_language_when_the_scope_has_the_questions(
+    tmp_path: Path,
+) -> None:
+    """A German question whose nearest passage is English, in a home that holds German
+    documents too: "ask in English" is no advice (a new user's German questions on
+    KiCad's manuals, whose German tree holds untranslated English pages, were told so);
+    the abstention names what no passage mentions. Without a German document the note
+    stays."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "daemon.txt").write_text(
+        "The foobar daemon is started at boot by its service unit. It writes its log to "
+        "the journal.",
+        encoding="utf-8",
+    )
+    (folder / "garten.txt").write_text(
+        "Die Tulpen im Garten blühen im Frühling, wenn der Boden warm genug ist.",
+        encoding="utf-8",
+    )
+    question = "Wie lösche ich das Protokoll des Foobar-Daemons?"
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "daemon.txt", folder, language="en")
+    alone = app.ask(question, Principal.local_operator())
+    app.ingest_path(folder / "garten.txt", folder, language="de")
+    both = app.ask(question, Principal.local_operator())
+    app.close()
+    assert alone.abstained and alone.missing is not None and "Englisch" in alone.missing
+    assert both.abstained and both.missing is not None
+    assert "Englisch" not in both.missing and "Protokoll" in both.missing, both.missing

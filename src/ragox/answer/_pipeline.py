@@ -17,7 +17,7 @@ from typing import Any, Final
 from ragox.access import Principal
 from ragox.anchor import Anchor, AnchorLookup, ResolutionStatus
 from ragox.answer._context import ContextConfig, select_context
-from ragox.answer._messages import MESSAGES, in_other_languages, messages_for
+from ragox.answer._messages import MESSAGES, in_other_languages, messages_for, question_language
 from ragox.answer._model import (
     Citation,
     Draft,
@@ -335,6 +335,15 @@ def _verb_like(word: str, question: str) -> bool:
     )
 
 
+def _scope_speaks(question: str, store: Store, principal: Principal) -> bool:
+    """Whether some document the principal may read is in the question's language: then
+    "ask in English" is no advice (a German question over a German manual whose nearest
+    passages were its untranslated English pages was told to ask in English)."""
+    from ragox.search import scope_of  # noqa: PLC0415
+
+    return question_language(question) in store.index.languages(scope_of(principal))
+
+
 def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
     """Of some index terms, those that a passage the principal may read now holds."""
     from ragox.search import scope_of  # noqa: PLC0415
@@ -522,7 +531,7 @@ def answer_question(
             notices = (messages.cannot_translate.format(generator=generator.name),)
     if abstained:
         missing = draft.missing
-        if missing is None and evidence:
+        if missing is None and evidence and not _scope_speaks(question, store, principal):
             manifests = list({item.manifest_id for item in evidence})
             languages = store.index.representation_languages(manifests)
             missing = in_other_languages(question, [languages.get(m) for m in manifests], messages)
