@@ -180,11 +180,7 @@ EDITOR = (
 def test_each_part_of_a_question_keeps_its_passage(tmp_path: Path) -> None:
     """ "… on Debian and set up TLS?": the TLS section does not say "Debian", and
     answers the question's other part (a red team's case)."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "guide.md").write_text(NGINX, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
-    app.ingest_path(folder / "guide.md", folder, language="en")
+    app = _home(tmp_path, {"guide.md": NGINX})
     record = app.ask("How do I install nginx on Debian and set up TLS?", OPERATOR)
     app.close()
     quotes = [c.anchor.quote.exact for c in record.citations]

@@ -153,9 +153,14 @@ def _led(full: str, start: int) -> int:
     first = full[start : start + 200].split("\n\n", 1)[0]
     if not points_back(first):
         return start
-    before = full[:start].rstrip()
-    lead = before.rfind("\n\n") + 2 if "\n\n" in before else 0
-    if not before or len(before) - lead > _LEAD_CHARS:
+    end = start  # the end of what comes before, white space left out
+    while end > 0 and full[end - 1].isspace():
+        end -= 1
+    # (searched in place: the whole text before a passage is not copied)
+    lead = full.rfind("\n\n", 0, end) + 2 if end else 0
+    if lead == 1:  # no paragraph break before it: the text's first paragraph
+        lead = 0
+    if not end or end - lead > _LEAD_CHARS:
         return start
     return lead
 

@@ -28,7 +28,7 @@ from ragox.answer._model import (
     Translator,
 )
 from ragox.answer._names import topic_names, unmentioned_names, writes_name
-from ragox.answer._support import SEPARABLE_INFIXES, asks_which_version
+from ragox.answer._support import asks_which_version, joins_verb
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, detect_language, tokens
 from ragox.search._analyze import index_form, is_search_stopword
@@ -277,11 +277,7 @@ def missing_terms(
         in_evidence.update(
             stem
             for stem, particle in joined.items()
-            if any(
-                word.startswith(particle + infix + stem)
-                for word in words
-                for infix in SEPARABLE_INFIXES
-            )
+            if any(joins_verb(word, stem, particle) for word in words)
         )
     absent: dict[str, set[str]] = {}
     for word in dict.fromkeys(tokens(question)):

@@ -35,7 +35,6 @@ from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
 __all__ = [
     "DEFINITION_WORDS",
     "FREQUENCY_WORDS",
-    "SEPARABLE_INFIXES",
     "AnswerKind",
     "Credits",
     "Support",
@@ -43,6 +42,7 @@ __all__ = [
     "answer_kind",
     "asks_which_version",
     "holds_answer_kind",
+    "joins_verb",
     "points_back",
     "support",
 ]
@@ -422,7 +422,16 @@ class Credits(dict[str, float]):
 #: what stands between a separable verb's particle and its stem: nothing
 #: ("einrichten"), the infinitive's "zu" ("einzurichten"), the participle's "ge"
 #: ("eingerichtet")
-SEPARABLE_INFIXES: Final = ("", "zu", "ge")
+_SEPARABLE_INFIXES: Final = ("", "zu", "ge")
+
+
+def joins_verb(word: str, stem: str, particle: str) -> bool:
+    """Whether ``word`` is a split verb written joined with its particle: "ausgeblendet",
+    "auszublenden", "ausblenden" for "blend" and "aus" (read in the word: the stemmer
+    may cut it short, "ausgebl")."""
+    return any(word.startswith(particle + infix + stem) for infix in _SEPARABLE_INFIXES)
+
+
 #: marks a particle that stands alone in a sentence among its stems
 _PARTICLE_MARK: Final = "\x00"
 #: marks a command-line option among a question's terms and a text's stems
@@ -500,7 +509,7 @@ class TermMatcher:
                 _JOINED_MARK + term
                 for term, particle in self.separable.items()
                 for word in words
-                if any(word.startswith(particle + infix + term) for infix in SEPARABLE_INFIXES)
+                if joins_verb(word, term, particle)
             )
         if self.options:
             written = set(_OPTION.findall(text))
@@ -541,7 +550,7 @@ class TermMatcher:
         particle = self.separable.get(term)
         if particle is not None:
             joined_verb = _JOINED_MARK + term in stems or any(
-                particle + infix + term in joined for infix in SEPARABLE_INFIXES
+                particle + infix + term in joined for infix in _SEPARABLE_INFIXES
             )
             alone = _PARTICLE_MARK + particle in stems and self._holds(term, stems, joined)
             return (1.0 if joined_verb or alone else 0.0), False
