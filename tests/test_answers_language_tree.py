@@ -47,3 +47,31 @@ def test_the_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
 )
 def test_the_language_a_path_names(document_id: str, language: str | None) -> None:
     assert _path_language(document_id) == language
+
+
+HOTKEYS = (
+    "<html><body><h1>Hotkeys</h1><table>"
+    "<tr><th>Action</th><th>Default hotkey</th></tr>"
+    "<tr><td>Fill All Zones</td><td>B</td></tr>"
+    "<tr><td>Unfill All Zones</td><td>Ctrl+B</td></tr>"
+    "<tr><td>Route Single Track</td><td>X</td></tr>"
+    "</table></body></html>"
+)
+
+
+def test_a_cells_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
+    """A cell quoted alone for a question naming its row and column: the same order."""
+    root = tmp_path / "manual"
+    app = Ragox(tmp_path / "home")
+    for language in ("de", "en"):
+        folder = root / language
+        folder.mkdir(parents=True)
+        (folder / "pcbnew.html").write_text(HOTKEYS, encoding="utf-8")
+        app.ingest_path(folder / "pcbnew.html", tmp_path, language="en")
+    record = app.ask("What is the default hotkey for Fill All Zones?", OPERATOR)
+    app.close()
+    assert not record.abstained
+    [citation] = record.citations
+    assert citation.anchor.quote.exact == "B", record.citations
+    assert citation.anchor.document_id == "manual/en/pcbnew.html", record.citations
+    assert [c.anchor.document_id for c in citation.also_in] == ["manual/de/pcbnew.html"]

@@ -38,7 +38,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Final, TypeVar
 
 import regex
 
@@ -1399,7 +1399,8 @@ class ExtractiveGenerator:
             # a question naming a table row and column: that cell, quoted alone
             cells = answer_from_cells(question, evidence, of)
             if cells:
-                return Draft(claims=cells, abstained=False)
+                asked = question_language(question)
+                return Draft(claims=_cells_in_askers_tree(cells, evidence, asked), abstained=False)
             rows = [table_rows(e, of(e.manifest_id, e.start, e.end)) for e in evidence]
             heads = [header_rows(e, of(e.manifest_id, e.start, e.end)) for e in evidence]
         config = self.config
@@ -1636,6 +1637,7 @@ class ExtractiveGenerator:
 #: "faq.de.html", "guide_ru.md"
 _PATH_PART: Final = re.compile(r"[/._-]")
 _PATH_LANGUAGES: Final = frozenset({"en", "de", "ru"})
+_T = TypeVar("_T")
 
 
 def _path_language(document_id: str) -> str | None:
@@ -1649,21 +1651,41 @@ def _askers_tree_first(copies: list[ScoredSentence], language: str) -> list[Scor
     another language's tree ("kicad/de/pcbnew.html", English text) gives its place to
     the same page in the tree of the question's language ("kicad/en/pcbnew.html"), of
     the same kind (a PDF's for a PDF's)."""
-    first = copies[0]
-    if _path_language(first.evidence.document_id) in (None, language):
+    return _tree_first(copies, [c.evidence for c in copies], language)
+
+
+def _cells_in_askers_tree(
+    claims: tuple[Claim, ...], evidence: Sequence[Evidence], language: str
+) -> tuple[Claim, ...]:
+    """Cell claims (:func:`answer_from_cells`) with the copies of one cell's claim (the
+    same row and column of the same table in several documents, next to each other as
+    their passages are in the evidence) in the order :func:`_askers_tree_first` gives."""
+    items = {item.source_id: item for item in evidence}
+    ordered: list[Claim] = []
+    for _, group in itertools.groupby(claims, key=lambda claim: (claim.text, claim.quote)):
+        copies = list(group)
+        ordered += _tree_first(copies, [items[c.source_id or ""] for c in copies], language)
+    return tuple(ordered)
+
+
+def _tree_first(copies: list[_T], evidence: list[Evidence], language: str) -> list[_T]:
+    """``copies`` (of one quote, ``evidence`` the passage of each) with the first copy
+    in the tree of ``language`` moved first when the first one is in another's."""
+    first = evidence[0]
+    if _path_language(first.document_id) in (None, language):
         return copies
     own = next(
         (
-            c
-            for c in copies
-            if _path_language(c.evidence.document_id) == language
-            and bool(c.evidence.pages) == bool(first.evidence.pages)
+            index
+            for index, item in enumerate(evidence)
+            if _path_language(item.document_id) == language
+            and bool(item.pages) == bool(first.pages)
         ),
         None,
     )
     if own is None:
         return copies
-    return [own, *(c for c in copies if c is not own)]
+    return [copies[own], *copies[:own], *copies[own + 1 :]]
 
 
 def _text_born_first(copies: list[ScoredSentence]) -> list[ScoredSentence]:
