@@ -74,6 +74,7 @@ from ragox.answer._support import (
     command_options,
     holds_answer_kind,
     points_back,
+    sets_a_setting,
     support,
 )
 from ragox.answer._vectors import VectorEvidence, with_vectors
@@ -632,6 +633,7 @@ def score_sentences(
             matcher.credit(matcher.stems(item.section_title)) if item.section_title else None
         )
         section_span: tuple[int, int] | None = None  # its paragraph, when numbered
+        section_text = item.section_title  # (the words of that heading)
         # the section's heading is a question (an FAQ's)
         asks = bool(item.section_title) and _is_question(item.section_title or "")
         for position, (start, end, quotable, credits) in enumerate(sentences):
@@ -647,9 +649,11 @@ def score_sentences(
                         t: v for t, v in section.items() if t not in credits
                     }
                     asks = asks or _is_question(item.text[start:end])
+                    section_text = f"{section_text} {item.text[start:end]}"
                 elif numbered or within is not None or _is_heading(item.text[start:end]):
                     section = credits
                     section_span = within
+                    section_text = item.text[start:end]
                     asks = _is_question(item.text[start:end])
                     if position > 1 and (
                         numbered
@@ -689,7 +693,16 @@ def score_sentences(
                 else None,
                 weights,
                 index,
-                holds_answer_kind(kind, item.text[start:end])
+                (
+                    holds_answer_kind(kind, item.text[start:end])
+                    or (
+                        # (a setting the question names: "Icon scale: …" is not
+                        # what to set for a question on backups)
+                        kind is AnswerKind.INSTRUCTION
+                        and bool(credits)
+                        and sets_a_setting(item.text[start:end], section_text)
+                    )
+                )
                 # a definition is of what the question names, in the sentence itself
                 and (kind is not AnswerKind.DEFINITION or bool(credits))
                 # a table's row does not instruct by a word alone in a cell: a list of

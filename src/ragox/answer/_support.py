@@ -345,6 +345,37 @@ def answer_kind(question: str) -> AnswerKind | None:
     return None
 
 
+#: a section that describes a program's settings, one by one ("4.1. Common
+#: preferences", "Optionen", "Диалог настроек")
+_SETTINGS_SECTION: Final = regex.compile(
+    r"\b(?:preferences|settings|options|configuration|dialog|einstellung|optionen|"
+    r"konfiguration|dialog|настро[йе]к|параметр|опци|диалог)",
+    regex.I,
+)
+#: a setting's label before its description: "Maximum backups to keep: When …"
+_SETTING_LABEL: Final = regex.compile(r"^\p{Lu}[\p{L}\p{N} /()'-]{2,60}:\s+\S")
+#: labels of a note, not of a setting
+_NOT_A_SETTING: Final = regex.compile(
+    r"^(?:note|notes|warning|caution|tip|important|example|hint|see also|hinweis|"
+    r"achtung|warnung|beispiel|tipp|siehe auch|примечание|внимание|пример|совет|"
+    r"предупреждение|см\. также)\s*:",
+    regex.I,
+)
+
+
+def sets_a_setting(sentence: str, section_title: str | None) -> bool:
+    """A sentence that describes one setting by its label, in a section on a program's
+    settings: for "How can I limit how many backups …?", "Maximum backups to keep:
+    When creating a new backup, the oldest … will be deleted …" names what to set."""
+    return (
+        section_title is not None
+        and _SETTINGS_SECTION.search(section_title) is not None
+        and _SETTING_LABEL.match(sentence) is not None
+        and len(sentence.split(":", 1)[0].split()) <= 6
+        and _NOT_A_SETTING.match(sentence) is None
+    )
+
+
 def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.DATE:
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
