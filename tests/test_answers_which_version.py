@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import OPERATOR
+from ragox.answer import Evidence, score_sentences
 from ragox.answer._context import _led
+from ragox.answer._extractive import _version_heading
 from ragox.answer._support import asks_which_version, points_back
 from ragox.service import Ragox
 
@@ -156,3 +158,89 @@ def test_an_unrelated_sentence_before_the_answer_is_not_quoted(tmp_path: Path) -
 )
 def test_questions_after_a_version(question: str, asks: bool) -> None:
     assert asks_which_version(question) is asks
+
+
+RELEASE_NOTES = {
+    "en": (
+        "# Release notes\n\n## Version 3.0\n\n"
+        "This release introduced the plugin manager and dropped support for Python 2.\n\n"
+        "## Version 2.5\n\nThis release added the dark theme and a faster start.\n"
+    ),
+    "de": (
+        "# Versionshinweise\n\n## Version 3.0\n\n"
+        "In dieser Veröffentlichung kam der Plugin-Manager hinzu.\n\n"
+        "## Version 2.5\n\nIn dieser Veröffentlichung kam das dunkle Design hinzu.\n"
+    ),
+    "ru": (
+        "# Примечания к выпускам\n\n## Версия 3.0\n\n"
+        "В этом выпуске появился менеджер плагинов.\n\n"
+        "## Версия 2.5\n\nВ этом выпуске появилась тёмная тема.\n"
+    ),
+}
+RELEASE_QUESTIONS = {
+    "en": "Which version introduced the plugin manager?",
+    "de": "In welcher Version kam der Plugin-Manager hinzu?",
+    "ru": "В какой версии появился менеджер плагинов?",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_a_release_named_by_its_heading_is_quoted(tmp_path: Path, language: str) -> None:
+    """A red team's case: "## Version 3.0" then "This release introduced …"; the
+    heading is quoted with the sentence, which never names the release."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.md").write_text(RELEASE_NOTES[language], encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "notes.md", folder, language=language)
+    record = app.ask(RELEASE_QUESTIONS[language], OPERATOR)
+    other = app.ask("What did the plugin manager replace?", OPERATOR)
+    app.close()
+    assert not record.abstained
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert quotes[0] in ("Version 3.0", "Версия 3.0"), quotes
+    assert any("lugin" in q or "плагинов" in q for q in quotes[1:]), quotes
+    assert not any("2.5" in q for q in quotes), quotes
+    # not for a question after something else
+    assert all("3.0" not in c.anchor.quote.exact for c in other.citations), other.answer
+
+
+def test_a_sentence_ending_a_paragraph_is_no_heading() -> None:
+    """The line above "This release …" is another paragraph's end, not a heading."""
+    text = "The next steps were planned for 2024.\n\nThis release added the dark theme."
+    evidence = Evidence("S1", "doc1", "r1", "m1", ("c1",), 0, len(text), text)
+    [best] = [
+        s
+        for s in score_sentences("Which release added the dark theme?", [evidence]).sentences
+        if "dark" in text[s.start : s.end]
+    ]
+    assert _version_heading(best) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        # the sentence names what it speaks of: the heading above is no release's
+        (
+            "# Exporter\n\n## Step 2\n\nThe exporter requires Python 3.8 or later.\n",
+            "Which version of Python does the exporter require?",
+        ),
+        # a heading with no number names no release
+        (
+            "# Notes\n\n## New features\n\nThis release introduced the plugin manager.\n",
+            "Which version introduced the plugin manager?",
+        ),
+    ],
+)
+def test_a_heading_that_names_no_release_is_not_quoted(
+    tmp_path: Path, text: str, question: str
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.md").write_text(text, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "notes.md", folder, language="en")
+    record = app.ask(question, OPERATOR)
+    app.close()
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert not any(q.startswith(("Step", "New features")) for q in quotes), quotes

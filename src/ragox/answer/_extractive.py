@@ -1445,6 +1445,10 @@ class ExtractiveGenerator:
         # head line before it names it
         if antecedent is None and asks_which_version(question):
             antecedent = next((s for s in scored if _named_before(best, s)), None)
+            if antecedent is None:
+                # (or the heading right above it: "## Version 3.0" then "This release
+                # introduced the plugin manager")
+                antecedent = _version_heading(best)
         if antecedent is not None:
             chosen.append(antecedent)
             # …and an antecedent that is an example ("Zum Beispiel, falls sie einen
@@ -1822,6 +1826,36 @@ def _named_before(best: ScoredSentence, sentence: ScoredSentence) -> bool:
         and not sentence.evidence.text[sentence.end : best.start].strip()
         and points_back(_quote(best))
     )
+
+
+#: a heading that names a release by its number or code name: short, one line, with a
+#: digit ("Version 3.0", "2.5.1 (2024-03-01)", "Debian 8 “Jessie”")
+_VERSION_HEADING_CHARS: Final = 80
+_HAS_DIGIT: Final = re.compile(r"\d")
+
+
+def _version_heading(best: ScoredSentence) -> ScoredSentence | None:
+    """The heading line right above ``best`` in its passage, as a sentence to quote,
+    when ``best`` names its release only by pointing back ("This release …") and the
+    heading names one with a number; headings are otherwise never quoted."""
+    if not points_back(_quote(best)):
+        return None
+    text = best.evidence.text
+    before = text[: best.start]
+    if before[len(before.rstrip()) :].count("\n") < 1:
+        return None  # the same paragraph: a sentence before it, not a heading
+    end = len(before.rstrip())
+    start = before.rfind("\n", 0, end) + 1
+    line = text[start:end]
+    if (
+        not line.strip()
+        or len(line) > _VERSION_HEADING_CHARS
+        or _HAS_DIGIT.search(line) is None
+        or line.rstrip().endswith((".", ":", ";", ","))
+    ):
+        return None
+    offset = len(line) - len(line.lstrip())
+    return replace(best, start=start + offset, end=end, block=False)
 
 
 def _next_step(sentence: ScoredSentence, best: ScoredSentence, kind: AnswerKind | None) -> bool:
