@@ -84,6 +84,16 @@ def test_lowercase_sie_is_no_polite_imperative() -> None:
         ("Как изменить часовой пояс?", True),
         ("How many packages are there?", False),
         ("What is the default editor?", False),
+        # after what the reader tells first (a new-user pass over GIMP's help: these
+        # were taken for questions after a fact, and the symptom was quoted, not the fix)
+        ("My eraser paints white instead of see-through. How do I fix that?", True),
+        ("the tab bar disappeared in single window mode, how do i get it back", True),
+        ("Meine JPG-Datei ist zu groß, wie bekomme ich sie kleiner?", True),
+        ("Я отменил несколько действий и передумал — как вернуть отменённое?", True),
+        # a "how" inside what the reader tells is no question of theirs
+        ("Who knows how to run it?", False),
+        ("What is the default editor, and how is it chosen?", False),
+        ("Was ist ein Paket-Pinning?", False),
     ],
 )
 def test_how_to_questions(question: str, how_to: bool) -> None:
@@ -182,3 +192,18 @@ def test_a_numbered_sections_title_runs_into_nothing() -> None:
     paragraph was quoted with it as one)."""
     assert runs_into_block("To list the files of a package you can run the command")
     assert not runs_into_block("5.14.3.3. Konfiguration von Firewall-Regeln mittels ifup")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "How to fix: Check the active layer in the Layers Dialog.",
+        "Go to the Tool Options and make sure that Delete cropped pixels is checked.",
+        "Hold down the Ctrl key and click in the source image.",
+        "If the tab bar is gone, enable Show Tabs in the Windows menu.",
+        "Drag the layer to the trash icon.",
+    ],
+)
+def test_a_programs_window_is_worked_by_imperatives(sentence: str) -> None:
+    """The imperatives of a program's manual (GIMP's help), not only of a shell's."""
+    assert has_instruction(sentence, "en")

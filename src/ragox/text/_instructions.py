@@ -59,7 +59,11 @@ PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n\s*")
 #: an instruction: a command line, a numbered step, an imperative opening
 _ENGLISH_IMPERATIVE: Final = (
     r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
-    r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot)\b"
+    r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot"
+    # a program's window: "Check the active layer …", "Go to the Tool Options …",
+    # "Hold down the Ctrl key …"
+    r"|check|go to|hold|drag|enable|disable|delete|turn|paste|uncheck|activate"
+    r"|apply|rename|close|insert|move|double-click|right-click)\b"
 )
 _ENGLISH: Final = re.compile(
     r"^"
@@ -258,9 +262,12 @@ _MENU_PATH: Final = regex.compile(r"\w[^\S\n]*→[^\S\n]*\w")
 
 
 #: a how-to question: "How do I …", "How can a user …", "Wie ändere ich …", "Wie kann
-#: man …", "Как изменить …", "Как мне узнать …"
+#: man …", "Как изменить …", "Как мне узнать …"; also after what the reader tells first
+#: ("My eraser paints white. How do I fix that?", "… disappeared, how do I get it
+#: back", "… и передумал — как вернуть отменённое?")
 HOW_TO_QUESTION: Final = re.compile(
-    r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
+    r"(?:^|[.!?;:,]\s+|\s[—–-]\s+)\W*"
+    r"(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
     r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
     r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
     re.IGNORECASE,
