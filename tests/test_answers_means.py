@@ -158,3 +158,24 @@ def test_a_definition_of_something_else_earns_no_definition_credit() -> None:
     scoring = score_sentences("Что такое LVM?", evidence)
     assert scoring.sentences
     assert not any(sentence.support.answer_kind for sentence in scoring.sentences)
+
+
+def test_the_sentence_that_says_how_follows_the_one_that_names_it() -> None:
+    """GIMP's clone tool: "… you must tell GIMP which image you want to copy from." then
+    "You do this by holding down the Ctrl key and clicking in the desired source
+    image." The second is how, and was left out (a new-user pass over GIMP's help)."""
+    text = (
+        "The Clone tool uses the current brush to copy from an image or pattern. If you "
+        "want to clone from an image, instead of a pattern, you must tell GIMP which "
+        "image you want to copy from. You do this by holding down the Ctrl key and "
+        "clicking in the desired source image. Until you have set the source in this "
+        "way, you will not be able to paint with the Clone tool."
+    )
+    evidence = [Evidence("S1", "doc1", "r1", "m1", ("c1",), 0, len(text), text)]
+    draft = ExtractiveGenerator().generate(
+        "How do I tell the clone tool which spot to copy from?", evidence
+    )
+    assert not draft.abstained
+    assert any(claim.text.startswith("You do this by holding") for claim in draft.claims), [
+        claim.text for claim in draft.claims
+    ]

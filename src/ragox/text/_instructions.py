@@ -178,6 +178,22 @@ _MEANS: Final = re.compile(
     re.IGNORECASE,
 )
 
+#: how what the sentence before names is done: "You do this by holding down the Ctrl key
+#: and clicking …" (GIMP's clone tool), "This is done by pressing …", "Dazu klicken Sie
+#: …", "Dies erreichen Sie, indem Sie …", "Для этого нажмите …", "Это делается …"
+_DONE_THIS: Final = regex.compile(
+    r"\b(?:you )?do (?:this|that|so) by \w+ing\b"
+    r"|\b(?:this|that|it) (?:is|can be) done by \w+ing\b"
+    r"|(?:^|[.!?]\s+)(?:dazu|hierzu|dafür)\s+"
+    + _NO_GERMAN_MODAL
+    + r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
+    r"|\b(?:dies|das) (?:geschieht|erreichen Sie|machen Sie|tun Sie)\b[^.!?\n]{0,40}?"
+    r"\b(?:durch|mit|über|indem)\b"
+    r"|\bдля этого\b[^.!?\n]{0,40}?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
+    r"|\bэто делается\b",
+    regex.IGNORECASE,
+)
+
 
 def is_section_heading(line: str) -> bool:
     """The line opens with a numbered section's number ("1.3. ", "4.6.2 ")."""
@@ -253,7 +269,12 @@ def has_instruction(text: str, language: str | None = None, *, bare_commands: bo
             return True
     if language in (None, "en") and _ENGLISH.search(text):
         return True
-    return bool(_IMPERATIVE.search(text) or _MEANS.search(text) or _MENU_PATH.search(text))
+    return bool(
+        _IMPERATIVE.search(text)
+        or _MEANS.search(text)
+        or _MENU_PATH.search(text)
+        or _DONE_THIS.search(text)
+    )
 
 
 #: a path through an application's menus ("Пакет → Удалить (-)", "Datei → Speichern"):
