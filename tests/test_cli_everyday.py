@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import httpx
+import pymupdf
 import pytest
 
 from conftest import CliResult, run_ragox, serving, store_sql, table_rows
@@ -678,3 +679,24 @@ def test_a_sphinx_source_copy_is_read_as_its_markup(ragox_cli, tmp_path: Path) -
     assert ragox_cli("text", "howto.md.txt").stdout.startswith("Uploads\n\nRun `dput`")
     plain = ragox_cli("text", "notes.txt").stdout
     assert plain.startswith("Keep ``these`` marks")
+
+
+def test_ask_names_the_pdf_page_of_each_quote(ragox_cli, tmp_path: Path) -> None:
+    """A reader of a PDF manual looks for a page (a new user's pass over LinuxCNC's
+    manual: `ask` gave code points only, though `resolve --json` knew the page)."""
+    document = pymupdf.open()
+    for text in (
+        "Chapter one describes the machine and its parts in general terms.",
+        "The spindle is lubricated with oil every 200 operating hours.",
+        "Chapter three describes the control panel and its buttons.",
+    ):
+        page = document.new_page(width=595, height=842)
+        page.insert_text((72, 100), text, fontsize=11)
+    path = tmp_path / "manual.pdf"
+    document.save(path)
+    document.close()
+    assert ragox_cli("ingest", str(path)).code == 0
+    asked = ragox_cli("ask", "How often is the spindle lubricated?")
+    assert asked.code == 0, asked.stderr
+    sources = [line for line in asked.stdout.splitlines() if "manual.pdf@r1" in line]
+    assert sources and all(" p. 2 " in line for line in sources), asked.stdout

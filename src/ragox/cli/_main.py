@@ -84,7 +84,7 @@ if TYPE_CHECKING:
     import tqdm as _tqdm
     from tqdm import tqdm
 
-    from ragox.answer import Citation, GeneratorError, Translation
+    from ragox.answer import AnswerRecord, Citation, GeneratorError, Translation
     from ragox.search import EmbedderError, SearchError, SearchMode
 else:
     # progress bars only for the commands that show them (tqdm loads rich, colorama…)
@@ -1412,6 +1412,7 @@ def ask(
                 print_json({"status": "ERROR", "reason": error.code})
             raise Failure(f"{error.code}: {error.message}") from None
         statuses = {c.anchor.anchor_id: c.status.value for c in record.citations}
+        pages = _citation_pages(app, record)
         _print_answer(
             record.answer_id,
             record.answer,
@@ -1427,7 +1428,25 @@ def ask(
                 c.anchor.anchor_id: c.translation for c in record.citations if c.translation
             },
             language=(record.answer_language, record.notices),
+            pages=pages,
         )
+
+
+def _citation_pages(app: Ragox, record: AnswerRecord) -> dict[str, tuple[int, ...]]:
+    """The PDF pages each citation's quote (and each copy's) lies on, by anchor id; none
+    for other formats. A reader of a manual looks for a page, not for code points."""
+    manifests = {item.source_id: item.manifest_id for item in record.evidence}
+    found: dict[str, tuple[int, ...]] = {}
+    for citation in record.citations:
+        for shown in (citation, *citation.also_in):
+            manifest = manifests.get(shown.source_id)
+            if manifest is None:
+                continue
+            blocks = app.store.blocks(manifest, shown.anchor.start, shown.anchor.end)
+            pages = sorted({block.page for block in blocks if block.page is not None})
+            if pages:
+                found[shown.anchor.anchor_id] = tuple(pages)
+    return found
 
 
 def _print_answer(
@@ -1442,9 +1461,11 @@ def _print_answer(
     translations: dict[str, Translation] | None = None,
     language: tuple[str | None, tuple[str, ...]] = (None, ()),
     in_current: dict[str, InCurrent] | None = None,
+    pages: dict[str, tuple[int, ...]] | None = None,
 ) -> None:
     """``also_in``: the same passage in other documents, cited once (``answer show``:
     the copies that resolve now for the reader);
+    ``pages``: the PDF pages of each quote, by anchor id (shown as "p. 10");
     ``migrated`` (from ``answer show``): citations whose anchor has a successor;
     ``translations``: quotes rendered in the answer's language (derived, labelled);
     ``language``: the answer language asked for and the answer's notices;
@@ -1453,6 +1474,12 @@ def _print_answer(
     migrated = migrated or {}
     translations = translations or {}
     in_current = in_current or {}
+    pages = pages or {}
+
+    def on_pages(anchor_id: str) -> str:
+        found = pages.get(anchor_id)
+        return f"  p. {', '.join(map(str, found))}" if found else ""
+
     answer_language, notices = language
     if as_json:
         from ragox.answer import citation_json  # noqa: PLC0415
@@ -1522,7 +1549,8 @@ def _print_answer(
             click.echo(f"  {label} {status}  anchor {anchor_id[:16]}")
             continue
         click.echo(
-            f"  {label} {where}[{anchor.start}, {anchor.end}) {status}  anchor {anchor_id[:16]}"
+            f"  {label} {where}[{anchor.start}, {anchor.end}){on_pages(anchor_id)} {status}  "
+            f"anchor {anchor_id[:16]}"
         )
         if anchor_id in translations:
             rendered = translations[anchor_id]
@@ -1534,7 +1562,8 @@ def _print_answer(
             click.echo(
                 f"       also in {shown_id(other.anchor.document_id)}@"
                 f"{shown_id(other.anchor.revision)} "
-                f"[{other.anchor.start}, {other.anchor.end})  anchor {other.anchor.anchor_id[:16]}"
+                f"[{other.anchor.start}, {other.anchor.end}){on_pages(other.anchor.anchor_id)}  "
+                f"anchor {other.anchor.anchor_id[:16]}"
             )
         if anchor_id in in_current:
             click.echo(f"    {_in_current_line(in_current[anchor_id])}")
