@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import OPERATOR
-from ragox.answer._extractive import _path_language
+from ragox.search import path_language as _path_language
 from ragox.service import Ragox
 
 PAGE = (
@@ -75,3 +75,26 @@ def test_a_cells_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
     assert citation.anchor.quote.exact == "B", record.citations
     assert citation.anchor.document_id == "manual/en/pcbnew.html", record.citations
     assert [c.anchor.document_id for c in citation.also_in] == ["manual/de/pcbnew.html"]
+
+
+def test_search_shows_the_copy_in_the_askers_tree_first(tmp_path: Path) -> None:
+    """`search` lists a passage found in several language trees under the query's copy
+    (a new user's pass over GIMP's help: the German tree's untranslated page led an
+    English query's hits)."""
+    root = tmp_path / "manual"
+    app = Ragox(tmp_path / "home")
+    for language in ("de", "en", "ru"):
+        folder = root / language
+        folder.mkdir(parents=True)
+        (folder / "pcbnew.md").write_text(PAGE, encoding="utf-8")
+        app.ingest_path(folder / "pcbnew.md", tmp_path, language="en")
+    english = app.search("How do I fill all copper zones?", OPERATOR, collapse=True)
+    german = app.search("Wie fülle ich alle Kupferzonen (copper zones)?", OPERATOR, collapse=True)
+    app.close()
+    [hit] = english
+    assert hit.document_id == "manual/en/pcbnew.md"
+    assert sorted(c.document_id for c in hit.also_in) == [
+        "manual/de/pcbnew.md",
+        "manual/ru/pcbnew.md",
+    ]
+    assert german[0].document_id == "manual/de/pcbnew.md"

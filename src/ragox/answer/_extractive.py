@@ -86,6 +86,7 @@ from ragox.search import (
     function_words,
     is_stopword,
     joined_pairs,
+    path_language,
     tokens,
 )
 from ragox.search._analyze import JOINING_LANGUAGES, contraction_pieces, named_joins
@@ -1650,17 +1651,7 @@ class ExtractiveGenerator:
         return Draft(claims=tuple(claims), abstained=False)
 
 
-#: a language's code as a part of a document's path: "kicad/en/pcbnew.html",
-#: "faq.de.html", "guide_ru.md"
-_PATH_PART: Final = re.compile(r"[/._-]")
-_PATH_LANGUAGES: Final = frozenset({"en", "de", "ru"})
 _T = TypeVar("_T")
-
-
-def _path_language(document_id: str) -> str | None:
-    """The one language code the document's path names, if it names one."""
-    named = set(_PATH_PART.split(document_id.casefold())) & _PATH_LANGUAGES
-    return next(iter(named)) if len(named) == 1 else None
 
 
 def _askers_tree_first(copies: list[ScoredSentence], language: str) -> list[ScoredSentence]:
@@ -1689,14 +1680,13 @@ def _tree_first(copies: list[_T], evidence: list[Evidence], language: str) -> li
     """``copies`` (of one quote, ``evidence`` the passage of each) with the first copy
     in the tree of ``language`` moved first when the first one is in another's."""
     first = evidence[0]
-    if _path_language(first.document_id) in (None, language):
+    if path_language(first.document_id) in (None, language):
         return copies
     own = next(
         (
             index
             for index, item in enumerate(evidence)
-            if _path_language(item.document_id) == language
-            and bool(item.pages) == bool(first.pages)
+            if path_language(item.document_id) == language and bool(item.pages) == bool(first.pages)
         ),
         None,
     )

@@ -9,6 +9,7 @@ of each query, never applied after the top k.
 from __future__ import annotations
 
 import enum
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -163,6 +164,54 @@ def query_language(query: str) -> str | None:
     recall@5 .946 → .956 on the even articles, .957 → .965 on the odd ones
     (bench/bench_crosslingual.py)."""
     return likely_language(query)
+
+
+#: a language's code as a part of a document's path: "kicad/en/pcbnew.html",
+#: "faq.de.html", "guide_ru.md"
+_PATH_PART: Final = re.compile(r"[/._-]")
+_PATH_LANGUAGES: Final = frozenset({"en", "de", "ru"})
+
+
+def path_language(document_id: str) -> str | None:
+    """The one language code the document's path names, if it names one."""
+    named = set(_PATH_PART.split(document_id.casefold())) & _PATH_LANGUAGES
+    return next(iter(named)) if len(named) == 1 else None
+
+
+def in_askers_tree(hits: list[Hit], query: str) -> list[Hit]:
+    """Collapsed hits whose copy in the tree of the query's language leads them: a
+    manual's untranslated page in another language's tree ("gimp/de/…", English text)
+    gives its place, rank and score to the same page in the query's ("gimp/en/…"), of
+    the same kind (a PDF's for a PDF's). The answers' citations follow the same rule."""
+    language = query_language(query)
+    if language is None:
+        return hits
+    led: list[Hit] = []
+    for hit in hits:
+        own = None
+        if path_language(hit.document_id) not in (None, language):
+            own = next(
+                (
+                    copy
+                    for copy in hit.also_in
+                    if path_language(copy.document_id) == language
+                    and bool(copy.pages) == bool(hit.pages)
+                ),
+                None,
+            )
+        if own is None:
+            led.append(hit)
+            continue
+        others = tuple(copy for copy in hit.also_in if copy is not own)
+        led.append(
+            replace(
+                own,
+                score=hit.score,
+                found_by=hit.found_by,
+                also_in=(replace(hit, also_in=()), *others),
+            )
+        )
+    return led
 
 
 def scope_of(principal: Principal) -> Scope:

@@ -469,8 +469,10 @@ class Ragox:
         of one manual) under it as ``also_in`` (what a reader is shown); answers and
         evaluations read every chunk. ``prefer_instructions``: see
         :meth:`~ragox.search.Searcher.search`."""
+        from ragox.search import in_askers_tree  # noqa: PLC0415
+
         searcher = self.searcher(embedder)
-        return searcher.search(
+        hits = searcher.search(
             query,
             principal,
             mode or self.default_mode(),
@@ -478,6 +480,8 @@ class Ragox:
             collapse=collapse,
             prefer_instructions=prefer_instructions,
         )
+        # a passage found in several language trees is shown in the query's
+        return in_askers_tree(hits, query) if collapse else hits
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
