@@ -50,7 +50,6 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("away", "absent", "absence", "vacation", "holiday"),
         ("problem", "trouble"),
         ("configure", "setup"),
-        ("ram", "memory"),
     ),
     "de": (
         ("zeigen", "anzeigen", "ansehen", "sehen", "auflisten", "ausgeben", "betrachten"),
@@ -68,7 +67,6 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("abwesend", "abwesenheit", "urlaub"),
         ("problem", "schwierigkeit"),
         ("konfigurieren", "einrichten", "anpassen"),
-        ("arbeitsspeicher", "hauptspeicher", "ram"),
     ),
     "ru": (
         ("посмотреть", "показать", "просмотреть", "вывести", "отобразить", "увидеть"),
@@ -87,7 +85,6 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("отпуск", "отсутствие", "отсутствовать"),
         ("проблема", "неполадка"),
         ("настроить", "сконфигурировать"),
-        ("память", "озу", "ram"),
     ),
 }
 
