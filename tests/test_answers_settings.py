@@ -33,7 +33,7 @@ LABEL = (
         (LABEL, "4.1. Common preferences"),
         ("Automatisch sichern: Wenn aktiviert, wird das Projekt archiviert.", "Einstellungen"),
         ("Размер шага сетки: Задаёт расстояние между точками сетки.", "Диалог настроек"),
-        ("Line width (mm): The width of new graphic lines.", "Board setup options"),
+        ("Line width (mm): Sets the width of new graphic lines.", "Board setup options"),
     ],
 )
 def test_a_settings_label_names_what_to_set(sentence: str, title: str) -> None:
@@ -46,6 +46,11 @@ def test_a_settings_label_names_what_to_set(sentence: str, title: str) -> None:
         # not in a section on settings
         (LABEL, "2.2. Migrating files from previous versions"),
         (LABEL, None),
+        # a label in a section on something else than a program's settings, or with a
+        # description that sets nothing (a red team's cases: hiring is "Einstellung",
+        # and stock options are no program's)
+        ("Probezeit: Die Probezeit dauert sechs Monate.", "Einstellung neuer Mitarbeiter"),
+        ("Vesting schedule: Options vest over four years.", "Employee stock options"),
         # a note's label
         ("Note: the oldest backup file will be deleted.", "4.1. Common preferences"),
         ("Hinweis: Die älteste Sicherung wird gelöscht.", "Einstellungen"),
@@ -109,3 +114,24 @@ def test_only_a_setting_the_question_names_counts() -> None:
         for s in scoring.sentences
     }
     assert kinds == {"Maximum backups to keep": True, "Icon scale": False}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I rename a backup file?",
+        "How do I send my project backups to a cloud drive automatically?",
+    ],
+)
+def test_a_setting_that_does_not_do_the_asked_action_answers_nothing(
+    tmp_path: Path, question: str
+) -> None:
+    """A red team's cases: the backup settings share "backup" with these questions and
+    answered them; a setting answers a how-to question only when it says what is to be
+    done ("limit" in "… below this limit")."""
+    (tmp_path / "kicad.html").write_text(PAGE, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(tmp_path / "kicad.html", tmp_path)
+    record = app.ask(question, OPERATOR)
+    app.close()
+    assert record.abstained, record.answer

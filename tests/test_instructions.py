@@ -90,10 +90,17 @@ def test_lowercase_sie_is_no_polite_imperative() -> None:
         ("the tab bar disappeared in single window mode, how do i get it back", True),
         ("Meine JPG-Datei ist zu groß, wie bekomme ich sie kleiner?", True),
         ("Я отменил несколько действий и передумал — как вернуть отменённое?", True),
+        ("Я потерял файл. Как мне его найти?", True),
         # a "how" inside what the reader tells is no question of theirs
         ("Who knows how to run it?", False),
         ("What is the default editor, and how is it chosen?", False),
         ("Was ist ein Paket-Pinning?", False),
+        # …nor one that asks no way to do something (a red team's cases)
+        ("The database server was down on Monday. How could that happen?", False),
+        ("Weißt du, wie lange man auf die Genehmigung wartet?", False),
+        ("Das ist wichtig, wie viele braucht man?", False),
+        ("Это важно, как часть процесса?", False),
+        ("Кто отвечает за сети, как части инфраструктуры?", False),
     ],
 )
 def test_how_to_questions(question: str, how_to: bool) -> None:
@@ -202,11 +209,33 @@ def test_a_numbered_sections_title_runs_into_nothing() -> None:
         "Hold down the Ctrl key and click in the source image.",
         "If the tab bar is gone, enable Show Tabs in the Windows menu.",
         "Drag the layer to the trash icon.",
+        # a machine's manual
+        "Replace the shaft seal of the pump after 2,000 operating hours.",
+        "Disconnect power before opening the cover.",
     ],
 )
 def test_a_programs_window_is_worked_by_imperatives(sentence: str) -> None:
     """The imperatives of a program's manual (GIMP's help), not only of a shell's."""
     assert has_instruction(sentence, "en")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Close to half of users enable dark mode within a week.",
+        "Move semantics of the theme engine changed in version 5.",
+        "Hold times on the phone line average four minutes.",
+        "Check marks show the selected layers.",
+        "Delete key behaviour changed in this release.",
+        "Insert mode is shown in the status bar.",
+        "Go to statements are discouraged.",
+        "Turn-around time for repairs is two days.",
+    ],
+)
+def test_the_same_words_as_nouns_and_adverbs_are_no_imperatives(sentence: str) -> None:
+    """A red team's cases: "Close to half of users …" outranked the sentence that says
+    how to switch to dark mode."""
+    assert not has_instruction(sentence, "en")
 
 
 @pytest.mark.parametrize(
@@ -218,10 +247,15 @@ def test_a_programs_window_is_worked_by_imperatives(sentence: str) -> None:
         ("Dies erreichen Sie, indem Sie die Ebene duplizieren.", True),
         ("Для этого удерживайте клавишу Ctrl и щёлкните по изображению.", True),
         ("Это делается в диалоге слоёв.", True),
-        # it says what happens, not how it is done
+        # it says what happens, not how it is done (and a red team's cases)
         ("You do this at your own risk.", False),
         ("Das geschieht automatisch beim Speichern.", False),
         ("Для этого нужна отдельная программа.", False),
+        ("This is done by nothing more than a scheduled task.", False),
+        ("This is done by evening on the tenth day.", False),
+        ("Dies geschieht durch einen Cronjob.", False),
+        ("Dazu kommen Sie nicht mehr.", False),
+        ("Это делается автоматически.", False),
     ],
 )
 def test_how_what_was_named_is_done(sentence: str, instructs: bool) -> None:

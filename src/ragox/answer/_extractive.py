@@ -502,6 +502,8 @@ def score_sentences(
     # a sentence's function words meet no term: Russian "им" (to them) is stemmed as
     # "имя" (name) is; a question made only of function words is matched with them
     skip = function_words(languages) if content else frozenset()
+    # the action a how-to question asks for, which a setting must name to answer it
+    action = _asked_action(question, word_terms) if kind is AnswerKind.INSTRUCTION else None
     matcher = TermMatcher(
         terms,
         languages,
@@ -697,10 +699,12 @@ def score_sentences(
                 (
                     holds_answer_kind(kind, item.text[start:end])
                     or (
-                        # (a setting the question names: "Icon scale: …" is not
-                        # what to set for a question on backups)
+                        # (a setting that does what the question asks: "Icon scale:
+                        # …" is not what to set for a question on backups, nor is
+                        # "Maximum backups to keep: …" how to rename one)
                         kind is AnswerKind.INSTRUCTION
                         and bool(credits)
+                        and (action is None or credits.get(action, 0.0) > 0.0)
                         and sets_a_setting(item.text[start:end], section_text)
                     )
                 )
@@ -1818,10 +1822,30 @@ def _named_before(best: ScoredSentence, sentence: ScoredSentence) -> bool:
     )
 
 
-#: a heading that names a release by its number or code name: short, one line, with a
-#: digit ("Version 3.0", "2.5.1 (2024-03-01)", "Debian 8 “Jessie”")
+#: a heading that names a release: "Version 3.0", "Release 2", "v2.5", "Версия 3.0", or
+#: a version number alone with its date ("2.5.1 (2024-03-01)"); not a numbered section
+#: ("3.2 Upgrading the server"), a count ("Known issues (2 open)"), a chapter or a date
+_VERSION_HEADING: Final = re.compile(
+    r"^\W*(?:(?:version|release|veröffentlichung|версия|выпуск)\s+v?\d+(?:\.\d+)*"
+    r"|v?\d+(?:\.\d+)+)\b(?:\s*[(\[][^)\]\n]{0,40}[)\]])?\W*$",
+    re.IGNORECASE,
+)
 _VERSION_HEADING_CHARS: Final = 80
-_HAS_DIGIT: Final = re.compile(r"\d")
+
+
+#: a German how-to question whose verb comes last: "Wie kann ich … begrenzen?"
+_GERMAN_MODAL_HOW: Final = re.compile(
+    r"^\W*wie\s+(?:kann|könnte|muss|soll|lässt|sollte|darf)\b", re.IGNORECASE
+)
+
+
+def _asked_action(question: str, terms: Sequence[str]) -> str | None:
+    """The term of a how-to question that says what is to be done: its first content
+    word ("How can I *limit* …", "Как *ограничить* …", "Wie *ändere* ich …"), or its
+    last after a German modal ("Wie kann ich die Anzahl … *begrenzen*?")."""
+    if not terms:
+        return None
+    return terms[-1] if _GERMAN_MODAL_HOW.match(question) else terms[0]
 
 
 def _version_heading(best: ScoredSentence) -> ScoredSentence | None:
@@ -1832,17 +1856,12 @@ def _version_heading(best: ScoredSentence) -> ScoredSentence | None:
         return None
     text = best.evidence.text
     before = text[: best.start]
-    if before[len(before.rstrip()) :].count("\n") < 1:
-        return None  # the same paragraph: a sentence before it, not a heading
+    if "\n" not in before[len(before.rstrip()) :]:
+        return None  # the same line: a sentence before it, not a heading
     end = len(before.rstrip())
     start = before.rfind("\n", 0, end) + 1
     line = text[start:end]
-    if (
-        not line.strip()
-        or len(line) > _VERSION_HEADING_CHARS
-        or _HAS_DIGIT.search(line) is None
-        or line.rstrip().endswith((".", ":", ";", ","))
-    ):
+    if len(line) > _VERSION_HEADING_CHARS or _VERSION_HEADING.match(line) is None:
         return None
     offset = len(line) - len(line.lstrip())
     return replace(best, start=start + offset, end=end, block=False)

@@ -30,7 +30,7 @@ import regex
 
 from ragox.search import analyze_document, detect_language, tokens
 from ragox.search._synonyms import synonym_stems
-from ragox.text._instructions import HOW_TO_QUESTION, has_instruction
+from ragox.text._instructions import HOW_TO_LATER, HOW_TO_QUESTION, has_instruction
 
 __all__ = [
     "DEFINITION_WORDS",
@@ -342,14 +342,20 @@ def answer_kind(question: str) -> AnswerKind | None:
             if kind is AnswerKind.DEFINITION and not _abbreviated(question):
                 continue  # "What is the default port (TCP)?" asks for a value
             return kind
+    # …and one that asks it after telling what happened ("My eraser paints white. How
+    # do I fix that?"), unless it asked for something else first ("When was version 3
+    # released, how do I check?")
+    if HOW_TO_LATER.search(question):
+        return AnswerKind.INSTRUCTION
     return None
 
 
 #: a section that describes a program's settings, one by one ("4.1. Common
-#: preferences", "Optionen", "Диалог настроек")
+#: preferences", "Einstellungen", "Диалог настроек"); not "Einstellung neuer Mitarbeiter"
+#: (hiring)
 _SETTINGS_SECTION: Final = regex.compile(
-    r"\b(?:preferences|settings|options|configuration|dialog|einstellung|optionen|"
-    r"konfiguration|dialog|настро[йе]к|параметр|опци|диалог)",
+    r"\b(?:preferences|settings|options|configuration|dialog|einstellungen|optionen"
+    r"|konfiguration|dialog|настройки|настроек|параметры|опции|диалог)\b",
     regex.I,
 )
 #: a setting's label before its description: "Maximum backups to keep: When …"
@@ -361,18 +367,37 @@ _NOT_A_SETTING: Final = regex.compile(
     r"предупреждение|см\. также)\s*:",
     regex.I,
 )
+#: what a setting's description says: what it does when on, what it sets, its limit
+#: or its default ("When enabled, …", "… below this limit", "Legt … fest", "Задаёт …");
+#: "Vesting schedule: four years" or "Probezeit: sechs Monate" describe no setting
+_SETTING_DESCRIPTION: Final = regex.compile(
+    r"\b(?:when|if) (?:enabled|disabled|checked|unchecked|selected|set|turned on|turned off)"
+    r"\b|\b(?:sets|specifies|determines|controls|defines|enables|disables|limits|selects"
+    r"|toggles)\b|\bthis (?:limit|option|setting|value)\b|\bby default\b"
+    r"|\bwenn (?:aktiviert|deaktiviert|ausgewählt|gesetzt|eingeschaltet|ausgeschaltet)\b"
+    r"|\b(?:legt|bestimmt|steuert|begrenzt|aktiviert|deaktiviert)\b"
+    r"|\bdiese[rns]? (?:option|einstellung|wert|grenze)\b|\bstandardmäßig\b"
+    r"|\bесли (?:включено|выключено|отмечено|выбрано|включ[её]н|отмечен)"
+    r"|\b(?:задаёт|задает|определяет|указывает|устанавливает|включает|отключает"
+    r"|ограничивает)\b|\bэт(?:от|а|о|ого|ой) (?:параметр|опци|значени|предел)"
+    r"|\bпо умолчанию\b",
+    regex.I,
+)
 
 
 def sets_a_setting(sentence: str, section_title: str | None) -> bool:
     """A sentence that describes one setting by its label, in a section on a program's
     settings: for "How can I limit how many backups …?", "Maximum backups to keep:
-    When creating a new backup, the oldest … will be deleted …" names what to set."""
+    When creating a new backup, the oldest … will be deleted to keep the total …
+    below this limit." names what to set."""
+    label, _, description = sentence.partition(":")
     return (
         section_title is not None
         and _SETTINGS_SECTION.search(section_title) is not None
         and _SETTING_LABEL.match(sentence) is not None
-        and len(sentence.split(":", 1)[0].split()) <= 6
+        and len(label.split()) <= 6
         and _NOT_A_SETTING.match(sentence) is None
+        and _SETTING_DESCRIPTION.search(description) is not None
     )
 
 

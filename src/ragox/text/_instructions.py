@@ -14,6 +14,7 @@ from typing import Final
 import regex
 
 __all__ = [
+    "HOW_TO_LATER",
     "HOW_TO_QUESTION",
     "PARAGRAPH_BREAK",
     "SENTENCE_END",
@@ -60,10 +61,20 @@ PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t]*\n\s*")
 _ENGLISH_IMPERATIVE: Final = (
     r"(?:run|type|use|install|edit|set|add|open|press|select|enter|execute|create|remove"
     r"|change|copy|click|choose|make sure|configure|start|stop|restart|mount|boot"
+    # a machine's or a device's manual: "Replace the shaft seal …", "Disconnect power …"
+    r"|replace|tighten|loosen|unplug|disconnect|reconnect|unscrew|fasten|adjust|verify"
+    r"|ensure|wipe|rinse|reinstall|uninstall"
     # a program's window: "Check the active layer …", "Go to the Tool Options …",
-    # "Hold down the Ctrl key …"
-    r"|check|go to|hold|drag|enable|disable|delete|turn|paste|uncheck|activate"
-    r"|apply|rename|close|insert|move|double-click|right-click)\b"
+    # "Hold down the Ctrl key …"; with what they act on after them, which tells them
+    # from nouns and adverbs ("Close to half of users …", "Hold times average …",
+    # "Check marks …", "Delete key behaviour …", "Go to statements …")
+    r"|(?:check|go to|hold|drag|enable|disable|delete|turn|paste|uncheck|activate|apply"
+    r"|rename|close|insert|move|double-click|right-click|clean|fill|push|pull|lift"
+    r")(?=\s+(?:the|a|an|your|this|that"
+    r"|these|those|it|them|all|any|each|every|whether|if|down|up|on|off|out|over|back)\b)"
+    # …or an option's name ("enable Show Tabs")
+    r"|(?:enable|disable|uncheck|activate)(?=\s+(?-i:[A-Z]))"
+    r")\b"
 )
 _ENGLISH: Final = re.compile(
     r"^"
@@ -178,19 +189,27 @@ _MEANS: Final = re.compile(
     re.IGNORECASE,
 )
 
+#: a verb's "-ing" form, not a noun's or an adverb's that ends so ("This is done by
+#: nothing more than …", "… by evening")
+_ACTING: Final = (
+    r"(?!(?:nothing|something|anything|everything|morning|evening|during|bring|thing"
+    r"|king|ring|string|spring|ceiling)\b)\w+ing\b"
+)
 #: how what the sentence before names is done: "You do this by holding down the Ctrl key
 #: and clicking …" (GIMP's clone tool), "This is done by pressing …", "Dazu klicken Sie
 #: …", "Dies erreichen Sie, indem Sie …", "Для этого нажмите …", "Это делается …"
 _DONE_THIS: Final = regex.compile(
-    r"\b(?:you )?do (?:this|that|so) by \w+ing\b"
-    r"|\b(?:this|that|it) (?:is|can be) done by \w+ing\b"
-    r"|(?:^|[.!?]\s+)(?:dazu|hierzu|dafür)\s+"
+    r"\b(?:you )?do (?:this|that|so) by "
+    + _ACTING
+    + r"|\b(?:this|that|it) (?:is|can be) done by "
+    + _ACTING
+    + r"|(?:^|[.!?]\s+)(?:dazu|hierzu|dafür)\s+"
     + _NO_GERMAN_MODAL
-    + r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b"
-    r"|\b(?:dies|das) (?:geschieht|erreichen Sie|machen Sie|tun Sie)\b[^.!?\n]{0,40}?"
+    + r"\p{Ll}+(?:en|ern|eln) (?-i:Sie)\b(?!\s+(?:nicht|nie|kaum)\b)"
+    r"|\b(?:dies|das) (?:erreichen|machen|tun) Sie\b[^.!?\n]{0,40}?"
     r"\b(?:durch|mit|über|indem)\b"
     r"|\bдля этого\b[^.!?\n]{0,40}?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
-    r"|\bэто делается\b",
+    r"|\bэто делается\b(?!\s+(?:автоматически|сам|сама|само)\b)",
     regex.IGNORECASE,
 )
 
@@ -283,18 +302,35 @@ _MENU_PATH: Final = regex.compile(r"\w[^\S\n]*→[^\S\n]*\w")
 
 
 #: a how-to question: "How do I …", "How can a user …", "Wie ändere ich …", "Wie kann
-#: man …", "Как изменить …", "Как мне узнать …"; also after what the reader tells first
-#: ("My eraser paints white. How do I fix that?", "… disappeared, how do I get it
-#: back", "… и передумал — как вернуть отменённое?")
+#: man …", "Как изменить …", "Как мне узнать …"
 HOW_TO_QUESTION: Final = re.compile(
-    r"(?:^|[.!?;:,]\s+|\s[—–-]\s+)\W*"
-    r"(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
+    r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
     r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
     r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
     re.IGNORECASE,
 )
 
 
+#: a how-to question after what the reader tells first, after a sentence's end, a comma
+#: or a dash: "My eraser paints white. How do I fix that?", "… disappeared, how do i
+#: get it back", "…, wie bekomme ich sie kleiner?", "… передумал — как вернуть
+#: отменённое?". Only with the asker in it ("how do I", "wie … ich", "как мне") or a
+#: Russian verb's infinitive: "Weißt du, wie lange man …", "…, how do you know?" and
+#: "…, как часть …" ask no way to do something.
+HOW_TO_LATER: Final = regex.compile(
+    r"(?:[.!?;:,]\s+|\s[—–-]\s+)\W*(?:"
+    r"how (?:do|can|should|could) (?:i|we)\b|how to\b"
+    r"|wie (?:kann|könnte|muss|soll) (?:ich|man)\b"
+    r"|wie (?!(?:lange|viele|oft|weit|hohe|große|kleine|gerne)\b)\p{Ll}+e ich\b"
+    r"|как\s+(?:мне|можно|нужно)(?:\s+\p{Ll}+){0,2}?\s+\p{Ll}+(?:ть|ти|ться)\b"
+    r")"
+    # a Russian infinitive alone after a sentence's end or a dash ("… — как вернуть
+    # отменённое?"); after a comma "как" compares ("…, как части инфраструктуры")
+    r"|(?:[.!?]\s+|\s[—–-]\s+)как\s+\p{Ll}+(?:[аеиоуя]ть|ться)\b",
+    regex.IGNORECASE,
+)
+
+
 def asks_for_instructions(question: str) -> bool:
     """The question asks how to do something: a command or steps answer it."""
-    return HOW_TO_QUESTION.search(question) is not None
+    return HOW_TO_QUESTION.search(question) is not None or HOW_TO_LATER.search(question) is not None
