@@ -247,6 +247,14 @@ def test_the_same_words_as_nouns_and_adverbs_are_no_imperatives(sentence: str) -
         ("Dies erreichen Sie, indem Sie die Ebene duplizieren.", True),
         ("Для этого удерживайте клавишу Ctrl и щёлкните по изображению.", True),
         ("Это делается в диалоге слоёв.", True),
+        # all there is to do (GIMP's help on fonts, which abstained)
+        ("All you need to do is copy the file into the folder ~/.fonts.", True),
+        (
+            "Dann ist alles, was Sie tun müssen, um eine Schriftart hinzuzufügen, die Datei "
+            "in das Verzeichnis ~/.fonts zu kopieren.",
+            True,
+        ),
+        ("Всё, что вам нужно сделать, — скопировать файл в каталог ~/.fonts.", True),
         # it says what happens, not how it is done (and a red team's cases)
         ("You do this at your own risk.", False),
         ("Das geschieht automatisch beim Speichern.", False),
@@ -262,5 +270,6 @@ def test_how_what_was_named_is_done(sentence: str, instructs: bool) -> None:
     """The sentence after "… you must tell GIMP which image you want to copy from." says
     how: "You do this by holding down the Ctrl key and clicking …" (a new-user pass
     over GIMP's help: it was passed over for the sentence before it)."""
-    language = "ru" if sentence[0] in "ДЭ" else "de" if sentence[0] == "D" else "en"
+    cyrillic = "\u0400" <= sentence[0] <= "\u04ff"
+    language = "ru" if cyrillic else "de" if sentence[0] == "D" else "en"
     assert has_instruction(sentence, language) is instructs

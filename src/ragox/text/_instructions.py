@@ -209,7 +209,12 @@ _DONE_THIS: Final = regex.compile(
     r"|\b(?:dies|das) (?:erreichen|machen|tun) Sie\b[^.!?\n]{0,40}?"
     r"\b(?:durch|mit|über|indem)\b"
     r"|\bдля этого\b[^.!?\n]{0,40}?\p{Cyrillic}{3,}(?:ите|йте|ьте)\b"
-    r"|\bэто делается\b(?!\s+(?:автоматически|сам|сама|само)\b)",
+    r"|\bэто делается\b(?!\s+(?:автоматически|сам|сама|само)\b)"
+    # all there is to do: "All you need to do is copy the file …", "… ist alles, was
+    # Sie tun müssen, … die Datei … zu kopieren", "Всё, что нужно сделать, — …"
+    r"|\ball (?:you|one) (?:need|have|has) to do is\b"
+    r"|\balles,? was (?:Sie|man) (?:tun|machen) (?:müssen|muss)\b"
+    r"|\bвс[её],? что (?:вам |нужно |надо |необходимо |требуется )+(?:сделать|делать)\b",
     regex.IGNORECASE,
 )
 
