@@ -90,7 +90,12 @@ from ragox.search import (
     tokens,
 )
 from ragox.search._analyze import JOINING_LANGUAGES, contraction_pieces, named_joins
-from ragox.text._instructions import PARAGRAPH_BREAK, has_instruction
+from ragox.text._instructions import (
+    HOW_TO_LATER,
+    HOW_TO_QUESTION,
+    PARAGRAPH_BREAK,
+    has_instruction,
+)
 
 __all__ = [
     "ExtractiveConfig",
@@ -197,6 +202,11 @@ class ExtractiveConfig:
     #: outranks an equally matching description in S1 (XQuAD has no such questions
     #: to fit it on, and the real-document set is held out)
     instruction: float = 3.0
+    #: a further bonus for how-to questions of an instruction that holds the action the
+    #: question asks for (its verb: "как *вернуть* отменённое?" is answered by "…вы
+    #: можете *вернуть* его, выбрав Правка → Повторить", not by the instruction to undo
+    #: beside it)
+    asked_action: float = 1.0
     #: answerability penalty per share of the weightiest uncovered question term
     uncovered: float = 4.0
     #: for how-to questions, answerability penalty per share of the question's further
@@ -503,7 +513,9 @@ def score_sentences(
     # "имя" (name) is; a question made only of function words is matched with them
     skip = function_words(languages) if content else frozenset()
     # the action a how-to question asks for, which a setting must name to answer it
-    action = _asked_action(question, word_terms) if kind is AnswerKind.INSTRUCTION else None
+    action = (
+        _asked_action(question, word_terms, languages) if kind is AnswerKind.INSTRUCTION else None
+    )
     matcher = TermMatcher(
         terms,
         languages,
@@ -738,7 +750,12 @@ def score_sentences(
                     start,
                     end,
                     features,
-                    config.score(features, kind),
+                    config.score(features, kind)
+                    + (
+                        config.asked_action
+                        if action is not None and features.answer_kind and action in exact
+                        else 0.0
+                    ),
                     exact,
                     start in blocks[index],
                     literal / total,
@@ -1839,13 +1856,18 @@ _GERMAN_MODAL_HOW: Final = re.compile(
 )
 
 
-def _asked_action(question: str, terms: Sequence[str]) -> str | None:
-    """The term of a how-to question that says what is to be done: its first content
-    word ("How can I *limit* …", "Как *ограничить* …", "Wie *ändere* ich …"), or its
-    last after a German modal ("Wie kann ich die Anzahl … *begrenzen*?")."""
-    if not terms:
+def _asked_action(question: str, terms: Sequence[str], languages: Sequence[str]) -> str | None:
+    """The term of a how-to question that says what is to be done: the first content
+    word of its how-to clause ("How can I *limit* …", "… — как *вернуть*
+    отменённое?", "Wie *ändere* ich …"), or its last after a German modal ("Wie kann
+    ich die Anzahl … *begrenzen*?")."""
+    later = None if HOW_TO_QUESTION.match(question) else HOW_TO_LATER.search(question)
+    clause = question[later.start() :].lstrip(" .!?;:,—–-") if later else question
+    known = set(terms)
+    found = [term for term in analyze_query(clause, languages) if term in known]
+    if not found:
         return None
-    return terms[-1] if _GERMAN_MODAL_HOW.match(question) else terms[0]
+    return found[-1] if _GERMAN_MODAL_HOW.match(clause) else found[0]
 
 
 def _version_heading(best: ScoredSentence) -> ScoredSentence | None:
