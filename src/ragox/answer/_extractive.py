@@ -202,11 +202,6 @@ class ExtractiveConfig:
     #: outranks an equally matching description in S1 (XQuAD has no such questions
     #: to fit it on, and the real-document set is held out)
     instruction: float = 3.0
-    #: a further bonus for how-to questions of an instruction that holds the action the
-    #: question asks for (its verb: "как *вернуть* отменённое?" is answered by "…вы
-    #: можете *вернуть* его, выбрав Правка → Повторить", not by the instruction to undo
-    #: beside it)
-    asked_action: float = 1.0
     #: answerability penalty per share of the weightiest uncovered question term
     uncovered: float = 4.0
     #: for how-to questions, answerability penalty per share of the question's further
@@ -750,12 +745,7 @@ def score_sentences(
                     start,
                     end,
                     features,
-                    config.score(features, kind)
-                    + (
-                        config.asked_action
-                        if action is not None and features.answer_kind and action in exact
-                        else 0.0
-                    ),
+                    config.score(features, kind),
                     exact,
                     start in blocks[index],
                     literal / total,
