@@ -1829,17 +1829,6 @@ def _named_before(best: ScoredSentence, sentence: ScoredSentence) -> bool:
     )
 
 
-#: a heading that names a release: "Version 3.0", "Release 2", "v2.5", "Версия 3.0", or
-#: a version number alone with its date ("2.5.1 (2024-03-01)"); not a numbered section
-#: ("3.2 Upgrading the server"), a count ("Known issues (2 open)"), a chapter or a date
-_VERSION_HEADING: Final = re.compile(
-    r"^\W*(?:(?:version|release|veröffentlichung|версия|выпуск)\s+v?\d+(?:\.\d+)*"
-    r"|v?\d+(?:\.\d+)+)\b(?:\s*[(\[][^)\]\n]{0,40}[)\]])?\W*$",
-    re.IGNORECASE,
-)
-_VERSION_HEADING_CHARS: Final = 80
-
-
 #: a German how-to question whose verb comes last: "Wie kann ich … begrenzen?"
 _GERMAN_MODAL_HOW: Final = re.compile(
     r"^\W*wie\s+(?:kann|könnte|muss|soll|lässt|sollte|darf)\b", re.IGNORECASE
@@ -1858,6 +1847,17 @@ def _asked_action(question: str, terms: Sequence[str], languages: Sequence[str])
     if not found:
         return None
     return found[-1] if _GERMAN_MODAL_HOW.match(clause) else found[0]
+
+
+#: a heading that names a release: "Version 3.0", "Release 2", "v2.5", "Версия 3.0", or
+#: a version number alone with its date ("2.5.1 (2024-03-01)"); not a numbered section
+#: ("3.2 Upgrading the server"), a count ("Known issues (2 open)"), a chapter or a date
+_VERSION_HEADING: Final = re.compile(
+    r"^\W*(?:(?:version|release|veröffentlichung|версия|выпуск)\s+v?\d+(?:\.\d+)*"
+    r"|v?\d+(?:\.\d+)+)\b(?:\s*[(\[][^)\]\n]{0,40}[)\]])?\W*$",
+    re.IGNORECASE,
+)
+_VERSION_HEADING_CHARS: Final = 80
 
 
 def _version_heading(best: ScoredSentence) -> ScoredSentence | None:

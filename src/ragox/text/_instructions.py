@@ -195,10 +195,11 @@ _ACTING: Final = (
     r"(?!(?:nothing|something|anything|everything|morning|evening|during|bring|thing"
     r"|king|ring|string|spring|ceiling)\b)\w+ing\b"
 )
-#: how what the sentence before names is done: "You do this by holding down the Ctrl key
-#: and clicking …" (GIMP's clone tool), "This is done by pressing …", "Dazu klicken Sie
-#: …", "Dies erreichen Sie, indem Sie …", "Для этого нажмите …", "Это делается …"
-_DONE_THIS: Final = regex.compile(
+#: how something is done, said of what the sentence before names: "You do this by
+#: holding down the Ctrl key and clicking …" (GIMP's clone tool), "This is done by
+#: pressing …", "Dazu klicken Sie …", "Dies erreichen Sie, indem Sie …", "Для этого
+#: нажмите …", "Это делается …"; or all there is to do
+_SAYS_HOW: Final = regex.compile(
     r"\b(?:you )?do (?:this|that|so) by "
     + _ACTING
     + r"|\b(?:this|that|it) (?:is|can be) done by "
@@ -297,7 +298,7 @@ def has_instruction(text: str, language: str | None = None, *, bare_commands: bo
         _IMPERATIVE.search(text)
         or _MEANS.search(text)
         or _MENU_PATH.search(text)
-        or _DONE_THIS.search(text)
+        or _SAYS_HOW.search(text)
     )
 
 
