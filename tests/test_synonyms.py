@@ -34,6 +34,11 @@ def _stem(word: str, language: str) -> str:
         ("löschen", "entfernen", "de"),
         ("показать", "вывести", "ru"),
         ("удалить", "стереть", "ru"),
+        # a key that does it (new users' questions on KiCad's and GIMP's manuals: "What's
+        # the shortcut …?" beside "(default hotkey B)", "Gibt es … ein Tastenkürzel?"
+        # beside "Es gibt dafür keine voreingestellte Tastenkombination.")
+        ("shortcut", "hotkey", "en"),
+        ("Tastenkürzel", "Tastenkombination", "de"),
     ],
 )
 def test_a_word_has_the_synonyms_of_its_groups(word: str, synonym: str, language: str) -> None:

@@ -50,6 +50,7 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("away", "absent", "absence", "vacation", "holiday"),
         ("problem", "trouble"),
         ("configure", "setup"),
+        ("shortcut", "hotkey"),
     ),
     "de": (
         ("zeigen", "anzeigen", "ansehen", "sehen", "auflisten", "ausgeben", "betrachten"),
@@ -67,6 +68,7 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("abwesend", "abwesenheit", "urlaub"),
         ("problem", "schwierigkeit"),
         ("konfigurieren", "einrichten", "anpassen"),
+        ("tastenkürzel", "tastenkombination", "hotkey", "shortcut"),
     ),
     "ru": (
         ("посмотреть", "показать", "просмотреть", "вывести", "отобразить", "увидеть"),
