@@ -214,3 +214,36 @@ def test_a_sections_heading_is_found_backwards_as_a_scan_from_the_start_finds_it
         assert _context._section(text, start) == expected
     finally:
         _context._HEADING_WINDOW = original
+
+
+def test_a_short_question_opens_a_chunk_with_its_answer() -> None:
+    """An FAQ whose questions are bold paragraphs, not headings (Double Commander's
+    Russian help): "В: Ctrl+A не работает, где включить?" was packed onto the end of
+    the answer before it, and its own answer began the next chunk, which a search for
+    the question never found (a new user's pass)."""
+    answer_before = (
+        "О: Очередь файловых операций была реализована в версии 0.4.6 alpha и "
+        "добавлена в следующий стабильный релиз."
+    )
+    answer = (
+        "О: Вы должны сделать следующее: Настройки > Параметры > Клавиши > Горячие "
+        "клавиши > в категории «Основные» найдите команду cm_MarkMarkAll и установите "
+        "для неё горячую клавишу Ctrl+A."
+    )
+    text, blocks = blocks_of(
+        [
+            (BlockKind.PARAGRAPH, "/html/body/p[1]", "В: Есть ли очередь копирования файлов?"),
+            (BlockKind.PARAGRAPH, "/html/body/p[2]", answer_before),
+            (BlockKind.PARAGRAPH, "/html/body/p[3]", "В: Ctrl+A не работает, где включить?"),
+            (BlockKind.PARAGRAPH, "/html/body/p[4]", answer),
+            # a short line that asks nothing still joins the paragraph before it
+            (BlockKind.PARAGRAPH, "/html/body/p[5]", "Готово."),
+        ]
+    )
+    search = build_search_text(text, blocks)
+    chunks = [
+        text[c.start : c.end] for c in chunk_representation("m", text, blocks, search.alignment)
+    ]
+    assert any(c.startswith("В: Ctrl+A") and "cm_MarkMarkAll" in c for c in chunks), chunks
+    assert any(c.startswith("В: Есть ли очередь") and "0.4.6" in c for c in chunks), chunks
+    assert not any(c.endswith("где включить?") for c in chunks), chunks

@@ -4,7 +4,7 @@ Chunks follow blocks: a block that fits is one chunk (small neighbours such as a
 heading and its paragraph are packed together); a block that is too long is cut
 at sentence ends, with whole sentences of overlap. A heading always starts a
 chunk: it is packed with what follows it, never onto the end of the section
-before it. Every position comes from the
+before it; so does a short question in a paragraph of its own (an FAQ's). Every position comes from the
 splitter's own cursor, never from searching the text afterwards, and no chunk
 boundary splits a grapheme cluster.
 """
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: Recorded on every chunk: change it with the algorithm or :data:`DEFAULT_CHUNKING`.
-CHUNKER_VERSION: Final = "chunker@2"
+CHUNKER_VERSION: Final = "chunker@3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +68,9 @@ class _Piece:
     small: bool = False
     #: PDF page of the block (pieces of different pages are never packed together)
     page: int | None = None
-    #: only headings so far: a heading starts a chunk, packed onto the piece before
-    #: it only when that piece is itself headings (a chapter title, then a section's)
+    #: a heading, or a short question in a paragraph of its own: it starts a chunk,
+    #: packed onto the piece before it only when that piece is itself headings (a
+    #: chapter title, then a section's)
     heading: bool = False
 
 
@@ -203,7 +204,12 @@ def _plan(
             small = tokens < config.tiny_tokens or (
                 block.kind in _PACKABLE and tokens < config.small_tokens
             )
-            heading = block.kind is BlockKind.HEADING
+            # a short question opens its chunk as a heading does: an FAQ's "Q: Ctrl+A
+            # does not work, where do I turn it on?" in a paragraph of its own goes
+            # with its answer, not onto the end of the answer before it
+            heading = block.kind is BlockKind.HEADING or (
+                small and text[block.span.start : block.span.end].rstrip().endswith("?")
+            )
             spans.append(
                 _Piece(block.span.start, block.span.end, tokens, small, block.page, heading)
             )
