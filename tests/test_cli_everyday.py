@@ -700,3 +700,15 @@ def test_ask_names_the_pdf_page_of_each_quote(ragox_cli, tmp_path: Path) -> None
     assert asked.code == 0, asked.stderr
     sources = [line for line in asked.stdout.splitlines() if "manual.pdf@r1" in line]
     assert sources and all(" p. 2 " in line for line in sources), asked.stdout
+
+
+def test_ask_names_the_status_of_each_copy(ragox_cli, tmp_path: Path) -> None:
+    """A copy listed under "also in" is verified as the citation is, and says so (a new
+    user's pass: the copies' lines had no status, as if unchecked)."""
+    text = "# Pump\n\nThe spindle is lubricated with oil every 200 operating hours.\n"
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert ragox_cli("ingest", str(tmp_path / "a.md"), str(tmp_path / "b.md")).code == 0
+    asked = ragox_cli("ask", "How often is the spindle lubricated?")
+    copies = [line for line in asked.stdout.splitlines() if "also in" in line]
+    assert copies and all(" RESOLVED " in line for line in copies), asked.stdout

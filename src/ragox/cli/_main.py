@@ -1562,8 +1562,8 @@ def _print_answer(
             click.echo(
                 f"       also in {shown_id(other.anchor.document_id)}@"
                 f"{shown_id(other.anchor.revision)} "
-                f"[{other.anchor.start}, {other.anchor.end}){on_pages(other.anchor.anchor_id)}  "
-                f"anchor {other.anchor.anchor_id[:16]}"
+                f"[{other.anchor.start}, {other.anchor.end}){on_pages(other.anchor.anchor_id)} "
+                f"{other.status.value}  anchor {other.anchor.anchor_id[:16]}"
             )
         if anchor_id in in_current:
             click.echo(f"    {_in_current_line(in_current[anchor_id])}")
