@@ -4,9 +4,9 @@ Chunks follow blocks: a block that fits is one chunk (small neighbours such as a
 heading and its paragraph are packed together); a block that is too long is cut
 at sentence ends, with whole sentences of overlap. A heading always starts a
 chunk: it is packed with what follows it, never onto the end of the section
-before it; so does a short question in a paragraph of its own (an FAQ's). Every position comes from the
-splitter's own cursor, never from searching the text afterwards, and no chunk
-boundary splits a grapheme cluster.
+before it; so does a short question in a paragraph of its own (an FAQ's). Every
+position comes from the splitter's own cursor, never from searching the text
+afterwards, and no chunk boundary splits a grapheme cluster.
 """
 
 from __future__ import annotations
