@@ -20,14 +20,21 @@ PAGE = (
 )
 
 
-def test_the_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
-    root = tmp_path / "manual"
+def _trees(tmp_path: Path, name: str, text: str, trees: tuple[str, ...]) -> Ragox:
+    """A home with the same English page in each language tree of ``trees``
+    ("manual/de/NAME" …), ingested in that order (the first is ranked first on ties)."""
     app = Ragox(tmp_path / "home")
-    for language in ("de", "en"):  # the German tree first: its copy is ranked first
-        folder = root / language
+    for language in trees:
+        folder = tmp_path / "manual" / language
         folder.mkdir(parents=True)
-        (folder / "pcbnew.md").write_text(PAGE, encoding="utf-8")
-        app.ingest_path(folder / "pcbnew.md", tmp_path, language="en")
+        (folder / name).write_text(text, encoding="utf-8")
+        app.ingest_path(folder / name, tmp_path, language="en")
+    return app
+
+
+def test_the_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
+    # the German tree first: its copy is ranked first
+    app = _trees(tmp_path, "pcbnew.md", PAGE, ("de", "en"))
     record = app.ask("How do I fill all copper zones of the board?", OPERATOR)
     app.close()
     assert not record.abstained
@@ -61,13 +68,7 @@ HOTKEYS = (
 
 def test_a_cells_copy_in_the_askers_tree_is_cited_first(tmp_path: Path) -> None:
     """A cell quoted alone for a question naming its row and column: the same order."""
-    root = tmp_path / "manual"
-    app = Ragox(tmp_path / "home")
-    for language in ("de", "en"):
-        folder = root / language
-        folder.mkdir(parents=True)
-        (folder / "pcbnew.html").write_text(HOTKEYS, encoding="utf-8")
-        app.ingest_path(folder / "pcbnew.html", tmp_path, language="en")
+    app = _trees(tmp_path, "pcbnew.html", HOTKEYS, ("de", "en"))
     record = app.ask("What is the default hotkey for Fill All Zones?", OPERATOR)
     app.close()
     assert not record.abstained
@@ -81,13 +82,7 @@ def test_search_shows_the_copy_in_the_askers_tree_first(tmp_path: Path) -> None:
     """`search` lists a passage found in several language trees under the query's copy
     (a new user's pass over GIMP's help: the German tree's untranslated page led an
     English query's hits)."""
-    root = tmp_path / "manual"
-    app = Ragox(tmp_path / "home")
-    for language in ("de", "en", "ru"):
-        folder = root / language
-        folder.mkdir(parents=True)
-        (folder / "pcbnew.md").write_text(PAGE, encoding="utf-8")
-        app.ingest_path(folder / "pcbnew.md", tmp_path, language="en")
+    app = _trees(tmp_path, "pcbnew.md", PAGE, ("de", "en", "ru"))
     english = app.search("How do I fill all copper zones?", OPERATOR, collapse=True)
     german = app.search("Wie fülle ich alle Kupferzonen (copper zones)?", OPERATOR, collapse=True)
     app.close()

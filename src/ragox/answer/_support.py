@@ -355,7 +355,7 @@ def answer_kind(question: str) -> AnswerKind | None:
 #: (hiring)
 _SETTINGS_SECTION: Final = regex.compile(
     r"\b(?:preferences|settings|options|configuration|dialog|einstellungen|optionen"
-    r"|konfiguration|dialog|настройки|настроек|параметры|опции|диалог)\b",
+    r"|konfiguration|настройки|настроек|параметры|опции|диалог)\b",
     regex.I,
 )
 #: a setting's label before its description: "Maximum backups to keep: When …"
