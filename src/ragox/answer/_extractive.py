@@ -82,11 +82,11 @@ from ragox.ingest import split_sentences, token_count
 from ragox.search import (
     SUPPORTED_LANGUAGES,
     analyze_query,
+    askers_copy,
     detect_language,
     function_words,
     is_stopword,
     joined_pairs,
-    path_language,
     tokens,
 )
 from ragox.search._analyze import JOINING_LANGUAGES, contraction_pieces, named_joins
@@ -1688,19 +1688,9 @@ def _cells_in_askers_tree(
 
 
 def _tree_first(copies: list[_T], evidence: list[Evidence], language: str) -> list[_T]:
-    """``copies`` (of one quote, ``evidence`` the passage of each) with the first copy
-    in the tree of ``language`` moved first when the first one is in another's."""
-    first = evidence[0]
-    if path_language(first.document_id) in (None, language):
-        return copies
-    own = next(
-        (
-            index
-            for index, item in enumerate(evidence)
-            if path_language(item.document_id) == language and bool(item.pages) == bool(first.pages)
-        ),
-        None,
-    )
+    """``copies`` (of one quote, ``evidence`` the passage of each) in the order
+    :func:`~ragox.search.askers_copy` gives."""
+    own = askers_copy([(item.document_id, bool(item.pages)) for item in evidence], language)
     if own is None:
         return copies
     return [copies[own], *copies[:own], *copies[own + 1 :]]

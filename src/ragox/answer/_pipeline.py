@@ -309,7 +309,8 @@ def missing_terms(
     # what the question is about, not what it asks be done with it: "Keine Passage …
     # erwähnt: kriege, Firmenlogo" sent the reader after "kriege"; a German question's
     # nouns and names are capitalised, a Russian verb has its endings
-    things = [word for word in named if not _verb_like(word, question)]
+    german = detect_language(question) == "de"
+    things = [word for word in named if not _verb_like(word, german)]
     return messages.not_mentioned + ", ".join((things or named)[:8]) + "."
 
 
@@ -321,10 +322,10 @@ _RUSSIAN_VERB: Final = re.compile(
 _CYRILLIC_WORD: Final = re.compile(r"[а-яёА-ЯЁ]+")
 
 
-def _verb_like(word: str, question: str) -> bool:
+def _verb_like(word: str, german: bool) -> bool:
     """Whether a word of the question is a verb (or another word in lower case) of a
     German question, or has a Russian verb's ending."""
-    if detect_language(question) == "de":
+    if german:
         return word[:1].islower()
     return _CYRILLIC_WORD.fullmatch(word) is not None and (
         _RUSSIAN_VERB.search(word.casefold()) is not None

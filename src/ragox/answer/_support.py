@@ -102,7 +102,6 @@ _KINDS: Final = (
             re.IGNORECASE,
         ),
     ),
-    (AnswerKind.INSTRUCTION, HOW_TO_QUESTION),
     (
         AnswerKind.REASON,
         re.compile(

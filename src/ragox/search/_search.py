@@ -12,7 +12,7 @@ import enum
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -178,6 +178,24 @@ def path_language(document_id: str) -> str | None:
     return next(iter(named)) if len(named) == 1 else None
 
 
+def askers_copy(copies: Sequence[tuple[str, bool]], language: str) -> int | None:
+    """Of one passage's copies (document id, whether it lies on PDF pages), first the
+    one ranked or cited first: the index of the copy to put first instead, when that
+    one is in another language's tree ("kicad/de/pcbnew.html", English text) and a copy
+    of the same kind (a PDF's for a PDF's) is in the tree of ``language``; else None."""
+    first, on_pages = copies[0]
+    if path_language(first) in (None, language):
+        return None
+    return next(
+        (
+            index
+            for index, (document_id, paged) in enumerate(copies)
+            if path_language(document_id) == language and paged == on_pages
+        ),
+        None,
+    )
+
+
 def in_askers_tree(hits: list[Hit], query: str) -> list[Hit]:
     """Collapsed hits whose copy in the tree of the query's language leads them: a
     manual's untranslated page in another language's tree ("gimp/de/…", English text)
@@ -188,20 +206,13 @@ def in_askers_tree(hits: list[Hit], query: str) -> list[Hit]:
         return hits
     led: list[Hit] = []
     for hit in hits:
-        own = None
-        if path_language(hit.document_id) not in (None, language):
-            own = next(
-                (
-                    copy
-                    for copy in hit.also_in
-                    if path_language(copy.document_id) == language
-                    and bool(copy.pages) == bool(hit.pages)
-                ),
-                None,
-            )
-        if own is None:
+        place = askers_copy(
+            [(copy.document_id, bool(copy.pages)) for copy in (hit, *hit.also_in)], language
+        )
+        if not place:
             led.append(hit)
             continue
+        own = hit.also_in[place - 1]
         others = tuple(copy for copy in hit.also_in if copy is not own)
         led.append(
             replace(
