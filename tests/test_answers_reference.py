@@ -219,6 +219,62 @@ def test_a_later_heading_in_the_passage_opens_another_section(language: str) -> 
     assert logscan.support.heading == 0.0
 
 
+FORWARDED = {
+    "en": (
+        "Port forwarding\n\nIf your server is behind a router, you will need to set up port "
+        "forwarding on your router. You should forward the following ports:\n\n"
+        "TCP 80 (http)\n\nTCP 443 (https)\n\nMake the domain name known to the server.",
+        "My server is behind a router. What do I have to forward on the router?",
+    ),
+    "de": (
+        "Portweiterleitung\n\nWenn Ihr Server hinter einem Router steht, müssen Sie auf dem "
+        "Router Ports weiterleiten. Die folgenden Ports müssen weitergeleitet werden:\n\n"
+        "TCP 80 (http)\n\nTCP 443 (https)\n\nMachen Sie den Domainnamen bekannt.",
+        "Mein Server steht hinter einem Router. Welche Ports muss ich weiterleiten?",
+    ),
+    "ru": (
+        "Перенаправление портов\n\nЕсли ваш сервер находится за маршрутизатором, нужно "
+        "настроить на маршрутизаторе перенаправление портов. Перенаправить нужно следующие "
+        "порты:\n\nTCP 80 (http)\n\nTCP 443 (https)\n\nСообщите серверу имя домена.",
+        "Мой сервер за маршрутизатором. Что нужно перенаправить на маршрутизаторе?",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ru"])
+def test_a_block_the_paragraph_announces_by_the_questions_word_is_quoted(language: str) -> None:
+    """ "… set up port forwarding on your router. You should forward the following
+    ports:" and the ports (FreedomBox's manual): the sentence that announces the list
+    inside the best sentence's paragraph names it with a word of the question, so the
+    list, which is the answer, is quoted with it."""
+    text, question = FORWARDED[language]
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    draft = generator.generate(question, evidence_of(text))
+    assert not draft.abstained
+    assert any("TCP 443" in claim.text for claim in draft.claims)
+    assert not any("Domain" in claim.text or "домена" in claim.text for claim in draft.claims)
+
+
+def test_a_block_after_a_colon_inside_the_paragraph_is_not_added() -> None:
+    """ "Fully stated, the law of this force is:" and a formula, inside the answer's
+    paragraph, holds a word of the question but announces the formula by its colon
+    alone, not by name ("the following …"): the formula is not quoted (XQuAD's
+    "Fully stated, this is the law:")."""
+    text = (
+        "Lorentz force\n\nThe connection between electricity and magnetism allows for the "
+        "description of a unified electromagnetic force that acts on a charge. This force "
+        "can be written as a sum of the electrostatic force (due to the electric field) and "
+        "the magnetic force (due to the magnetic field). Fully stated, the law of this force "
+        "is:\n\nF = q(E + v × B)\n\nThe Lorentz force is named after Hendrik Lorentz."
+    )
+    generator = ExtractiveGenerator(term_weights=_index_weights)
+    draft = generator.generate(
+        "What is the electromagnetic force written as the sum of?", evidence_of(text)
+    )
+    assert any("sum of the electrostatic force" in claim.text for claim in draft.claims)
+    assert not any("F = q" in claim.text for claim in draft.claims)
+
+
 def test_a_block_announced_inside_the_paragraph_is_not_added() -> None:
     """ "… Fully stated, the checks are as follows:" and a list, in the best sentence's
     own paragraph, goes on to something else (XQuAD's "Fully stated, this is the law:"

@@ -81,6 +81,7 @@ from ragox.answer._vectors import VectorEvidence, with_vectors
 from ragox.ingest import split_sentences, token_count
 from ragox.search import (
     SUPPORTED_LANGUAGES,
+    analyze_document,
     analyze_query,
     askers_copy,
     detect_language,
@@ -1479,14 +1480,14 @@ class ExtractiveGenerator:
             next((s for s in scored if _supplies_kind(s, best)), None)
             or next((s for s in scored if _continues(s, best)), None)
             or next((s for s in scored if _next_step(s, best, kind)), None)
-            or next((s for s in scored if _lists_for(s, best)), None)
+            or next((s for s in scored if _lists_for(s, best, scoring.language)), None)
         )
         if (
             follow is not None
             and (
                 follow.score >= config.second_ratio * best.score
                 or _next_step(follow, best, kind)
-                or _lists_for(follow, best)
+                or _lists_for(follow, best, scoring.language)
             )
             and len(chosen) < config.max_sentences
             and not any(_repeats(follow, other) or _overlap(follow, other) for other in chosen)
@@ -1763,24 +1764,43 @@ def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
     )
 
 
-def _lists_for(sentence: ScoredSentence, best: ScoredSentence) -> bool:
+def _lists_for(sentence: ScoredSentence, best: ScoredSentence, language: str) -> bool:
     """The sentence right after ``best`` in its passage introduces a block that goes on
     about it ("adequate checks packages installed on the system …" then "The following
     checks are currently implemented:" and the list): the list is what ``best`` only
     names. The introducing sentence opens a paragraph of its own (not "… the magnetic
-    force. Fully stated, this is the law:" and a formula, inside one paragraph)."""
-    between = sentence.evidence.text[best.end : sentence.start]
+    force. Fully stated, this is the law:" and a formula, inside one paragraph), unless
+    it names what it announces with a word of the question ("… set up port forwarding
+    on your router. You should forward the following ports:" and the ports)."""
+    text = sentence.evidence.text
+    between = text[best.end : sentence.start]
     return (
         sentence.block
         and not best.block
         and sentence.evidence.source_id == best.evidence.source_id
         and sentence.start >= best.end
         and not between.strip()
-        and "\n" in between
+        and ("\n" in between or _announces_asked(sentence, language))
         and not _list_label(sentence)
     )
 
 
+def _announces_asked(sentence: ScoredSentence, language: str) -> bool:
+    """The introducer's own line (not its block) names what it announces ("the
+    following", "folgende", "следующие") and holds a term of the question."""
+    text = sentence.evidence.text
+    line = text[sentence.start : _line_end(text, sentence.start)]
+    return _ANNOUNCES.search(line) is not None and not sentence.matched_terms.isdisjoint(
+        analyze_document(line, language).split()
+    )
+
+
+#: words that announce a block by name (not a colon alone: "Fully stated, this is the
+#: law:")
+_ANNOUNCES: Final = re.compile(
+    r"\b(?:as follows|the following|folgende[mnrs]?|wie folgt|nachstehende[mnrs]?)\b|\bследующ\w*",
+    re.IGNORECASE,
+)
 #: an introducer of fewer words than this that announces only by its colon is a label
 _LABEL_WORDS: Final = 4
 
