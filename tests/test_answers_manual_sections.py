@@ -134,6 +134,24 @@ def test_the_lines_of_a_configuration_stay_lines() -> None:
     )
 
 
+def test_a_commands_output_stays_on_its_own_line() -> None:
+    """The Debian handbook's "$ date" and the date it prints, then the same command
+    with another time zone: each line as the terminal showed it, not "$ date Thu Sep
+    2 …" as if the date were the command's argument."""
+    shown = display_text(
+        "When you need to temporarily change the timezone, use the TZ environment\n"
+        "variable:\n\n$ date\nThu Sep  2 22:29:48 CEST 2021\n"
+        '$ TZ="Pacific/Honolulu" date\nThu 02 Sep 2021 10:31:01 AM HST'
+    )
+    assert shown.splitlines() == [
+        "When you need to temporarily change the timezone, use the TZ environment variable:",
+        "$ date",
+        "Thu Sep  2 22:29:48 CEST 2021",
+        '$ TZ="Pacific/Honolulu" date',
+        "Thu 02 Sep 2021 10:31:01 AM HST",
+    ]
+
+
 def test_a_footnotes_mark_is_no_quantity() -> None:
     sentence = (
         "With so much software, and even if the base system installation is quite "

@@ -411,6 +411,12 @@ def _in_columns(paragraph: str) -> bool:
     return 2 * aligned > len(lines)
 
 
+def _session(paragraph: str) -> bool:
+    """A terminal session: a command typed at a prompt and what it printed ("$ date",
+    "Thu Sep  2 22:29:48 CEST 2021"), whose lines are not prose broken over lines."""
+    return any(_PROMPTED.match(line) for line in paragraph.splitlines())
+
+
 def display_text(quote: str) -> str:
     """The quote as a reader sees it: a word broken at a line end is joined
     ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces, and
@@ -420,7 +426,7 @@ def display_text(quote: str) -> str:
     return "\n".join(
         # a configuration's or a script's lines stay lines, and so do a text table's
         "\n".join(line.strip() for line in paragraph.strip().splitlines())
-        if command_lines(paragraph) or _in_columns(paragraph)
+        if command_lines(paragraph) or _in_columns(paragraph) or _session(paragraph)
         else _SOFT_BREAK.sub(" ", paragraph).strip()
         for paragraph in paragraphs
         if paragraph.strip()
