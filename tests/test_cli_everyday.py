@@ -712,3 +712,23 @@ def test_ask_names_the_status_of_each_copy(ragox_cli, tmp_path: Path) -> None:
     asked = ragox_cli("ask", "How often is the spindle lubricated?")
     copies = [line for line in asked.stdout.splitlines() if "also in" in line]
     assert copies and all(" RESOLVED " in line for line in copies), asked.stdout
+
+
+def test_ask_names_the_document_again_after_a_copys_line(ragox_cli, tmp_path: Path) -> None:
+    """A second quote of one passage is listed under its label alone only right below
+    the first; after an "also in" line it names its document again (a new user's pass
+    over the Debian handbook: "[1659, 1713) RESOLVED …" under the German copy's line
+    read as a range of that copy)."""
+    text = (
+        "# Pump\n\nThe spindle is lubricated with oil every 200 operating hours. Use only "
+        "SAE 30 oil for the spindle.\n\nThe pump is cleaned every week.\n"
+    )
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert ragox_cli("ingest", str(tmp_path / "a.md"), str(tmp_path / "b.md")).code == 0
+    asked = ragox_cli("ask", "How often is the spindle lubricated, and with which oil?")
+    assert asked.code == 0, asked.stderr
+    sources = asked.stdout.split("\nSources:\n", 1)[1].split("\n\n(answer", 1)[0].splitlines()
+    quotes = [line for line in sources if " anchor " in line and "also in" not in line]
+    assert len(quotes) == 2 and any("also in" in line for line in sources), asked.stdout
+    assert all(" a.md@r1 " in line for line in quotes), asked.stdout

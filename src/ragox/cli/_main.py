@@ -1536,15 +1536,18 @@ def _print_answer(
     # together under its label instead of the label twice, far apart.
     first = {source_id: n for n, (source_id, *_) in reversed(list(enumerate(citations)))}
     shown_label: dict[str, str] = {}
+    # the source whose quote was the last line printed (no "also in" line after it)
+    last_plain: str | None = None
     for source_id, anchor_id, anchor, status in sorted(citations, key=lambda c: first[c[0]]):
         label = f"[{source_id}]"
         where = (
             "" if anchor is None else f"{shown_id(anchor.document_id)}@{shown_id(anchor.revision)} "
         )
-        if shown_label.get(source_id) == where:
+        if shown_label.get(source_id) == where and last_plain == source_id:
             label = " " * len(label)  # a further quote of the passage just listed
             where = ""
         shown_label[source_id] = where or shown_label.get(source_id, "")
+        last_plain = source_id
         if anchor is None:
             click.echo(f"  {label} {status}  anchor {anchor_id[:16]}")
             continue
@@ -1552,6 +1555,14 @@ def _print_answer(
             f"  {label} {where}[{anchor.start}, {anchor.end}){on_pages(anchor_id)} {status}  "
             f"anchor {anchor_id[:16]}"
         )
+        if (
+            anchor_id in translations
+            or (also_in or {}).get(anchor_id)
+            or anchor_id in in_current
+            or anchor_id in migrated
+        ):
+            # lines about this quote follow: the next quote names its document again
+            last_plain = None
         if anchor_id in translations:
             rendered = translations[anchor_id]
             click.echo(
