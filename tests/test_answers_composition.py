@@ -109,6 +109,14 @@ def test_advice_and_imperatives_after_a_condition_are_instructions() -> None:
         assert not has_instruction(text), text
 
 
+def test_russian_advice_with_nado_is_an_instruction() -> None:
+    """ "вам надо … указать" tells the reader what to do as "вам нужно" does (the Debian
+    handbook's "Для активирования квоты … вам надо в явной форме указать опции usrquota
+    и grpquota в файле /etc/fstab" was no instruction for "как включить квоты?")."""
+    assert has_instruction("Для активирования квоты вам надо указать опции в /etc/fstab.", "ru")
+    assert not has_instruction("Для активирования квоты надо 2 ГБ памяти.", "ru")
+
+
 NVIDIA = (
     "For example, to find out what experiences people have had with finding drivers for "
     "NVIDIA graphic cards under Debian, try searching the phrase NVIDIA Linux driver. "

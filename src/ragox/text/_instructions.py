@@ -117,7 +117,7 @@ _IMPERATIVE: Final = regex.compile(
     # advice addressed to the reader: "Sie sollten Sicherungskopien … anlegen", "Вам
     # нужно сделать резервную копию"
     r"\b(?-i:Sie) (?:sollten|müssen)\b"
-    r"|\b(?:вам|вы) (?:нужно|следует|необходимо|должны)\b"
+    r"|\b(?:вам|вы) (?:нужно|надо|следует|необходимо|должны)\b"
     # …but not a note ("Beachten Sie, dass …", "Заметьте, что …", "Обратите внимание"):
     # it asks for attention, not for something to do
     r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b(?!,?\s*dass\b)"
