@@ -33,6 +33,7 @@ from ragox.text._instructions import command_like as _command_like
 
 __all__ = [
     "MAX_BLOCK_CHARS",
+    "announces_by_name",
     "block_end",
     "display_text",
     "goes_on_after_block",
@@ -81,6 +82,21 @@ _PROMPTED: Final = re.compile(r"^\s*(?:[$#%]|>>>)\s+\S")
 def is_introducer(sentence: str) -> bool:
     """The sentence announces what follows ("…as follows", "folgende Schritte:")."""
     return bool(_INTRODUCER.search(sentence.strip()))
+
+
+#: ``_INTRODUCER``'s words that name what follows (not a colon alone: "Fully stated,
+#: this is the law:"); keep the two together
+_ANNOUNCES: Final = re.compile(
+    r"\b(?:as follows|the following|folgende[mnrs]?|wie folgt|nachstehende[mnrs]?)\b"
+    r"|\bследующ\w*",
+    re.IGNORECASE,
+)
+
+
+def announces_by_name(text: str) -> bool:
+    """The text announces what follows by words, not by a colon alone ("You should
+    forward the following ports:", "Перенаправить нужно следующие порты:")."""
+    return _ANNOUNCES.search(text) is not None
 
 
 #: what every match of ``_INTRODUCER`` contains (its words without the word boundaries,

@@ -44,6 +44,7 @@ import regex
 
 from ragox.answer._blocks import (
     MAX_BLOCK_CHARS,
+    announces_by_name,
     block_end,
     display_text,
     goes_on_after_block,
@@ -1790,17 +1791,11 @@ def _announces_asked(sentence: ScoredSentence, language: str) -> bool:
     following", "folgende", "следующие") and holds a term of the question."""
     text = sentence.evidence.text
     line = text[sentence.start : _line_end(text, sentence.start)]
-    return _ANNOUNCES.search(line) is not None and not sentence.matched_terms.isdisjoint(
+    return announces_by_name(line) and not sentence.matched_terms.isdisjoint(
         analyze_document(line, language).split()
     )
 
 
-#: words that announce a block by name (not a colon alone: "Fully stated, this is the
-#: law:")
-_ANNOUNCES: Final = re.compile(
-    r"\b(?:as follows|the following|folgende[mnrs]?|wie folgt|nachstehende[mnrs]?)\b|\bследующ\w*",
-    re.IGNORECASE,
-)
 #: an introducer of fewer words than this that announces only by its colon is a label
 _LABEL_WORDS: Final = 4
 
