@@ -152,6 +152,36 @@ def test_a_commands_output_stays_on_its_own_line() -> None:
     ]
 
 
+def test_prose_wrapped_before_a_percent_sign_is_still_one_line() -> None:
+    """A hard-wrapped German or Russian sentence whose line opens with "% " (red team)
+    is prose, not a session at a prompt: joined as before; and a session's lines start
+    after the prose that leads into it, with the output's indentation kept."""
+    assert display_text(
+        "Die Zahl der aktiven Nutzer stieg um etwa 20\n% auf insgesamt rund zwei Millionen."
+    ) == ("Die Zahl der aktiven Nutzer stieg um etwa 20 % auf insgesamt rund zwei Millionen.")
+    assert display_text("Доля выросла на 15\n% по сравнению с прошлым годом.") == (
+        "Доля выросла на 15 % по сравнению с прошлым годом."
+    )
+    # a number after the mark is no command ("# 4711", an issue's number)
+    assert display_text(
+        "The fix landed in pull request\n# 4711 and was released with version\n2.3 of it."
+    ).splitlines() == [
+        "The fix landed in pull request",
+        "# 4711 and was released with version 2.3 of it.",
+    ]
+    shown = display_text(
+        "To see which version would be installed, run\napt-cache policy:\n"
+        "$ apt-cache policy hello\nhello:\n  Installed: (none)\n  Candidate: 2.10-3"
+    )
+    assert shown.splitlines() == [
+        "To see which version would be installed, run apt-cache policy:",
+        "$ apt-cache policy hello",
+        "hello:",
+        "  Installed: (none)",
+        "  Candidate: 2.10-3",
+    ]
+
+
 def test_a_footnotes_mark_is_no_quantity() -> None:
     sentence = (
         "With so much software, and even if the base system installation is quite "

@@ -21,6 +21,7 @@ import pytest
 
 from conftest import evidence_of
 from ragox.answer import ExtractiveGenerator, score_sentences
+from ragox.answer._blocks import announces_by_name
 from ragox.answer._extractive import units
 from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
 
@@ -253,6 +254,46 @@ def test_a_block_the_paragraph_announces_by_the_questions_word_is_quoted(languag
     assert not draft.abstained
     assert any("TCP 443" in claim.text for claim in draft.claims)
     assert not any("Domain" in claim.text or "домена" in claim.text for claim in draft.claims)
+
+
+def test_a_block_announced_inside_the_paragraph_about_something_else_is_not_added() -> None:
+    """The red team's cases: the announcing line shares only the section's topic with
+    the question ("web interface"), not the word it asks about ("port"); it is about a
+    time ("The following year …"); or the question asks about no word (an instruction
+    for "How do I delete …?")."""
+    cases = {
+        "Which port does the web interface use?": (
+            "Web interface\n\nThe web interface listens on port 8080. The following "
+            "browsers are supported by the web interface:\n\n- Firefox 115\n- Chrome 120"
+        ),
+        "When was version 2.0 released?": (
+            "History\n\nVersion 2.0 was released in March 2019. The following year version "
+            "2.1 added these features:\n\n- plugins\n- a dark theme"
+        ),
+        "How do I delete a user account?": (
+            "Users\n\nTo delete a user account, run frobctl user delete NAME as root. The "
+            "following user account fields can be edited later:\n\n- full name\n- groups"
+        ),
+    }
+    # the asked word is the rare one; the topic's words are on every page
+    generator = ExtractiveGenerator(
+        term_weights=lambda terms: {
+            term: 6.0 if term.startswith(("port", "releas", "delet")) else 1.0 for term in terms
+        }
+    )
+    for question, text in cases.items():
+        draft = generator.generate(question, evidence_of(text))
+        assert not draft.abstained, question
+        assert len(draft.claims) == 1, (question, [claim.text for claim in draft.claims])
+    # "the following" of a time announces nothing
+    assert announces_by_name("You should forward the following ports:")
+    assert announces_by_name("Перенаправить нужно следующие порты:")
+    for line in (
+        "The following year version 2.1 added these features:",
+        "Im folgenden Jahr kamen diese Funktionen hinzu:",
+        "В следующем году появились такие функции:",
+    ):
+        assert not announces_by_name(line), line
 
 
 def test_a_block_after_a_colon_inside_the_paragraph_is_not_added() -> None:

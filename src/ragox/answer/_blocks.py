@@ -87,8 +87,12 @@ def is_introducer(sentence: str) -> bool:
 #: ``_INTRODUCER``'s words that name what follows (not a colon alone: "Fully stated,
 #: this is the law:"); keep the two together
 _ANNOUNCES: Final = re.compile(
-    r"\b(?:as follows|the following|folgende[mnrs]?|wie folgt|nachstehende[mnrs]?)\b"
-    r"|\bследующ\w*",
+    r"(?:\b(?:as follows|the following|folgende[mnrs]?|wie folgt|nachstehende[mnrs]?)\b"
+    r"|\bследующ\w*\b)"
+    # …not a time ("the following year", "im folgenden Jahr", "в следующем году", "при
+    # следующем запуске")
+    r"(?!\s+(?:year|month|week|day|morning|night|time|version|release|jahr|monat|woche"
+    r"|tag|morgen|abend|mal|году|месяце|неделе|день|раз|запуске|версии)\b)",
     re.IGNORECASE,
 )
 
@@ -427,10 +431,38 @@ def _in_columns(paragraph: str) -> bool:
     return 2 * aligned > len(lines)
 
 
-def _session(paragraph: str) -> bool:
-    """A terminal session: a command typed at a prompt and what it printed ("$ date",
-    "Thu Sep  2 22:29:48 CEST 2021"), whose lines are not prose broken over lines."""
-    return any(_PROMPTED.match(line) for line in paragraph.splitlines())
+def _session_start(lines: list[str]) -> int | None:
+    """Where a terminal session starts among a paragraph's lines: a command typed at a
+    prompt ("$ date"), then what it printed ("Thu Sep  2 22:29:48 CEST 2021"). Prose
+    whose line happens to open with such a mark is none ("… um etwa 20" / "% auf
+    insgesamt …", "… costs US" / "$ 49 per seat", "Lines that begin with" / "# are
+    comments."): what follows the mark must look like a command."""
+    for index, line in enumerate(lines):
+        if _PROMPTED.match(line) is None:
+            continue
+        if _command_like(_PROMPT_MARK.sub("", line, count=1).rstrip()):
+            return index
+    return None
+
+
+#: a prompt and the space after it, before the command typed at it
+_PROMPT_MARK: Final = re.compile(r"^\s*(?:[$#%]|>>>)\s+")
+
+
+def _displayed(paragraph: str) -> str:
+    """One paragraph of :func:`display_text`."""
+    # a configuration's or a script's lines stay lines, and so do a text table's
+    if command_lines(paragraph) or _in_columns(paragraph):
+        return "\n".join(line.strip() for line in paragraph.strip().splitlines())
+    lines = paragraph.strip().splitlines()
+    start = _session_start(lines)
+    if start is None:
+        return _SOFT_BREAK.sub(" ", paragraph).strip()
+    # …and a session's, as the terminal showed them (indented output too), after the
+    # prose that leads into it
+    prose = _SOFT_BREAK.sub(" ", "\n".join(lines[:start])).strip()
+    shown = [line.rstrip() for line in lines[start:]]
+    return "\n".join([prose, *shown] if prose else shown)
 
 
 def display_text(quote: str) -> str:
@@ -439,11 +471,4 @@ def display_text(quote: str) -> str:
     paragraph breaks (before a command or a step) stay."""
     joined = join_broken_words(quote)
     paragraphs = _PARAGRAPH.split(joined)
-    return "\n".join(
-        # a configuration's or a script's lines stay lines, and so do a text table's
-        "\n".join(line.strip() for line in paragraph.strip().splitlines())
-        if command_lines(paragraph) or _in_columns(paragraph) or _session(paragraph)
-        else _SOFT_BREAK.sub(" ", paragraph).strip()
-        for paragraph in paragraphs
-        if paragraph.strip()
-    )
+    return "\n".join(_displayed(paragraph) for paragraph in paragraphs if paragraph.strip())

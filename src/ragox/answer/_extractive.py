@@ -391,6 +391,8 @@ class Scoring:
     language: str
     #: each question term's weight (IDF) in the scores
     weights: Mapping[str, float] = field(default_factory=dict)
+    #: the stems of the word the question asks about (:func:`asked_focus`), if any
+    focus: frozenset[str] = frozenset()
 
 
 #: ``weights(terms) -> {term: idf}`` from the index the evidence came from
@@ -757,7 +759,9 @@ def score_sentences(
             answerability = max(answerability, config.answerability(features, kind))
         seen[id(sentences)] = scored[first:]
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
-    return Scoring(tuple(scored), answerability, language, weights)
+    return Scoring(
+        tuple(scored), answerability, language, weights, asked_focus(question, languages)
+    )
 
 
 def _under_header(
@@ -1481,14 +1485,14 @@ class ExtractiveGenerator:
             next((s for s in scored if _supplies_kind(s, best)), None)
             or next((s for s in scored if _continues(s, best)), None)
             or next((s for s in scored if _next_step(s, best, kind)), None)
-            or next((s for s in scored if _lists_for(s, best, scoring.language)), None)
+            or next((s for s in scored if _lists_for(s, best, scoring)), None)
         )
         if (
             follow is not None
             and (
                 follow.score >= config.second_ratio * best.score
                 or _next_step(follow, best, kind)
-                or _lists_for(follow, best, scoring.language)
+                or _lists_for(follow, best, scoring)
             )
             and len(chosen) < config.max_sentences
             and not any(_repeats(follow, other) or _overlap(follow, other) for other in chosen)
@@ -1765,7 +1769,7 @@ def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
     )
 
 
-def _lists_for(sentence: ScoredSentence, best: ScoredSentence, language: str) -> bool:
+def _lists_for(sentence: ScoredSentence, best: ScoredSentence, scoring: Scoring) -> bool:
     """The sentence right after ``best`` in its passage introduces a block that goes on
     about it ("adequate checks packages installed on the system …" then "The following
     checks are currently implemented:" and the list): the list is what ``best`` only
@@ -1781,18 +1785,26 @@ def _lists_for(sentence: ScoredSentence, best: ScoredSentence, language: str) ->
         and sentence.evidence.source_id == best.evidence.source_id
         and sentence.start >= best.end
         and not between.strip()
-        and ("\n" in between or _announces_asked(sentence, language))
+        and ("\n" in between or _announces_asked(sentence, scoring))
         and not _list_label(sentence)
     )
 
 
-def _announces_asked(sentence: ScoredSentence, language: str) -> bool:
+def _announces_asked(sentence: ScoredSentence, scoring: Scoring) -> bool:
     """The introducer's own line (not its block) names what it announces ("the
-    following", "folgende", "следующие") and holds a term of the question."""
+    following", "folgende", "следующие"; not a time: "the following year") with the
+    word the question asks about (:func:`asked_focus`): "What do I have to forward?"
+    asks for what "You should forward the following ports:" lists; "Which port does the
+    web interface use?" is not answered by "The following browsers are supported by the
+    web interface:", nor "How do I delete a user account?" (which asks about no word:
+    an instruction) by "The following user account fields can be edited later:"."""
+    focus = scoring.focus
+    if not focus:
+        return False
     text = sentence.evidence.text
     line = text[sentence.start : _line_end(text, sentence.start)]
-    return announces_by_name(line) and not sentence.matched_terms.isdisjoint(
-        analyze_document(line, language).split()
+    return announces_by_name(line) and not focus.isdisjoint(
+        analyze_document(line, scoring.language).split()
     )
 
 
@@ -1852,6 +1864,35 @@ def _asked_action(question: str, terms: Sequence[str], languages: Sequence[str])
     if not found:
         return None
     return found[-1] if _GERMAN_MODAL_HOW.match(clause) else found[0]
+
+
+#: the word a question asks about: the noun after "which" ("Which *port* does …",
+#: "Welche *Ports* …", "Какие *порты* …"), or the verb of "what do I have to …" ("What do
+#: I have to *forward*", "Was muss ich am Router *weiterleiten*?", "Что нужно
+#: *перенаправить* …"); in any sentence of the question
+_FOCUS: Final = regex.compile(
+    r"(?:^|[.!?]\s+)\W*(?:"
+    r"(?:which|what)\s+(?P<noun>\p{L}+)\s+(?:do|does|did|is|are|was|were|should|must|can"
+    r"|will|have|has)\b"
+    r"|what\s+(?:do|should|must|can)\s+(?:i|we|you)\s+(?:have\s+to\s+|need\s+to\s+)?"
+    r"(?P<verb>\p{L}+)"
+    r"|welche[nmrs]?\s+(?P<nomen>\p{L}+)"
+    r"|was\s+(?:muss|soll|sollte|kann)\s+(?:ich|man|wir)\b[^?.!]*?\s(?P<verbum>\p{L}+)\s*\?"
+    r"|(?:какой|какая|какое|какие|какую|каким|каких)\s+(?P<sushch>\p{L}+)"
+    r"|что\s+(?:мне\s+)?(?:нужно|надо|следует|необходимо)\s+(?P<glagol>\p{L}+)"
+    r")",
+    regex.IGNORECASE,
+)
+
+
+def asked_focus(question: str, languages: Sequence[str]) -> frozenset[str]:
+    """The stems of the word the question asks about (:data:`_FOCUS`); none where it
+    asks otherwise ("What happens at the next start?", "How do I …?")."""
+    found = _FOCUS.search(question)
+    if found is None:
+        return frozenset()
+    word = next(group for group in found.groups() if group)
+    return frozenset(analyze_query(word, languages))
 
 
 #: a heading that names a release: "Version 3.0", "Release 2", "v2.5", "Версия 3.0", or
