@@ -115,6 +115,13 @@ def test_russian_advice_with_nado_is_an_instruction() -> None:
     и grpquota в файле /etc/fstab" was no instruction for "как включить квоты?")."""
     assert has_instruction("Для активирования квоты вам надо указать опции в /etc/fstab.", "ru")
     assert not has_instruction("Для активирования квоты надо 2 ГБ памяти.", "ru")
+    # what the reader needs to know, or a need named in a clause, is no advice (red team)
+    for text in (
+        "Этот раздел расскажет всё, что вам надо знать об удалении пакетов.",
+        "Удалять пакеты вам надо не всегда: неиспользуемые пакеты почти не занимают места.",
+        "Часто спрашивают, зачем вам нужно удалять пакеты вообще.",
+    ):
+        assert not has_instruction(text, "ru"), text
 
 
 NVIDIA = (

@@ -117,7 +117,10 @@ _IMPERATIVE: Final = regex.compile(
     # advice addressed to the reader: "Sie sollten Sicherungskopien … anlegen", "Вам
     # нужно сделать резервную копию"
     r"\b(?-i:Sie) (?:sollten|müssen)\b"
-    r"|\b(?:вам|вы) (?:нужно|надо|следует|необходимо|должны)\b"
+    # (not what the reader needs to know, nor a need questioned or denied: "всё, что вам
+    # надо знать …", "зачем вам нужно удалять …", "вам надо не всегда")
+    r"|(?<!\bзачем )\b(?:вам|вы) (?:нужно|надо|следует|необходимо|должны)\b"
+    r"(?!\s+(?:знать|понимать|помнить|не\s+всегда)\b)"
     # …but not a note ("Beachten Sie, dass …", "Заметьте, что …", "Обратите внимание"):
     # it asks for attention, not for something to do
     r"|^\p{Lu}\w+(?:en|ern|eln) Sie\b(?!,?\s*dass\b)"
