@@ -391,8 +391,6 @@ class Scoring:
     language: str
     #: each question term's weight (IDF) in the scores
     weights: Mapping[str, float] = field(default_factory=dict)
-    #: the stems of the word the question asks about (:func:`asked_focus`), if any
-    focus: frozenset[str] = frozenset()
 
 
 #: ``weights(terms) -> {term: idf}`` from the index the evidence came from
@@ -759,9 +757,7 @@ def score_sentences(
             answerability = max(answerability, config.answerability(features, kind))
         seen[id(sentences)] = scored[first:]
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
-    return Scoring(
-        tuple(scored), answerability, language, weights, asked_focus(question, languages)
-    )
+    return Scoring(tuple(scored), answerability, language, weights)
 
 
 def _under_header(
@@ -1481,18 +1477,21 @@ class ExtractiveGenerator:
         # "where") when the best one does not ("Install libpaper1 … the default paper
         # size." then "The setting is stored in /etc/papersize.", without "this"), and
         # the next step of an instruction; they come before further sentences
+        # the word the question asks about, in the evidence's language: a block that
+        # the best sentence's paragraph announces by it goes with it
+        focus = asked_focus(question, scoring.language)
         follow = (
             next((s for s in scored if _supplies_kind(s, best)), None)
             or next((s for s in scored if _continues(s, best)), None)
             or next((s for s in scored if _next_step(s, best, kind)), None)
-            or next((s for s in scored if _lists_for(s, best, scoring)), None)
+            or next((s for s in scored if _lists_for(s, best, focus, scoring.language)), None)
         )
         if (
             follow is not None
             and (
                 follow.score >= config.second_ratio * best.score
                 or _next_step(follow, best, kind)
-                or _lists_for(follow, best, scoring)
+                or _lists_for(follow, best, focus, scoring.language)
             )
             and len(chosen) < config.max_sentences
             and not any(_repeats(follow, other) or _overlap(follow, other) for other in chosen)
@@ -1769,7 +1768,9 @@ def _continues(sentence: ScoredSentence, best: ScoredSentence) -> bool:
     )
 
 
-def _lists_for(sentence: ScoredSentence, best: ScoredSentence, scoring: Scoring) -> bool:
+def _lists_for(
+    sentence: ScoredSentence, best: ScoredSentence, focus: frozenset[str], language: str
+) -> bool:
     """The sentence right after ``best`` in its passage introduces a block that goes on
     about it ("adequate checks packages installed on the system …" then "The following
     checks are currently implemented:" and the list): the list is what ``best`` only
@@ -1785,12 +1786,12 @@ def _lists_for(sentence: ScoredSentence, best: ScoredSentence, scoring: Scoring)
         and sentence.evidence.source_id == best.evidence.source_id
         and sentence.start >= best.end
         and not between.strip()
-        and ("\n" in between or _announces_asked(sentence, scoring))
+        and ("\n" in between or _announces_asked(sentence, focus, language))
         and not _list_label(sentence)
     )
 
 
-def _announces_asked(sentence: ScoredSentence, scoring: Scoring) -> bool:
+def _announces_asked(sentence: ScoredSentence, focus: frozenset[str], language: str) -> bool:
     """The introducer's own line (not its block) names what it announces ("the
     following", "folgende", "следующие"; not a time: "the following year") with the
     word the question asks about (:func:`asked_focus`): "What do I have to forward?"
@@ -1798,13 +1799,12 @@ def _announces_asked(sentence: ScoredSentence, scoring: Scoring) -> bool:
     web interface use?" is not answered by "The following browsers are supported by the
     web interface:", nor "How do I delete a user account?" (which asks about no word:
     an instruction) by "The following user account fields can be edited later:"."""
-    focus = scoring.focus
     if not focus:
         return False
     text = sentence.evidence.text
     line = text[sentence.start : _line_end(text, sentence.start)]
     return announces_by_name(line) and not focus.isdisjoint(
-        analyze_document(line, scoring.language).split()
+        analyze_document(line, language).split()
     )
 
 
@@ -1885,14 +1885,14 @@ _FOCUS: Final = regex.compile(
 )
 
 
-def asked_focus(question: str, languages: Sequence[str]) -> frozenset[str]:
-    """The stems of the word the question asks about (:data:`_FOCUS`); none where it
-    asks otherwise ("What happens at the next start?", "How do I …?")."""
+def asked_focus(question: str, language: str) -> frozenset[str]:
+    """The stems in ``language`` of the word the question asks about (:data:`_FOCUS`);
+    none where it asks otherwise ("What happens at the next start?", "How do I …?")."""
     found = _FOCUS.search(question)
     if found is None:
         return frozenset()
     word = next(group for group in found.groups() if group)
-    return frozenset(analyze_query(word, languages))
+    return frozenset(analyze_query(word, [language]))
 
 
 #: a heading that names a release: "Version 3.0", "Release 2", "v2.5", "Версия 3.0", or

@@ -1435,7 +1435,8 @@ def ask(
 def _citation_pages(app: Ragox, record: AnswerRecord) -> dict[str, tuple[int, ...]]:
     """The PDF pages each citation's quote (and each copy's) lies on, by anchor id; none
     for other formats. A reader of a manual looks for a page, not for code points."""
-    manifests = {item.source_id: item.manifest_id for item in record.evidence}
+    # only passages on pages have blocks with pages to read
+    manifests = {item.source_id: item.manifest_id for item in record.evidence if item.pages}
     found: dict[str, tuple[int, ...]] = {}
     for citation in record.citations:
         for shown in (citation, *citation.also_in):
