@@ -59,16 +59,17 @@ __all__ = ["HTML_PARSER", "extract_html"]
 
 HTML_PARSER: Final = ParserInfo(
     "html-selectolax",
-    f"2+selectolax-{selectolax.__version__}",
+    f"3+selectolax-{selectolax.__version__}",
     {
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style",
+        "hidden": "attribute+inline-style;all-hidden-alternatives:default-shown",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
-        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
+        "navigation": "nav,role=navigation|contentinfo,class=navheader|navfooter,"
+        "page-footer;subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -118,19 +119,46 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
-def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
-    """A block element that holds the page's navigation: ``nav``, an ARIA
-    ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
+def _navigation(node: LexborNode, tag: str, attributes: dict[str, str | None]) -> bool:
+    """A block element that holds the page's navigation (``nav``, an ARIA
+    ``role="navigation"`` landmark, a DocBook page's header or footer links) or its
+    footer (``role="contentinfo"``, or a ``footer`` inside no article, aside, main, nav
+    or section element)."""
     if tag == "nav":
         return True
-    role = attributes.get("role")
-    if role and "navigation" in role.lower().split():
+    if tag == "footer":
+        ancestor = node.parent
+        while ancestor is not None and ancestor.tag not in (
+            "article",
+            "aside",
+            "main",
+            "nav",
+            "section",
+        ):
+            ancestor = ancestor.parent
+        if ancestor is None:
+            return True
+    roles = (attributes.get("role") or "").lower().split()
+    if "navigation" in roles or "contentinfo" in roles:
         return True
     classes = attributes.get("class")
-    # (the substring test first: most elements of a page have a class, few a nav one)
-    if not classes or "nav" not in classes:
+    if not classes:
         return False
     return not _NAVIGATION_CLASSES.isdisjoint(classes.split())
+
+
+def _shown_though_hidden(node: LexborNode, attributes: dict[str, str | None]) -> bool:
+    """The default of alternatives that are all hidden until a script shows one: its
+    ``id`` or a class starts with "default", and it has at least one sibling element,
+    all of them hidden."""
+    names = [attributes.get("id") or "", *(attributes.get("class") or "").split()]
+    if not any(name.lower().startswith("default") for name in names):
+        return False
+    parent = node.parent
+    if parent is None:
+        return False
+    siblings = [child for child in parent.iter(include_text=False)]
+    return len(siblings) >= 2 and all("hidden" in child.attributes for child in siblings)
 
 
 _BLOCK_DISPLAYS: Final = _names(
@@ -516,7 +544,7 @@ def _enter(
     if tag in _DROPPED:
         return None
     attributes = node.attributes
-    if "hidden" in attributes:
+    if "hidden" in attributes and not _shown_though_hidden(node, attributes):
         return None
     if tag == "input" and (attributes.get("type") or "").strip(_ASCII_WS).lower() == "hidden":
         return None
@@ -550,7 +578,7 @@ def _enter(
             parent.box.kind
             if parent.box.kind is BlockKind.NAVIGATION
             else BlockKind.NAVIGATION
-            if block and _navigation(tag, attributes)
+            if block and _navigation(node, tag, attributes)
             else _ROLES.get(tag, parent.box.kind)
         ),
         preserve=parent.preserve or tag in _PRE_TAGS,

@@ -67,16 +67,17 @@ __all__ = ["HTML_PARSER", "extract_html"]
 
 HTML_PARSER: Final = ParserInfo(
     "html-selectolax",
-    f"2+selectolax-{selectolax.__version__}",
+    f"3+selectolax-{selectolax.__version__}",
     {
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style",
+        "hidden": "attribute+inline-style;all-hidden-alternatives:default-shown",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
-        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
+        "navigation": "nav,role=navigation|contentinfo,class=navheader|navfooter,"
+        "page-footer;subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -127,19 +128,71 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
-def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
-    """A block element that holds the page's navigation: ``nav``, an ARIA
-    ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
+def _navigation(node: LexborNode, tag: str, attributes: dict[str, str | None]) -> bool:
+    """A block element that holds the page's furniture: its navigation (``nav``, an
+    ARIA ``role="navigation"`` landmark, a DocBook page's header or footer links) or
+    its footer (``role="contentinfo"``, or a ``footer`` that belongs to the page, not to
+    an article or section: copyright lines, "Built with", a help page's debug footer
+    that its style sheet hides)."""
     if tag == "nav":
         return True
-    role = attributes.get("role")
-    if role and "navigation" in role.lower().split():
+    if tag == "footer" and _page_footer(node):
         return True
+    role = attributes.get("role")
+    if role:
+        roles = role.lower().split()
+        if "navigation" in roles or "contentinfo" in roles:
+            return True
     classes = attributes.get("class")
     # (the substring test first: most elements of a page have a class, few a nav one)
     if not classes or "nav" not in classes:
         return False
     return not _NAVIGATION_CLASSES.isdisjoint(classes.split())
+
+
+#: elements that may be a page's furniture without any attribute saying so
+_FURNITURE: Final = frozenset({"nav", "footer"})
+#: elements whose footer is their own, not the page's (ARIA's ``contentinfo`` rule)
+_SECTIONING: Final = frozenset({"article", "aside", "main", "nav", "section"})
+
+
+def _page_footer(node: LexborNode) -> bool:
+    """A ``footer`` inside no article, aside, main, nav or section element."""
+    parent = node.parent
+    while parent is not None:
+        if parent.tag in _SECTIONING:
+            return False
+        parent = parent.parent
+    return True
+
+
+def _default_alternative(node: LexborNode, attributes: dict[str, str | None]) -> bool:
+    """A hidden element shown as the page's script shows it: one of several
+    alternatives that are all hidden until a script picks one (a platform's key,
+    "Command" or "Ctrl"; its menu, "LibreOffice - Preferences" or "Tools - Options"),
+    and the one they name the default (its ``id`` or a class starts with "default"),
+    which the script shows when it knows no better. Without it, a sentence loses its
+    word ("Press +Enter."). Alternatives of which none is named the default stay
+    hidden, as does one beside an element that is shown."""
+    element_id = attributes.get("id") or ""
+    classes = attributes.get("class") or ""
+    if not (
+        element_id[:7].lower() == "default"
+        or any(name[:7].lower() == "default" for name in classes.split())
+    ):
+        return False
+    parent = node.parent
+    if parent is None:
+        return False
+    alternatives = 0
+    child = parent.first_child
+    while child is not None:
+        if child.is_element_node:
+            if "hidden" not in child.attributes:
+                return False
+            alternatives += 1
+        child = child.next
+    return alternatives >= 2
 
 
 _BLOCK_DISPLAYS: Final = _names(
@@ -868,7 +921,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
         visibility: str | None = None
         element_id: str | None = None
         if attributes:
-            if "hidden" in attributes or (
+            if ("hidden" in attributes and not _default_alternative(node, attributes)) or (
                 tag == "input"
                 and (attributes.get("type") or "").strip(_ASCII_WS).lower() == "hidden"
             ):
@@ -935,7 +988,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
                 element_id = None
             kind = box.kind
             if kind is not BlockKind.NAVIGATION:
-                if (attributes and _navigation(tag, attributes)) or tag == "nav":
+                if (attributes or tag in _FURNITURE) and _navigation(node, tag, attributes):
                     kind = BlockKind.NAVIGATION
                 else:
                     kind = _ROLES.get(tag, kind)
