@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import OPERATOR
+from ragox.answer._extractive import units
 from ragox.service import Ragox
 
 PRIORITIES = """<!DOCTYPE html>
@@ -82,3 +85,103 @@ def test_a_how_to_questions_list_is_quoted_whole(tmp_path: Path) -> None:
         "How do I resume the session after the connection was lost?",
     )
     assert any('"screen -r"' in q for q in quotes), quotes
+
+
+CHARACTERS = """<!DOCTYPE html>
+<html lang="de"><head><title>Tabelle umbenennen</title></head><body>
+<h2 id="hd_1">Einschränkungen für Tabellennamen</h2>
+<p id="par_1">Tabellennamen können nahezu jedes Zeichen enthalten. Als Einschränkungen
+gelten die folgenden, nicht erlaubten Zeichen in Tabellennamen:</p>
+<ul>
+<li><p id="par_2">Doppelpunkt <span class="literal">:</span></p></li>
+<li><p id="par_3">Rückstrich <span class="literal">\\</span></p></li>
+<li><p id="par_4">Schrägstrich <span class="literal">/</span></p></li>
+<li><p id="par_5">Fragezeichen <span class="literal">?</span></p></li>
+</ul>
+<p id="par_6">Ähnliche Zeichen des Apostrophs sind erlaubt.</p>
+</body></html>
+"""
+
+
+@pytest.mark.both_backends
+def test_a_list_whose_items_are_located_by_their_ids_is_quoted_whole(app: Ragox) -> None:
+    """LibreOffice's help gives each list item's paragraph an id, so its blocks are
+    located by their ids, not by a path through the list: "Welche Zeichen sind in
+    Tabellennamen nicht erlaubt?" was answered with the introducing sentence and the
+    first item alone ("Doppelpunkt :"; new-user find)."""
+    app.ingestor.ingest_bytes(
+        CHARACTERS.encode(), "rename_table.html", "rename_table.html", tenant="default"
+    )
+    record = app.ask("welche zeichen sind in tabellennamen nicht erlaubt?", OPERATOR)
+    assert not record.abstained, record.answer
+    first = record.citations[0].anchor.quote.exact
+    assert first.startswith("Als Einschränkungen"), first
+    for item in ("Doppelpunkt :", "Rückstrich \\", "Schrägstrich /", "Fragezeichen ?"):
+        assert item in first, first
+
+
+PAGE_BREAKS = """<!DOCTYPE html>
+<html lang="en"><head><title>Inserting and Deleting Page Breaks</title></head><body>
+<h1 id="hd_1">Inserting and Deleting Page Breaks</h1>
+<h2 id="hd_2">To Insert a Manual Page Break</h2>
+<ol>
+<li><p id="par_1">Click in your document where you want the new page to begin.</p></li>
+<li><p id="par_2">Press Ctrl+Enter.</p></li>
+</ol>
+<h2 id="hd_3">To Delete a Manual Page Break</h2>
+<ol>
+<li><p id="par_3">Place the cursor before the first character on the page that follows
+the manual page break.</p></li>
+<li><p id="par_4">Press Backspace.</p></li>
+</ol>
+<h2>To Change the Text Flow of a Table</h2>
+<ol>
+<li>Right-click in the table, and choose Table Properties.</li>
+<li>Click the Text Flow tab.</li>
+<li>Clear the Break check box.</li>
+</ol>
+</body></html>
+"""
+
+
+@pytest.mark.both_backends
+def test_a_how_to_questions_steps_under_their_title_are_quoted_together(app: Ragox) -> None:
+    """Steps that no sentence introduces, under their section's title, are one block for
+    a how-to question: "как убрать разрыв страницы" was answered with step 1 ("Place
+    the cursor before …") without step 2 ("Press Backspace"; new-user find, LibreOffice's
+    help). Items located by their ids or by a path alike. A question of another kind
+    still gets the sentence it asks about."""
+    app.ingestor.ingest_bytes(
+        PAGE_BREAKS.encode(), "page_break.html", "page_break.html", tenant="default"
+    )
+    record = app.ask("How do I delete a manual page break?", OPERATOR)
+    assert not record.abstained, record.answer
+    first = record.citations[0].anchor.quote.exact
+    assert first.startswith("Place the cursor") and first.endswith("Press Backspace."), first
+    record = app.ask("How do I change the text flow of a table?", OPERATOR)
+    first = record.citations[0].anchor.quote.exact
+    assert first.startswith("Right-click") and first.endswith("Clear the Break check box."), first
+
+
+def test_steps_no_sentence_introduces_are_one_unit_for_a_how_to_question_only() -> None:
+    """The units of a passage: a list under a title is one block with ``steps`` (a how-to
+    question's), its items apart without; an introduced list is the introducer's block
+    either way."""
+    text = "To Delete a Break\n\nPlace the cursor.\n\nPress Backspace.\n\nAfter."
+    items = (
+        (text.index("Place"), text.index("Place") + 17),
+        (text.index("Press"), text.index("Press") + 16),
+    )
+    spans = [(s, e) for s, e, _ in units(text, (), (items,))]
+    assert [text[s:e] for s, e in spans] == [
+        "To Delete a Break",
+        "Place the cursor.",
+        "Press Backspace.",
+        "After.",
+    ]
+    together = [(text[s:e], block) for s, e, block in units(text, (), (items,), steps=True)]
+    assert together == [
+        ("To Delete a Break", False),
+        ("Place the cursor.\n\nPress Backspace.", True),
+        ("After.", False),
+    ]

@@ -417,7 +417,8 @@ def test_a_sentence_introducing_an_html_list_is_quoted_with_all_its_items(app: R
 def test_html_lists_are_read_from_the_blocks_locators() -> None:
     """Runs of blocks inside the items of one list, nested lists and an item's second
     paragraph included; a block located by its id, a paragraph outside the list and
-    text between two items end a run; one item alone is no list."""
+    text between two items end a run; one item alone is no list. List items located by
+    their ids make a list of their own."""
     text = "intro:\n\none\n\ntwo\n\ntwo b\n\nthree\n\nafter"
     at = {word: text.index(word) for word in ("one", "two", "two b", "three", "after")}
     blocks = [
@@ -434,6 +435,19 @@ def test_html_lists_are_read_from_the_blocks_locators() -> None:
     gap = "one\n\nnot an item\n\ntwo"
     assert list_runs(gap, [(0, 3, "/html/body/ol/li[1]"), (17, 20, "/html/body/ol/li[2]")]) == ()
     assert list_runs(text, blocks[:1]) == ()
+    # list items located by their ids (LibreOffice's help gives every paragraph one):
+    # a run of them is a list of one item each, ended by a block located by its path or
+    # by text between them
+    by_id = [
+        (at["one"], at["one"] + 3, "#par_1"),
+        (at["two"], at["two"] + 3, "#par_2"),
+        (at["two b"], at["two b"] + 5, "#par_3"),
+        (at["three"], at["three"] + 5, "/html/body/ul/li[3]/p"),
+    ]
+    assert list_runs(text, by_id) == (
+        ((at["one"], at["one"] + 3), (at["two"], at["two"] + 3), (at["two b"], at["two b"] + 5)),
+    )
+    assert list_runs(gap, [(0, 3, "#par_1"), (17, 20, "#par_2")]) == ()
 
 
 APT_COMMANDS = """<!DOCTYPE html>

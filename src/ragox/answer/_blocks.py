@@ -308,10 +308,18 @@ def block_end(
 _ITEM_STEP: Final = re.compile(r"/(?:li|dt|dd)(?:\[\d+\])?(?=/|$)")
 
 
+#: the list of the list items located by their ids: which list holds them is unknown
+#: (LibreOffice's help gives every paragraph an id), so a run of them, one after the
+#: other with nothing but white space between, is taken for one list of one item each
+_BY_ID: Final = "#"
+
+
 def _list_path(locator: str) -> str | None:
     """The path of the innermost HTML list (``ul``, ``ol``, ``dl``) whose item holds the
     block at ``locator`` ("/html/body/div/ul/li[2]/div" → "/html/body/div/ul"); None
-    outside lists, and for a block located by its id (no path to read)."""
+    outside lists; :data:`_BY_ID` for a list item located by its id."""
+    if locator.startswith(_BY_ID):
+        return _BY_ID
     if not locator.startswith("/"):
         return None
     last = None
@@ -322,7 +330,10 @@ def _list_path(locator: str) -> str | None:
 
 def _item_of(locator: str, path: str) -> str | None:
     """The item step of list ``path`` that holds the block at ``locator`` ("li[2]"), or
-    None when the block lies outside that list."""
+    None when the block lies outside that list; a list item located by its id is an
+    item of its own."""
+    if path == _BY_ID:
+        return locator if locator.startswith(_BY_ID) else None
     if not locator.startswith(path + "/"):
         return None
     step = _ITEM_STEP.match(locator, len(path))
@@ -337,7 +348,8 @@ def list_runs(
     (nested lists and an item's paragraphs included) with nothing but white space
     between them, of two items or more. The extractor's structure, where the text
     has no marker: HTML list items are bare paragraphs ("ListenAddress 192.168.0.1
-    Have ssh listen only …", "PermitRootLogin no Try not to permit …")."""
+    Have ssh listen only …", "PermitRootLogin no Try not to permit …"). ``blocks``
+    located by an id (``#…``) must be list items (:meth:`Store.block_paths`)."""
     runs: list[tuple[tuple[int, int], ...]] = []
     path: str | None = None
     items: dict[str, tuple[int, int]] = {}

@@ -115,15 +115,17 @@ _Lists = tuple[tuple[tuple[int, int], ...], ...]
 
 
 def _extended(
-    store: Store, manifest_id: str, full: str, start: int, end: int
+    store: Store, manifest_id: str, full: str, start: int, end: int, steps: bool = False
 ) -> tuple[int, _Lists]:
     """The passage's end, moved past the block (a command, steps, an HTML list) that one
     of its last sentences introduces when the chunk ended before the block did; and
     the HTML lists inside the passage so extended (offsets in its text). The blocks
-    are read once, and only where a sentence of the passage may introduce one."""
+    are read once, and only where a sentence of the passage may introduce one, or
+    for a how-to question (``steps``: a list of steps under its section's title is
+    quoted whole, introduced by no sentence)."""
     goes_on = _sentence_goes_on(full, start, end)
     if not may_introduce(full, start, end):
-        runs: _Lists = ()
+        runs: _Lists = _lists(store, manifest_id, full, start, end) if steps else ()
         extended = goes_on  # no sentence of it announces anything
     else:
         runs = _lists(store, manifest_id, full, start, min(len(full), end + _BLOCK_REACH))
@@ -251,7 +253,11 @@ def _section(full: str, start: int) -> int:
 
 
 def select_context(
-    store: Store, hits: Sequence[Hit], config: ContextConfig = ContextConfig(), lead: bool = False
+    store: Store,
+    hits: Sequence[Hit],
+    config: ContextConfig = ContextConfig(),
+    lead: bool = False,
+    steps: bool = False,
 ) -> list[Evidence]:
     """Evidence for a generator, best first, within the budget, at most ``per_document``
     passages from any one document.
@@ -265,7 +271,8 @@ def select_context(
 
     With ``lead`` (a question after which version did something), a passage that opens
     by pointing back ("In dieser Veröffentlichung wird erstmals systemd …") begins with
-    the short paragraph before it, which names what it points at (:func:`_led`)."""
+    the short paragraph before it, which names what it points at (:func:`_led`). With
+    ``steps`` (a how-to question) every passage's HTML lists are read (:func:`_extended`)."""
     chosen: list[Evidence] = []
     per_section: dict[tuple[str, int], int] = {}
     per_document: dict[str, int] = {}
@@ -290,7 +297,9 @@ def select_context(
         per_document[passage.document_id] = per_document.get(passage.document_id, 0) + 1
         if lead:
             passage.start = _led(full, passage.start)
-        passage.end, lists = _extended(store, passage.manifest_id, full, passage.start, passage.end)
+        passage.end, lists = _extended(
+            store, passage.manifest_id, full, passage.start, passage.end, steps
+        )
         text = full[passage.start : passage.end]
         tokens = token_count(text)
         if chosen and spent + tokens > config.token_budget:
@@ -307,7 +316,7 @@ def select_context(
             except StoreError:
                 continue  # deleted since its hits were read
             copy.end, copy_lists = _extended(
-                store, copy.manifest_id, copy_text, copy.start, copy.end
+                store, copy.manifest_id, copy_text, copy.start, copy.end, steps
             )
             copied = copy_text[copy.start : copy.end]
             chosen.append(

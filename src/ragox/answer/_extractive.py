@@ -555,7 +555,7 @@ def score_sentences(
                 _asked_items_end(matcher, item, start, end) if block and not steps else end,
                 block,
             )
-            for start, end, block in units(item.text, cut, item.lists)
+            for start, end, block in units(item.text, cut, item.lists, steps)
         ]
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
@@ -1052,6 +1052,7 @@ def units(
     text: str,
     rows: Sequence[tuple[int, int]] = (),
     lists: Sequence[Sequence[tuple[int, int]]] = (),
+    steps: bool = False,
 ) -> list[tuple[int, int, bool]]:
     """Sentence spans of ``text``, except that a sentence introducing a block (a command,
     steps, a list) spans the block too and is always quotable; the block's own
@@ -1060,8 +1061,9 @@ def units(
     A table's row (``rows``: spans in ``text``) is a unit of its own: its cells end in
     no full stop, so sentences and blocks would run a whole table together ("list
     manpages for an installed package" then every command and description below
-    it)."""
-    found = _units(text, lists)
+    it). ``steps``: a how-to question's, for which a list that no sentence introduces
+    (steps under their section's title) is a block of its own, the steps together."""
+    found = _units(text, lists, steps)
     return _cut_rows(text, found, rows) if rows else found
 
 
@@ -1158,7 +1160,7 @@ def _rows_in(
 
 
 def _units(
-    text: str, lists: Sequence[Sequence[tuple[int, int]]] = ()
+    text: str, lists: Sequence[Sequence[tuple[int, int]]] = (), steps: bool = False
 ) -> list[tuple[int, int, bool]]:
     spans = [
         piece
@@ -1189,6 +1191,13 @@ def _units(
             finish = _continued(text, spans, finish)
         if finish is None:
             finish = _steps_end(text, spans, index)
+        if finish is None and steps and lists:
+            # a list that no sentence introduces, under its section's title ("To Delete
+            # a Manual Page Break" then "Place the cursor …" and "Press Backspace."):
+            # for a how-to question its steps go together, as an introduced list's do
+            finish = listed_block_end(
+                text, start, [items for items in lists if items[0][0] == start]
+            )
         if finish is None and _PROMPT_NEXT.match(text, end):
             # the paragraph's last sentence, and a command at a shell's prompt below it
             # ("Команда lintian выполняет множество тестовых сценариев … [75]." then

@@ -28,7 +28,7 @@ from ragox.answer._model import (
     Translator,
 )
 from ragox.answer._names import topic_names, unmentioned_names, writes_name
-from ragox.answer._support import asks_which_version, joins_verb
+from ragox.answer._support import AnswerKind, answer_kind, asks_which_version, joins_verb
 from ragox.answer._validate import Validated, validate
 from ragox.search import Hit, analyze_query, detect_language, tokens
 from ragox.search._analyze import index_form, is_search_stopword
@@ -495,7 +495,11 @@ def answer_question(
     translation only leaves the quotes untranslated (the trace names its code).
     """
     evidence = select_context(
-        store, hits, context or ContextConfig(), lead=asks_which_version(question)
+        store,
+        hits,
+        context or ContextConfig(),
+        lead=asks_which_version(question),
+        steps=answer_kind(question) is AnswerKind.INSTRUCTION,
     )
     translator = generator if isinstance(generator, Translator) else None
     if answer_language is not None and translator is not None:

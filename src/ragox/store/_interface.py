@@ -498,8 +498,9 @@ class Store(Protocol):
 
     def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
         """``(start, end, locator)`` of the blocks overlapping a range whose locator is an
-        element's path ("/html/body/ul/li[2]": an HTML block not located by its id), in
-        reading order: where lists are, without reading whole blocks."""
+        element's path ("/html/body/ul/li[2]": an HTML block not located by its id), and
+        of the list items located by their id ("#par_id3146976"), in reading order: where
+        lists are, without reading whole blocks."""
         ...
 
     def navigation_start(self, manifest_id: str, start: int, end: int) -> int | None:

@@ -1570,10 +1570,12 @@ class PostgresStore:
 
     def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
         """``(start, end, locator)`` of the blocks overlapping a range that are located
-        by an element's path, in reading order (the bound as in :meth:`blocks`)."""
+        by an element's path, or are list items located by their id, in reading order
+        (the bound as in :meth:`blocks`)."""
         rows = self._fetchall(
             'SELECT start, "end", locator FROM blocks WHERE manifest_id=%s '
-            "AND start < %s AND start > %s AND \"end\" > %s AND starts_with(locator, '/') "
+            "AND start < %s AND start > %s AND \"end\" > %s AND (starts_with(locator, '/') "
+            "OR (starts_with(locator, '#') AND kind='list-item')) "
             "ORDER BY block_index",
             [manifest_id, max(end, start + 1), start - self._longest_block(manifest_id), start],
         )

@@ -1504,12 +1504,14 @@ class SqliteStore:
 
     def block_paths(self, manifest_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
         """``(start, end, locator)`` of the blocks overlapping a range that are located
-        by an element's path, in reading order (the bound as in :meth:`blocks`)."""
+        by an element's path, or are list items located by their id, in reading order
+        (the bound as in :meth:`blocks`)."""
         rows = (
             self._connection()
             .execute(
                 "SELECT start, end, locator FROM blocks WHERE manifest_id=? "
-                "AND start < ? AND start > ? AND end > ? AND locator LIKE '/%' "
+                "AND start < ? AND start > ? AND end > ? AND (locator LIKE '/%' "
+                "OR (locator LIKE '#%' AND kind='list-item')) "
                 "ORDER BY block_index",
                 (manifest_id, max(end, start + 1), start - self._longest_block(manifest_id), start),
             )
