@@ -64,12 +64,11 @@ HTML_PARSER: Final = ParserInfo(
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style;all-hidden-alternatives:default-shown",
+        "hidden": "attribute+inline-style;inline-alternatives-all-hidden:first-default-shown",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
-        "navigation": "nav,role=navigation|contentinfo,class=navheader|navfooter,"
-        "page-footer;subtree",
+        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -119,46 +118,46 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
-def _navigation(node: LexborNode, tag: str, attributes: dict[str, str | None]) -> bool:
-    """A block element that holds the page's navigation (``nav``, an ARIA
-    ``role="navigation"`` landmark, a DocBook page's header or footer links) or its
-    footer (``role="contentinfo"``, or a ``footer`` inside no article, aside, main, nav
-    or section element)."""
+def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
+    """A block element that holds the page's navigation: ``nav``, an ARIA
+    ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
     if tag == "nav":
         return True
-    if tag == "footer":
-        ancestor = node.parent
-        while ancestor is not None and ancestor.tag not in (
-            "article",
-            "aside",
-            "main",
-            "nav",
-            "section",
-        ):
-            ancestor = ancestor.parent
-        if ancestor is None:
-            return True
-    roles = (attributes.get("role") or "").lower().split()
-    if "navigation" in roles or "contentinfo" in roles:
+    role = attributes.get("role")
+    if role and "navigation" in role.lower().split():
         return True
     classes = attributes.get("class")
-    if not classes:
+    # (the substring test first: most elements of a page have a class, few a nav one)
+    if not classes or "nav" not in classes:
         return False
     return not _NAVIGATION_CLASSES.isdisjoint(classes.split())
 
 
-def _shown_though_hidden(node: LexborNode, attributes: dict[str, str | None]) -> bool:
-    """The default of alternatives that are all hidden until a script shows one: its
-    ``id`` or a class starts with "default", and it has at least one sibling element,
-    all of them hidden."""
-    names = [attributes.get("id") or "", *(attributes.get("class") or "").split()]
-    if not any(name.lower().startswith("default") for name in names):
-        return False
+def _shown_default(node: LexborNode) -> bool:
+    """The first of two or more inline elements, all hidden and the only element
+    children of their parent, whose ``id`` or a class starts with "default" (the
+    alternative a page's script shows when it knows no better)."""
     parent = node.parent
     if parent is None:
         return False
-    siblings = [child for child in parent.iter(include_text=False)]
-    return len(siblings) >= 2 and all("hidden" in child.attributes for child in siblings)
+    siblings = []
+    child = parent.first_child
+    while child is not None:
+        if child.is_element_node:
+            siblings.append(child)
+        child = child.next
+    if len(siblings) < 2 or any(
+        "hidden" not in s.attributes or (s.tag or "") in _BLOCK_TAGS for s in siblings
+    ):
+        return False
+    for sibling in siblings:
+        names = [
+            sibling.attributes.get("id") or "",
+            *(sibling.attributes.get("class") or "").split(),
+        ]
+        if any(name.lower().startswith("default") for name in names):
+            return sibling.mem_id == node.mem_id
+    return False
 
 
 _BLOCK_DISPLAYS: Final = _names(
@@ -544,7 +543,7 @@ def _enter(
     if tag in _DROPPED:
         return None
     attributes = node.attributes
-    if "hidden" in attributes and not _shown_though_hidden(node, attributes):
+    if "hidden" in attributes and not _shown_default(node):
         return None
     if tag == "input" and (attributes.get("type") or "").strip(_ASCII_WS).lower() == "hidden":
         return None
@@ -578,7 +577,7 @@ def _enter(
             parent.box.kind
             if parent.box.kind is BlockKind.NAVIGATION
             else BlockKind.NAVIGATION
-            if block and _navigation(node, tag, attributes)
+            if block and _navigation(tag, attributes)
             else _ROLES.get(tag, parent.box.kind)
         ),
         preserve=parent.preserve or tag in _PRE_TAGS,

@@ -163,10 +163,14 @@ def test_a_how_to_questions_steps_under_their_title_are_quoted_together(app: Rag
     assert first.startswith("Right-click") and first.endswith("Clear the Break check box."), first
 
 
+def _ANY_TITLE(title: str) -> bool:
+    return True
+
+
 def test_steps_no_sentence_introduces_are_one_unit_for_a_how_to_question_only() -> None:
-    """The units of a passage: a list under a title is one block with ``steps`` (a how-to
-    question's), its items apart without; an introduced list is the introducer's block
-    either way."""
+    """The units of a passage: a list of steps under a title is one block with ``steps``
+    (a how-to question's), its items apart without; a page's contents (the aptitude
+    manual's FAQ questions were quoted with an answer) are no steps."""
     text = "To Delete a Break\n\nPlace the cursor.\n\nPress Backspace.\n\nAfter."
     items = (
         (text.index("Place"), text.index("Place") + 17),
@@ -179,9 +183,69 @@ def test_steps_no_sentence_introduces_are_one_unit_for_a_how_to_question_only() 
         "Press Backspace.",
         "After.",
     ]
-    together = [(text[s:e], block) for s, e, block in units(text, (), (items,), steps=True)]
+    together = [(text[s:e], block) for s, e, block in units(text, (), (items,), steps=_ANY_TITLE)]
     assert together == [
         ("To Delete a Break", False),
         ("Place the cursor.\n\nPress Backspace.", True),
         ("After.", False),
     ]
+    # …under a title that names nothing the question asks, its items stay apart
+    apart = [(text[s:e], block) for s, e, block in units(text, (), (items,), steps=lambda t: False)]
+    assert apart == [
+        (t, False) for t in ("To Delete a Break", "Place the cursor.", "Press Backspace.", "After.")
+    ]
+    # a list under no title it can see (the passage opens inside it; a sentence, lines
+    # or a long paragraph are before it) is no section's steps
+    for before in (
+        "",
+        "Place the cursor where the page ends.\n\n",
+        "apt update\napt upgrade\n\n",
+        "A paragraph of prose that goes on for a while and never ends in a full stop "
+        "or any other mark at all\n\n",
+    ):
+        bare = f"{before}Place the cursor.\n\nPress Backspace."
+        found = (
+            (bare.index("Place the cursor."), bare.index("Press") - 2),
+            (bare.index("Press"), len(bare)),
+        )
+        assert all(not block for *_, block in units(bare, (), (found,), steps=_ANY_TITLE)), bare
+    # a page's contents are no steps: numbered section titles, questions, link titles
+    for first, second in (
+        ("3.1. Как мне найти пакет по имени?", "3.2. Как я могу найти сломанные пакеты?"),
+        ("How do I find a package?", "Why does aptitude keep the mouse?"),
+        ("Defining Borders for Pages", "Defining Borders for Paragraphs"),
+        ("3.1. Installing a package.", "3.2. Removing a package."),
+        ("15 degrees (Shift)", "Rotates by steps of 15 degrees."),
+    ):
+        toc = f"Contents\n\n{first}\n\n{second}"
+        spans = ((toc.index(first), toc.index(first) + len(first)), (toc.index(second), len(toc)))
+        assert all(not block for *_, block in units(toc, (), (spans,), steps=_ANY_TITLE)), toc
+
+
+TIPS = """<!DOCTYPE html>
+<html lang="en"><head><title>Computer tips</title></head><body>
+<h2>Computer tips</h2>
+<ul>
+<li>Back up your files to the network drive every Friday.</li>
+<li>Keep your antivirus definitions up to date.</li>
+<li>To reset your password, open Settings - Accounts and click Reset Password.</li>
+<li>Lock your screen with Windows+L when you leave your desk.</li>
+<li>Store recovery keys in the company vault, never on paper.</li>
+</ul>
+</body></html>
+"""
+
+
+@pytest.mark.both_backends
+def test_a_list_under_a_title_the_question_does_not_name_is_quoted_item_by_item(
+    app: Ragox,
+) -> None:
+    """A page of tips is no procedure for each of them: "How do I reset my password?"
+    is answered by its tip, not by the list of every tip under "Computer tips" (a
+    red-team find: the whole list was quoted)."""
+    app.ingestor.ingest_bytes(TIPS.encode(), "tips.html", "tips.html", tenant="default")
+    record = app.ask("How do I reset my password?", OPERATOR)
+    assert not record.abstained, record.answer
+    assert record.citations[0].anchor.quote.exact == (
+        "To reset your password, open Settings - Accounts and click Reset Password."
+    )

@@ -292,30 +292,6 @@ def test_a_pages_navigation_is_neither_searched_nor_quoted(app: Ragox, tmp_path:
     assert not found.abstained and "dput" in found.answer
 
 
-def test_a_pages_footer_is_neither_searched_nor_quoted(app: Ragox, tmp_path: Path) -> None:
-    """LibreOffice's help ends every page with a "Help content debug info" footer that
-    its style sheet hides; it repeats the page's title, and was quoted as the whole
-    answer (new-user find). The page's own footer stays in the text, unsearched."""
-    page = tmp_path / "zeros.html"
-    page.write_text(
-        "<h1>Entering numbers with leading zeros</h1>"
-        "<p>The easiest way is to enter the number starting with an apostrophe.</p>"
-        "<p>The apostrophe is not displayed in the cell, and the number is formatted as "
-        "text. Because it is in text format, you cannot calculate with this number.</p>"
-        "<p>Alternatively, format a cell with a number format such as 0000; such a "
-        "format can be assigned in the format code field of the dialog.</p>"
-        '<footer><div id="DEBUG" class="debug"><h3>Help content debug info:</h3>'
-        "<p>This page is: /text/scalc/guide/integer_leading_zero.xhp</p>"
-        "<p>Title is: Entering numbers with leading zeros</p></div></footer>",
-        encoding="utf-8",
-    )
-    doc = _ingest(app, page)
-    assert "Help content debug info:" in app.text(doc, OPERATOR)
-    assert app.search("debug info", OPERATOR) == []
-    answer = app.ask("What is the title of the help page with leading zeros?", OPERATOR)
-    assert "Title is" not in answer.answer and "debug" not in answer.answer
-
-
 def test_no_chunk_is_packed_across_a_navigation_bar(app: Ragox, tmp_path: Path) -> None:
     """Short sections on both sides of a ``nav`` are packed into chunks, but never into
     one across it: its text is in no chunk's range, so no answer can quote it."""

@@ -532,6 +532,11 @@ def score_sentences(
     # a how-to question's list is steps, answered together ("Sie starten screen über
     # screen -r" is the last of a scenario's steps); another's is of things, one asked
     steps = kind is AnswerKind.INSTRUCTION
+
+    def titled(title: str) -> bool:
+        """A section's title names what the question asks: its steps answer it."""
+        return any(value >= 1.0 for value in matcher.credit(matcher.stems(title)).values())
+
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     made: dict[object, tuple[frozenset[int], list[tuple[int, int, bool, Credits]]]] = {}
     for item, headings, others, cut, heads in zip(
@@ -555,7 +560,7 @@ def score_sentences(
                 _asked_items_end(matcher, item, start, end) if block and not steps else end,
                 block,
             )
-            for start, end, block in units(item.text, cut, item.lists, steps)
+            for start, end, block in units(item.text, cut, item.lists, titled)
         ]
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
@@ -1052,7 +1057,7 @@ def units(
     text: str,
     rows: Sequence[tuple[int, int]] = (),
     lists: Sequence[Sequence[tuple[int, int]]] = (),
-    steps: bool = False,
+    steps: Callable[[str], bool] | None = None,
 ) -> list[tuple[int, int, bool]]:
     """Sentence spans of ``text``, except that a sentence introducing a block (a command,
     steps, a list) spans the block too and is always quotable; the block's own
@@ -1061,8 +1066,9 @@ def units(
     A table's row (``rows``: spans in ``text``) is a unit of its own: its cells end in
     no full stop, so sentences and blocks would run a whole table together ("list
     manpages for an installed package" then every command and description below
-    it). ``steps``: a how-to question's, for which a list that no sentence introduces
-    (steps under their section's title) is a block of its own, the steps together."""
+    it). ``steps``: for a how-to question, whether a section's title names what it asks:
+    a list of steps that no sentence introduces, right under such a title, is a block
+    of its own, the steps together."""
     found = _units(text, lists, steps)
     return _cut_rows(text, found, rows) if rows else found
 
@@ -1160,7 +1166,9 @@ def _rows_in(
 
 
 def _units(
-    text: str, lists: Sequence[Sequence[tuple[int, int]]] = (), steps: bool = False
+    text: str,
+    lists: Sequence[Sequence[tuple[int, int]]] = (),
+    steps: Callable[[str], bool] | None = None,
 ) -> list[tuple[int, int, bool]]:
     spans = [
         piece
@@ -1191,13 +1199,16 @@ def _units(
             finish = _continued(text, spans, finish)
         if finish is None:
             finish = _steps_end(text, spans, index)
-        if finish is None and steps and lists:
+        if finish is None and steps is not None and lists:
             # a list that no sentence introduces, under its section's title ("To Delete
             # a Manual Page Break" then "Place the cursor …" and "Press Backspace."):
-            # for a how-to question its steps go together, as an introduced list's do
-            finish = listed_block_end(
-                text, start, [items for items in lists if items[0][0] == start]
-            )
+            # for a how-to question its steps go together, as an introduced list's do;
+            # a list that is no steps (a page's contents: "3.1. Как мне найти …?",
+            # "3.2. …") stays item by item
+            opening = [items for items in lists if items[0][0] == start]
+            title = _title_before(text, start) if opening else None
+            if title is not None and steps(title) and _gives_steps(text, opening[0]):
+                finish = listed_block_end(text, start, opening)
         if finish is None and _PROMPT_NEXT.match(text, end):
             # the paragraph's last sentence, and a command at a shell's prompt below it
             # ("Команда lintian выполняет множество тестовых сценариев … [75]." then
@@ -1217,6 +1228,46 @@ def _units(
             out.append((start, end, False))
         index += 1
     return out
+
+
+#: the most words of a section's title
+_TITLE_WORDS: Final = 15
+
+
+def _title_before(text: str, start: int) -> str | None:
+    """The title right before ``start``: the paragraph before it when it is a line of a
+    few words that ends as no sentence does ("To Delete a Manual Page Break"), else
+    None. A list that opens the passage (its chunk began inside it) is under no title it
+    can see."""
+    before = text[:start].rstrip()
+    title = before[before.rfind("\n\n") + 1 :].strip()
+    if (
+        title
+        and "\n" not in title
+        and title[-1] not in ".!?:;,"
+        and len(title.split()) <= _TITLE_WORDS
+    ):
+        return title
+    return None
+
+
+def _gives_steps(text: str, items: Sequence[tuple[int, int]]) -> bool:
+    """Most of the list's items are steps: an instruction (:func:`has_instruction`) or
+    a statement ("Place the cursor …", which names no command), not a question ("3.3. Я
+    хочу выделить текст, почему …?") nor a section's numbered title (a page's
+    contents). A definition list's terms are no steps, so its terms and descriptions
+    (a tool's options: "15 градусов (Shift)" then what it does) are not."""
+    return 2 * sum(_step(text[start:end].strip()) for start, end in items) > len(items)
+
+
+#: a section's number opening a title ("3.1. ", "2.4.1 ")
+_NUMBERED_TITLE: Final = re.compile(r"\d+(?:\.\d+)+\.?\s")
+
+
+def _step(item: str) -> bool:
+    if not item or _NUMBERED_TITLE.match(item):
+        return False
+    return item[-1] in ".!" or has_instruction(item)
 
 
 def _continued(text: str, spans: Sequence[tuple[int, int]], finish: int) -> int:

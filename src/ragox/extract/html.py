@@ -72,12 +72,11 @@ HTML_PARSER: Final = ParserInfo(
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style;all-hidden-alternatives:default-shown",
+        "hidden": "attribute+inline-style;inline-alternatives-all-hidden:first-default-shown",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
-        "navigation": "nav,role=navigation|contentinfo,class=navheader|navfooter,"
-        "page-footer;subtree",
+        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -128,21 +127,14 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
-def _navigation(node: LexborNode, tag: str, attributes: dict[str, str | None]) -> bool:
-    """A block element that holds the page's furniture: its navigation (``nav``, an
-    ARIA ``role="navigation"`` landmark, a DocBook page's header or footer links) or
-    its footer (``role="contentinfo"``, or a ``footer`` that belongs to the page, not to
-    an article or section: copyright lines, "Built with", a help page's debug footer
-    that its style sheet hides)."""
+def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
+    """A block element that holds the page's navigation: ``nav``, an ARIA
+    ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
     if tag == "nav":
         return True
-    if tag == "footer" and _page_footer(node):
-        return True
     role = attributes.get("role")
-    if role:
-        roles = role.lower().split()
-        if "navigation" in roles or "contentinfo" in roles:
-            return True
+    if role and "navigation" in role.lower().split():
+        return True
     classes = attributes.get("class")
     # (the substring test first: most elements of a page have a class, few a nav one)
     if not classes or "nav" not in classes:
@@ -150,49 +142,51 @@ def _navigation(node: LexborNode, tag: str, attributes: dict[str, str | None]) -
     return not _NAVIGATION_CLASSES.isdisjoint(classes.split())
 
 
-#: elements that may be a page's furniture without any attribute saying so
-_FURNITURE: Final = frozenset({"nav", "footer"})
-#: elements whose footer is their own, not the page's (ARIA's ``contentinfo`` rule)
-_SECTIONING: Final = frozenset({"article", "aside", "main", "nav", "section"})
+def _default_of(parent: LexborNode) -> int | None:
+    """The ``mem_id`` of the alternative that a page's script shows by default among the
+    children of ``parent``, or None.
 
-
-def _page_footer(node: LexborNode) -> bool:
-    """A ``footer`` inside no article, aside, main, nav or section element."""
-    parent = node.parent
-    while parent is not None:
-        if parent.tag in _SECTIONING:
-            return False
-        parent = parent.parent
-    return True
-
-
-def _default_alternative(node: LexborNode, attributes: dict[str, str | None]) -> bool:
-    """A hidden element shown as the page's script shows it: one of several
-    alternatives that are all hidden until a script picks one (a platform's key,
-    "Command" or "Ctrl"; its menu, "LibreOffice - Preferences" or "Tools - Options"),
-    and the one they name the default (its ``id`` or a class starts with "default"),
-    which the script shows when it knows no better. Without it, a sentence loses its
-    word ("Press +Enter."). Alternatives of which none is named the default stay
-    hidden, as does one beside an element that is shown."""
-    element_id = attributes.get("id") or ""
-    classes = attributes.get("class") or ""
-    if not (
-        element_id[:7].lower() == "default"
-        or any(name[:7].lower() == "default" for name in classes.split())
-    ):
-        return False
-    parent = node.parent
-    if parent is None:
-        return False
+    LibreOffice's help hides both of a platform's variants ("Command" and "Ctrl",
+    "LibreOffice - Preferences" and "Tools - Options") until its script shows one: the
+    system's, else the first whose id starts with "default". Dropped, its steps read
+    "Press +Enter." and "Choose - Load/Save - General." Alternatives are two inline
+    elements or more, every element child of ``parent``, all hidden; the default is the
+    first of them whose ``id`` or a class starts with "default". Block alternatives (a
+    form's hidden error messages, a dialog) and any beside a shown element stay hidden.
+    """
+    chosen: int | None = None
     alternatives = 0
     child = parent.first_child
     while child is not None:
         if child.is_element_node:
-            if "hidden" not in child.attributes:
-                return False
+            attributes = child.attributes
+            if "hidden" not in attributes or (child.tag or "") in _BLOCK_TAGS:
+                return None
             alternatives += 1
+            if chosen is None and _named_default(attributes):
+                chosen = child.mem_id
         child = child.next
-    return alternatives >= 2
+    return chosen if alternatives >= 2 else None
+
+
+def _named_default(attributes: dict[str, str | None]) -> bool:
+    """The element's ``id`` or one of its classes starts with "default"."""
+    element_id = attributes.get("id") or ""
+    return element_id[:7].lower() == "default" or any(
+        name[:7].lower() == "default" for name in (attributes.get("class") or "").split()
+    )
+
+
+def _shown_default(node: LexborNode, defaults: dict[int, int | None]) -> bool:
+    """``node`` is the default its parent's alternatives show (:func:`_default_of`),
+    decided once per parent (``defaults``: by the parent's ``mem_id``)."""
+    parent = node.parent
+    if parent is None:
+        return False
+    key = parent.mem_id
+    if key not in defaults:
+        defaults[key] = _default_of(parent)
+    return defaults[key] == node.mem_id
 
 
 _BLOCK_DISPLAYS: Final = _names(
@@ -875,6 +869,8 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
     ] = []
     segment_names = _SEGMENT_NAMES
     dropped = _DROPPED
+    # per parent of hidden alternatives, the one shown (:func:`_shown_default`)
+    defaults: dict[int, int | None] = {}
     node: LexborNode | None = root
     while True:
         if node is None:
@@ -921,7 +917,10 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
         visibility: str | None = None
         element_id: str | None = None
         if attributes:
-            if ("hidden" in attributes and not _default_alternative(node, attributes)) or (
+            if (
+                "hidden" in attributes
+                and not (_named_default(attributes) and _shown_default(node, defaults))
+            ) or (
                 tag == "input"
                 and (attributes.get("type") or "").strip(_ASCII_WS).lower() == "hidden"
             ):
@@ -988,7 +987,7 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
                 element_id = None
             kind = box.kind
             if kind is not BlockKind.NAVIGATION:
-                if (attributes or tag in _FURNITURE) and _navigation(node, tag, attributes):
+                if (attributes and _navigation(tag, attributes)) or tag == "nav":
                     kind = BlockKind.NAVIGATION
                 else:
                     kind = _ROLES.get(tag, kind)
