@@ -64,7 +64,7 @@ HTML_PARSER: Final = ParserInfo(
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style;inline-alternatives-all-hidden:first-default-shown",
+        "hidden": "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
@@ -134,11 +134,20 @@ def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
 
 
 def _shown_default(node: LexborNode) -> bool:
-    """The first of two or more inline elements, all hidden and the only element
-    children of their parent, whose ``id`` or a class starts with "default" (the
-    alternative a page's script shows when it knows no better)."""
+    """The first of two or more inline elements, all hidden, each of at most eight words
+    that end no sentence, and the only element children of their parent, whose ``id``
+    or a class starts with "default" (the alternative a page's script shows when it
+    knows no better)."""
+
+    def named_default(element: LexborNode) -> bool:
+        names = [
+            element.attributes.get("id") or "",
+            *(element.attributes.get("class") or "").split(),
+        ]
+        return any(name.lower().startswith("default") for name in names)
+
     parent = node.parent
-    if parent is None:
+    if parent is None or not named_default(node):
         return False
     siblings = []
     child = parent.first_child
@@ -146,18 +155,19 @@ def _shown_default(node: LexborNode) -> bool:
         if child.is_element_node:
             siblings.append(child)
         child = child.next
-    if len(siblings) < 2 or any(
-        "hidden" not in s.attributes or (s.tag or "") in _BLOCK_TAGS for s in siblings
-    ):
-        return False
     for sibling in siblings:
-        names = [
-            sibling.attributes.get("id") or "",
-            *(sibling.attributes.get("class") or "").split(),
-        ]
-        if any(name.lower().startswith("default") for name in names):
-            return sibling.mem_id == node.mem_id
-    return False
+        text = sibling.text(deep=True)
+        if (
+            "hidden" not in sibling.attributes
+            or (sibling.tag or "") in _BLOCK_TAGS
+            or len(re.findall(r"\w+", text)) > 8
+            or text.rstrip().endswith((".", "!", "?"))
+        ):
+            return False
+    if len(siblings) < 2:
+        return False
+    first = next(sibling for sibling in siblings if named_default(sibling))
+    return first.mem_id == node.mem_id
 
 
 _BLOCK_DISPLAYS: Final = _names(

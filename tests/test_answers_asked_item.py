@@ -241,11 +241,50 @@ def test_a_list_under_a_title_the_question_does_not_name_is_quoted_item_by_item(
     app: Ragox,
 ) -> None:
     """A page of tips is no procedure for each of them: "How do I reset my password?"
-    is answered by its tip, not by the list of every tip under "Computer tips" (a
-    red-team find: the whole list was quoted)."""
+    is answered by its tip, not by the list of every tip under "Computer tips", nor
+    "… on Windows?" by every tip under "Windows" (red-team finds: the whole list was
+    quoted)."""
     app.ingestor.ingest_bytes(TIPS.encode(), "tips.html", "tips.html", tenant="default")
     record = app.ask("How do I reset my password?", OPERATOR)
     assert not record.abstained, record.answer
     assert record.citations[0].anchor.quote.exact == (
         "To reset your password, open Settings - Accounts and click Reset Password."
     )
+    # a title that shares one word with the question does not name what it asks
+    windows = TIPS.replace("<h2>Computer tips</h2>", "<h2>Windows</h2>").replace(
+        "Lock your screen", "To install the printer driver on Windows, run setup.exe. Lock"
+    )
+    app.ingestor.ingest_bytes(windows.encode(), "windows.html", "windows.html", tenant="default")
+    record = app.ask("How do I install the printer driver on Windows?", OPERATOR)
+    assert not record.abstained, record.answer
+    first = record.citations[0].anchor.quote.exact
+    assert first.startswith("To install the printer driver") and "Back up" not in first, first
+
+
+BREAK_RU = """<!DOCTYPE html>
+<html lang="ru"><head><title>Вставка и удаление разрывов страниц</title></head><body>
+<h1 id="hd_1">Вставка и удаление разрывов страниц</h1>
+<h2 id="hd_2">Удаление разрыва страницы вручную</h2>
+<ol>
+<li><p id="par_1">Установите курсор перед первым символом на странице, перед которой
+находится жёсткий разрыв.</p></li>
+<li><p id="par_2">Нажмите клавишу BACKSPACE.</p></li>
+</ol>
+</body></html>
+"""
+
+
+@pytest.mark.both_backends
+def test_steps_under_a_title_holding_one_word_of_the_question_are_quoted_together(
+    app: Ragox,
+) -> None:
+    """LibreOffice's Russian help: "как убрать разрыв страницы" shares one word with the
+    title "Удаление разрыва страницы вручную" as the stemmer sees them ("разрыв" and
+    "разрыва" stem apart), and its steps are the answer (new-user find)."""
+    app.ingestor.ingest_bytes(
+        BREAK_RU.encode(), "page_break.html", "page_break.html", tenant="default"
+    )
+    record = app.ask("как убрать разрыв страницы?", OPERATOR)
+    assert not record.abstained, record.answer
+    first = record.citations[0].anchor.quote.exact
+    assert first.startswith("Установите курсор") and first.endswith("BACKSPACE."), first

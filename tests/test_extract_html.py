@@ -87,7 +87,7 @@ def test_parser_identity_names_selectolax_and_records_rules() -> None:
     assert HTML_PARSER.config["whitespace"] == "css-normal"
     assert (
         HTML_PARSER.config["hidden"]
-        == "attribute+inline-style;inline-alternatives-all-hidden:first-default-shown"
+        == "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown"
     )
     assert len(HTML_PARSER.config_sha256) == 64
     assert extract("<p>x</p>").parser is HTML_PARSER
@@ -290,6 +290,13 @@ def test_the_default_of_alternatives_all_hidden_until_a_script_picks_one_is_show
     assert texts(extract(switch("\n ", default, "<!-- x -->", mac))) == ["Press Ctrl+Enter."]
     by_class = '<span hidden class="x DefaultInline">Ctrl</span>'
     assert texts(extract(switch(mac, by_class))) == ["Press Ctrl+Enter."]
+    menu = (
+        '<span hidden id="MAC_5">LibreOffice – Einstellungen – LibreOffice Calc – Berechnen</span>'
+        '<span hidden id="default_5">Extras – Optionen… – LibreOffice Calc – Berechnen</span>'
+    )
+    assert texts(extract(switch(menu))) == [
+        "Press Extras – Optionen… – LibreOffice Calc – Berechnen+Enter."
+    ]
     second = '<span hidden class="default">Strg</span>'
     assert texts(extract(switch(default, second))) == ["Press Ctrl+Enter."]
     assert texts(extract(switch(mac, '<span hidden id="linux_1">Ctrl</span>'))) == ["Press +Enter."]
@@ -298,6 +305,17 @@ def test_the_default_of_alternatives_all_hidden_until_a_script_picks_one_is_show
     # a shown default's own hidden children stay hidden
     nested = '<span hidden id="default_2">Ctrl<i hidden>Strg</i></span>'
     assert texts(extract(switch(mac, nested))) == ["Press Ctrl+Enter."]
+    # messages are no alternatives: a sentence, or more than a few words
+    declined = (
+        '<span hidden class="default-error">Your card was declined.</span>'
+        '<span hidden class="error-expired">Expired</span>'
+    )
+    assert texts(extract(switch(declined))) == ["Press +Enter."]
+    quiz = (
+        '<span hidden class="default answer">It is the city of Canberra, on the river</span>'
+        '<span hidden class="hint">A city</span>'
+    )
+    assert texts(extract(switch(quiz))) == ["Press +Enter."]
     errors = extract(
         "<form><p>Card number</p><div>"
         '<p hidden id="default-error">Your card was declined.</p>'

@@ -60,7 +60,7 @@ from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
-from ragox.answer._names import topic_names, writes_name
+from ragox.answer._names import asked_names, topic_names, writes_name
 from ragox.answer._support import (
     DEFINITION_WORDS,
     FREQUENCY_WORDS,
@@ -533,9 +533,16 @@ def score_sentences(
     # screen -r" is the last of a scenario's steps); another's is of things, one asked
     steps = kind is AnswerKind.INSTRUCTION
 
+    # the terms of the names the question writes ("Windows", "Settings")
+    named = {term for name in asked_names(question) for term in analyze_query(name, languages)}
+
     def titled(title: str) -> bool:
-        """A section's title names what the question asks: its steps answer it."""
-        return any(value >= 1.0 for value in matcher.credit(matcher.stems(title)).values())
+        """A section's title names what the question asks: its steps answer it. A name
+        alone does not ("How do I install the printer driver on Windows?" is not
+        answered by every tip under "Windows"); another word of the question, or two
+        words, do."""
+        held = {t for t, value in matcher.credit(matcher.stems(title)).items() if value >= 1.0}
+        return len(held) >= _TITLE_TERMS or bool(held - named)
 
     blocks: list[frozenset[int]] = []  # per passage: where its introduced blocks start
     made: dict[object, tuple[frozenset[int], list[tuple[int, int, bool, Credits]]]] = {}
@@ -1232,6 +1239,9 @@ def _units(
 
 #: the most words of a section's title
 _TITLE_WORDS: Final = 15
+#: the question's terms a section's title holds for its steps to answer a how-to question,
+#: where it holds no other term than those of the question's names
+_TITLE_TERMS: Final = 2
 
 
 def _title_before(text: str, start: int) -> str | None:

@@ -72,7 +72,7 @@ HTML_PARSER: Final = ParserInfo(
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style;inline-alternatives-all-hidden:first-default-shown",
+        "hidden": "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
@@ -150,9 +150,10 @@ def _default_of(parent: LexborNode) -> int | None:
     "LibreOffice - Preferences" and "Tools - Options") until its script shows one: the
     system's, else the first whose id starts with "default". Dropped, its steps read
     "Press +Enter." and "Choose - Load/Save - General." Alternatives are two inline
-    elements or more, every element child of ``parent``, all hidden; the default is the
-    first of them whose ``id`` or a class starts with "default". Block alternatives (a
-    form's hidden error messages, a dialog) and any beside a shown element stay hidden.
+    elements or more, every element child of ``parent``, all hidden, each a few words
+    that end no sentence (a key, a menu's path); the default is the first of them whose
+    ``id`` or a class starts with "default". A form's hidden error messages, a quiz's
+    answer, a dialog, and any beside a shown element stay hidden.
     """
     chosen: int | None = None
     alternatives = 0
@@ -160,13 +161,30 @@ def _default_of(parent: LexborNode) -> int | None:
     while child is not None:
         if child.is_element_node:
             attributes = child.attributes
-            if "hidden" not in attributes or (child.tag or "") in _BLOCK_TAGS:
+            if (
+                "hidden" not in attributes
+                or (child.tag or "") in _BLOCK_TAGS
+                or not _few_words(child.text(deep=True))
+            ):
                 return None
             alternatives += 1
             if chosen is None and _named_default(attributes):
                 chosen = child.mem_id
         child = child.next
     return chosen if alternatives >= 2 else None
+
+
+#: the most words of one of a page's alternatives ("LibreOffice – Einstellungen –
+#: LibreOffice Calc – Berechnen": five; LibreOffice's help has none of more than eight)
+_ALTERNATIVE_WORDS: Final = 8
+_WORD: Final = re.compile(r"\w+")
+
+
+def _few_words(text: str) -> bool:
+    """A key or a menu's path, not a message: a few words, no sentence's end."""
+    return len(_WORD.findall(text)) <= _ALTERNATIVE_WORDS and not text.rstrip().endswith(
+        (".", "!", "?")
+    )
 
 
 def _named_default(attributes: dict[str, str | None]) -> bool:
