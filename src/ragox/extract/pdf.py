@@ -58,6 +58,7 @@ from ragox.extract._model import (
     ParserInfo,
 )
 from ragox.extract._ocr import LANGUAGES, OcrEngine, ocr_engine
+from ragox.extract._pdflines import join_paragraph_lines
 from ragox.extract._pdftables import MIN_RULES, CellRef, GridShape, TableTracker, split_page
 from ragox.text import Alignment, Coordinates, Profile, Span
 
@@ -123,7 +124,7 @@ _FLAGS: Final[int] = 1 | 2 | 64
 PDF_PARSER: Final = ParserInfo(
     "pdf-pymupdf",
     # PyMuPDF's ``VersionBind`` is its package version (a test holds them equal)
-    f"2+mupdf-{importlib.metadata.version('pymupdf')}",
+    f"3+mupdf-{importlib.metadata.version('pymupdf')}",
     config={
         "output": "rawdict",
         "sort": False,
@@ -132,6 +133,8 @@ PDF_PARSER: Final = ParserInfo(
         "clip": "mediabox",
         "line_separator": "LF",
         "block_separator": "LF LF",
+        "paragraph_lines": "joined:same-size;gap<=0.8em;full-width-before;flush-left-after;"
+        "no-sentence-end;no-list-item;no-page-number",
         "skip_blank_blocks": True,
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
@@ -558,6 +561,9 @@ def _read_page(
     rtl: _RtlCounter | None = None
     position = 0
     units, shapes = split_page(page, raw["blocks"])
+    if not needs_ocr:
+        # (Tesseract's blocks are paragraphs already)
+        units = join_paragraph_lines(units)
     for raw_block, cell_ref in units:
         block_text, raw_boxes = _block_text(raw_block["lines"], matrix)
         if _SURROGATE.search(block_text):
