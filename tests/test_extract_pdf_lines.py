@@ -67,9 +67,14 @@ def test_every_code_point_of_a_joined_block_keeps_its_box() -> None:
     assert len(boxes) == 16 * len(extraction.text)
 
 
-def _line(text: str, x0: float, y0: float, x1: float, size: float = 10.0) -> dict[str, Any]:
+def _line(
+    text: str, x0: float, y0: float, x1: float, size: float = 10.0, **span: Any
+) -> dict[str, Any]:
     chars = [{"c": c, "bbox": (x0, y0, x1, y0 + size)} for c in text]
-    return {"bbox": (x0, y0, x1, y0 + size), "spans": [{"size": size, "chars": chars}]}
+    return {
+        "bbox": (x0, y0, x1, y0 + size),
+        "spans": [{"size": size, "font": "Serif", "flags": 0, "chars": chars, **span}],
+    }
 
 
 def _block(number: int, *lines: dict[str, Any]) -> dict[str, Any]:
@@ -108,18 +113,36 @@ FULL = "a line that runs the column's whole width and goes on in the next one"
         (_line(FULL, 80, 100, 500), _line("next", 80, 125, 500), False),
         # a page number
         (_line("12" + " " * 60, 80, 100, 500), _line("next", 80, 114, 500), False),
+        # list markers of every kind, alone on their line or before the item
+        *(
+            (_line(FULL, 80, 100, 500), _line(marker, 80, 114, 500), False)
+            for marker in ("2.", "a) the item", "(1) the item", "► the item", "\uf0b7", "iv.")
+        ),
+        # a numbered title, a table of contents' line
+        (_line(FULL, 80, 100, 500), _line("9.4.1 Timing a process", 80, 114, 500), False),
+        (_line("Timing a process . . . . . . 143", 80, 100, 500), _line("x", 80, 114, 500), False),
+        # a sentence's end before a closing quote or bracket
+        (_line(FULL + '."', 80, 100, 500), _line("next", 80, 114, 500), False),
+        (_line(FULL + " (see below.)", 80, 100, 500), _line("next", 80, 114, 500), False),
+        # a line that sticks out past the column (a path too long to break)
+        (_line(FULL, 80, 100, 540), _line("next", 80, 114, 500), False),
+        # a heading in bold, a code line in another font, an indent of white space
+        (_line(FULL, 80, 100, 500), _line("Beispiel 33", 80, 114, 300, flags=16), False),
+        (_line(FULL, 80, 100, 500), _line("require dbg", 80, 114, 300, font="Mono"), False),
+        (_line(FULL, 80, 100, 500), _line("\u3000\u3000next", 80, 114, 500), False),
     ],
 )
 def test_lines_join_when_typesetting_says_they_are_one_paragraph(
     before: dict[str, Any], after: dict[str, Any], joined: bool
 ) -> None:
-    """The column is the page's text from x=80 to x=500, set in 10 pt."""
-    column = _block(0, _line("x", 80, 10, 500))
-    units = [(column, None), (_block(1, before), None), (_block(2, after), None)]
-    out = join_paragraph_lines(units)
-    assert len(out) == (2 if joined else 3)
+    """The column is the page's text from x=80 to x=500, set in 10 pt (where most of
+    its lines start and end)."""
+    column = [(_block(n, _line("A line.", 80, 600 + 30 * n, 500)), None) for n in range(10, 14)]
+    units = [(_block(1, before), None), (_block(2, after), None), *column]
+    out = join_paragraph_lines(units)[: -len(column)]
+    assert len(out) == (1 if joined else 2)
     if joined:
-        block = out[1][0]
+        block = out[0][0]
         assert block["number"] == 1 and block["lines"] == [before, after]
         assert block["bbox"] == (80, 100, 500, 124)
 
@@ -147,3 +170,17 @@ def test_a_quote_from_such_a_pdf_goes_on_past_its_line(app: Ragox, tmp_path: Pat
     assert not record.abstained, record.answer
     quotes = " ".join(c.anchor.quote.exact for c in record.citations)
     assert "∼/.instead/games" in quotes, quotes
+
+
+def test_a_line_sticking_out_does_not_move_the_columns_edges() -> None:
+    """A margin note at x=40 and a path running to x=560 beside a column from 80 to 500:
+    the column's lines still join (the edges are where most lines start and end)."""
+    column = [(_block(n, _line("A line.", 80, 600 + 30 * n, 500)), None) for n in range(10, 14)]
+    outliers = [
+        (_block(20, _line("Note.", 40, 900, 70)), None),
+        (_block(21, _line("/usr/share/doc/a-very-long-path.", 80, 950, 560)), None),
+    ]
+    before, after = _block(1, _line(FULL, 80, 100, 500)), _block(2, _line("next", 80, 114, 300))
+    out = join_paragraph_lines([(before, None), (after, None), *column, *outliers])
+    assert len(out) == 1 + len(column) + len(outliers)
+    assert out[0][0]["lines"] == [*before["lines"], *after["lines"]]
