@@ -567,7 +567,7 @@ def score_sentences(
                 _asked_items_end(matcher, item, start, end) if block and not steps else end,
                 block,
             )
-            for start, end, block in units(item.text, cut, item.lists, titled)
+            for start, end, block in units(item.text, cut, item.lists, titled if steps else None)
         ]
         blocks.append(frozenset(start for start, _, block in spans if block))
         passages.append(
