@@ -38,6 +38,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ragox.extract._pdftables import CellRef
+
 __all__ = ["join_paragraph_lines"]
 
 #: the most space between two lines of one paragraph, per point of their size
@@ -62,7 +64,7 @@ _NUMBER_ONLY: Final = re.compile(r"[\d\s.]+")
 _Style = tuple[str, float, bool]
 
 #: a unit of a page: a MuPDF-like block dict and its table cell (None outside tables)
-Unit = tuple[Any, Any]
+Unit = tuple[Any, CellRef | None]
 
 
 def join_paragraph_lines(units: Sequence[Unit]) -> list[Unit]:

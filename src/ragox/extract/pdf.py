@@ -133,8 +133,10 @@ PDF_PARSER: Final = ParserInfo(
         "clip": "mediabox",
         "line_separator": "LF",
         "block_separator": "LF LF",
-        "paragraph_lines": "joined:same-size;gap<=0.8em;full-width-before;flush-left-after;"
-        "no-sentence-end;no-list-item;no-page-number",
+        "paragraph_lines": "joined:same-font-size-weight;gap<=0.8em;"
+        "full-width-before(majority-edges,not-past-right);flush-left-after(no-space-indent);"
+        "no-sentence-end(closing-quotes);no-list-item-or-numbered-title;no-toc-leaders;"
+        "no-page-number;not-cells;not-ocr",
         "skip_blank_blocks": True,
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
