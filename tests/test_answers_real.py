@@ -335,7 +335,11 @@ def test_display_text_joins_line_end_hyphens() -> None:
     from ragox.answer._blocks import display_text
 
     assert display_text("mehrere Schrit-\nte, die") == "mehrere Schritte, die"
-    assert display_text("das Debian-\nSystem") == "das Debian- System"
+    assert display_text("das Debian-\nSystem") == "das Debian-System"
+    # a word is never hyphenated from one script into another: the hyphen is the word's
+    assert display_text("в Unix-\nверсии") == "в Unix-версии"
+    assert display_text("на ка-\nталоге") == "на каталоге"
+    assert display_text("a non-\nEnglish word") == "a non-English word"
     assert display_text("by the following.\n\n$ sudo x") == "by the following.\n$ sudo x"
     assert display_text("a soft\nline break") == "a soft line break"
 

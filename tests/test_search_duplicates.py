@@ -229,6 +229,9 @@ def test_list_markers_do_not_make_another_passage(app: Ragox) -> None:
     assert same_passage_key("1. Close it\n2. Lift it\n– then\n• go") == "close it lift it then go"
     assert same_passage_key("a) first\nb) second") == same_passage_key("first\n\nsecond")
     assert same_passage_key("Bolt 2. Remove it") == "bolt 2 remove it"
+    # a PDF's line-end hyphen: a broken word joins, a compound's hyphen is the HTML's
+    assert same_passage_key("mehrere Schrit-\nte") == same_passage_key("mehrere Schritte")
+    assert same_passage_key("в Unix-\nверсии") == same_passage_key("в Unix-версии")
 
 
 class _CountingEmbedder:

@@ -61,8 +61,10 @@ from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._names import asked_names, topic_names, writes_name
+from ragox.answer._platforms import asked_platforms, labelled_platforms, platforms
 from ragox.answer._support import (
     DEFINITION_WORDS,
+    DURATION_WORDS,
     FREQUENCY_WORDS,
     OPTION_MARK,
     AnswerKind,
@@ -260,6 +262,15 @@ class ExtractiveConfig:
     #: often. Set by the same reasoning as ``description``, the same size; XQuAD asks
     #: three such questions in 1,190, so nothing was fitted there
     no_frequency: float = 2.0
+    #: the score penalty of a sentence that says no time (nor length) for a "how
+    #: long"/"wie lange"/"как долго" question (its answerability penalty is
+    #: ``no_frequency``): "wie lange behält GnuCash die alten Sicherungsdateien?" is
+    #: answered by "… die älter als 30 Tage sind", not by the sentences that repeat
+    #: "alten Sicherungsdateien" (a new-user pass over GnuCash's manual), nor "Как
+    #: долго хранятся старые копии?" by "Старые копии хранятся в каталоге …", which
+    #: holds every word of it: a sentence with a time comes first unless it holds some
+    #: six tenths of the question's words less. Chosen, not fitted
+    no_duration: float = 6.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -306,6 +317,8 @@ class ExtractiveConfig:
             # however many of its words it repeats ("This distribution is updated more
             # often than stable" beside "The update is launched twice each day")
             score -= self.no_frequency
+        elif kind is AnswerKind.DURATION and not features.answer_kind:
+            score -= self.no_duration
         return score
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:
@@ -336,7 +349,7 @@ class ExtractiveConfig:
         elif kind is AnswerKind.NUMBER and not features.answer_kind:
             # however many of the question's words the sentence repeats
             credit = -self.no_number
-        elif kind is AnswerKind.FREQUENCY and not features.answer_kind:
+        elif kind in (AnswerKind.FREQUENCY, AnswerKind.DURATION) and not features.answer_kind:
             credit = -self.no_frequency
         return self.evidence_score(features) - self.uncovered * features.uncovered + credit
 
@@ -485,6 +498,8 @@ def score_sentences(
     asking = (
         FREQUENCY_WORDS
         if kind is AnswerKind.FREQUENCY
+        else DURATION_WORDS
+        if kind is AnswerKind.DURATION
         else DEFINITION_WORDS
         if kind is AnswerKind.DEFINITION
         else frozenset()
@@ -535,6 +550,8 @@ def score_sentences(
 
     # the terms of the names the question writes ("Windows", "Settings")
     named = {term for name in asked_names(question) for term in analyze_query(name, languages)}
+    # the operating systems it names ("unter Linux")
+    systems_asked = asked_platforms(question)
 
     def titled(title: str) -> bool:
         """A section's title names what the question asks: its steps answer it. A name
@@ -660,7 +677,13 @@ def score_sentences(
         section_text = item.section_title  # (the words of that heading)
         # the section's heading is a question (an FAQ's)
         asks = bool(item.section_title) and _is_question(item.section_title or "")
+        # the operating systems the current section or label is for (:mod:`._platforms`)
+        systems = platforms(item.section_title) if systems_asked and item.section_title else None
         for position, (start, end, quotable, credits) in enumerate(sentences):
+            if systems_asked and not quotable:
+                labelled = labelled_platforms(item.text[start:end])
+                if labelled is not None:
+                    systems = labelled
             if not quotable:
                 numbered = position > 0 and _is_number(
                     item.text[slice(*sentences[position - 1][:2])]
@@ -678,6 +701,8 @@ def score_sentences(
                     section = credits
                     section_span = within
                     section_text = item.text[start:end]
+                    if systems_asked:
+                        systems = platforms(section_text)
                     asks = _is_question(item.text[start:end])
                     if position > 1 and (
                         numbered
@@ -689,6 +714,12 @@ def score_sentences(
                         # section: the passage's first heading no longer speaks for it
                         heading = None
                 continue  # headings, labels and questions are not statements to quote
+            if systems_asked:
+                # a sentence for another system than the question's ("macOS" above it, or
+                # "Windows: …" before it) does not answer it
+                said = labelled_platforms(item.text[start:end]) or systems
+                if said and not said & systems_asked:
+                    continue
             # an item of a catalog of commands ("Показать …: dpkg --info …" then
             # "Установить пакет …: dpkg --install …") says nothing about its sibling
             # beside it: a neighbour's words are context, another item's are not
@@ -1662,8 +1693,11 @@ class ExtractiveGenerator:
             # a how-to question answered by an instruction: a further sentence that
             # instructs nothing states something about the subject, not how to do it
             # ("c - пакет был удалён, но …" beside "Удаление: Пакет → Удалить (-)")
+            # …and so a "how often" or "how long" question answered with a frequency or
+            # a time: "Wenn Sie von einer GnuCash Version vor 2.4 aktualisieren, …" says
+            # no time beside "… die älter als 30 Tage sind"
             if (
-                kind is AnswerKind.INSTRUCTION
+                kind in (AnswerKind.INSTRUCTION, AnswerKind.FREQUENCY, AnswerKind.DURATION)
                 and best.support.answer_kind
                 and not candidate.support.answer_kind
                 and not _adjacent(candidate, best)

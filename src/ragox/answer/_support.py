@@ -34,6 +34,7 @@ from ragox.text._instructions import HOW_TO_LATER, HOW_TO_QUESTION, has_instruct
 
 __all__ = [
     "DEFINITION_WORDS",
+    "DURATION_WORDS",
     "FREQUENCY_WORDS",
     "AnswerKind",
     "Credits",
@@ -56,6 +57,10 @@ class AnswerKind(Enum):
     #: "how often …", "wie oft …", "как часто …": a frequency ("twice each day", "einmal
     #: monatlich", "каждые 15 минут"), or a number of times
     FREQUENCY = "frequency"
+    #: "how long …", "wie lange …", "как долго …": a time ("30 days", "älter als 30
+    #: Tage", "в течение двух недель", "from 1870 to 1939", "until …"), or a length for
+    #: "how long is the river?" ("1,230 km")
+    DURATION = "duration"
     #: "how do I …", "wie ändere ich …", "как изменить …": a command or steps
     INSTRUCTION = "instruction"
     #: "where is … stored", "in welcher Datei …", "где хранится …": a file, folder or
@@ -87,6 +92,15 @@ _KINDS: Final = (
             r"\b(?:how often|how frequently|how many times|wie oft|wie häufig|wie viele male"
             r"|in welchen abständen|сколько раз"
             r"|как часто|с какой (?:частотой|периодичностью))\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        AnswerKind.DURATION,
+        re.compile(
+            r"\b(?:how long|how much time|wie lange|wie viel zeit|wieviel zeit|как долго"
+            # (not "сколько лет": "Сколько лет было Мэннингу?" asks an age)
+            r"|сколько (?:времени|секунд|минут|часов|дней|суток|недель|месяцев))\b",
             re.IGNORECASE,
         ),
     ),
@@ -282,6 +296,47 @@ DEFINITION_WORDS: Final = frozenset({"такое", "означает", "есть
 FREQUENCY_WORDS: Final = frozenset(
     {"often", "frequently", "oft", "häufig", "abständen", "часто", "частотой", "периодичностью"}
 )
+#: the words of a "how long" question that ask for the time: what answers them is a time,
+#: not the same word ("die Sicherung dauert lange" does not say how long)
+DURATION_WORDS: Final = frozenset({"long", "lange", "долго", "времени"})
+#: a time or a length in words: a count of time or length units ("30 Tage", "several
+#: years", "две недели", "1,230 km", "255 characters"; not a time of day), a span of
+#: years ("1870 to 1939", "1870 bis 1939", "с 1870 по 1939"), an end or no end ("until
+#: the end of …", "unbegrenzt", "навсегда"); not "until" alone ("bis zum Datum" says
+#: no time)
+_DURATION: Final = re.compile(
+    r"\ban? (?:minute|hour|day|night|week|month|year|decade|century)\b|\beinen tag\b"
+    r"|(?:\b\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?"
+    r"|thousands?|millions?|billions?|several|many|a few|few|some|a couple of"
+    r"|ein|eine|einen|einem|einer|eines|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf"
+    r"|zwölf|\w+zehn|\w+zig|dreißig|hundert|tausend|einige|einigen|mehrere|mehreren|wenige"
+    r"|wenigen|ein paar|один|одна|одно|одну|одного|одной|одном|два|две|двух|двум|двумя|три"
+    r"|трёх|трех|трём|тремя|четыре|четырёх|четырех|пять|пяти|шесть|шести|семь|семи|восемь"
+    r"|восьми|девять|девяти|десять|десяти|\w+надцать|\w+надцати|\w+дцать|\w+дцати|сорок"
+    r"|сорока|\w+десят|\w+десяти|девяносто|сто|ста|сотни|двести|триста|\w+сот|тысяч\w*"
+    r"|миллион\w*|несколько|нескольких|много|многих|пару|пары|полтора|полутора))"
+    r"[ \u00a0-]?(?:[\w-]+ )?(?:(?:milli|micro|nano)?seconds?|secs?|minutes?|mins?|hours?|hrs?"
+    r"|days?|nights?|weeks?|months?|years?|decades?|centur(?:y|ies)|ms|s|h"
+    r"|(?:milli)?sekunden?|minuten?|stunden?|tagen?|tage|nächten?|wochen?|monaten?|monate"
+    r"|jahren?|jahre|jahrzehnten?|jahrhunderts?|jahrhunderte|std"
+    r"|(?:милли)?секунд\w*|минут\w*|час\w*|дн(?:я|ей|ям|и)|день|сут(?:ки|ок)|ноч\w*"
+    r"|недел\w*|месяц\w*|год\w*|лет|век\w*|сек|мин|ч"
+    r"|km|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|feet|foot|ft|cm|mm|inch(?:es)?"
+    r"|zentimeter|millimeter|meilen?|км|километр\w*|метр\w*|миль|сантиметр\w*|миллиметр\w*"
+    r"|characters?|chars|bytes?|zeichen|symbole|символ\w*|байт\w*)\b"
+    # a century named by its order ("well into the nineteenth century", "XIX век")
+    r"|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
+    r"|twelfth|\w+teenth|twentieth|twenty-first) centur(?:y|ies)\b|\b[IVX]+ век\w*"
+    r"|\b\d{3,4}\s*(?:to|until|till|through|bis|по|до|[-–—])\s*\d{2,4}\b"
+    # until an end ("until the end of the current Parliament", "bis zum Ende", "до
+    # окончания срока", "until 2030"), not "until" alone ("bis zum Datum")
+    r"|\b(?:until|till|up to) (?:the )?end\b|\bbis (?:zum|ans) ende\b"
+    r"|\bдо (?:окончания|конца|истечения)\b|\b(?:until|till|bis|до) \d{4}\b"
+    r"|\b(?:forever|indefinitely|permanently|unbegrenzt|unbefristet|dauerhaft|für immer"
+    r"|навсегда|бессрочно)\b",
+    re.IGNORECASE,
+)
 #: how often, in words: "once", "twice each day", "every few minutes", "daily",
 #: "einmal monatlich", "mehrmals", "jede Woche", "дважды в день", "ежедневно",
 #: "каждые несколько минут", "раз в неделю"; "times" and "раз" only after a count
@@ -413,6 +468,8 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_DIGIT.search(counted) or _NUMBER_WORD.search(counted))
     if kind is AnswerKind.FREQUENCY:
         return bool(_FREQUENCY.search(sentence))
+    if kind is AnswerKind.DURATION:
+        return bool(_DURATION.search(_REFERENCE.sub(" ", sentence)))
     if kind is AnswerKind.INSTRUCTION:
         # the sentence's own language: an English sentence left untranslated in a
         # German manual instructs, a German one opening with "install" does not

@@ -23,8 +23,13 @@ __all__ = [
     "same_passage_key",
 ]
 
-#: a lower-case word broken at a line end and going on in lower case on the next line
-_BROKEN_WORD: Final = regex.compile(r"(\p{Ll})-\n[ \t]*(?=\p{Ll})")
+#: a word and a hyphen at a line end, and a letter on the next line
+_BROKEN_WORD: Final = regex.compile(r"(\p{L})-\n[ \t]*(?=(\p{L}))")
+#: the scripts whose letters a broken word may join: a word is never hyphenated from
+#: one script into another, so "Unix-" / "версия" is a compound written with a hyphen
+_SCRIPTS: Final = tuple(
+    regex.compile(rf"\p{{{script}}}") for script in ("Latin", "Cyrillic", "Greek")
+)
 _WORDS: Final = regex.compile(r"\w+")
 #: a list item's marker at the start of a line: a PDF writes "•" or "1." where the
 #: HTML of the same manual has a list item whose number the browser draws
@@ -40,8 +45,21 @@ _NEAR_EXTRA: Final = 0.2
 
 def join_broken_words(text: str) -> str:
     """``text`` with each word broken at a line end joined ("Schrit-\\nte" → "Schritte");
-    a compound's capitalised part keeps its hyphen ("Debian-\\nSystem")."""
-    return _BROKEN_WORD.sub(r"\1", text)
+    a compound keeps its hyphen, without the line break: its capitalised part
+    ("Debian-\\nSystem" → "Debian-System") and a part in another script ("Unix-\\nверсия"
+    → "Unix-версия")."""
+    return _BROKEN_WORD.sub(_rejoined, text)
+
+
+def _rejoined(found: regex.Match[str]) -> str:
+    last, first = found.group(1), found.group(2)
+    if last.islower() and first.islower() and _same_script(last, first):
+        return last
+    return f"{last}-"
+
+
+def _same_script(one: str, other: str) -> bool:
+    return any(script.match(one) and script.match(other) for script in _SCRIPTS)
 
 
 def same_passage_key(text: str) -> str:

@@ -1,0 +1,197 @@
+"""Extractive answers on manuals: "how long" questions, and questions that name an
+operating system (a new-user pass over GnuCash's manual, nu13).
+
+- "how long / wie lange / как долго" asks for a time: "wie lange behält GnuCash die
+  alten Sicherungsdateien?" was answered by the sentences that repeat
+  "Sicherungsdateien", not by "… die älter als 30 Tage sind";
+- a manual says how to do a thing once per system, under a label each ("Linux",
+  "macOS", "Windows"): "Wie kann ich unter Linux die Sprache umstellen?" was answered
+  with the macOS and Windows paragraphs.
+
+The manual text is made up for these tests (en, de, ru)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import evidence_of
+from ragox.answer import ExtractiveGenerator
+from ragox.answer._platforms import asked_platforms, labelled_platforms
+from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how long does gnucash keep old backup files?",
+        "For how long is a session kept?",
+        "Wie lange behält GnuCash die alten Sicherungsdateien?",
+        "Как долго хранятся резервные копии?",
+        "Сколько дней хранится журнал?",
+        "How long is the cable?",
+    ],
+)
+def test_how_long_asks_for_a_time(question: str) -> None:
+    assert answer_kind(question) is AnswerKind.DURATION
+
+
+def test_an_age_and_a_count_are_no_time() -> None:
+    """ "Сколько лет было …?" asks an age, "how many" a count: numbers, as before."""
+    assert answer_kind("Сколько лет было Мэннингу?") is AnswerKind.NUMBER
+    assert answer_kind("How many backups are kept?") is AnswerKind.NUMBER
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Files older than 30 days are deleted.",
+        "Dateien, die älter als 30 Tage sind, werden gelöscht.",
+        "Копии хранятся в течение двух недель.",
+        "It took several years.",
+        "Wait an hour before you retry.",
+        "The theatre was in operation from 1870 to 1939.",
+        "The river is 1,230 km long.",
+        "A name holds up to 255 characters.",
+        "The logs are kept forever.",
+        "A 5-minute timeout applies.",
+    ],
+)
+def test_a_time_or_a_length_says_how_long(sentence: str) -> None:
+    assert holds_answer_kind(AnswerKind.DURATION, sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Wenn Sie von einer Version vor 2.4 aktualisieren, haben Sie .xac-Dateien.",
+        "See Section 6.1 for the backup files.",
+        "Der letzte Kurs jeder Woche bis zum Datum wird behalten.",
+        "The backup was saved at 18:57 on April 4.",
+        "Add an HTML tag to the page.",
+        "Choose a second option.",
+        "Print it in 3D.",
+    ],
+)
+def test_a_version_a_reference_or_a_time_of_day_says_no_time(sentence: str) -> None:
+    assert not holds_answer_kind(AnswerKind.DURATION, sentence)
+
+
+BACKUPS = {
+    "de": (
+        "Sicherungsdateien. Die alten Sicherungsdateien liegen im Ordner der Datendatei. "
+        "Um eine alte Sicherungsdatei wiederherzustellen, öffnen Sie die Sicherungsdatei "
+        "mit GnuCash. Bei jedem Speichern entsteht eine. GnuCash löscht automatisch alle "
+        "Sicherungsdateien, die älter als 30 Tage sind. Behalten müssen Sie natürlich "
+        "Ihre Datendatei.",
+        "Wie lange behält GnuCash die alten Sicherungsdateien?",
+        "30 Tage",
+    ),
+    "en": (
+        "Backup files. The old backup files of GnuCash are kept in the folder of the data "
+        "file. To restore an old backup file, open the backup file with GnuCash. One is "
+        "written whenever you save. GnuCash deletes backup files automatically when they "
+        "are older than 30 days. You must of course keep your data file.",
+        "how long does gnucash keep old backup files?",
+        "30 days",
+    ),
+    "ru": (
+        "Резервные копии. Старые резервные копии GnuCash хранятся в каталоге файла данных. "
+        "Чтобы восстановить старую резервную копию, откройте файл резервной копии в "
+        "GnuCash. Копия пишется при каждом сохранении. Резервные копии удаляются "
+        "автоматически через 30 дней. Сам файл данных нужно хранить.",
+        "Как долго GnuCash хранит старые резервные копии?",
+        "30 дней",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(BACKUPS))
+def test_how_long_is_answered_by_the_time_alone(language: str) -> None:
+    """The sentence with the time answers, and the sentences that only repeat the
+    question's words are not quoted beside it (the sentence right beside it may be, as
+    it may say what the answer refers to)."""
+    text, question, time = BACKUPS[language]
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
+    assert not draft.abstained
+    assert [time in claim.text for claim in draft.claims] == [True], draft.claims
+
+
+LANGUAGE_PAGE = (
+    "Ändern der Sprache\n\n"
+    "Die Sprache der Benutzeroberfläche kann nicht in den Einstellungen geändert werden.\n\n"
+    "Linux\n\n"
+    "Um die Sprache umzustellen, setzen Sie die Umgebungsvariablen LANGUAGE und LANG, "
+    "bevor Sie das Programm starten.\n\n"
+    "macOS\n\n"
+    "Wenn Sie eine andere Sprache verwenden möchten, können Sie unter Apple → "
+    "Systemeinstellungen → Sprache und Region die Sprache umstellen.\n\n"
+    "Windows\n\n"
+    "Stellen Sie die Sprache unter Start → Einstellungen → Zeit und Sprache um."
+)
+
+
+def test_a_question_on_one_system_is_not_answered_for_another() -> None:
+    """Under "Linux", "macOS" and "Windows", a Linux question gets the Linux paragraph,
+    although the others repeat "Sprache" and "umstellen"."""
+    draft = ExtractiveGenerator().generate(
+        "Wie kann ich unter Linux die Sprache umstellen?", evidence_of(LANGUAGE_PAGE)
+    )
+    assert not draft.abstained
+    quoted = " ".join(claim.text for claim in draft.claims)
+    assert "LANGUAGE und LANG" in quoted
+    assert "Apple" not in quoted and "Start →" not in quoted
+
+
+def test_a_question_on_another_system_gets_that_systems_paragraph() -> None:
+    draft = ExtractiveGenerator().generate(
+        "Wie stelle ich unter Windows die Sprache um?", evidence_of(LANGUAGE_PAGE)
+    )
+    assert not draft.abstained
+    quoted = " ".join(claim.text for claim in draft.claims)
+    assert "Start → Einstellungen" in quoted
+    assert "Apple" not in quoted and "LANGUAGE" not in quoted
+
+
+def test_a_lead_in_names_the_system_of_its_sentence() -> None:
+    """ "Windows: Close …" and "Linux: Close …" in one paragraph."""
+    text = (
+        "To install the price module, follow the steps for your system. "
+        "Windows: Close the program and run the installer from the start menu. "
+        "Linux: Close the program and install the price module with cpan as root."
+    )
+    draft = ExtractiveGenerator().generate(
+        "how do i install the price module on linux?", evidence_of(text)
+    )
+    quoted = " ".join(claim.text for claim in draft.claims)
+    assert "cpan" in quoted and "start menu" not in quoted
+
+
+def test_a_question_without_a_system_is_answered_from_any() -> None:
+    draft = ExtractiveGenerator().generate(
+        "Wie stelle ich die Sprache unter Apple um?", evidence_of(LANGUAGE_PAGE)
+    )
+    assert not draft.abstained
+    assert "Apple" in draft.claims[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "systems"),
+    [
+        ("how can I run gnucash in german on linux", {"linux"}),
+        ("on windows 10, where is the data?", {"windows"}),
+        ("Wie geht das unter Windows?", {"windows"}),
+        ("how do I close all windows of the program?", set()),
+        ("what is my MAC address?", set()),
+        ("как установить на macOS?", {"macos"}),
+        ("does it run on Ubuntu?", {"linux"}),
+    ],
+)
+def test_the_systems_a_question_names(question: str, systems: set[str]) -> None:
+    assert asked_platforms(question) == systems
+
+
+def test_labels_that_name_systems() -> None:
+    assert labelled_platforms("Mac OS X") == {"macos"}
+    assert labelled_platforms("Windows: Start → Einstellungen") == {"windows"}
+    assert labelled_platforms("Tipp") is None
+    assert labelled_platforms("Linux users set the variables LANGUAGE and LANG.") is None
