@@ -217,7 +217,7 @@ def test_blocks_come_from_their_page(name: str) -> None:
 def test_parser_identity() -> None:
     """The parser id and config name MuPDF, MuPDF's reading order and the text flags."""
     assert PDF_PARSER.name == "pdf-pymupdf"
-    assert PDF_PARSER.version == f"3+mupdf-{pymupdf.VersionBind}"  # 2: table cells; 3: lines
+    assert PDF_PARSER.version == f"4+mupdf-{pymupdf.VersionBind}"  # 3: lines; 4: misencoded
     config = PDF_PARSER.config
     assert config["sort"] is False
     flags = config["flags"]

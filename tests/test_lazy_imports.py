@@ -183,7 +183,7 @@ def test_pdf_parser_identity_matches_pymupdf() -> None:
 
     from ragox.extract.pdf import _FLAGS, PDF_PARSER
 
-    assert PDF_PARSER.version == f"3+mupdf-{pymupdf.VersionBind}"  # 2: table cells; 3: lines
+    assert PDF_PARSER.version == f"4+mupdf-{pymupdf.VersionBind}"  # 3: lines; 4: misencoded
     assert _FLAGS == (
         pymupdf.TEXT_PRESERVE_LIGATURES
         | pymupdf.TEXT_PRESERVE_WHITESPACE

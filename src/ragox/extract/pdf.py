@@ -40,7 +40,7 @@ import sys
 import unicodedata
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
@@ -119,12 +119,26 @@ _MUPDF: Any = _LazyMuPDF()
 #: instead of an arbitrary code).
 _FLAGS: Final[int] = 1 | 2 | 64
 
+#: A page whose text layer is another script's bytes read as Latin-1 ("Íå î÷åíü
+#: êðàòêîå ââåäåíèå" for "Не очень краткое введение": a TeX font's Cyrillic without
+#: a Unicode map) writes words whose every letter is in Latin-1's upper half (À to ÿ),
+#: which no word of a Latin-script language is ("été", "Öl", "où" hold a letter
+#: below): at least this many such words of three letters or more, holding at least
+#: this share of the page's letters (a page of LaTeX commands and misread headings
+#: keeps its commands' text)
+MISENCODED_WORDS: Final = 3
+MISENCODED_SHARE: Final = 0.1
+_MISREAD_WORD: Final = re.compile(
+    "(?<![^\\W\\d_])[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]{3,}(?![^\\W\\d_])"
+)
+_LETTER: Final = re.compile(r"[^\W\d_]")
+
 #: Everything that changes the text, the blocks or the boxes (DESIGN §5: the
 #: manifest records a hash of this).
 PDF_PARSER: Final = ParserInfo(
     "pdf-pymupdf",
     # PyMuPDF's ``VersionBind`` is its package version (a test holds them equal)
-    f"3+mupdf-{importlib.metadata.version('pymupdf')}",
+    f"4+mupdf-{importlib.metadata.version('pymupdf')}",
     config={
         "output": "rawdict",
         "sort": False,
@@ -138,6 +152,8 @@ PDF_PARSER: Final = ParserInfo(
         "no-sentence-end(closing-quotes);no-list-item-or-numbered-title;no-toc-leaders;"
         "no-page-number;not-cells;not-ocr",
         "skip_blank_blocks": True,
+        "misencoded_pages": f"words-all-latin1-upper-half>={MISENCODED_WORDS}-of-3-letters;"
+        f">={MISENCODED_SHARE}-of-letters;ocr-else-no-text",
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
         "tables": f"find_tables-lines;no-layout;grid-rules={MIN_RULES}-of-one-extent-min-5pt;"
@@ -409,6 +425,9 @@ class _Page:
     invisible: bool
     #: the right-to-left votes of the page's blocks, or None without RTL text
     rtl: tuple[int, int, int, int, int] | None
+    #: the page's text layer was misencoded (:func:`_misencoded`): recognized by OCR,
+    #: or without text
+    misencoded: bool = False
 
 
 def _extract(document: Any, profile: Profile, mode: OcrMode, language: str | None) -> Extraction:
@@ -438,8 +457,10 @@ def _assemble(
     rtl = _RtlCounter()
     tables = TableTracker()
     position = 0
+    misencoded = False
     for page in pages:
         page_no = page.number
+        misencoded = misencoded or page.misencoded
         tables.page(page.tables)
         rotated = rotated or page.rotated
         invisible = invisible or page.invisible
@@ -479,6 +500,12 @@ def _assemble(
     if not blocks:
         if unrecognized:
             raise _unavailable()
+        if misencoded:
+            raise ExtractionError(
+                ErrorCode.NO_TEXT_LAYER,
+                "the PDF's text layer is misencoded (another script's letters read as "
+                "Latin-1) and OCR is off",
+            )
         raise ExtractionError(ErrorCode.NO_TEXT_LAYER, "no page of the PDF has a text layer")
     text = "".join(parts)
     packed = b"".join(boxes)
@@ -503,6 +530,8 @@ def _assemble(
         warnings.append("OCR_UNAVAILABLE")
     if invisible:
         warnings.append("INVISIBLE_TEXT_LAYER")
+    if misencoded:
+        warnings.append("MISENCODED_TEXT_LAYER")
     parser = PDF_PARSER
     if engine is not None and (recognized or mode is OcrMode.FORCE):
         parser = ocr_parser(engine, mode)
@@ -604,13 +633,33 @@ def _read_page(
             )
         )
         position += len(text)
+    page_text = "".join(parts)
+    if not needs_ocr and _misencoded(page_text):
+        # Garbage is not the page's text: OCR reads what it shows, or the page has none
+        if mode is not OcrMode.OFF and engine is not None:
+            recognized = _read_page(document, page_index, profile, OcrMode.FORCE, engine)
+            return replace(recognized, misencoded=True)
+        return _Page(
+            blank=False,
+            number=page_no,
+            text="",
+            boxes=b"",
+            blocks=(),
+            tables=(),
+            rotated=rotation != 0,
+            ocr=False,
+            unrecognized=mode is not OcrMode.OFF,
+            invisible=False,
+            rtl=None,
+            misencoded=True,
+        )
     # fromlist converts a list to float32 about three times faster than extend.
     packed = array("f")
     packed.fromlist(page_boxes)
     return _Page(
         blank=not found and _blank(page),
         number=page_no,
-        text="".join(parts),
+        text=page_text,
         boxes=packed.tobytes(),
         blocks=tuple(found),
         tables=shapes,
@@ -626,6 +675,15 @@ def _unavailable() -> ExtractionError:
     return ExtractionError(
         ErrorCode.OCR_UNAVAILABLE,
         f"pages need OCR; no tesseract command with language data ({'+'.join(LANGUAGES)})",
+    )
+
+
+def _misencoded(text: str) -> bool:
+    """Whether a page's text is another script's bytes read as Latin-1
+    (:data:`MISENCODED_WORDS`)."""
+    words = _MISREAD_WORD.findall(text)
+    return len(words) >= MISENCODED_WORDS and sum(map(len, words)) >= MISENCODED_SHARE * len(
+        _LETTER.findall(text)
     )
 
 
