@@ -340,6 +340,17 @@ def test_display_text_joins_line_end_hyphens() -> None:
     assert display_text("в Unix-\nверсии") == "в Unix-версии"
     assert display_text("на ка-\nталоге") == "на каталоге"
     assert display_text("a non-\nEnglish word") == "a non-English word"
+    # a hyphen before a conjunction stands for a part said once (nu14: "Wortund")
+    assert display_text("Wort-\nund Satzzeichen") == "Wort- und Satzzeichen"
+    assert display_text("радио-\nи телевидение") == "радио- и телевидение"
+    # a path or a web address broken after a slash is one (nu14: "https: //tug.org/tds")
+    assert display_text("see https:\n//tug.org/tds now") == "see https://tug.org/tds now"
+    assert (
+        display_text("Files in /usr/\nshare/doc are docs.") == "Files in /usr/share/doc are docs."
+    )
+    assert display_text("Note:\n//comments") == "Note: //comments"
+    # a ligature reads as its letters (nu14: "Eingabeﬁle")
+    assert display_text("die Eingabeﬁle") == "die Eingabefile"
     assert display_text("by the following.\n\n$ sudo x") == "by the following.\n$ sudo x"
     assert display_text("a soft\nline break") == "a soft line break"
 

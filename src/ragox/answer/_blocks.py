@@ -425,6 +425,22 @@ _SOFT_BREAK: Final = re.compile(
 )
 
 
+def _soft_break(found: re.Match[str]) -> str:
+    """A line break of prose read as a space; none in a path or a web address broken
+    after a slash ("/usr/" / "share", "https:" / "//tug.org")."""
+    text, start, end = found.string, found.start(), found.end()
+    before = text[start - 1] if start else ""
+    if (before == "/" and end < len(text)) or (
+        before == ":" and text.startswith("//", end) and _SCHEME.search(text, 0, start)
+    ):
+        return ""
+    return " "
+
+
+#: a web address's scheme right before a line break ("https:" / "//tug.org")
+_SCHEME: Final = re.compile(r"\b(?:https?|ftps?|sftp|file|git|ssh|svn):$", re.IGNORECASE)
+
+
 #: white space that lines up columns inside a line: two or more spaces (or a tab)
 #: between two visible characters, not after a sentence's end (prose typed with two
 #: spaces after a full stop: "…an error.  The client then retries")
@@ -469,18 +485,25 @@ def _displayed(paragraph: str) -> str:
     lines = paragraph.strip().splitlines()
     start = _session_start(lines)
     if start is None:
-        return _SOFT_BREAK.sub(" ", paragraph).strip()
+        return _SOFT_BREAK.sub(_soft_break, paragraph).strip()
     # …and a session's, as the terminal showed them (indented output too), after the
     # prose that leads into it
-    prose = _SOFT_BREAK.sub(" ", "\n".join(lines[:start])).strip()
+    prose = _SOFT_BREAK.sub(_soft_break, "\n".join(lines[:start])).strip()
     shown = [line.rstrip() for line in lines[start:]]
     return "\n".join([prose, *shown] if prose else shown)
 
 
+#: the Latin ligatures of Unicode's Alphabetic Presentation Forms, as their letters
+_LIGATURES: Final = str.maketrans(
+    {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
+)
+
+
 def display_text(quote: str) -> str:
     """The quote as a reader sees it: a word broken at a line end is joined
-    ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces, and
-    paragraph breaks (before a command or a step) stay."""
-    joined = join_broken_words(quote)
+    ("Schrit-\\nte" → "Schritte"), single line breaks of prose become spaces (none in
+    a path broken after a slash), paragraph breaks (before a command or a step) stay,
+    and a ligature reads as its letters ("ﬁ" → "fi")."""
+    joined = join_broken_words(quote.translate(_LIGATURES))
     paragraphs = _PARAGRAPH.split(joined)
     return "\n".join(_displayed(paragraph) for paragraph in paragraphs if paragraph.strip())

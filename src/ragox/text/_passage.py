@@ -43,16 +43,25 @@ _LIST_MARKER: Final = regex.compile(
 _NEAR_EXTRA: Final = 0.2
 
 
+#: a conjunction after a hyphen at a line end: the hyphen stands for a word's part said
+#: once ("Wort- und Satzzeichen", "pre- and post-processing", "радио- и телевидение"),
+#: no word was broken there
+_SUSPENDED: Final = regex.compile(r"(?:und|oder|bzw|sowie|and|и|или)\b", regex.IGNORECASE)
+
+
 def join_broken_words(text: str) -> str:
     """``text`` with each word broken at a line end joined ("Schrit-\\nte" → "Schritte");
     a compound keeps its hyphen, without the line break: its capitalised part
     ("Debian-\\nSystem" → "Debian-System") and a part in another script ("Unix-\\nверсия"
-    → "Unix-версия")."""
+    → "Unix-версия"); before a conjunction the hyphen stands for a part said once
+    ("Wort-\\nund" → "Wort- und")."""
     return _BROKEN_WORD.sub(_rejoined, text)
 
 
 def _rejoined(found: regex.Match[str]) -> str:
     last, first = found.group(1), found.group(2)
+    if _SUSPENDED.match(found.string, found.end()):
+        return f"{last}- "  # "Wort- und Satzzeichen", "радио- и телевидение"
     if last.islower() and first.islower() and _same_script(last, first):
         return last
     return f"{last}-"
