@@ -153,3 +153,50 @@ def test_an_introduced_block_takes_the_end_of_its_sentence(tmp_path: Path) -> No
         c.anchor.quote.exact for c in record.citations if "blacklist" in c.anchor.quote.exact
     )
     assert quoted.rstrip().endswith("in /etc/modprobe.d directory.")
+
+
+CHECKSUM = (
+    "<html lang='de'><body><h2>4.7. Integrität der Installationsdateien</h2>"
+    "<p>Um die Prüfsumme einer heruntergeladenen Installationsdatei zu berechnen, verwenden "
+    "Sie</p><pre>sha256sum filename.iso</pre><p>bzw.</p><pre>sha512sum filename.iso</pre>"
+    "<p>und vergleichen Sie die angezeigte Prüfsumme mit der entsprechenden in SHA256SUMS "
+    "bzw. SHA512SUMS.</p><p>Die FAQ enthält weitere Informationen zu diesem Thema.</p>"
+    "</body></html>"
+)
+
+
+def test_a_sentence_goes_on_through_another_ways_block(tmp_path: Path) -> None:
+    """A new-user pass over the installation guide: "… verwenden Sie" + "sha256sum
+    filename.iso" + "bzw." + "sha512sum filename.iso" + "und vergleichen Sie …" is one
+    sentence (DocBook's markup); the quote stopped after the first command."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "integrity.html").write_text(CHECKSUM, encoding="utf-8")
+    app = Ragox(tmp_path / "home")
+    app.ingest_path(folder / "integrity.html", folder, language="de")
+    try:
+        record = app.ask("wie prüfe ich die prüfsumme von dem heruntergeladenen iso", OPERATOR)
+    finally:
+        app.close()
+    quoted = next(
+        c.anchor.quote.exact for c in record.citations if "sha256sum" in c.anchor.quote.exact
+    )
+    assert "sha512sum filename.iso" in quoted
+    assert quoted.rstrip().endswith("in SHA256SUMS bzw. SHA512SUMS.")
+
+
+def test_a_chunk_ending_with_another_ways_block_goes_on_to_the_sentence_end() -> None:
+    """The guide's chunk ended with "bzw." + "sha512sum filename.iso": the evidence goes
+    back over that way to the sentence that runs into the first, and on to its end."""
+    from ragox.answer._context import _sentence_goes_on
+
+    body = (
+        "Um die Prüfsumme zu berechnen, verwenden Sie\n\nsha256sum filename.iso\n\n\nbzw.\n\n"
+        "sha512sum filename.iso"
+    )
+    after = "\n\n\nund vergleichen Sie die Prüfsumme mit SHA256SUMS. Die FAQ hilft."
+    full = body + after
+    assert full[: _sentence_goes_on(full, 0, len(body))].endswith("mit SHA256SUMS.")
+    # "bzw." alone after prose that runs into no block takes nothing on
+    prose = "Die Liste endet hier.\n\nbzw.\n\nsha512sum filename.iso"
+    assert _sentence_goes_on(prose + after, 0, len(prose)) == len(prose)

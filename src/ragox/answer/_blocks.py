@@ -32,6 +32,7 @@ from ragox.text._instructions import (
 from ragox.text._instructions import command_like as _command_like
 
 __all__ = [
+    "ALTERNATIVE",
     "MAX_BLOCK_CHARS",
     "announces_by_name",
     "block_end",
@@ -162,6 +163,14 @@ def goes_on_after_block(text: str, begin: int) -> bool:
 
 
 _FIRST_WORD: Final = regex.compile(r"\p{L}+")
+
+#: a paragraph that is only a word offering another way, between two commands ("…
+#: verwenden Sie" + "sha256sum filename.iso" + "bzw." + "sha512sum filename.iso" + "und
+#: vergleichen Sie …": DocBook's markup of one sentence)
+ALTERNATIVE: Final = regex.compile(
+    r"(?:or|oder|bzw\.|beziehungsweise|resp\.|respectively|или|либо)[ \t]*(?:\n[ \t]*\n|$)",
+    regex.IGNORECASE,
+)
 
 
 def labelled_command(line: str) -> bool:

@@ -18,6 +18,7 @@ from typing import Final
 import regex
 
 from ragox.answer._blocks import (
+    ALTERNATIVE,
     block_end,
     goes_on_after_block,
     is_introducer,
@@ -182,6 +183,14 @@ def _sentence_goes_on(full: str, start: int, end: int) -> int:
     block = full.rfind("\n\n", start, len(full[:end].rstrip()))
     before = split_sentences(full, start, block) if block > start else []
     last = full[before[-1][0] : before[-1][1]] if before else ""
+    # the block may be another way's ("… verwenden Sie" + "sha256sum …" + "bzw." +
+    # "sha512sum …"): the sentence that runs into the first one is the one going on
+    for _ in range(_ALTERNATIVES):
+        if not before or not ALTERNATIVE.fullmatch(last.strip() + "\n\n"):
+            break
+        block = full.rfind("\n\n", start, len(full[: before[-1][0]].rstrip()))
+        before = split_sentences(full, start, block) if block > start else []
+        last = full[before[-1][0] : before[-1][1]] if before else ""
     if not leads_into_block(last):
         return end
     sentences = split_sentences(full, begin, min(len(full), begin + _BLOCK_REACH))
@@ -192,6 +201,8 @@ def _sentence_goes_on(full: str, start: int, end: int) -> int:
     return end if leads_into_block(going_on) else sentences[0][1]
 
 
+#: the most other ways' blocks gone back over
+_ALTERNATIVES: Final = 3
 #: the most white space between a passage's end and the sentence it goes on with
 _CONTINUATION_GAP: Final = 8
 

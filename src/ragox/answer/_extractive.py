@@ -43,6 +43,7 @@ from typing import Final, TypeVar
 import regex
 
 from ragox.answer._blocks import (
+    ALTERNATIVE,
     MAX_BLOCK_CHARS,
     announces_by_name,
     block_end,
@@ -1311,10 +1312,24 @@ def _step(item: str) -> bool:
     return item[-1] in ".!" or has_instruction(item)
 
 
+#: the most such alternatives followed
+_ALTERNATIVES: Final = 3
+
+
 def _continued(text: str, spans: Sequence[tuple[int, int]], finish: int) -> int:
     """The end of the sentence that goes on after a block ending at ``finish``: one
     whose next paragraph goes on with it (:func:`goes_on_after_block`: "to your
-    /etc/dpkg/dpkg.cfg."), else ``finish``."""
+    /etc/dpkg/dpkg.cfg."), through another way's block ("bzw." + "sha512sum …"),
+    else ``finish``."""
+    for _ in range(_ALTERNATIVES):
+        begin = len(text) - len(text[finish:].lstrip())
+        alternative = ALTERNATIVE.match(text, begin)
+        if alternative is None:
+            break
+        other = block_end(text, alternative.end(), False, len(text))
+        if other is None:
+            break
+        finish = other
     begin = len(text) - len(text[finish:].lstrip())
     if begin >= len(text) or not goes_on_after_block(text, begin):
         return finish
