@@ -54,6 +54,13 @@ def test_an_age_and_a_count_are_no_time() -> None:
         "A name holds up to 255 characters.",
         "The logs are kept forever.",
         "A 5-minute timeout applies.",
+        "ein Jahr",
+        "nach 1 Jahr",
+        "Хранится год.",
+        "в течение суток",
+        "полчаса",
+        "It takes hours.",
+        "Set a 30s timeout.",
     ],
 )
 def test_a_time_or_a_length_says_how_long(sentence: str) -> None:
@@ -70,6 +77,12 @@ def test_a_time_or_a_length_says_how_long(sentence: str) -> None:
         "Add an HTML tag to the page.",
         "Choose a second option.",
         "Print it in 3D.",
+        "Many years ago it ran on a modem.",
+        "It fixes a 3-year-old bug.",
+        "It was popular in the 1990s.",
+        "Read lines 100 to 200.",
+        "Copyright 2001-2023 the authors.",
+        "Press the 2 h key.",
     ],
 )
 def test_a_version_a_reference_or_a_time_of_day_says_no_time(sentence: str) -> None:
@@ -174,6 +187,58 @@ def test_a_question_without_a_system_is_answered_from_any() -> None:
     assert "Apple" in draft.claims[0].text
 
 
+def test_a_later_part_is_for_every_system() -> None:
+    """A red-team pass: after "Linux" and "Windows", "Configuration" is for both; its
+    sentence answers a Linux question (it abstained)."""
+    text = (
+        "Installation\n\nLinux\n\nInstall the package with apt.\n\nWindows\n\nRun the "
+        "installer from the start menu.\n\nConfiguration\n\nThe configuration file is "
+        "named config.ini and lives in your home folder."
+    )
+    draft = ExtractiveGenerator().generate(
+        "Where is the configuration file on Linux?", evidence_of(text)
+    )
+    assert not draft.abstained
+    assert "config.ini" in draft.claims[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answer"),
+    [
+        # a heading that holds "Windows" among other words names no system
+        (
+            "How do I close a register tab on Linux?",
+            "Managing Windows\n\nTo close a register tab, click the close button on the "
+            "tab or press Ctrl+W.",
+            "Ctrl+W",
+        ),
+        # a sentence that names the asked system itself answers, whatever its label
+        (
+            "How do I set the language on Linux?",
+            "Windows\n\nOn Linux you set the language with the environment variable LANG.",
+            "LANG",
+        ),
+    ],
+)
+def test_labels_that_are_no_system_keep_their_sentences(
+    question: str, text: str, answer: str
+) -> None:
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
+    assert not draft.abstained
+    assert answer in draft.claims[0].text
+
+
+def test_only_another_systems_sentences_are_answered_as_for_none() -> None:
+    """When every sentence is for another system, the label may be read wrongly: the
+    answer is scored as if the question named no system (a red-team pass)."""
+    from ragox.answer import score_sentences
+
+    text = "Windows\n\nTo open the log viewer, press F12 in the main window of the program."
+    question = "How do I open the log viewer on Linux?"
+    assert score_sentences(question, evidence_of(text)).sentences
+    assert score_sentences(question, evidence_of(text), by_system=False).sentences
+
+
 @pytest.mark.parametrize(
     ("question", "systems"),
     [
@@ -184,6 +249,9 @@ def test_a_question_without_a_system_is_answered_from_any() -> None:
         ("what is my MAC address?", set()),
         ("как установить на macOS?", {"macos"}),
         ("does it run on Ubuntu?", {"linux"}),
+        ("How do I change the MAC of my network card?", set()),
+        ("how do i install it on my mac", {"macos"}),
+        ("Does it run on a Mac?", {"macos"}),
     ],
 )
 def test_the_systems_a_question_names(question: str, systems: set[str]) -> None:
@@ -192,6 +260,60 @@ def test_the_systems_a_question_names(question: str, systems: set[str]) -> None:
 
 def test_labels_that_name_systems() -> None:
     assert labelled_platforms("Mac OS X") == {"macos"}
+    assert labelled_platforms("Unter Linux") == {"linux"}
+    assert labelled_platforms("10.6.1. Linux") == {"linux"}
+    assert labelled_platforms("Windows 10") == {"windows"}
+    assert labelled_platforms("BSD") == {"bsd"}
+    assert labelled_platforms("Tabs and Windows") is None
+    assert labelled_platforms("Managing Windows") is None
+    assert labelled_platforms("MAC") is None
     assert labelled_platforms("Windows: Start → Einstellungen") == {"windows"}
     assert labelled_platforms("Tipp") is None
     assert labelled_platforms("Linux users set the variables LANGUAGE and LANG.") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answer"),
+    [
+        (
+            "How long does the first sync take?",
+            "First sync. Many years ago the first sync ran over a modem. During the first "
+            "sync, keep the program open. The first sync takes hours on a slow network.",
+            "takes hours",
+        ),
+        (
+            "how long can the account name be?",
+            "Account names. The account name may be at most 64 letters. The account name is "
+            "shown in the tree; some days it is hidden.",
+            "64 letters",
+        ),
+        (
+            "how long are old backups kept?",
+            "Backups. Old backups are kept in the backup folder. Old backups are deleted "
+            "after a fortnight.",
+            "fortnight",
+        ),
+        (
+            "Wie lange werden alte Sicherungen aufbewahrt?",
+            "Sicherungen. Alte Sicherungen werden im Ordner aufbewahrt. GnuCash löscht alte "
+            "Sicherungen nach einem Monat.",
+            "nach einem Monat",
+        ),
+        (
+            "Как долго хранятся старые копии?",
+            "Копии. Старые копии хранятся в каталоге программы. Старые копии удаляются через "
+            "неделю.",
+            "через неделю",
+        ),
+    ],
+)
+def test_times_said_in_other_ways_answer_how_long(question: str, text: str, answer: str) -> None:
+    """A red-team pass: "ein Jahr", "через неделю", "takes hours", "a fortnight", "64
+    letters" are times and lengths; "many years ago" is none."""
+    draft = ExtractiveGenerator().generate(question, evidence_of(text))
+    assert not draft.abstained
+    assert answer in draft.claims[0].text
+
+
+def test_how_long_ago_asks_no_time() -> None:
+    assert answer_kind("how long ago was the release?") is not AnswerKind.DURATION

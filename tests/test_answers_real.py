@@ -349,6 +349,9 @@ def test_display_text_joins_line_end_hyphens() -> None:
         display_text("Files in /usr/\nshare/doc are docs.") == "Files in /usr/share/doc are docs."
     )
     assert display_text("Note:\n//comments") == "Note: //comments"
+    # …but not a sentence after a path at a line end, nor a comment after "file:"
+    assert display_text("in ~/.config/gnucash/\nRestart it.") == "in ~/.config/gnucash/ Restart it."
+    assert display_text("to the file:\n// enable the cache") == "to the file: // enable the cache"
     # a ligature reads as its letters (nu14: "Eingabeﬁle")
     assert display_text("die Eingabeﬁle") == "die Eingabefile"
     assert display_text("by the following.\n\n$ sudo x") == "by the following.\n$ sudo x"

@@ -401,11 +401,15 @@ def test_a_word_broken_at_a_line_end_reads_joined_and_stays_the_quote(
     """A PDF's "Schrit-\\nte" on an ask card (and in the viewer's readable quote on a
     phone, which builds its text the same way) is read as "Schritte": the hyphen and the
     line end are hidden text, so the element's text stays the verified quote exactly. A
-    compound's capitalised part keeps its hyphen, as in the server's display text."""
+    compound's capitalised part, a part in another script and a hyphen before a
+    conjunction keep theirs, as in the server's display text."""
     page = context().new_page()
     page.goto(f"{site.url}/view/ask")
     page.wait_for_selector("#signin")
-    quote = "erfordert mehrere Schrit-\nte, die pre-\n   defined sind: Debian-\nSystem, A-\nb"
+    quote = (
+        "erfordert mehrere Schrit-\nte, die pre-\n   defined sind: Debian-\nSystem, A-\nb, "
+        "Unix-\nверсии, ка-\nталоге, Wort-\nund Satzzeichen"
+    )
     shown, text, context = page.evaluate(
         """async (quote) => {
           const { joinBrokenWords, readableNodes } = await import('/view/static/readable.js');
@@ -423,7 +427,10 @@ def test_a_word_broken_at_a_line_end_reads_joined_and_stays_the_quote(
         quote,
     )
     assert text == quote
-    assert shown == "erfordert mehrere Schritte, die predefined sind: Debian-\nSystem, A-\nb"
+    assert shown == (
+        "erfordert mehrere Schritte, die predefined sind: Debian-\nSystem, A-\nb, "
+        "Unix-\nверсии, каталоге, Wort-\nund Satzzeichen"
+    )
     assert context == shown  # the context around a quote is joined the same way
 
 

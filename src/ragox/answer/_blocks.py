@@ -439,15 +439,22 @@ def _soft_break(found: re.Match[str]) -> str:
     after a slash ("/usr/" / "share", "https:" / "//tug.org")."""
     text, start, end = found.string, found.start(), found.end()
     before = text[start - 1] if start else ""
-    if (before == "/" and end < len(text)) or (
-        before == ":" and text.startswith("//", end) and _SCHEME.search(text, 0, start)
+    if (before == "/" and _PATH_GOES_ON.match(text, end)) or (
+        before == ":" and _HOST.match(text, end) and _SCHEME.search(text, 0, start)
     ):
         return ""
     return " "
 
 
-#: a web address's scheme right before a line break ("https:" / "//tug.org")
-_SCHEME: Final = re.compile(r"\b(?:https?|ftps?|sftp|file|git|ssh|svn):$", re.IGNORECASE)
+#: a web address's scheme right before a line break ("https:" / "//tug.org"), as a
+#: word of its own
+_SCHEME: Final = re.compile(r"(?<!\S)(?:https?|ftps?|sftp):$", re.IGNORECASE)
+#: …and its host on the next line
+_HOST: Final = re.compile(r"//[\w.-]")
+#: a path going on after a slash at a line end ("/usr/" / "share"): a lower-case
+#: letter, a digit or a path's punctuation, not a sentence's capital ("~/.config/" /
+#: "Restart GnuCash …")
+_PATH_GOES_ON: Final = re.compile(r"[a-z0-9._~%$-]")
 
 
 #: white space that lines up columns inside a line: two or more spaces (or a tab)

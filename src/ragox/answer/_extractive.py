@@ -62,7 +62,12 @@ from ragox.answer._compare import both_sides, compared_sides
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._names import asked_names, topic_names, writes_name
-from ragox.answer._platforms import asked_platforms, labelled_platforms, platforms
+from ragox.answer._platforms import (
+    asked_platforms,
+    is_note_label,
+    labelled_platforms,
+    platforms,
+)
 from ragox.answer._support import (
     DEFINITION_WORDS,
     DURATION_WORDS,
@@ -418,6 +423,8 @@ def score_sentences(
     config: ExtractiveConfig | None = None,
     table_rows: Sequence[Sequence[tuple[int, int]]] | None = None,
     header_rows: Sequence[frozenset[tuple[int, int]]] | None = None,
+    *,
+    by_system: bool = True,
 ) -> Scoring:
     """Every quotable sentence of the evidence with its support and score, best first.
 
@@ -428,6 +435,9 @@ def score_sentences(
 
     IDF comes from the searched index when ``term_weights`` is given (a rare word
     of the question matters more than a common one), else from the evidence.
+
+    ``by_system``: a sentence for another operating system than the question names
+    is left out (:mod:`._platforms`), unless that leaves none.
     """
     config = config or ExtractiveConfig()
     rows: list[Sequence[tuple[int, int]]] = list(table_rows or [() for _ in evidence])
@@ -552,7 +562,8 @@ def score_sentences(
     # the terms of the names the question writes ("Windows", "Settings")
     named = {term for name in asked_names(question) for term in analyze_query(name, languages)}
     # the operating systems it names ("unter Linux")
-    systems_asked = asked_platforms(question)
+    systems_asked = asked_platforms(question) if by_system else frozenset()
+    left_out = 0  # sentences for another system
 
     def titled(title: str) -> bool:
         """A section's title names what the question asks: its steps answer it. A name
@@ -679,12 +690,17 @@ def score_sentences(
         # the section's heading is a question (an FAQ's)
         asks = bool(item.section_title) and _is_question(item.section_title or "")
         # the operating systems the current section or label is for (:mod:`._platforms`)
-        systems = platforms(item.section_title) if systems_asked and item.section_title else None
+        systems = (
+            labelled_platforms(item.section_title) if systems_asked and item.section_title else None
+        )
         for position, (start, end, quotable, credits) in enumerate(sentences):
             if systems_asked and not quotable:
-                labelled = labelled_platforms(item.text[start:end])
+                unit = item.text[start:end]
+                labelled = labelled_platforms(unit)
                 if labelled is not None:
                     systems = labelled
+                elif _is_label(unit) and not is_note_label(unit):
+                    systems = None  # another part ("Configuration"), for every system
             if not quotable:
                 numbered = position > 0 and _is_number(
                     item.text[slice(*sentences[position - 1][:2])]
@@ -702,8 +718,6 @@ def score_sentences(
                     section = credits
                     section_span = within
                     section_text = item.text[start:end]
-                    if systems_asked:
-                        systems = platforms(section_text)
                     asks = _is_question(item.text[start:end])
                     if position > 1 and (
                         numbered
@@ -717,9 +731,15 @@ def score_sentences(
                 continue  # headings, labels and questions are not statements to quote
             if systems_asked:
                 # a sentence for another system than the question's ("macOS" above it, or
-                # "Windows: …" before it) does not answer it
+                # "Windows: …" before it) does not answer it, unless it names the asked
+                # one itself ("On Linux you set …" under "Differences from Windows")
                 said = labelled_platforms(item.text[start:end]) or systems
-                if said and not said & systems_asked:
+                if (
+                    said
+                    and not said & systems_asked
+                    and not platforms(item.text[start:end]) & systems_asked
+                ):
+                    left_out += 1
                     continue
             # an item of a catalog of commands ("Показать …: dpkg --info …" then
             # "Установить пакет …: dpkg --install …") says nothing about its sibling
@@ -801,6 +821,12 @@ def score_sentences(
             answerability = max(answerability, config.answerability(features, kind))
         seen[id(sentences)] = scored[first:]
     scored.sort(key=lambda s: -s.score)  # stable: ties keep passage and sentence order
+    if left_out and not scored:
+        # every sentence was for another system: the question is answered as if it
+        # named none (a label read wrongly must not silence the answer)
+        return score_sentences(
+            question, evidence, term_weights, config, table_rows, header_rows, by_system=False
+        )
     return Scoring(tuple(scored), answerability, language, weights)
 
 

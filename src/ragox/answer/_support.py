@@ -98,7 +98,8 @@ _KINDS: Final = (
     (
         AnswerKind.DURATION,
         re.compile(
-            r"\b(?:how long|how much time|wie lange|wie viel zeit|wieviel zeit|как долго"
+            r"\b(?:how long(?! ago)|how much time|wie lange(?! ist es her)|wie viel zeit"
+            r"|wieviel zeit|как долго"
             # (not "сколько лет": "Сколько лет было Мэннингу?" asks an age)
             r"|сколько (?:времени|секунд|минут|часов|дней|суток|недель|месяцев))\b",
             re.IGNORECASE,
@@ -299,16 +300,18 @@ FREQUENCY_WORDS: Final = frozenset(
 #: the words of a "how long" question that ask for the time: what answers them is a time,
 #: not the same word ("die Sicherung dauert lange" does not say how long)
 DURATION_WORDS: Final = frozenset({"long", "lange", "долго", "времени"})
-#: a time or a length in words: a count of time or length units ("30 Tage", "several
-#: years", "две недели", "1,230 km", "255 characters"; not a time of day), a span of
-#: years ("1870 to 1939", "1870 bis 1939", "с 1870 по 1939"), an end or no end ("until
-#: the end of …", "unbegrenzt", "навсегда"); not "until" alone ("bis zum Datum" says
-#: no time)
+#: a time or a length in words: a count of time or length units ("30 Tage", "ein Jahr",
+#: "several years", "две недели", "1,230 km", "64 letters"; not a time of day, not "many
+#: years ago" nor "a 3-year-old bug"), units a verb or a preposition counts ("takes
+#: hours", "в течение суток", "через неделю"), half of one ("полчаса", "eine halbe
+#: Stunde"), a span of years ("1870 to 1939", "с 1870 по 1939"; not a copyright's), an end
+#: or no end ("until the end of …", "unbegrenzt", "навсегда"); not "until" alone ("bis
+#: zum Datum" says no time)
 _DURATION: Final = re.compile(
-    r"\ban? (?:minute|hour|day|night|week|month|year|decade|century)\b|\beinen tag\b"
+    r"\ban? (?:minute|hour|day|night|week|month|year|decade|century|fortnight)\b"
     r"|(?:\b\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
     r"|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?"
-    r"|thousands?|millions?|billions?|several|many|a few|few|some|a couple of"
+    r"|thousands?|millions?|billions?|several|many|a few|few|a couple of"
     r"|ein|eine|einen|einem|einer|eines|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf"
     r"|zwölf|\w+zehn|\w+zig|dreißig|hundert|tausend|einige|einigen|mehrere|mehreren|wenige"
     r"|wenigen|ein paar|один|одна|одно|одну|одного|одной|одном|два|две|двух|двум|двумя|три"
@@ -317,24 +320,43 @@ _DURATION: Final = re.compile(
     r"|сорока|\w+десят|\w+десяти|девяносто|сто|ста|сотни|двести|триста|\w+сот|тысяч\w*"
     r"|миллион\w*|несколько|нескольких|много|многих|пару|пары|полтора|полутора))"
     r"[ \u00a0-]?(?:[\w-]+ )?(?:(?:milli|micro|nano)?seconds?|secs?|minutes?|mins?|hours?|hrs?"
-    r"|days?|nights?|weeks?|months?|years?|decades?|centur(?:y|ies)|ms|s|h"
-    r"|(?:milli)?sekunden?|minuten?|stunden?|tagen?|tage|nächten?|wochen?|monaten?|monate"
-    r"|jahren?|jahre|jahrzehnten?|jahrhunderts?|jahrhunderte|std"
+    r"|days?|nights?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)"
+    r"|(?:milli)?sekunden?|minuten?|stunden?|tag(?:e|en|es)?|nacht|nächten?|nächte|wochen?"
+    r"|monat(?:e|en|s)?|jahr(?:e|en|es)?|jahrzehnt(?:e|en|s)?|jahrhunderts?|jahrhunderte|std"
     r"|(?:милли)?секунд\w*|минут\w*|час\w*|дн(?:я|ей|ям|и)|день|сут(?:ки|ок)|ноч\w*"
     r"|недел\w*|месяц\w*|год\w*|лет|век\w*|сек|мин|ч"
     r"|km|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|feet|foot|ft|cm|mm|inch(?:es)?"
     r"|zentimeter|millimeter|meilen?|км|километр\w*|метр\w*|миль|сантиметр\w*|миллиметр\w*"
-    r"|characters?|chars|bytes?|zeichen|symbole|символ\w*|байт\w*)\b"
+    r"|characters?|chars|letters|bytes?|zeichen|buchstaben|symbole|символ\w*|букв\w*|байт\w*)"
+    r"\b(?!-old|-alt| ago| earlier| before| назад| тому)"
+    # a number and its unit written together ("30s", "2h", "500ms"), not a year's "1990s"
+    r"|\b\d{1,3}(?:\.\d+)?(?:ms|s|h|min)\b"
+    # units a verb or a preposition counts, plural or in Russian's accusative
+    r"|\b(?:takes?|took|lasts?|lasted|for|within|over) (?:hours|days|weeks|months|years|minutes"
+    r"|seconds)\b|\b(?:stunden|tage|wochen|monate|jahre)lang\b"
+    r"|\b(?:в течение|через|спустя|на протяжении|за|на) (?:(?:одн|дв|тр|нескольк)\w* )?"
+    r"(?:секунд\w*|минут\w*|час\w*|дня|дней|день|сут\w*|недел\w*|месяц\w*|года?|лет)\b"
+    r"|\b(?:часами|днями|неделями|месяцами|годами)\b"
+    r"|\b\w+(?:ся|сь|ет|ит|ут|ют|ат|ят) (?:год|месяц|неделю|сутки|день|час)\b"
+    r"|\b(?:half an? (?:hour|day|year|minute)|eine halbe (?:stunde|minute)|ein halbes jahr"
+    r"|einen halben tag|пол(?:часа|года|дня|минуты|секунды|суток)|overnight|über nacht)\b"
     # a century named by its order ("well into the nineteenth century", "XIX век")
     r"|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|\w+teenth|twentieth|twenty-first) centur(?:y|ies)\b|\b[IVX]+ век\w*"
-    r"|\b\d{3,4}\s*(?:to|until|till|through|bis|по|до|[-–—])\s*\d{2,4}\b"
+    r"|\b(?:1[0-9]|20)\d\d\s*(?:to|until|till|through|bis|по|до|[-–—])\s*(?:1[0-9]|20)?\d\d\b"
     # until an end ("until the end of the current Parliament", "bis zum Ende", "до
     # окончания срока", "until 2030"), not "until" alone ("bis zum Datum")
     r"|\b(?:until|till|up to) (?:the )?end\b|\bbis (?:zum|ans) ende\b"
     r"|\bдо (?:окончания|конца|истечения)\b|\b(?:until|till|bis|до) \d{4}\b"
     r"|\b(?:forever|indefinitely|permanently|unbegrenzt|unbefristet|dauerhaft|für immer"
     r"|навсегда|бессрочно)\b",
+    re.IGNORECASE,
+)
+#: what says no time though it is written as one: a copyright's years, a range of lines
+#: or pages
+_NOT_A_TIME: Final = re.compile(
+    r"(?:copyright|©|\(c\))\s*(?:\d{4}\s*[-–—,]\s*)*\d{4}"
+    r"|\b(?:lines?|zeilen?|строк\w*|pages?|seiten?|страниц\w*)\s+\d+\s*(?:to|-|–|bis|по|до)\s*\d+",
     re.IGNORECASE,
 )
 #: how often, in words: "once", "twice each day", "every few minutes", "daily",
@@ -469,7 +491,7 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.FREQUENCY:
         return bool(_FREQUENCY.search(sentence))
     if kind is AnswerKind.DURATION:
-        return bool(_DURATION.search(_REFERENCE.sub(" ", sentence)))
+        return bool(_DURATION.search(_NOT_A_TIME.sub(" ", _REFERENCE.sub(" ", sentence))))
     if kind is AnswerKind.INSTRUCTION:
         # the sentence's own language: an English sentence left untranslated in a
         # German manual instructs, a German one opening with "install" does not

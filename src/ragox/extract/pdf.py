@@ -119,17 +119,27 @@ _MUPDF: Any = _LazyMuPDF()
 #: instead of an arbitrary code).
 _FLAGS: Final[int] = 1 | 2 | 64
 
-#: A page whose text layer is another script's bytes read as Latin-1 ("Íå î÷åíü
-#: êðàòêîå ââåäåíèå" for "Не очень краткое введение": a TeX font's Cyrillic without
-#: a Unicode map) writes words whose every letter is in Latin-1's upper half (À to ÿ),
-#: which no word of a Latin-script language is ("été", "Öl", "où" hold a letter
-#: below): at least this many such words of three letters or more, holding at least
-#: this share of the page's letters (a page of LaTeX commands and misread headings
-#: keeps its commands' text)
+#: A page whose text layer is Cyrillic bytes read as Latin-1 ("Íå î÷åíü êðàòêîå
+#: ââåäåíèå â LaTeX" for "Не очень краткое введение в LaTeX": a TeX font's Cyrillic
+#: (T2A, as Windows-1251) without a Unicode map) writes words whose every letter is in
+#: Latin-1's upper half (À to ÿ), which no word of a Latin-script language is ("été",
+#: "Öl", "où" hold a letter below; a table of accents, "àâä", "éèêë", is one letter's
+#: forms): at least this many such words of three letters or more, holding at least
+#: this share of the page's letters, and Russian's short words standing alone ("è" и,
+#: "â" в, "íå" не, "÷òî" что), at least two of them (Italian's "è" alone is one)
 MISENCODED_WORDS: Final = 3
 MISENCODED_SHARE: Final = 0.1
+MISENCODED_SHORT_WORDS: Final = 2
+#: …or, without them (a table of contents: "ÎÃËÀÂËÅÍÈÅ", "Åùå î äëèíàõ"), this many
+#: such words holding this share of its letters
+MISENCODED_MANY_WORDS: Final = 10
+MISENCODED_MANY_SHARE: Final = 0.3
 _MISREAD_WORD: Final = re.compile(
     "(?<![^\\W\\d_])[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]{3,}(?![^\\W\\d_])"
+)
+#: и, в, с, к, у, не, на, по, из, за, от, до, что, как, это, для, или, так as Latin-1
+_MISREAD_SHORT: Final = re.compile(
+    "(?<![^\\W\\d_])(?:è|â|ñ|ê|ó|íå|íà|ïî|èç|çà|îò|äî|÷òî|êàê|ýòî|äëÿ|èëè|òàê)(?![^\\W\\d_])"
 )
 _LETTER: Final = re.compile(r"[^\W\d_]")
 
@@ -152,8 +162,10 @@ PDF_PARSER: Final = ParserInfo(
         "no-sentence-end(closing-quotes);no-list-item-or-numbered-title;no-toc-leaders;"
         "no-page-number;not-cells;not-ocr",
         "skip_blank_blocks": True,
-        "misencoded_pages": f"words-all-latin1-upper-half>={MISENCODED_WORDS}-of-3-letters;"
-        f">={MISENCODED_SHARE}-of-letters;ocr-else-no-text",
+        "misencoded_pages": f"words-all-latin1-upper-half>={MISENCODED_WORDS}-of-3-letters"
+        f"-not-one-letters-accents;>={MISENCODED_SHARE}-of-letters;"
+        f"cp1251-short-words>={MISENCODED_SHORT_WORDS},or-{MISENCODED_MANY_WORDS}-words-"
+        f">={MISENCODED_MANY_SHARE};ocr-else-blocks-without-such-words",
         "char_boxes": "float32le-x0y0x1y1-page-rotated-top-left",
         "multi_source_box": "union",
         "tables": f"find_tables-lines;no-layout;grid-rules={MIN_RULES}-of-one-extent-min-5pt;"
@@ -639,18 +651,27 @@ def _read_page(
         if mode is not OcrMode.OFF and engine is not None:
             recognized = _read_page(document, page_index, profile, OcrMode.FORCE, engine)
             return replace(recognized, misencoded=True)
+        # …its blocks of another script's letters are no text; the others are
+        page_text, page_boxes, found = _kept(
+            page_text,
+            page_boxes,
+            found,
+            lambda block: not _misread_words(page_text[block.start : block.end]),
+        )
+        packed = array("f")
+        packed.fromlist(page_boxes)
         return _Page(
             blank=False,
             number=page_no,
-            text="",
-            boxes=b"",
-            blocks=(),
-            tables=(),
+            text=page_text,
+            boxes=packed.tobytes(),
+            blocks=tuple(found),
+            tables=shapes if found else (),
             rotated=rotation != 0,
             ocr=False,
             unrecognized=mode is not OcrMode.OFF,
-            invisible=False,
-            rtl=None,
+            invisible=invisible,
+            rtl=None if rtl is None or not found else rtl.votes(),
             misencoded=True,
         )
     # fromlist converts a list to float32 about three times faster than extend.
@@ -678,13 +699,52 @@ def _unavailable() -> ExtractionError:
     )
 
 
+def _kept(
+    text: str,
+    boxes: list[float],
+    blocks: list[_PageBlock],
+    keep: Callable[[_PageBlock], bool],
+) -> tuple[str, list[float], list[_PageBlock]]:
+    """A page's text, boxes and blocks with only the blocks ``keep`` keeps, joined by the
+    block separator as before."""
+    parts: list[str] = []
+    kept_boxes: list[float] = []
+    kept: list[_PageBlock] = []
+    position = 0
+    for block in blocks:
+        if not keep(block):
+            continue
+        if parts:
+            parts.append(BLOCK_SEPARATOR)
+            kept_boxes.extend(_SEPARATOR_BOXES)
+            position += len(BLOCK_SEPARATOR)
+        parts.append(text[block.start : block.end])
+        kept_boxes.extend(boxes[4 * block.start : 4 * block.end])
+        kept.append(replace(block, start=position, end=position + block.end - block.start))
+        position += block.end - block.start
+    return "".join(parts), kept_boxes, kept
+
+
 def _misencoded(text: str) -> bool:
-    """Whether a page's text is another script's bytes read as Latin-1
-    (:data:`MISENCODED_WORDS`)."""
-    words = _MISREAD_WORD.findall(text)
-    return len(words) >= MISENCODED_WORDS and sum(map(len, words)) >= MISENCODED_SHARE * len(
-        _LETTER.findall(text)
-    )
+    """Whether a page's text is Cyrillic bytes read as Latin-1 (:data:`MISENCODED_WORDS`)."""
+    words = _misread_words(text)
+    if len(words) < MISENCODED_WORDS:
+        return False
+    share = sum(map(len, words)) / max(1, len(_LETTER.findall(text)))
+    return (
+        share >= MISENCODED_SHARE
+        and len(set(_MISREAD_SHORT.findall(text))) >= MISENCODED_SHORT_WORDS
+    ) or (len(words) >= MISENCODED_MANY_WORDS and share >= MISENCODED_MANY_SHARE)
+
+
+def _misread_words(text: str) -> list[str]:
+    """The words of ``text`` in Latin-1's upper half only that are not one letter's
+    accented forms ("àâä")."""
+    return [
+        word
+        for word in _MISREAD_WORD.findall(text)
+        if len({unicodedata.normalize("NFD", letter)[0].casefold() for letter in word}) > 1
+    ]
 
 
 def _has_text(raw: Any) -> bool:
