@@ -215,7 +215,9 @@ def test_a_later_part_is_for_every_system() -> None:
         # a sentence that names the asked system itself answers, whatever its label
         (
             "How do I set the language on Linux?",
-            "Windows\n\nOn Linux you set the language with the environment variable LANG.",
+            "Linux\n\nThe program starts from the applications menu of the desktop.\n\n"
+            "Windows\n\nOn Linux you set the language with the environment variable LANG, "
+            "on Windows in the control panel.",
             "LANG",
         ),
     ],
