@@ -352,6 +352,7 @@ def test_display_text_joins_line_end_hyphens() -> None:
     # …but not a sentence after a path at a line end, nor a comment after "file:"
     assert display_text("in ~/.config/gnucash/\nRestart it.") == "in ~/.config/gnucash/ Restart it."
     assert display_text("to the file:\n// enable the cache") == "to the file: // enable the cache"
+    assert display_text("in sources.list.d/\nand run it") == "in sources.list.d/ and run it"
     # a ligature reads as its letters (nu14: "Eingabeﬁle")
     assert display_text("die Eingabeﬁle") == "die Eingabefile"
     assert display_text("by the following.\n\n$ sudo x") == "by the following.\n$ sudo x"

@@ -451,10 +451,10 @@ def _soft_break(found: re.Match[str]) -> str:
 _SCHEME: Final = re.compile(r"(?<!\S)(?:https?|ftps?|sftp):$", re.IGNORECASE)
 #: …and its host on the next line
 _HOST: Final = re.compile(r"//[\w.-]")
-#: a path going on after a slash at a line end ("/usr/" / "share"): a lower-case
-#: letter, a digit or a path's punctuation, not a sentence's capital ("~/.config/" /
-#: "Restart GnuCash …")
-_PATH_GOES_ON: Final = re.compile(r"[a-z0-9._~%$-]")
+#: a path going on after a slash at a line end ("/usr/" / "share/doc"): a name with a
+#: path's punctuation in it before any space, not a sentence going on ("~/.config/" /
+#: "Restart GnuCash …", "sources.list.d/" / "and run apt update")
+_PATH_GOES_ON: Final = re.compile(r"[a-z0-9_~%$-]*[/.][a-z0-9]")
 
 
 #: white space that lines up columns inside a line: two or more spaces (or a tab)

@@ -64,7 +64,7 @@ from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._names import asked_names, topic_names, writes_name
 from ragox.answer._platforms import (
     asked_platforms,
-    is_note_label,
+    is_part_title,
     labelled_platforms,
     platforms,
 )
@@ -699,8 +699,15 @@ def score_sentences(
                 labelled = labelled_platforms(unit)
                 if labelled is not None:
                     systems = labelled
-                elif _is_label(unit) and not is_note_label(unit):
-                    systems = None  # another part ("Configuration"), for every system
+                elif (
+                    is_part_title(unit)
+                    and position + 1 < len(sentences)
+                    and sentences[position + 1][2]
+                ):
+                    # another part ("Configuration"), for every system: a title above a
+                    # sentence, not one that runs into a block ("… lives in the folder"
+                    # above "C:\\Program Files\\…")
+                    systems = None
             if not quotable:
                 numbered = position > 0 and _is_number(
                     item.text[slice(*sentences[position - 1][:2])]
@@ -718,6 +725,10 @@ def score_sentences(
                     section = credits
                     section_span = within
                     section_text = item.text[start:end]
+                    if systems_asked:
+                        # a new section (a numbered heading, an FAQ's question) is for
+                        # the systems it names, or for every one
+                        systems = labelled_platforms(section_text)
                     asks = _is_question(item.text[start:end])
                     if position > 1 and (
                         numbered

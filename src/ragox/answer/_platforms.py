@@ -20,7 +20,7 @@ from typing import Final
 
 import regex
 
-__all__ = ["asked_platforms", "is_note_label", "labelled_platforms", "platforms"]
+__all__ = ["asked_platforms", "is_part_title", "labelled_platforms", "platforms"]
 
 #: each system and how texts name it ("Mac" in title case only: "MAC" is an address)
 _SYSTEMS: Final = (
@@ -34,7 +34,7 @@ _SYSTEMS: Final = (
         "macos",
         r"mac ?os(?: ?x)?|os ?x|macintosh|(?-i:Mac)(?![- ]?(?:address|adresse|адрес))",
     ),
-    ("bsd", r"freebsd|openbsd|netbsd|bsd"),
+    ("bsd", r"freebsd|openbsd|netbsd"),
     ("android", r"android"),
     ("ios", r"ios|ipados"),
 )
@@ -177,7 +177,21 @@ def _system_label(label: str) -> frozenset[str] | None:
     return frozenset(key for match in found for key, value in match.groupdict().items() if value)
 
 
-def is_note_label(text: str) -> bool:
-    """A note's label ("Tip", "Hinweis", "Примечание:"), which goes on with the part it
-    is in."""
-    return text.strip().rstrip(":").strip().casefold() in _NOTES
+def is_part_title(text: str) -> bool:
+    """A title of a part for every system ("Configuration", "Where settings are kept"):
+    a few words, the first capitalised, letters only, no sentence end; not a note's
+    label ("Tip", "Hinweis"), a path ("C:\\Program Files\\gnucash"), a registry key
+    nor a caption ("Screenshot 3"), which go on within the part they are in."""
+    stripped = text.strip()
+    words = stripped.split()
+    return (
+        0 < len(words) <= _TITLE_WORDS
+        and stripped[0].isupper()
+        and _TITLE.fullmatch(stripped) is not None
+        and stripped.rstrip(":").strip().casefold() not in _NOTES
+    )
+
+
+#: a part's title: words of letters, spaces, hyphens and apostrophes (and a colon after)
+_TITLE: Final = regex.compile(r"[\p{L}][\p{L}' -]*:?")
+_TITLE_WORDS: Final = 7

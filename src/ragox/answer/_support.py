@@ -309,7 +309,7 @@ DURATION_WORDS: Final = frozenset({"long", "lange", "долго", "времен�
 #: zum Datum" says no time)
 _DURATION: Final = re.compile(
     r"\ban? (?:minute|hour|day|night|week|month|year|decade|century|fortnight)\b"
-    r"|(?:\b\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|(?:(?<![\w,.])\d[\d,.]*+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
     r"|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?"
     r"|thousands?|millions?|billions?|several|many|a few|few|a couple of"
     r"|ein|eine|einen|einem|einer|eines|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf"
@@ -329,21 +329,25 @@ _DURATION: Final = re.compile(
     r"|zentimeter|millimeter|meilen?|км|километр\w*|метр\w*|миль|сантиметр\w*|миллиметр\w*"
     r"|characters?|chars|letters|bytes?|zeichen|buchstaben|symbole|символ\w*|букв\w*|байт\w*)"
     r"\b(?!-old|-alt| ago| earlier| before| назад| тому)"
-    # a number and its unit written together ("30s", "2h", "500ms"), not a year's "1990s"
-    r"|\b\d{1,3}(?:\.\d+)?(?:ms|s|h|min)\b"
+    # a number and its unit written together ("2h", "500ms"), not a decade's "90s"
+    r"|(?<![\w,.])\d{1,3}(?:\.\d+)?(?:ms|h|min)\b"
     # units a verb or a preposition counts, plural or in Russian's accusative
     r"|\b(?:takes?|took|lasts?|lasted|for|within|over) (?:hours|days|weeks|months|years|minutes"
     r"|seconds)\b|\b(?:stunden|tage|wochen|monate|jahre)lang\b"
     r"|\b(?:в течение|через|спустя|на протяжении|за|на) (?:(?:одн|дв|тр|нескольк)\w* )?"
     r"(?:секунд\w*|минут\w*|час\w*|дня|дней|день|сут\w*|недел\w*|месяц\w*|года?|лет)\b"
     r"|\b(?:часами|днями|неделями|месяцами|годами)\b"
+    r"|\b(?:около|больше|более|менее|меньше|свыше|почти|примерно|целый|целую|целых)"
+    r" (?:часа|минуты|секунды|суток|дня|недели|месяца|года|часов|минут|лет)\b"
+    r"|\bдейств\w* (?:(?:в течение|целый|целую) )?(?:год|месяц|неделю|сутки|день|час)\b"
     r"|\b\w+(?:ся|сь|ет|ит|ут|ют|ат|ят) (?:год|месяц|неделю|сутки|день|час)\b"
     r"|\b(?:half an? (?:hour|day|year|minute)|eine halbe (?:stunde|minute)|ein halbes jahr"
     r"|einen halben tag|пол(?:часа|года|дня|минуты|секунды|суток)|overnight|über nacht)\b"
     # a century named by its order ("well into the nineteenth century", "XIX век")
     r"|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|\w+teenth|twentieth|twenty-first) centur(?:y|ies)\b|\b[IVX]+ век\w*"
-    r"|\b(?:1[0-9]|20)\d\d\s*(?:to|until|till|through|bis|по|до|[-–—])\s*(?:1[0-9]|20)?\d\d\b"
+    r"|\b(?:1[5-9]|20)\d\d\s*(?:(?:to|until|till|through|bis|по|до)\s*(?:1[5-9]|20)?\d\d"
+    r"|[-–—]\s*(?:1[5-9]|20)\d\d)\b(?![-–]\d)"
     # until an end ("until the end of the current Parliament", "bis zum Ende", "до
     # окончания срока", "until 2030"), not "until" alone ("bis zum Datum")
     r"|\b(?:until|till|up to) (?:the )?end\b|\bbis (?:zum|ans) ende\b"
