@@ -148,26 +148,31 @@ LANGUAGE_PAGE = (
 )
 
 
-def test_a_question_on_one_system_is_not_answered_for_another() -> None:
-    """Under "Linux", "macOS" and "Windows", a Linux question gets the Linux paragraph,
-    although the others repeat "Sprache" and "umstellen"."""
-    draft = ExtractiveGenerator().generate(
-        "Wie kann ich unter Linux die Sprache umstellen?", evidence_of(LANGUAGE_PAGE)
-    )
+@pytest.mark.parametrize(
+    ("question", "answer", "others"),
+    [
+        # the Linux paragraph, although the others repeat "Sprache" and "umstellen"
+        (
+            "Wie kann ich unter Linux die Sprache umstellen?",
+            "LANGUAGE und LANG",
+            ("Apple", "Start →"),
+        ),
+        (
+            "Wie stelle ich unter Windows die Sprache um?",
+            "Start → Einstellungen",
+            ("Apple", "LANGUAGE"),
+        ),
+    ],
+)
+def test_a_question_on_one_system_is_not_answered_for_another(
+    question: str, answer: str, others: tuple[str, ...]
+) -> None:
+    """Under "Linux", "macOS" and "Windows", a question gets its system's paragraph."""
+    draft = ExtractiveGenerator().generate(question, evidence_of(LANGUAGE_PAGE))
     assert not draft.abstained
     quoted = " ".join(claim.text for claim in draft.claims)
-    assert "LANGUAGE und LANG" in quoted
-    assert "Apple" not in quoted and "Start →" not in quoted
-
-
-def test_a_question_on_another_system_gets_that_systems_paragraph() -> None:
-    draft = ExtractiveGenerator().generate(
-        "Wie stelle ich unter Windows die Sprache um?", evidence_of(LANGUAGE_PAGE)
-    )
-    assert not draft.abstained
-    quoted = " ".join(claim.text for claim in draft.claims)
-    assert "Start → Einstellungen" in quoted
-    assert "Apple" not in quoted and "LANGUAGE" not in quoted
+    assert answer in quoted
+    assert not any(other in quoted for other in others)
 
 
 def test_a_lead_in_names_the_system_of_its_sentence() -> None:

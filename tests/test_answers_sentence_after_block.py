@@ -38,13 +38,13 @@ periodically. {ROTATION}</p>
 """
 
 
-def _home(tmp_path: Path, name: str, text: str) -> Ragox:
-    """A home holding one English document ``name``."""
+def _home(tmp_path: Path, name: str, text: str, language: str = "en") -> Ragox:
+    """A home holding one document ``name`` in ``language``."""
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / name).write_text(text, encoding="utf-8")
     app = Ragox(tmp_path / "home")
-    app.ingest_path(folder / name, folder, language="en")
+    app.ingest_path(folder / name, folder, language=language)
     return app
 
 
@@ -169,11 +169,7 @@ def test_a_sentence_goes_on_through_another_ways_block(tmp_path: Path) -> None:
     """A new-user pass over the installation guide: "… verwenden Sie" + "sha256sum
     filename.iso" + "bzw." + "sha512sum filename.iso" + "und vergleichen Sie …" is one
     sentence (DocBook's markup); the quote stopped after the first command."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "integrity.html").write_text(CHECKSUM, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
-    app.ingest_path(folder / "integrity.html", folder, language="de")
+    app = _home(tmp_path, "integrity.html", CHECKSUM, "de")
     try:
         record = app.ask("wie prüfe ich die prüfsumme von dem heruntergeladenen iso", OPERATOR)
     finally:
