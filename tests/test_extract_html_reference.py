@@ -270,3 +270,72 @@ def test_the_nesting_estimate_decides_as_the_reference(pieces: list[str]) -> Non
     text = "".join(pieces)
     for limit in range(16):
         assert _nesting_exceeds(text, limit) == html_reference._nesting_exceeds(text, limit)
+
+
+# -- tables: the grid and header cells as the reference forms them ---------------
+
+_GRID_CELLS = st.sampled_from(
+    [
+        "<td>d",
+        "<th>h",
+        "<td>",
+        "<th>",
+        "<td colspan=2>d",
+        "<td colspan=3>d",
+        "<td rowspan=2>d",
+        "<td rowspan=0>d",
+        "<th colspan=2>h",
+        "<th rowspan=2>h",
+        "<th scope=col>h",
+        "<th scope=row>h",
+        "<th scope=rowgroup>h",
+        "<th scope=colgroup>h",
+        "<td headers=x>d",
+        "<th id=x>h",
+        "<td hidden>d",
+        "<td style='display:none'>d",
+    ]
+)
+_GRID_ROW = st.lists(_GRID_CELLS, max_size=5).map(lambda cells: "<tr>" + "".join(cells))
+
+
+@st.composite
+def _grid_tables(draw: st.DrawFn) -> str:
+    groups = draw(st.lists(st.lists(_GRID_ROW, max_size=4), min_size=1, max_size=3))
+    columns = draw(st.sampled_from(["", "<colgroup span=2>", "<colgroup><col><col span=2>"]))
+    return (
+        "<table>"
+        + columns
+        + "".join(
+            draw(st.sampled_from(["<thead>", "<tbody>", "<tfoot>", ""])) + "".join(rows)
+            for rows in groups
+        )
+        + "</table>"
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_grid_tables(), min_size=1, max_size=3), st.integers(1, 3))
+def test_tables_give_what_the_reference_gives(tables: list[str], copies: int) -> None:
+    """Cells that span slots anywhere in a row group (after cells of one slot, whose
+    slots are made only then), header scopes, column groups and ``headers``
+    attributes, and tables of one shape on one page (whose header cells are found
+    once): the same cells, places and header cells as the reference."""
+    assert_same(("<p>t</p>" + "".join(tables) * copies).encode("utf-8"))
+
+
+def test_tables_of_one_grid_and_other_column_groups_keep_their_own_headers() -> None:
+    """A column group's header covers its own group's columns: two tables with the
+    same cells but other column groups are not of one shape."""
+    cells = "<tr><th scope=colgroup>G<th>h<th>k<tr><td>a<td>b<td>c</table>"
+    first = "<table><colgroup span=1><colgroup span=2>" + cells
+    second = "<table><colgroup span=3>" + cells
+    for page in (first + second, second + first, first + first + second):
+        result = assert_same(page.encode("utf-8"))
+        assert isinstance(result, Extraction)
+    headers = {
+        block.locator: block.cell.header_ids
+        for block in result.blocks
+        if block.cell is not None and not block.cell.header
+    }
+    assert len(set(headers.values())) > 1

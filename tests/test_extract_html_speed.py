@@ -107,9 +107,73 @@ def test_simple_tables_get_the_header_cells_of_the_general_scan(markup: str) -> 
     ) and not (
         {c.y for c in general.cells if c.header} & {c.y for c in general.cells if not c.header}
     )
-    assert tables._assign_simple(fast) == simple
+    headers = tables._simple_headers(fast)
+    assert (headers is not None) == simple
     if simple:
-        assert [cell.headers for cell in fast.cells] == [cell.headers for cell in general.cells]
+        assert headers == [cell.headers for cell in general.cells]
+
+
+# -- long start tags: found in the UTF-8 bytes ------------------------------------
+
+_MARKUP_PIECES = st.sampled_from(
+    [
+        *["<a", "<B ", "<p title=", '"', "'", ">", "<", "</", " x=", "y", "=", "/", "\n"],
+        *["\t", "é", "\u20ac", "\U0001f527", "<!--", "-->", "<\u00e9", "x" * 50, "\u00e9" * 30],
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_MARKUP_PIECES, max_size=80))
+def test_start_tags_in_the_bytes_are_the_start_tags_of_the_text(pieces: list[str]) -> None:
+    """The start tags found in the UTF-8 bytes are the text's own, encoded (so one
+    shorter than a long tag in bytes is shorter in characters too)."""
+    from ragox.extract.html import _START_TAG, _START_TAG_BYTES
+
+    text = "".join(pieces)
+    found = [tag.decode("utf-8") for tag in _START_TAG_BYTES.findall(text.encode("utf-8"))]
+    assert found == _START_TAG.findall(text)
+
+
+def test_a_start_tag_long_in_bytes_only_has_no_attributes_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Non-ASCII values make a tag long in bytes but not in characters: it is not a
+    long tag, and its attributes are not counted."""
+    from ragox.extract import html as html_module
+    from ragox.extract.html import extract_html
+    from ragox.text import BASE_PROFILE
+
+    monkeypatch.setattr(html_module, "MAX_ATTRIBUTES", 10)
+    names = " ".join(f"a{i}=\u00e9" for i in range(1500))  # 4,094 characters in all
+    tag = f"<p {names[: html_module._LONG_TAG_CHARS - 5]}"
+    assert len(tag) < html_module._LONG_TAG_CHARS <= len(tag.encode("utf-8"))
+    short = f"{tag}>kept</p>"
+    assert extract_html(short.encode("utf-8"), BASE_PROFILE).text == "kept"
+    long = f"<p {names} b=1 c=2>kept</p>"
+    with pytest.raises(ExtractionError) as refused:
+        extract_html(long.encode("utf-8"), BASE_PROFILE)
+    assert refused.value.code.value == "TOO_COMPLEX"
+
+
+# -- white space that begins a run: Lexbor's own test -------------------------------
+
+
+def test_an_empty_text_node_is_ascii_white_space_alone() -> None:
+    """The walk leaves out a text node that Lexbor finds empty at the start of a run:
+    empty is ASCII white space alone (CSS's), not the other spaces or controls."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ragox.extract.html import _ASCII_WS
+
+    for text in [" ", "\t\n\f", "&#13;", " \n ", "\x0b", "&nbsp;", "\x1c", "\u2003", " x "]:
+        paragraph = LexborHTMLParser(f"<p><b>x</b>{text}<b>y</b></p>").css_first("p")
+        assert paragraph is not None
+        node = paragraph.first_child.next  # type: ignore[union-attr]
+        assert node is not None
+        content = node.text_content
+        assert content
+        assert node.is_empty_text_node == (not content.strip(_ASCII_WS)), repr(text)
 
 
 # -- CSS white-space collapsing of normal text: str.split where it agrees ----------

@@ -47,11 +47,21 @@ class CellPlace(NamedTuple):
     header_keys: tuple[int, ...]
 
 
+#: A cell as the grid is formed: ``key`` (the element's ``mem_id``), ``listed`` (its
+#: ``headers`` attribute), ``x``, ``y``, ``width``, ``height``, ``header`` (a ``th``),
+#: ``scope`` and ``group`` (its row group's number). A tuple: a page's tables have
+#: thousands of cells, and most need nothing more.
+_Record = tuple[int, str | None, int, int, int, int, bool, str, int]
+
+
 class _Cell:
+    """A cell of a table that the standard's scans read (:func:`_classify` sets
+    ``column_header`` and ``row_header`` of its header cells, :func:`_assign` its
+    ``headers``)."""
+
     __slots__ = (
         "column_header",
         "group",
-        "grows",
         "header",
         "headers",
         "height",
@@ -64,41 +74,27 @@ class _Cell:
         "y",
     )
 
-    def __init__(
-        self,
-        key: int,
-        listed: str | None,
-        x: int,
-        y: int,
-        width: int,
-        height: int,
-        header: bool,
-        scope: str,
-        grows: bool,
-        group: int,
-    ) -> None:
-        self.key = key
-        #: the ``headers`` attribute
-        self.listed = listed
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-        self.header = header
-        self.scope = scope
-        self.grows = grows
-        self.group = group
+    def __init__(self, record: _Record) -> None:
+        (
+            self.key,
+            self.listed,
+            self.x,
+            self.y,
+            self.width,
+            self.height,
+            self.header,
+            self.scope,
+            self.group,
+        ) = record
         self.column_header = False
         self.row_header = False
         self.headers: list[int] = []
 
 
 def _children(node: LexborNode) -> Iterator[LexborNode]:
-    child = node.first_child
-    while child is not None:
-        if child.is_element_node:
-            yield child
-        child = child.next
+    """The element children of ``node`` (Lexbor's own iteration skips the text nodes;
+    the few others it gives, comments, have no element's tag)."""
+    return node.iter()
 
 
 def _number(value: str | None, default: int, low: int, high: int) -> int:
@@ -122,12 +118,22 @@ class _Table:
     """One table's grid, built by the standard's "forming a table"."""
 
     def __init__(self, node: LexborNode) -> None:
-        self.cells: list[_Cell] = []
+        #: the cells in the order the grid is formed
+        self.records: list[_Record] = []
+        #: each slot's cell (its index), kept once a cell of more slots than one is
+        #: placed: before, the cells are each the next slot of their row, and the
+        #: slots are made from them when asked for (:meth:`grid`)
         self.slots: dict[tuple[int, int], int] = {}
+        self._spanned = False
         self.width = 0
         self.height = 0
         self.row_groups: list[tuple[int, int]] = []
         self.col_groups: list[tuple[int, int]] = []
+        #: a header cell or a ``headers`` attribute: the cells may have header cells
+        self.headed = False
+        #: every cell one slot, without ``headers`` and ``scope`` attributes
+        self.plain = True
+        self._cells: list[_Cell] | None = None
         self._slot_count = 0
         for child in _children(node):
             tag = child.tag
@@ -137,6 +143,13 @@ class _Table:
                 self._row_group(list(_children(child)))
             elif tag == "tr":
                 self._row_group([child])
+
+    @property
+    def cells(self) -> list[_Cell]:
+        """The cells as objects for the standard's scans (made once, when asked for)."""
+        if self._cells is None:
+            self._cells = [_Cell(record) for record in self.records]
+        return self._cells
 
     def _column_group(self, node: LexborNode) -> None:
         cols = [c for c in _children(node) if c.tag == "col"]
@@ -156,17 +169,23 @@ class _Table:
         group_end = group_start + len(rows)
         group = len(self.row_groups)
         slots = self.slots
-        cells = self.cells
+        records = self.records
+        limit = MAX_SLOTS
+        # (the table's counts in local variables while its rows are read)
+        slot_count = self._slot_count
+        width_so_far = self.width
+        headed = self.headed
+        plain = self.plain
+        spanned = self._spanned
         for y, row in enumerate(rows, start=group_start):
             x = 0
-            cell = row.first_child
-            while cell is not None:
+            for cell in row.iter():
                 tag = cell.tag
                 if tag != "td" and tag != "th":  # noqa: PLR1714 (a set is slower here)
-                    cell = cell.next
                     continue
-                while (x, y) in slots:
-                    x += 1
+                if spanned:
+                    while (x, y) in slots:
+                        x += 1
                 attributes = cell.attributes
                 width = rowspan = 1
                 scope = ""
@@ -183,44 +202,71 @@ class _Table:
                     if value:
                         scope = value.strip(_ASCII_WS).lower()
                     listed = get("headers")
-                grows = rowspan == 0
-                height = group_end - y if grows else min(rowspan, group_end - y)
-                entry = _Cell(
-                    cell.mem_id, listed, x, y, width, height, tag == "th", scope, grows, group
-                )
+                    if listed is not None:
+                        headed = True
+                if rowspan == 1:
+                    height = 1
+                elif rowspan == 0:  # grows to the end of its row group
+                    height = group_end - y
+                else:
+                    height = min(rowspan, group_end - y)
+                header = tag == "th"
+                if header:
+                    headed = True
+                entry = (cell.mem_id, listed, x, y, width, height, header, scope, group)
                 if width == 1 and height == 1:
+                    if scope or listed is not None:
+                        plain = False
                     # (the common case of _place, inline)
-                    self._slot_count += 1
-                    if self._slot_count > MAX_SLOTS:
+                    slot_count += 1
+                    if slot_count > limit:
                         raise ExtractionError(
                             ErrorCode.TOO_COMPLEX, f"a table has over {MAX_SLOTS} slots"
                         )
-                    slots[x, y] = len(cells)  # (the slot is free: the loop above found it)
-                    cells.append(entry)
-                    if x >= self.width:
-                        self.width = x + 1
+                    if spanned:
+                        slots[x, y] = len(records)  # (free: the loop above found it)
+                    records.append(entry)
+                    if x >= width_so_far:
+                        width_so_far = x + 1
                 else:
+                    plain = False
+                    if not spanned:
+                        slots = self.grid()
+                        self._spanned = spanned = True
+                    self._slot_count = slot_count
+                    self.width = width_so_far
                     self._place(entry)
+                    slot_count = self._slot_count
+                    width_so_far = self.width
                 x += width
-                cell = cell.next
+        self._slot_count = slot_count
+        self.width = width_so_far
+        self.headed = headed
+        self.plain = plain
         self.height = group_end
         self.row_groups.append((group_start, group_end))
 
-    def _place(self, cell: _Cell) -> None:
-        self._slot_count += cell.width * cell.height
+    def grid(self) -> dict[tuple[int, int], int]:
+        """Each slot's cell (its index in :attr:`records`)."""
+        if not self._spanned and len(self.slots) != len(self.records):
+            # (every cell one slot, each its own: the first keeps nothing from another)
+            self.slots = {
+                (record[2], record[3]): index for index, record in enumerate(self.records)
+            }
+        return self.slots
+
+    def _place(self, record: _Record) -> None:
+        _, _, cell_x, cell_y, width, height, _, _, _ = record
+        self._slot_count += width * height
         if self._slot_count > MAX_SLOTS:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"a table has over {MAX_SLOTS} slots")
-        index = len(self.cells)
-        self.cells.append(cell)
-        if cell.width == 1 and cell.height == 1:
-            self.slots.setdefault((cell.x, cell.y), index)
-            self.width = max(self.width, cell.x + 1)
-            return
-        for y in range(cell.y, cell.y + cell.height):
-            for x in range(cell.x, cell.x + cell.width):
+        index = len(self.records)
+        self.records.append(record)
+        for y in range(cell_y, cell_y + height):
+            for x in range(cell_x, cell_x + width):
                 # Overlapping cells are a table model error: the first keeps the slot.
                 self.slots.setdefault((x, y), index)
-        self.width = max(self.width, cell.x + cell.width)
+        self.width = max(self.width, cell_x + width)
 
 
 def _classify(table: _Table) -> None:
@@ -259,7 +305,7 @@ def _runs(table: _Table, along_column: bool) -> list[_Line]:
     lines: list[_Line] = []
     count = table.width if along_column else table.height
     length = table.height if along_column else table.width
-    slots = table.slots
+    slots = table.grid()
     headers = [cell.header for cell in table.cells]
     for line in range(count):
         lasts: list[int] = []
@@ -361,9 +407,9 @@ def _assign(table: _Table, ids: dict[str, LexborNode]) -> None:
                 cell.headers.append(target)
 
 
-def _assign_simple(table: _Table) -> bool:
-    """The header cells of a simple table in one pass down each column, or False
-    when the table is not simple.
+def _simple_headers(table: _Table) -> list[list[int]] | None:
+    """The header cells of each cell of a simple table (as cell indexes) in one pass
+    down each column, or None when the table is not simple.
 
     Simple: every cell one slot wide and high, no ``headers`` or ``scope``
     attribute, and no row that holds a header cell holds a data cell. Then every
@@ -372,34 +418,34 @@ def _assign_simple(table: _Table) -> bool:
     (header cells not parted by a data cell; the runs above it are opaque), nearest
     first, and a header cell the header cells above it in its own run.
     """
-    cells = table.cells
+    if not table.plain:
+        return None
+    records = table.records
     header_rows: set[int] = set()
     data_rows: set[int] = set()
     columns: dict[int, list[int]] = {}
-    for index, cell in enumerate(cells):
-        if cell.width != 1 or cell.height != 1 or cell.listed is not None or cell.scope:
-            return False
-        (header_rows if cell.header else data_rows).add(cell.y)
-        column = columns.get(cell.x)
+    for index, record in enumerate(records):
+        (header_rows if record[6] else data_rows).add(record[3])
+        column = columns.get(record[2])
         if column is None:
-            columns[cell.x] = [index]
+            columns[record[2]] = [index]
         else:
             column.append(index)
     if not header_rows.isdisjoint(data_rows):
-        return False
+        return None
+    headers: list[list[int]] = [[]] * len(records)
     for column in columns.values():
         current: list[int] = []  # the run of header cells the walk down is in
         nearest: list[int] = current  # the last run of header cells seen
         for index in column:
-            cell = cells[index]
-            if cell.header:
-                cell.headers = current[::-1]
+            if records[index][6]:
+                headers[index] = current[::-1]
                 current.append(index)
                 nearest = current
             else:
-                cell.headers = nearest[::-1]
+                headers[index] = nearest[::-1]
                 current = []
-    return True
+    return headers
 
 
 def _column_group(table: _Table, x: int) -> int | None:
@@ -419,6 +465,18 @@ def _element_ids(root: LexborNode) -> dict[str, LexborNode]:
     return ids
 
 
+def _shape(table: _Table) -> tuple[object, ...]:
+    """What the standard's scans read of a table without ``headers`` attributes: its
+    size, column groups and cells (in order: the first of overlapping cells keeps the
+    slot), so tables of one shape get the same header cells (as cell indexes)."""
+    return (
+        table.width,
+        table.height,
+        tuple(table.col_groups),
+        tuple([record[2:] for record in table.records]),
+    )
+
+
 def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     """Every ``td``/``th`` of every table under ``root``, by the element's ``mem_id``;
     tables are numbered in document order."""
@@ -429,28 +487,50 @@ def table_cells(root: LexborNode) -> dict[int, CellPlace]:
     # a table has such a cell (most documents have none).
     ids: dict[str, LexborNode] | None = None
     places: dict[int, CellPlace] = {}
-    make_place = CellPlace._make
+    # header cells (as cell indexes) by the shape of a table (:func:`_shape`)
+    shapes: dict[tuple[object, ...], list[list[int]]] = {}
+    # (a named tuple made as the tuple it is: its ``_make`` is a Python call per cell)
+    new_place = tuple.__new__
+    place_type = CellPlace
     for number, node in enumerate(tables):
         table = _Table(node)
-        # (Without header cells and ``headers`` attributes no cell has headers.)
-        if any(
-            cell.header or cell.listed is not None for cell in table.cells
-        ) and not _assign_simple(table):
-            _classify(table)
-            if ids is None and any(cell.listed is not None for cell in table.cells):
-                ids = _element_ids(root)
-            _assign(table, ids or {})
-        cells = table.cells
-        for cell in cells:
-            places[cell.key] = make_place(
+        records = table.records
+        if not table.headed:
+            # (Without header cells and ``headers`` attributes no cell has headers.)
+            for key, _, x, y, width, height, _, _, _ in records:
+                places[key] = new_place(place_type, (number, y, x, height, width, False, ()))
+            continue
+        headers = _simple_headers(table)
+        if headers is None:
+            cells = table.cells
+            if any(cell.listed is not None for cell in cells):
+                if ids is None:
+                    ids = _element_ids(root)
+                _classify(table)
+                _assign(table, ids)
+                headers = [cell.headers for cell in cells]
+            else:
+                # The standard's scans read the grid alone: a table shaped as one
+                # before (a page's navigation tables) takes its header cells.
+                shape = _shape(table)
+                headers = shapes.get(shape)
+                if headers is None:
+                    _classify(table)
+                    _assign(table, {})
+                    headers = shapes[shape] = [cell.headers for cell in cells]
+        for (key, _, x, y, width, height, header, _, _), found in zip(
+            records, headers, strict=True
+        ):
+            places[key] = new_place(
+                place_type,
                 (
                     number,
-                    cell.y,
-                    cell.x,
-                    cell.height,
-                    cell.width,
-                    cell.header,
-                    tuple([cells[h].key for h in cell.headers]),
-                )
+                    y,
+                    x,
+                    height,
+                    width,
+                    header,
+                    tuple([records[index][0] for index in found]) if found else (),
+                ),
             )
     return places

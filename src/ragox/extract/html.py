@@ -36,12 +36,10 @@ from __future__ import annotations
 import gc
 import re
 import threading
-from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import fields
-from itertools import accumulate
 from typing import Final
 
 import selectolax
@@ -226,6 +224,8 @@ _OTHER_SPACES: Final = (
     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 _OTHER_SPACE: Final = re.compile(f"[{_OTHER_SPACES}]")
+#: the other spaces that are ASCII (controls)
+_ASCII_OTHER_SPACES: Final = tuple(space for space in _OTHER_SPACES if space.isascii())
 #: A tag's locator segment name (itself, or ``*``), remembered for the first tags seen.
 _SEGMENT_NAMES: Final[dict[str, str]] = {}
 _SEGMENT_NAMES_KEPT: Final = 1024
@@ -238,31 +238,23 @@ _BREAK: Final = 2
 _LINE_BREAK: Final = ("\n", _BREAK)
 
 
-class _Box:
-    """A block-level element (or the document): the text runs inside it are its blocks."""
-
-    __slots__ = ("block_count", "cell", "chain", "element_id", "kind")
-
-    def __init__(
-        self, chain: _Chain, element_id: str | None, kind: BlockKind, cell: int | None
-    ) -> None:
-        #: the element's place in the tree, for its locator
-        self.chain = chain
-        self.element_id = element_id
-        self.kind = kind
-        #: ``mem_id`` of the nearest ``td``/``th`` of a table around this element
-        self.cell = cell
-        self.block_count = 0
-
-
 #: An element's place: ``[parent's chain, name, k, the parent's name counts, path]``;
 #: its locator segment is ``name`` when it is its parent's only child element of that
 #: name, else ``name[k]``; the path is filled in when a block needs it.
 _Chain = list[object]
+#: A block-level element (or the document), whose text runs are its blocks: its chain
+#: followed by ``element_id, kind, cell, block_count`` (``cell``: the ``mem_id`` of the
+#: nearest ``td``/``th`` of a table around it). A list, as a chain is: twenty thousand
+#: of them on a large page.
+_Box = list[object]
+_ELEMENT_ID: Final = 5
+_KIND: Final = 6
+_CELL: Final = 7
+_BLOCK_COUNT: Final = 8
 #: A piece of a run: normal text, or (text, _PRESERVE), or (newline, _BREAK).
 _Piece = str | tuple[str, int]
-#: A text run: its box, its pieces, and whether any piece is not normal text.
-_Run = tuple[_Box, list[_Piece], bool]
+#: what ``LexborNode.tag`` names the nodes that are no elements
+_NON_ELEMENTS: Final = frozenset({"-text", "-comment", "-doctype", "-document"})
 
 
 def extract_html(
@@ -283,11 +275,12 @@ def extract_html(
     if source.startswith("\ufeff"):
         source = source[1:]
         data = data[3:]
-    if _nesting_exceeds(source, 2 * options.max_depth + 64):
+    brackets = source.count("<")
+    if _nesting_exceeds(source, 2 * options.max_depth + 64, brackets):
         raise ExtractionError(
             ErrorCode.TOO_COMPLEX, f"element nesting deeper than {options.max_depth}"
         )
-    _refuse_many_elements(source)
+    _refuse_many_elements(source, data, brackets)
     # Lexbor reads bytes as UTF-8: the checked bytes, not the text encoded again.
     tree = LexborHTMLParser(data)
     root = tree.root
@@ -321,44 +314,32 @@ def _collector_paused() -> Iterator[None]:
 
 def _extract(root: LexborNode, profile: Profile, options: ExtractOptions) -> Extraction:
     places = table_cells(root)
-    runs = _walk(root, options.max_depth, places)
-
-    # Runs of normal text only (see _render) are collapsed together, the others
-    # rendered one by one; white space alone renders to nothing.
-    boxes: list[_Box] = []
-    candidates: list[str] = []
-    normal: list[int] = []
-    for box, pieces, mixed in runs:
-        if mixed:
-            text = _render(pieces, mixed)
-        else:
-            text = "".join(pieces)  # type: ignore[arg-type]
-            if text.isspace():
-                continue
-            normal.append(len(candidates))
-        boxes.append(box)
-        candidates.append(text)
-    for index, text in zip(normal, _collapse_each([candidates[i] for i in normal]), strict=True):
-        candidates[index] = text
+    boxes, candidates, normal = _walk(root, options.max_depth, places)
+    # Runs of normal text only are collapsed together (the others were rendered).
+    if normal:
+        for index, text in zip(
+            normal, _collapse_each([candidates[i] for i in normal]), strict=True
+        ):
+            candidates[index] = text
+    # (a text with a character that is not white space: what ``text.strip()`` keeps)
     owners: list[_Box] = []
     rendered: list[str] = []
     for box, text in zip(boxes, candidates, strict=True):
-        if text.strip():
+        if text and not text.isspace():
             owners.append(box)
             rendered.append(text)
     texts: list[str] = []
     kept: list[_Box] = []
     for box, text in zip(owners, _normalize_blocks(rendered, profile), strict=True):
-        if text.strip():
+        if text and not text.isspace():
             texts.append(text)
             kept.append(box)
-            box.block_count += 1
-    owners = kept
+            box[_BLOCK_COUNT] += 1  # type: ignore[operator]
     if not texts:
         raise ExtractionError(ErrorCode.EMPTY_FILE, "document has no visible text")
     return Extraction(
         text=BLOCK_SEPARATOR.join(texts),
-        blocks=_blocks(root, texts, owners, places),
+        blocks=_blocks(root, texts, kept, places),
         parser=HTML_PARSER,
         media_type="text/html",
     )
@@ -370,18 +351,27 @@ def _collapse_each(texts: list[str]) -> list[str]:
 
     ``" ".join(text.split())`` is the same for a text without any of the other
     characters that ``str.split`` takes for white space (U+00A0 among them), and
-    several times faster than the regular expression; the texts that hold one are
-    found in one search over them all and collapsed by the regular expression.
+    several times faster than the regular expression. When the texts together hold
+    one, each text is searched for one, and collapsed by the regular expression if
+    it holds one; an ASCII text can hold one only among the ASCII controls, so
+    without any of those anywhere, only the texts that are not ASCII are searched
+    (``str.isascii`` reads a flag).
     """
     joined = "\n".join(texts)
     if _OTHER_SPACE.search(joined) is None:
         return [" ".join(text.split()) for text in texts]
-    ends = list(accumulate([len(text) + 1 for text in texts]))
-    others = {bisect_right(ends, found.start()) for found in _OTHER_SPACE.finditer(joined)}
+    search = _OTHER_SPACE.search
     collapse = _WS_RUN.sub
+    if not any(space in joined for space in _ASCII_OTHER_SPACES):
+        return [
+            " ".join(text.split())
+            if text.isascii() or search(text) is None
+            else collapse(" ", text).strip(" ")
+            for text in texts
+        ]
     return [
-        collapse(" ", text).strip(" ") if index in others else " ".join(text.split())
-        for index, text in enumerate(texts)
+        " ".join(text.split()) if search(text) is None else collapse(" ", text).strip(" ")
+        for text in texts
     ]
 
 
@@ -389,162 +379,184 @@ def _blocks(
     root: LexborNode, texts: list[str], owners: list[_Box], places: dict[int, CellPlace]
 ) -> tuple[Block, ...]:
     """One block per text, with its locator and table cell."""
-    id_counts = _id_counts(root) if any(b.element_id for b in owners) else Counter[str]()
-    block_ids: dict[int, list[str]] = {}
+    id_counts = _id_counts(root) if any(box[_ELEMENT_ID] for box in owners) else Counter[str]()
+    # the blocks of each table cell, by the cell's key
+    cell_blocks: dict[int, list[int]] = {}
     for index, box in enumerate(owners):
-        if box.cell is not None:
-            block_ids.setdefault(box.cell, []).append(f"b{index}")
+        key = box[_CELL]
+        if key is not None:
+            found = cell_blocks.get(key)  # type: ignore[call-overload]
+            if found is None:
+                cell_blocks[key] = [index]  # type: ignore[index]
+            else:
+                found.append(index)
     blocks: list[Block] = []
     ordinals: dict[int, int] = {}
     position = 0
     separator = len(BLOCK_SEPARATOR)
     codepoint = Coordinates.CODEPOINT
-    new_block = _new_block
-    new_span = _new_span
-    new_cell = _new_cell
+    block_type = Block
+    span_type = Span
+    cell_type = TableCell
+    block_twin = _BLOCK_TWIN
+    span_twin = _SPAN_TWIN
+    cell_twin = _CELL_TWIN
     named: dict[tuple[int, ...], tuple[str, ...]] = {}
     for index, (text, box) in enumerate(zip(texts, owners, strict=True)):
-        if box.block_count == 1:
-            element_id = box.element_id
-            if element_id and id_counts[element_id] == 1:
-                locator = f"#{element_id}"
+        path: str | None = box[4]  # type: ignore[assignment]
+        if path is None:
+            parent_path = box[0][4]  # type: ignore[index]
+            if parent_path is None:
+                path = _path(box)
             else:
-                locator = _path(box.chain) or "/"
+                # (the parent's path is known: the box's own segment, as _path makes it)
+                name = box[1]
+                counts = box[3]
+                if counts is None or counts[name] == 1:  # type: ignore[index]
+                    path = f"{parent_path}/{name}"
+                else:
+                    path = f"{parent_path}/{name}[{box[2]}]"
+                box[4] = path
+        if box[_BLOCK_COUNT] == 1:
+            element_id = box[_ELEMENT_ID]
+            unique = element_id and id_counts[element_id] == 1  # type: ignore[index]
+            locator = f"#{element_id}" if unique else path or "/"
         else:
             k = ordinals[id(box)] = ordinals.get(id(box), 0) + 1
-            locator = f"{_path(box.chain) or '/'}/text()[{k}]"
+            locator = f"{path or '/'}/text()[{k}]"
         end = position + len(text)
-        if box.cell is None:
+        key = box[_CELL]
+        if key is None:
             cell = None
         else:
+            table, row, col, row_span, col_span, header, keys = places[key]  # type: ignore[index]
             # (the cells under one header share its ids: named once per header keys)
-            place = places[box.cell]
-            keys = place.header_keys
             header_ids = named.get(keys)
             if header_ids is None:
-                header_ids = named[keys] = _header_ids(keys, block_ids)
-            cell = new_cell(
-                place.table,
-                place.row,
-                place.col,
-                place.row_span,
-                place.col_span,
-                place.header,
-                header_ids,
+                header_ids = named[keys] = _header_ids(keys, cell_blocks)
+            if cell_twin is None:
+                cell = cell_type(table, row, col, row_span, col_span, header, header_ids)
+            else:
+                cell = cell_twin()
+                cell.table = table
+                cell.row = row
+                cell.col = col
+                cell.row_span = row_span
+                cell.col_span = col_span
+                cell.header = header
+                cell.header_ids = header_ids
+                cell.__class__ = cell_type
+        if block_twin is None or span_twin is None:
+            block = block_type(
+                index,
+                box[_KIND],  # type: ignore[arg-type]
+                span_type(codepoint, position, end),
+                locator,
+                cell=cell,
             )
-        blocks.append(new_block(index, box.kind, new_span(codepoint, position, end), locator, cell))
+        else:
+            # (a code point span of the walk is never negative nor reversed: Span's
+            # check is not needed)
+            span = span_twin()
+            span.coordinates = codepoint
+            span.start = position
+            span.end = end
+            span.__class__ = span_type
+            block = block_twin()
+            block.index = index
+            block.kind = box[_KIND]
+            block.span = span
+            block.locator = locator
+            block.page = None
+            block.bbox = None
+            block.source = None
+            block.ocr = False
+            block.cell = cell
+            block.__class__ = block_type
+        blocks.append(block)
         position = end + separator
     return tuple(blocks)
 
 
-def _header_ids(header_keys: tuple[int, ...], block_ids: dict[int, list[str]]) -> tuple[str, ...]:
+def _header_ids(header_keys: tuple[int, ...], cell_blocks: dict[int, list[int]]) -> tuple[str, ...]:
     """A cell's header cells named by their blocks (a header cell without visible text
     has none and drops out, as the standard drops empty cells)."""
     if not header_keys:
         return ()
-    return tuple([i for key in header_keys for i in block_ids.get(key, ())])
+    return tuple([f"b{i}" for key in header_keys for i in cell_blocks.get(key, ())])
 
 
 # -- building the frozen records -------------------------------------------------
 #
 # Tens of thousands of blocks, spans and table cells per large page: a frozen
-# dataclass's __init__ sets each field through object.__setattr__, three times
-# slower than the slots' own descriptors. The records are built through those
-# descriptors, the same objects field for field, when the classes still have
-# exactly the fields this module knows; otherwise through their constructors.
+# dataclass's __init__ sets each field through object.__setattr__, several times
+# slower than a plain object's slots. The records are built as instances of a plain
+# class with the same slots (a "twin"), then given their class by ``__class__``
+# assignment, which Python allows between classes of the same layout: the same
+# objects field for field, as a check at import confirms for each class (with
+# exactly the fields this module knows); otherwise through their constructors.
 
 
-def _cell_builder() -> Callable[..., TableCell]:
-    names = ("table", "row", "col", "row_span", "col_span", "header", "header_ids")
-    if tuple(f.name for f in fields(TableCell)) != names or "__post_init__" in vars(TableCell):
-        return TableCell
-    new = object.__new__
-    setters = [vars(TableCell)[name].__set__ for name in names]
-    set_table, set_row, set_col, set_row_span, set_col_span, set_header, set_ids = setters
-
-    def build(
-        table: int,
-        row: int,
-        col: int,
-        row_span: int,
-        col_span: int,
-        header: bool,
-        header_ids: tuple[str, ...],
-    ) -> TableCell:
-        cell: TableCell = new(TableCell)
-        set_table(cell, table)
-        set_row(cell, row)
-        set_col(cell, col)
-        set_row_span(cell, row_span)
-        set_col_span(cell, col_span)
-        set_header(cell, header)
-        set_ids(cell, header_ids)
-        return cell
-
-    return build
-
-
-def _block_builder() -> Callable[[int, BlockKind, Span, str, TableCell | None], Block]:
-    names = ("index", "kind", "span", "locator", "page", "bbox", "source", "ocr", "cell")
-    defaults = (None, None, None, False)  # page, bbox, source, ocr
+def _twin(cls: type, sample: object, values: dict[str, object]) -> type | None:
+    """A plain class with the slots of the frozen dataclass ``cls`` whose instance,
+    given ``values`` and then the class ``cls``, equals ``sample`` (made by ``cls``'s
+    constructor from the same values); else None."""
+    slots = vars(cls).get("__slots__")
     if (
-        tuple(f.name for f in fields(Block)) != names
-        or tuple(f.default for f in fields(Block)[4:8]) != defaults
-        or "__post_init__" in vars(Block)
+        not isinstance(slots, tuple)
+        or tuple(f.name for f in fields(cls)) != slots
+        or tuple(values) != slots
     ):
-        return lambda index, kind, span, locator, cell: Block(index, kind, span, locator, cell=cell)
-    new = object.__new__
-    (
-        set_index,
-        set_kind,
-        set_span,
-        set_locator,
-        set_page,
-        set_bbox,
-        set_source,
-        set_ocr,
-        set_cell,
-    ) = (vars(Block)[name].__set__ for name in names)
-
-    def build(
-        index: int, kind: BlockKind, span: Span, locator: str, cell: TableCell | None
-    ) -> Block:
-        block: Block = new(Block)
-        set_index(block, index)
-        set_kind(block, kind)
-        set_span(block, span)
-        set_locator(block, locator)
-        set_page(block, None)
-        set_bbox(block, None)
-        set_source(block, None)
-        set_ocr(block, False)
-        set_cell(block, cell)
-        return block
-
-    return build
+        return None
+    twin = type(f"_{cls.__name__}Fields", (), {"__slots__": slots})
+    try:
+        made = twin()
+        for name, value in values.items():
+            setattr(made, name, value)
+        made.__class__ = cls
+    except TypeError:  # (a layout that ``__class__`` assignment refuses)
+        return None
+    if type(made) is not type(sample) or made != sample or repr(made) != repr(sample):
+        return None
+    return twin
 
 
-def _span_builder() -> Callable[[Coordinates, int, int], Span]:
-    """Spans of the walk are never negative nor reversed: Span's check is not needed."""
-    names = ("coordinates", "start", "end")
-    if tuple(f.name for f in fields(Span)) != names:
-        return Span
-    new = object.__new__
-    set_coordinates, set_start, set_end = (vars(Span)[name].__set__ for name in names)
+def _block_twins() -> tuple[type | None, type | None, type | None]:
+    span_values: dict[str, object] = {"coordinates": Coordinates.CODEPOINT, "start": 2, "end": 9}
+    span = Span(Coordinates.CODEPOINT, 2, 9)
+    cell_values: dict[str, object] = {
+        "table": 1,
+        "row": 2,
+        "col": 3,
+        "row_span": 4,
+        "col_span": 5,
+        "header": True,
+        "header_ids": ("b0",),
+    }
+    cell = TableCell(1, 2, 3, 4, 5, True, ("b0",))
+    block_values: dict[str, object] = {
+        "index": 3,
+        "kind": BlockKind.HEADING,
+        "span": span,
+        "locator": "#a",
+        "page": None,
+        "bbox": None,
+        "source": None,
+        "ocr": False,
+        "cell": cell,
+    }
+    # (the fields that this module does not set must keep their defaults)
+    block = Block(3, BlockKind.HEADING, span, "#a", cell=cell)
+    if "__post_init__" in vars(Block) or "__post_init__" in vars(TableCell):
+        return None, None, None
+    return (
+        _twin(Block, block, block_values),
+        _twin(Span, span, span_values),
+        _twin(TableCell, cell, cell_values),
+    )
 
-    def build(coordinates: Coordinates, start: int, end: int) -> Span:
-        span: Span = new(Span)
-        set_coordinates(span, coordinates)
-        set_start(span, start)
-        set_end(span, end)
-        return span
 
-    return build
-
-
-_new_block: Final = _block_builder()
-_new_span: Final = _span_builder()
-_new_cell: Final = _cell_builder()
+_BLOCK_TWIN, _SPAN_TWIN, _CELL_TWIN = _block_twins()
 
 
 def _normalize_blocks(texts: list[str], profile: Profile) -> list[str]:
@@ -658,6 +670,10 @@ _BLOCK_START: Final = re.compile(
 )
 #: a start tag, its quoted values read whole (a ">" inside one does not end it)
 _START_TAG: Final = re.compile(r"<[A-Za-z](?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+")
+#: the same start tags in UTF-8 bytes, the loop unrolled (runs between quoted values)
+_START_TAG_BYTES: Final = re.compile(
+    rb"<[A-Za-z][^<>\"']*+(?:(?:\"[^\"]*+\"|'[^']*+')[^<>\"']*+)*+"
+)
 #: a start tag longer than this is read for its attributes (a real one is short, or
 #: long for one value: an inline image's ``data:`` address)
 _LONG_TAG_CHARS: Final = 4096
@@ -679,7 +695,9 @@ _NAME: Final = re.compile(r"[^\s\"'<>/=]+")
 MAX_ATTRIBUTES: Final = 10_000
 
 
-def _refuse_many_elements(text: str) -> None:
+def _refuse_many_elements(
+    text: str, data: bytes | None = None, brackets: int | None = None
+) -> None:
     """Refuse ``TOO_COMPLEX`` markup, before it is parsed, of more block elements than
     :data:`_TAGS_PER_BLOCK` times :data:`MAX_BLOCKS` (wrappers such as a ``div`` around
     an entry's heading and paragraphs count too) in what a browser shows, or twice that
@@ -690,14 +708,25 @@ def _refuse_many_elements(text: str) -> None:
 
     Every tag count is bounded by the text's "<": a page with fewer than a limit
     cannot pass it and is not scanned for tags (a third of a real page's extraction
-    time). Its start tags are always read for their length."""
-    if text.count("<") > min(_TAGS_PER_BLOCK * MAX_BLOCKS, MAX_SLOTS):
+    time). Its start tags are always read for their length: first in ``data``, the
+    text's UTF-8 bytes when given (a start tag is the same there, in as many bytes as
+    characters or more), where a regular expression finds them all at once; they are
+    counted only when one is as long as a long one. ``brackets`` is the text's count
+    of "<" when known."""
+    if brackets is None:
+        brackets = text.count("<")
+    if brackets > min(_TAGS_PER_BLOCK * MAX_BLOCKS, MAX_SLOTS):
         shown, _ = _tag_counts(_without_raw_text(text))
         blocks, cells = _tag_counts(text)
         if shown > _TAGS_PER_BLOCK * MAX_BLOCKS or blocks > 2 * _TAGS_PER_BLOCK * MAX_BLOCKS:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_BLOCKS} block elements")
         if cells > MAX_SLOTS:
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"more than {MAX_SLOTS} table cells")
+    if (
+        data is not None
+        and max(map(len, _START_TAG_BYTES.findall(data)), default=0) < _LONG_TAG_CHARS
+    ):
+        return
     attributes = 0
     for tag in _START_TAG.finditer(text):
         if tag.end() - tag.start() < _LONG_TAG_CHARS:
@@ -750,7 +779,7 @@ def _without_raw_text(text: str) -> str:
         position = after
 
 
-def _nesting_exceeds(text: str, limit: int) -> bool:
+def _nesting_exceeds(text: str, limit: int, brackets: int | None = None) -> bool:
     """Whether the markup's element nesting would exceed ``limit`` (an estimate).
 
     A simplified tree builder: void and implicitly closed elements never nest,
@@ -762,8 +791,9 @@ def _nesting_exceeds(text: str, limit: int) -> bool:
     comment or raw text (where the scan jumps ahead); an end tag of the element on
     top of the stack pops it without a search. The scan stops as soon as the stack
     together with every start tag still ahead that may push stays within the limit.
+    ``brackets`` is the text's count of "<" when known.
     """
-    if text.count("<") <= limit:
+    if (text.count("<") if brackets is None else brackets) <= limit:
         return False
     # Start tags ahead that may push (an upper bound): once the stack and they
     # together stay within the limit, nothing ahead can exceed it.
@@ -857,22 +887,31 @@ def _pop_to(name: str, stack: list[str], open_counts: dict[str, int]) -> None:
 # -- the walk -------------------------------------------------------------------
 
 
-def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> list[_Run]:
-    """Text runs in reading order, each with the block-level box that owns it.
+def _walk(
+    root: LexborNode, max_depth: int, places: dict[int, CellPlace]
+) -> tuple[list[_Box], list[str], list[int]]:
+    """The text runs in reading order: their boxes (the block-level element that owns
+    each run), their texts, and which texts are of normal text only.
 
-    One pass over the tree by ``first_child``/``next``; the state an element passes
-    down lives in local variables, saved on a stack while its children are walked.
+    A run of normal text only is joined and left to be collapsed with the others
+    (:func:`_collapse_each`), or dropped when it is white space alone; another is
+    rendered (:func:`_render`). One pass over the tree by ``first_child``/``next``; the
+    state an element passes down lives in local variables, saved on a stack while its
+    children are walked.
     """
-    runs: list[_Run] = []
-    top_chain: _Chain = [None, "", 0, None, ""]
-    top = _Box(top_chain, None, BlockKind.PARAGRAPH, None)
+    boxes: list[_Box] = []
+    texts: list[str] = []
+    normal: list[int] = []
+    top: _Box = [None, "", 0, None, "", None, BlockKind.PARAGRAPH, None, 0]
     box = top
+    # The run's pieces: one list, emptied when its run is taken.
     pieces: list[_Piece] = []
+    add = pieces.append
     mixed = False  # the run has preserved text or line breaks
     invisible = False
     preserve = False
     cell: int | None = None
-    chain = top_chain
+    chain: _Chain = top
     counts: dict[str, int] | None = None  # name counts of the children walked
     stack: list[
         tuple[
@@ -885,8 +924,18 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             dict[str, int] | None,
         ]
     ] = []
+    push = stack.append
+    pop = stack.pop
     segment_names = _SEGMENT_NAMES
     dropped = _DROPPED
+    block_tags = _BLOCK_TAGS
+    pre_tags = _PRE_TAGS
+    cell_tags = _CELL_TAGS
+    non_elements = _NON_ELEMENTS
+    navigation = BlockKind.NAVIGATION
+    roles = _ROLES
+    # per style attribute, its display and visibility (a page repeats a few styles)
+    styles: dict[str, tuple[str | None, str | None]] = {}
     # per parent of hidden alternatives, the one shown (:func:`_shown_default`)
     defaults: dict[int, int | None] = {}
     node: LexborNode | None = root
@@ -896,31 +945,48 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             if not stack:
                 break
             left = box
-            node, box, invisible, preserve, cell, chain, counts = stack.pop()
-            if left is not box:
-                if pieces:
-                    runs.append((left, pieces, mixed))
-                pieces = []
-                mixed = False
+            node, box, invisible, preserve, cell, chain, counts = pop()
+            if left is not box and pieces:
+                if mixed:
+                    boxes.append(left)
+                    texts.append(_render(pieces, True))
+                    mixed = False
+                else:
+                    text = "".join(pieces)  # type: ignore[arg-type]
+                    if not text.isspace():
+                        normal.append(len(texts))
+                        boxes.append(left)
+                        texts.append(text)
+                pieces.clear()
             if not stack:
                 break  # the root element: its siblings are not part of the document
             node = node.next
             continue
-        if node.is_text_node:
-            if not invisible:
-                content = node.text_content
-                if content:
-                    if preserve:
-                        pieces.append((content, _PRESERVE))
-                        mixed = True
-                    else:
-                        pieces.append(content)
+        if not pieces and not preserve and node.is_empty_text_node:
+            # ASCII white space that would begin a run renders to nothing in any run
+            # (between a page's block elements): left out, read in C.
             node = node.next
             continue
-        if not node.is_element_node:
+        # (a text node's content is a string, any other node's None)
+        content = node.text_content
+        if content is not None:
+            if content and not invisible:
+                if preserve:
+                    add((content, _PRESERVE))
+                    mixed = True
+                else:
+                    add(content)
             node = node.next
             continue
-        tag = node.tag or ""
+        tag = node.tag
+        if tag is None:
+            if not node.is_element_node:
+                node = node.next
+                continue
+            tag = ""
+        elif tag in non_elements:  # a comment, the doctype, an empty text node
+            node = node.next
+            continue
         if counts is None:
             name = "html"
             k = 0
@@ -931,9 +997,6 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
             node = node.next
             continue
         attributes = node.attributes
-        display: str | None = None
-        visibility: str | None = None
-        element_id: str | None = None
         if attributes:
             if (
                 "hidden" in attributes
@@ -945,79 +1008,114 @@ def _walk(root: LexborNode, max_depth: int, places: dict[int, CellPlace]) -> lis
                 node = node.next
                 continue
             style = attributes.get("style")
-            if style:
-                display, visibility = _inline_style(style)
-                if display == "none":
-                    node = node.next
-                    continue
-            element_id = attributes.get("id")
+        else:
+            style = None
+        if style:
+            declared = styles.get(style)
+            if declared is None:
+                declared = styles[style] = _inline_style(style)
+            display, visibility = declared
+            if display == "none":
+                node = node.next
+                continue
+            inner_invisible = invisible if visibility is None else visibility != "visible"
+            if display is None:
+                block = tag in block_tags
+            elif display in _BLOCK_DISPLAYS:
+                block = True
+            elif display in _INLINE_DISPLAYS:
+                block = False
+            else:
+                block = tag in block_tags
+        else:
+            inner_invisible = invisible
+            block = tag in block_tags
         if len(stack) >= max_depth:  # the stack holds the element's ancestors
             raise ExtractionError(ErrorCode.TOO_COMPLEX, f"element nesting deeper than {max_depth}")
-        inner_invisible = invisible if visibility is None else visibility != "visible"
         if tag == "br":
             if not inner_invisible:
-                pieces.append(_LINE_BREAK)
+                add(_LINE_BREAK)
                 mixed = True
             node = node.next
             continue
-        if display is None:
-            block = tag in _BLOCK_TAGS
-        elif display in _BLOCK_DISPLAYS:
-            block = True
-        elif display in _INLINE_DISPLAYS:
-            block = False
-        else:
-            block = tag in _BLOCK_TAGS
         child = node.first_child
-        if (
-            not block
-            and child is not None
-            and counts is not None
-            and child.next is None
-            and child.is_text_node
-        ):
-            # An inline element around one text node (a link, a word of code): its
-            # text joins the run as the walk into it would add it, without entering.
-            if not inner_invisible:
-                content = child.text_content
-                if content:
-                    if preserve or tag in _PRE_TAGS:
-                        pieces.append((content, _PRESERVE))
+        if not block and child is not None and counts is not None and child.next is None:
+            content = child.text_content
+            if content is not None:
+                # An inline element around one text node (a link, a word of code): its
+                # text joins the run as the walk into it would add it, without entering.
+                if content and not inner_invisible:
+                    if preserve or tag in pre_tags:
+                        add((content, _PRESERVE))
                         mixed = True
                     else:
-                        pieces.append(content)
-            node = node.next
-            continue
-        stack.append((node, box, invisible, preserve, cell, chain, counts))
-        chain = [chain, name, k, counts, None]
-        if tag in _CELL_TAGS:
+                        add(content)
+                node = node.next
+                continue
+        push((node, box, invisible, preserve, cell, chain, counts))
+        if tag in cell_tags:
             key = node.mem_id
             if key in places:
                 cell = key
         if block:
             if pieces:
-                runs.append((box, pieces, mixed))
-                pieces = []
-                mixed = False
+                if mixed:
+                    boxes.append(box)
+                    texts.append(_render(pieces, True))
+                    mixed = False
+                else:
+                    text = "".join(pieces)  # type: ignore[arg-type]
+                    if not text.isspace():
+                        normal.append(len(texts))
+                        boxes.append(box)
+                        texts.append(text)
+                pieces.clear()
+            element_id = attributes.get("id") if attributes else None
             if element_id is not None and (
-                not element_id or any(c in _ASCII_WS for c in element_id)
+                not element_id
+                # (printable and without a space: no ASCII white space, found in C)
+                or (
+                    not (" " not in element_id and element_id.isprintable())
+                    and any(c in _ASCII_WS for c in element_id)
+                )
             ):
                 element_id = None
-            kind = box.kind
-            if kind is not BlockKind.NAVIGATION:
-                if (attributes and _navigation(tag, attributes)) or tag == "nav":
-                    kind = BlockKind.NAVIGATION
+            kind = box[_KIND]
+            if kind is not navigation:
+                if tag == "nav" or (
+                    attributes
+                    and (
+                        # (:func:`_navigation`, whose role test a block without a
+                        # role attribute does not need)
+                        _navigation(tag, attributes)
+                        if "role" in attributes
+                        else (classes := attributes.get("class"))
+                        and "nav" in classes
+                        and not _NAVIGATION_CLASSES.isdisjoint(classes.split())
+                    )
+                ):
+                    kind = navigation
                 else:
-                    kind = _ROLES.get(tag, kind)
-            box = _Box(chain, element_id, kind, cell)
+                    kind = roles.get(tag, kind)
+            chain = box = [chain, name, k, counts, None, element_id, kind, cell, 0]
+        else:
+            chain = [chain, name, k, counts, None]
         invisible = inner_invisible
-        if not preserve and tag in _PRE_TAGS:
+        if not preserve and tag in pre_tags:
             preserve = True
         counts = {}
         node = child
     if pieces:
-        runs.append((box, pieces, mixed))
-    return runs
+        if mixed:
+            boxes.append(box)
+            texts.append(_render(pieces, True))
+        else:
+            text = "".join(pieces)  # type: ignore[arg-type]
+            if not text.isspace():
+                normal.append(len(texts))
+                boxes.append(box)
+                texts.append(text)
+    return boxes, texts, normal
 
 
 def _segment_name(tag: str) -> str:
