@@ -42,6 +42,8 @@ _NAMES: Final = regex.compile(
     "|".join(rf"(?P<{key}>\b(?:{pattern})\b)" for key, pattern in _SYSTEMS),
     regex.IGNORECASE,
 )
+#: the names as a question writes them: "mac" in any case, its test below
+_ASKED_NAMES: Final = regex.compile(_NAMES.pattern.replace("(?-i:Mac)", "mac"), regex.IGNORECASE)
 #: in a question, "windows" or "mac" is the system after a word that says "on" or "for"
 #: (or with a capital or a version): "how do I close all windows" names none
 _ON: Final = regex.compile(
@@ -128,7 +130,7 @@ def asked_platforms(question: str) -> frozenset[str]:
     """The systems a question names: "windows" and "mac" only where they are one ("on
     windows 10", "Windows", "on my mac"), not a program's windows or a MAC address."""
     found: set[str] = set()
-    for match in regex.finditer(_NAMES.pattern.replace("(?-i:Mac)", "mac"), question, regex.I):
+    for match in _ASKED_NAMES.finditer(question):
         key = next(key for key, value in match.groupdict().items() if value)
         written = match.group()
         if key == "windows" and not (

@@ -947,17 +947,8 @@ def _walk(
             left = box
             node, box, invisible, preserve, cell, chain, counts = pop()
             if left is not box and pieces:
-                if mixed:
-                    boxes.append(left)
-                    texts.append(_render(pieces, True))
-                    mixed = False
-                else:
-                    text = "".join(pieces)  # type: ignore[arg-type]
-                    if not text.isspace():
-                        normal.append(len(texts))
-                        boxes.append(left)
-                        texts.append(text)
-                pieces.clear()
+                _take_run(left, pieces, mixed, boxes, texts, normal)
+                mixed = False
             if not stack:
                 break  # the root element: its siblings are not part of the document
             node = node.next
@@ -1059,17 +1050,8 @@ def _walk(
                 cell = key
         if block:
             if pieces:
-                if mixed:
-                    boxes.append(box)
-                    texts.append(_render(pieces, True))
-                    mixed = False
-                else:
-                    text = "".join(pieces)  # type: ignore[arg-type]
-                    if not text.isspace():
-                        normal.append(len(texts))
-                        boxes.append(box)
-                        texts.append(text)
-                pieces.clear()
+                _take_run(box, pieces, mixed, boxes, texts, normal)
+                mixed = False
             element_id = attributes.get("id") if attributes else None
             if element_id is not None and (
                 not element_id
@@ -1106,16 +1088,31 @@ def _walk(
         counts = {}
         node = child
     if pieces:
-        if mixed:
-            boxes.append(box)
-            texts.append(_render(pieces, True))
-        else:
-            text = "".join(pieces)  # type: ignore[arg-type]
-            if not text.isspace():
-                normal.append(len(texts))
-                boxes.append(box)
-                texts.append(text)
+        _take_run(box, pieces, mixed, boxes, texts, normal)
     return boxes, texts, normal
+
+
+def _take_run(
+    owner: _Box,
+    pieces: list[_Piece],
+    mixed: bool,
+    boxes: list[_Box],
+    texts: list[str],
+    normal: list[int],
+) -> None:
+    """Take the run in ``pieces`` for its block ``owner`` and empty them: a run of normal
+    text is joined (its index kept in ``normal``, to be collapsed with the others), or
+    dropped when it is white space alone; another is rendered (:func:`_render`)."""
+    if mixed:
+        boxes.append(owner)
+        texts.append(_render(pieces, True))
+    else:
+        text = "".join(pieces)  # type: ignore[arg-type]
+        if not text.isspace():
+            normal.append(len(texts))
+            boxes.append(owner)
+            texts.append(text)
+    pieces.clear()
 
 
 def _segment_name(tag: str) -> str:
