@@ -28,6 +28,7 @@ from ragox.answer._support import AnswerKind, answer_kind, holds_answer_kind
         "Wie lange behält GnuCash die alten Sicherungsdateien?",
         "Как долго хранятся резервные копии?",
         "Сколько дней хранится журнал?",
+        "Сколько необходимо времени, чтобы изменения проявились?",
         "How long is the cable?",
     ],
 )

@@ -277,6 +277,13 @@ class ExtractiveConfig:
     #: holds every word of it: a sentence with a time comes first unless it holds some
     #: six tenths of the question's words less. Chosen, not fitted
     no_duration: float = 6.0
+    #: …and of a sentence that says no number for a "how many"/"wie viele"/"сколько"
+    #: or "what's the default key size" question (its answerability penalty is
+    #: ``no_number``): "Next it will ask you about the keysize." repeats the question's
+    #: words, "The default (currently 2048) is fine, but 4096 is more secure." beside
+    #: it answers (a new-user pass over the Ubuntu Packaging Guide). Chosen as
+    #: ``no_duration``, not fitted
+    no_count: float = 6.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -325,6 +332,8 @@ class ExtractiveConfig:
             score -= self.no_frequency
         elif kind is AnswerKind.DURATION and not features.answer_kind:
             score -= self.no_duration
+        elif kind is AnswerKind.NUMBER and not features.answer_kind:
+            score -= self.no_count
         return score
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:

@@ -101,7 +101,7 @@ _KINDS: Final = (
             r"\b(?:how long(?! ago)|how much time|wie lange(?! ist es her)|wie viel zeit"
             r"|wieviel zeit|как долго"
             # (not "сколько лет": "Сколько лет было Мэннингу?" asks an age)
-            r"|сколько (?:времени|секунд|минут|часов|дней|суток|недель|месяцев))\b",
+            r"|сколько (?:\w+ )?(?:времени|секунд|минут|часов|дней|суток|недель|месяцев))\b",
             re.IGNORECASE,
         ),
     ),
@@ -113,7 +113,16 @@ _KINDS: Final = (
             # a size or an amount: "how big", "wie groß", "какого размера"
             r"|\b(?:how (?:big|large|small|heavy|tall|wide)|what size|wie (?:groß|klein"
             r"|schwer|breit)|welche größe|какого (?:размера|объ[её]ма)|какой (?:размер"
-            r"|объ[её]м)|насколько (?:велик|большим|большой|большая))",
+            r"|объ[её]м)|насколько (?:велик|большим|большой|большая))"
+            # a quantity the question names: "what's the default key size", "which
+            # port does it listen on", "welche Schlüsselgröße ist Standard", "какой
+            # порт по умолчанию" (not "which package", "welcher Export")
+            r"|^\W*(?:what(?:'s|’s|s| is| was| are)?|which)\s+(?:the\s+)?"
+            r"(?:[\w-]+\s+){0,3}?(?:(?:size|length|count)s?|limit|capacity|port(?!s?\s+of\b)s?)\b"
+            r"|^\W*(?:welche[rsnm]?|was ist die|wie ist die)\s+(?:[\w-]+\s+){0,2}?"
+            r"(?:[\w-]*(?:größe|grösse|länge|anzahl|grenze)|port|limit)\b"
+            r"|^\W*(?:как(?:ой|ая|ое|ие|ов|ова|ово|овы)|каким|какую)\s+(?:[\w-]+\s+){0,2}?"
+            r"(?:размер|порт|лимит|предел|длин[аыу]|количество|число|объ[её]м)\w*\b",
             re.IGNORECASE,
         ),
     ),
@@ -264,7 +273,9 @@ _MONTH: Final = re.compile(
     r"|апрел|ма[яй]|июн|июл|август|сентябр|октябр|ноябр|декабр)",
     re.IGNORECASE,
 )
-_DIGIT: Final = re.compile(r"\d")
+#: a number written as a word of its own, maybe with a unit ("2048", "256MB", "1.5GHz",
+#: "4096R"); not the digits inside a key id or a name ("43CDE61D", "sha256sum", "ext4")
+_NUMBER: Final = regex.compile(r"(?<![\p{L}\d])\d[\d.,]*\p{L}{0,3}(?![\p{L}\d])")
 #: a reference to a part of the document ("Section 6.1", "see Chapter 3", "Abschnitt
 #: 4.2", "Kapitel 7", "раздел 6.1", "в главе 3", "§ 12", "6.1.2"): its number counts
 #: nothing, so it is no answer to "how many …?"
@@ -491,7 +502,7 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         if _MULTIPLIER_OR_NONE.search(sentence):
             return True
         counted = _REFERENCE.sub(" ", _FREQUENCY.sub(" ", sentence))
-        return bool(_DIGIT.search(counted) or _NUMBER_WORD.search(counted))
+        return bool(_NUMBER.search(counted) or _NUMBER_WORD.search(counted))
     if kind is AnswerKind.FREQUENCY:
         return bool(_FREQUENCY.search(sentence))
     if kind is AnswerKind.DURATION:
