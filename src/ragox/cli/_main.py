@@ -76,6 +76,7 @@ from ragox.store import (
     has_store,
     migrate_store,
 )
+from ragox.text import join_broken_words
 
 # A command imports what only it needs where it runs (issue 15): the parser and the
 # dispatch load the store and the service, never the answer pipeline, the embedders
@@ -1070,7 +1071,10 @@ def search(
         pages = f"  p. {', '.join(map(str, hit.pages))}" if hit.pages else ""
         where = f"{shown_id(hit.document_id)}@{shown_id(hit.revision)}"
         click.echo(f"{number:>2}. {where}{pages}  ({lists})")
-        click.echo(f"    {shown_text(' '.join(hit.snippet.split()))}")
+        # shown as an answer's quote is: a word broken at a line end joined ("лиде-\nром"
+        # read "лиде- ром"); --json keeps the representation's text
+        shown = " ".join(join_broken_words(hit.snippet).split())
+        click.echo(f"    {shown_text(shown)}")
         for other in hit.also_in:
             at = f"  p. {', '.join(map(str, other.pages))}" if other.pages else ""
             click.echo(f"    also in {shown_id(other.document_id)}@{shown_id(other.revision)}{at}")

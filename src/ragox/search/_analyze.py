@@ -23,6 +23,7 @@ import regex
 import Stemmer  # type: ignore[import-not-found]
 
 from ragox.search._stopwords import SNOWBALL_STOPWORDS
+from ragox.text._passage import join_broken_words
 
 __all__ = [
     "ANALYZER_VERSION",
@@ -554,7 +555,14 @@ def function_words(languages: Collection[str]) -> frozenset[str]:
 
 
 def analyze_document(text: str, language: str | None, skip: Collection[str] = frozenset()) -> str:
-    """Space-separated index terms of a search text, leaving out the words in ``skip``."""
+    """Space-separated index terms of a search text, leaving out the words in ``skip``.
+
+    A word broken at a line end with a hyphen counts whole (a PDF's "лиде-\\nром",
+    "Schrit-\\nte": :func:`~ragox.text.join_broken_words`), as in the index, whose
+    search text joins it (``ragox.ingest._searchtext``): the answer scorer reads the
+    representation's sentences, which keep the break."""
+    if "-\n" in text:
+        text = join_broken_words(text)
     words = tokens(text)
     if skip:
         words = [word for word in words if word not in skip]
