@@ -82,6 +82,11 @@ def test_lowercase_sie_is_no_polite_imperative() -> None:
         ("How do I change the default editor?", True),
         ("Wie ändere ich die Zeitzone?", True),
         ("Как изменить часовой пояс?", True),
+        # …after where (a new-user pass, nu16: "как в vim включить автосохранение"
+        # was answered from vim's syntax highlighting, as a fact)
+        ("как в vim включить автосохранение", True),
+        ("Как на сервере узнать версию ядра?", True),
+        ("Как в 1990 году назывался город?", False),
         ("How many packages are there?", False),
         ("What is the default editor?", False),
         # after what the reader tells first (a new-user pass over GIMP's help: these

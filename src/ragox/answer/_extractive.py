@@ -104,6 +104,7 @@ from ragox.text._instructions import (
     HOW_TO_LATER,
     HOW_TO_QUESTION,
     PARAGRAPH_BREAK,
+    described_command,
     has_instruction,
 )
 
@@ -1305,6 +1306,13 @@ def _units(
             while index < len(spans) and spans[index][0] < finish:
                 index += 1
             continue
+        if _describes(text, spans, index):
+            # a reference card's row: a command, and on the next line what it does
+            # ("dpkg -S Dateiname" / "Anzeigen, zu welchem Paket eine Datei gehört."):
+            # one unit, the answer to "how do I find out which package a file is in?"
+            out.append((start, spans[index + 1][1], True))
+            index += 2
+            continue
         if out and _elliptical(sentence) and "\n" not in text[out[-1][1] : start]:
             # "Debian Developers can sponsor packages. Debian Maintainers can't.": the
             # second says nothing without the first, and answers only with it
@@ -1313,6 +1321,30 @@ def _units(
             out.append((start, end, False))
         index += 1
     return out
+
+
+#: the most words of a command's description on the line below it
+_DESCRIPTION_WORDS: Final = 25
+#: a line break and the next line's indent, nothing more
+_LINE_BREAK: Final = re.compile(r"[ \t]*\n[ \t]*")
+
+
+def _describes(text: str, spans: Sequence[tuple[int, int]], index: int) -> bool:
+    """The span at ``index`` is a command line (:func:`described_command`) and the next
+    one, on the next line of the same paragraph, is one sentence that says what it
+    does: a capital, a sentence's end, a few words, no command itself."""
+    if index + 1 >= len(spans):
+        return False
+    start, end = spans[index]
+    after, stop = spans[index + 1]
+    command = text[start:end]
+    description = text[after:stop]
+    return (
+        "\n" not in command
+        and _LINE_BREAK.fullmatch(text, end, after) is not None
+        and described_command(command + "\n" + description)
+        and len(description.split()) <= _DESCRIPTION_WORDS
+    )
 
 
 #: the most words of a section's title

@@ -12,11 +12,14 @@ from typing import Final
 
 import regex
 
+from ragox.search._analyze import is_stopword
+
 __all__ = ["SPLITTER_VERSION", "split_sentences", "token_count", "token_spans"]
 
 #: Recorded on every chunk cut at these boundaries: change it with any rule below.
-#: 2: a short line that goes on the wrapped line before it is no heading (``_wrapped``).
-SPLITTER_VERSION: Final = "sentences@2"
+#: 2: a short line that goes on the wrapped line before it is no heading (``_wrapped``);
+#: 3: nor one whose sentence the next line ends (``_goes_on``).
+SPLITTER_VERSION: Final = "sentences@3"
 
 _WORD: Final = regex.compile(r"\w+", regex.UNICODE)
 #: ``_WORD`` for an ASCII text: the same matches (``[A-Za-z0-9_]+``), found faster
@@ -214,7 +217,11 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
         if newline < 0:
             break
         line = text[position:newline]
-        if _is_heading(line) and not _wrapped(previous, line):
+        if (
+            _is_heading(line)
+            and not _wrapped(previous, line)
+            and not _goes_on(line, _line_at(text, newline + 1, stop))
+        ):
             spans.extend(_prose(text, unit, position))
             _append(text, spans, position, newline)
             unit = newline + 1
@@ -222,6 +229,37 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
         position = newline + 1
     spans.extend(_prose(text, unit, stop))
     return spans
+
+
+def _line_at(text: str, start: int, stop: int) -> str:
+    end = text.find("\n", start, stop)
+    return text[start : stop if end < 0 else end]
+
+
+#: a line that ends a sentence: its last character is end punctuation (maybe before
+#: a closing quote or bracket)
+_ENDS_SENTENCE: Final = re.compile(r"[.!?…][\"'”’»)\]]*\s*$")
+
+
+def _goes_on(line: str, following: str) -> bool:
+    """Whether a short ``line`` is the start of a sentence that the ``following`` line
+    ends, as a table cell or a narrow column wraps it ("Show which package a file" /
+    "belongs to.", "Anzeigen, zu welchem Paket" / "eine Datei gehört.", "Auflisten
+    des Inhalts einer" / "Paketdatei."): the next line ends a sentence and either opens
+    in lower case or, in a few words, follows a function word ("einer", "of", "к"). A
+    heading is followed by a sentence of its own, or by a command ("Dpkg" / "dpkg
+    -l")."""
+    if not _ENDS_SENTENCE.search(following):
+        return False
+    first = following.lstrip()[:1]
+    if first.isalpha() and first.islower():
+        return True
+    # (a few words only: "What to look for" / "Check the logs and the mail." is a
+    # heading over its paragraph)
+    words = line.split()
+    return (
+        bool(words) and is_stopword(words[-1]) and first.isalpha() and len(following.split()) <= 3
+    )
 
 
 def _wrapped(previous: str, line: str) -> bool:

@@ -21,6 +21,7 @@ __all__ = [
     "asks_for_instructions",
     "command_like",
     "command_lines",
+    "described_command",
     "has_instruction",
     "is_section_heading",
 ]
@@ -258,6 +259,22 @@ def command_like(paragraph: str) -> bool:
     )
 
 
+def described_command(paragraph: str) -> bool:
+    """A command (with an option or a path) on the paragraph's first line, and what it
+    does below it: a reference card's row ("dpkg -S Dateiname" / "Anzeigen, zu welchem
+    Paket eine Datei gehört.")."""
+    first, _, rest = paragraph.strip().partition("\n")
+    said = " ".join(rest.split())
+    return (
+        command_like(first)
+        and _COMMAND_SIGN.search(first) is not None
+        # …a sentence, not more lines of commands or paths ("/dists/stable -> bullseye/")
+        and said[:1].isupper()
+        and SENTENCE_END.search(said) is not None
+        and not command_like(rest.strip().split("\n", 1)[0])
+    )
+
+
 def _prose(words: list[str]) -> int:
     """How many of ``words`` are function words of prose."""
     return sum(1 for word in words if word.casefold() in _PROSE_WORDS)
@@ -295,6 +312,8 @@ def has_instruction(text: str, language: str | None = None, *, bare_commands: bo
             and (bare_commands or _COMMAND_SIGN.search(stripped) is not None)
         ):
             return True
+        if "\n" in stripped and described_command(stripped):
+            return True
     if language in (None, "en") and _ENGLISH.search(text):
         return True
     return bool(
@@ -315,7 +334,9 @@ _MENU_PATH: Final = regex.compile(r"\w[^\S\n]*→[^\S\n]*\w")
 HOW_TO_QUESTION: Final = re.compile(
     r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
     r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
-    r"|как\s+(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
+    # (…also after where: "Как в vim включить …", "как на сервере узнать …")
+    r"|как\s+(?:(?:в|во|на|с|со|из|под|для|через|при)\s+[\w.+-]+\s+)?"
+    r"(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
     re.IGNORECASE,
 )
 
