@@ -651,6 +651,34 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
     assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["README.Debian"]
 
 
+def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> None:
+    """Emacs ships its tutorial as "TUTORIAL.de" and "TUTORIAL.ru": the suffix names a
+    language, and both were skipped as UNSUPPORTED_TYPE (a new-user pass, nu16); a
+    binary file under such a name stays skipped."""
+    folder = tmp_path / "tutorials"
+    folder.mkdir()
+    (folder / "TUTORIAL.de").write_text(
+        "Einführung in Emacs. Mit C-x C-c beenden Sie die Emacs-Sitzung.\n", encoding="utf-8"
+    )
+    (folder / "TUTORIAL.ru").write_text(
+        "Учебник Emacs. Чтобы завершить сеанс Emacs, наберите C-x C-c.\n", encoding="utf-8"
+    )
+    (folder / "INSTALL.ja").write_bytes(b"\x00\x01binary")
+    result = ragox_cli("ingest", str(folder), "--json")
+    assert result.code == 0, result.stderr
+    states = {
+        Path(r["path"]).name: r.get("reason") or r["state"]
+        for r in json.loads(result.stdout)["results"]
+    }
+    assert states == {
+        "TUTORIAL.de": "READY",
+        "TUTORIAL.ru": "READY",
+        "INSTALL.ja": "UNSUPPORTED_TYPE",
+    }
+    found = ragox_cli("search", "Sitzung beenden", "--json")
+    assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["TUTORIAL.de"]
+
+
 def test_a_sphinx_source_copy_is_read_as_its_markup(ragox_cli, tmp_path: Path) -> None:
     """Sphinx publishes each page's source as ``_sources/NAME.rst.txt`` (MyST's as
     ``.md.txt``): read as plain text, its titles' underlines were text and its

@@ -72,9 +72,11 @@ _BY_SUFFIX: Final = {
 
 #: the plain-text files a package or a project ships by name, whose suffix is no type
 #: but a variant ("README.Debian", "README.source", "NEWS.Debian"; "TODO.md" has its own)
+#: or a language (Emacs's "TUTORIAL.de", "TUTORIAL.ru": a new-user pass, nu16)
 _DOC_NAME: Final = re.compile(
     r"(?i)readme|news|todo|changes|changelog|authors|hacking|contributing|bugs|faq"
-    r"|copying|thanks|maintainers"
+    r"|copying|thanks|maintainers|tutorial|install|license|licence|copyright|credits"
+    r"|history|usage|intro"
 )
 #: a variant's suffix: a capitalised word ("Debian", "Bugs") or one Debian's packages
 #: use ("source", "saving", "maintainers", …); never a type's ("security.pem",
