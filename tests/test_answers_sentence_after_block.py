@@ -196,3 +196,38 @@ def test_a_chunk_ending_with_another_ways_block_goes_on_to_the_sentence_end() ->
     # "bzw." alone after prose that runs into no block takes nothing on
     prose = "Die Liste endet hier.\n\nbzw.\n\nsha512sum filename.iso"
     assert _sentence_goes_on(prose + after, 0, len(prose)) == len(prose)
+
+
+INCOME = (
+    "2.2.3. Einkommen\n\n"
+    "Jede Partei erhält Gold aus ihren Dörfern.\n\n"
+    "Die Formel für die Berechnung der Einnahmen pro Zug ist daher\n\n"
+    "2 + Dörfer – Maximum(0, Unterhalt – Dörfer)\n\n"
+    "wobei Unterhalt gleich der Summe der Stufen aller Eurer nicht-loyalen Einheiten ist.\n\n"
+    "Falls die Unterhaltkosten größer sind, beginnt die Partei, Gold zu verlieren."
+)
+
+
+def test_a_sentence_goes_on_through_a_formula_on_its_own_line() -> None:
+    """The Wesnoth manual's "Die Formel … ist daher" + the formula + "wobei …" is one
+    sentence (a new-user pass, nu16): the quote had stopped before the formula."""
+    from conftest import evidence_of
+    from ragox.answer import ExtractiveGenerator
+
+    draft = ExtractiveGenerator().generate(
+        "wie wird das einkommen pro zug berechnet", evidence_of(INCOME)
+    )
+    assert not draft.abstained
+    quote = draft.claims[0].quote
+    assert quote.startswith("Die Formel"), draft.claims
+    assert "Maximum(0, Unterhalt – Dörfer)" in quote
+    assert quote.endswith("nicht-loyalen Einheiten ist.")
+
+
+def test_a_line_after_a_sentence_without_an_end_is_no_block_unless_it_goes_on() -> None:
+    """Without the sentence going on below it, the line is the next paragraph's title."""
+    from ragox.answer._blocks import block_end
+
+    text = "The package was renamed in the release after that\n\nUpgrades\n\nSome text."
+    end = text.index("that") + 4
+    assert block_end(text, end, False, len(text), 0) is None

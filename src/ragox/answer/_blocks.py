@@ -156,10 +156,35 @@ def leads_into_block(sentence: str) -> bool:
 def goes_on_after_block(text: str, begin: int) -> bool:
     """Whether the paragraph at ``begin``, after a block, goes on with the sentence
     before the block: it opens with a function word in lower case ("to your
-    /etc/dpkg/dpkg.cfg.", "und starten Sie …", "в файл …"). A list item whose marker
-    the text lost opens otherwise ("enable the firewall rule …", "see also …")."""
+    /etc/dpkg/dpkg.cfg.", "und starten Sie …", "в файл …", "wobei Unterhalt …"). A list
+    item whose marker the text lost opens otherwise ("enable the firewall rule …", "see
+    also …")."""
     word = _FIRST_WORD.match(text, begin)
-    return word is not None and word.group()[0].islower() and is_stopword(word.group())
+    return (
+        word is not None
+        and word.group()[0].islower()
+        and (is_stopword(word.group()) or word.group() in _CONJUNCTIONS)
+    )
+
+
+#: conjunctions that no stop list holds, which go on a sentence after a formula or a
+#: command ("wobei Unterhalt gleich …", "whereby …", "причём …")
+_CONJUNCTIONS: Final = frozenset(
+    {"wobei", "wodurch", "sodass", "whereby", "wherein", "where", "причём", "причем"}
+)
+#: the most characters of a line that completes a sentence without an end
+_COMPLETION_CHARS: Final = 200
+
+
+def _completes(text: str, paragraph: str, finish: int, stop: int) -> bool:
+    """``paragraph`` (ending at ``finish``) is one line without a sentence's end, and
+    the paragraph after it goes on with the sentence (:func:`goes_on_after_block`)."""
+    line = paragraph.strip()
+    if not line or "\n" in line or len(line) > _COMPLETION_CHARS or SENTENCE_END.search(line):
+        return False
+    gap = _GAP.match(text, finish, stop)
+    after = gap.end() if gap else finish
+    return after < stop and goes_on_after_block(text, after)
 
 
 _FIRST_WORD: Final = regex.compile(r"\p{L}+")
@@ -274,7 +299,13 @@ def block_end(
             break  # the next item of the introducer's own list
         if end is not None and _SECTION_TITLE.match(paragraph.strip()):
             break  # the next section ("2.7.10. Downgrade im Notfall") is no part of it
-        first = count == 0 and colon and len(paragraph) <= 600
+        first = count == 0 and (
+            (colon and len(paragraph) <= 600)
+            # a sentence without an end, a line that completes it, and the sentence
+            # going on below: "Die Formel für die Berechnung der Einnahmen pro Zug ist
+            # daher" + "2 + Dörfer – Maximum(0, Unterhalt – Dörfer)" + "wobei …"
+            or (not colon and _completes(text, paragraph, finish, stop))
+        )
         # a configuration line ("APT::Get::Show-Versions "1";") is no item of a list:
         # its ";" ends a statement, and the short line after it ("Warning") is another
         # part of the page
