@@ -138,3 +138,27 @@ def test_a_name_only_another_group_may_read_is_not_respelt(docs: Ragox) -> None:
     assert "respelled" not in record.trace
     # the group that may read it gets it respelt
     assert respell("кубернетес", readable_terms(docs.store.index, OPS)).question == "kubernetes"
+
+
+@pytest.mark.both_backends
+def test_a_respelt_word_is_no_name_the_answer_must_write(app: Ragox, tmp_path: Path) -> None:
+    """ "старте" is no name: respelt "starte" (a German manual's word), it helps find
+    passages but the answer need not write it (it had abstained over the Russian FAQ's
+    answer, which says nothing of "starte")."""
+    folder = tmp_path / "faq"
+    folder.mkdir()
+    for name, text, language in (
+        (
+            "console-ru.txt",
+            "Шрифт консоли\n\nЧтобы поменять шрифт консоли, установите пакет kbd и "
+            "отредактируйте файл /etc/kbd/config.",
+            "ru",
+        ),
+        ("dienst-de.txt", "Dienste\n\nStarte den Dienst nach jeder Änderung neu.", "de"),
+    ):
+        (folder / name).write_text(text, encoding="utf-8")
+        app.ingest_path(folder / name, folder, language=language, groups=frozenset({"staff"}))
+    record = app.ask("Как поменять шрифт консоли при старте?", STAFF)
+    assert record.trace["respelled"] == {"старте": "starte"}
+    assert not record.abstained, record.answer
+    assert "/etc/kbd/config" in record.answer

@@ -473,8 +473,15 @@ def answer_question(
     generator: Generator,
     context: ContextConfig | None = None,
     answer_language: str | None = None,
+    *,
+    written: str | None = None,
 ) -> AnswerRecord:
     """Answer from permitted hits; every shown citation is a resolved anchor.
+
+    ``written``: the question as the reader wrote it, where ``question`` respells it
+    (``ragox.search._respell``): its names are what the answer must be about. A word
+    respelt in Latin letters ("старте" → "starte", a German word some manual holds)
+    helps find and score passages, but is no name the answer must write.
 
     With ``answer_language`` a generator that can translate (:class:`Translator`)
     writes its claims in that language and each quote from a source in another
@@ -496,7 +503,8 @@ def answer_question(
     if answer_language is not None and translator is not None:
         translator = translator.in_language(answer_language)
         generator = translator
-    unmentioned = unmentioned_names(question, _mentioned(store, principal)) if evidence else []
+    named = question if written is None else written
+    unmentioned = unmentioned_names(named, _mentioned(store, principal)) if evidence else []
     off_topic: list[str] = []
     if unmentioned:
         # the question is about something no passage the reader may read names: the
@@ -506,7 +514,7 @@ def answer_question(
     else:
         # only passages that write what the question is about (or follow closely on
         # where their document does) answer it
-        about = _on_topic(question, evidence, store, principal)
+        about = _on_topic(named, evidence, store, principal)
         off_topic = [item.source_id for item in evidence if item not in about]
         draft = generator.generate(question, about) if about else Draft((), True, None)
     validated = validate(draft, evidence, store, lookup)

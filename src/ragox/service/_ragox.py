@@ -559,6 +559,7 @@ class Ragox:
                     vectors=vectors,
                 ),
                 answer_language=answer_language,
+                written=question,
             )
             return record, hits
 
