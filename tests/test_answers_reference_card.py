@@ -29,6 +29,9 @@ def _sentences(text: str) -> list[str]:
         "Показать, к какому пакету\nпринадлежит файл.",
         # a line that ends with a function word, and a few words that end the sentence
         "Auflisten des Inhalts einer\nPaketdatei.",
+        # three lines
+        "Установить новейшие\nверсии всех\nустановленных пакетов.",
+        "Установить пакеты из\nрепозитория со всеми\nзависимостями.",
     ],
 )
 def test_a_sentence_wrapped_in_a_narrow_column_is_one(wrapped: str) -> None:

@@ -220,7 +220,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
         if (
             _is_heading(line)
             and not _wrapped(previous, line)
-            and not _goes_on(line, _line_at(text, newline + 1, stop))
+            and not _goes_on(line, _lines_at(text, newline + 1, stop))
         ):
             spans.extend(_prose(text, unit, position))
             _append(text, spans, position, newline)
@@ -231,9 +231,23 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     return spans
 
 
-def _line_at(text: str, start: int, stop: int) -> str:
-    end = text.find("\n", start, stop)
-    return text[start : stop if end < 0 else end]
+#: the most lines of a narrow column's sentence after its first
+_WRAPPED_LINES: Final = 3
+
+
+def _lines_at(text: str, start: int, stop: int) -> list[str]:
+    """The lines of the paragraph from ``start`` on (up to ``_WRAPPED_LINES``)."""
+    lines: list[str] = []
+    while start < stop and len(lines) < _WRAPPED_LINES:
+        end = text.find("\n", start, stop)
+        line = text[start : stop if end < 0 else end]
+        if not line.strip():
+            break
+        lines.append(line)
+        if end < 0:
+            break
+        start = end + 1
+    return lines
 
 
 #: a line that ends a sentence: its last character is end punctuation (maybe before
@@ -241,25 +255,25 @@ def _line_at(text: str, start: int, stop: int) -> str:
 _ENDS_SENTENCE: Final = re.compile(r"[.!?…][\"'”’»)\]]*\s*$")
 
 
-def _goes_on(line: str, following: str) -> bool:
-    """Whether a short ``line`` is the start of a sentence that the ``following`` line
-    ends, as a table cell or a narrow column wraps it ("Show which package a file" /
-    "belongs to.", "Anzeigen, zu welchem Paket" / "eine Datei gehört.", "Auflisten
-    des Inhalts einer" / "Paketdatei."): the next line ends a sentence and either opens
-    in lower case or, in a few words, follows a function word ("einer", "of", "к"). A
-    heading is followed by a sentence of its own, or by a command ("Dpkg" / "dpkg
-    -l")."""
-    if not _ENDS_SENTENCE.search(following):
+def _goes_on(line: str, following: list[str]) -> bool:
+    """Whether a short ``line`` is the start of a sentence that one of the ``following``
+    lines of its paragraph ends, as a table cell or a narrow column wraps it ("Show which
+    package a file" / "belongs to.", "Anzeigen, zu welchem Paket" / "eine Datei
+    gehört.", "Установить новейшие" / "версии всех" / "установленных пакетов."): the
+    next line opens in lower case or, in a few words that end the sentence, follows a
+    function word ("Auflisten des Inhalts einer" / "Paketdatei."). A heading is followed
+    by a sentence of its own, or by a command ("Dpkg" / "dpkg -l")."""
+    ends = next((n for n, after in enumerate(following) if _ENDS_SENTENCE.search(after)), None)
+    if ends is None:
         return False
-    first = following.lstrip()[:1]
+    first = following[0].lstrip()[:1]
     if first.isalpha() and first.islower():
         return True
     # (a few words only: "What to look for" / "Check the logs and the mail." is a
     # heading over its paragraph)
     words = line.split()
-    return (
-        bool(words) and is_stopword(words[-1]) and first.isalpha() and len(following.split()) <= 3
-    )
+    said = sum(len(after.split()) for after in following[: ends + 1])
+    return bool(words) and is_stopword(words[-1]) and first.isalpha() and said <= 3
 
 
 def _wrapped(previous: str, line: str) -> bool:
