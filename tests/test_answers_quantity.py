@@ -46,6 +46,10 @@ def test_a_question_that_names_a_quantity_asks_for_a_number(question: str) -> No
         "Which package contains the file?",
         "Welcher Export ist gemeint?",  # "port" inside another word
         "Welcher Transport ist günstiger?",
+        # a tool that shows a size (a red team's case: the answer led with a size)
+        "What command shows the size of a directory?",
+        "Welcher Befehl zeigt die Dateigröße?",
+        "какая команда показывает размер каталога",
     ],
 )
 def test_other_questions_ask_for_no_number(question: str) -> None:
@@ -82,7 +86,9 @@ KEYS = {
         "2048",
     ),
     "de": (
-        "GPG-Schlüssel erstellen\n\nUm einen neuen GPG-Schlüssel zu erstellen, führen Sie "
+        "GPG-Schlüssel erstellen\n\nGPG steht für GNU Privacy Guard und es implementiert "
+        "den OpenPGP Standard, der es möglich macht, Nachrichten und Dateien zu signieren "
+        "und zu verschlüsseln. Um einen neuen GPG-Schlüssel zu erstellen, führen Sie "
         "gpg --gen-key aus. Als nächstes werden Sie nach der Schlüsselgröße gefragt. Die "
         "Standardauswahl (zur Zeit 2048) ist zwar eine gute Wahl, aber 4096 bietet "
         "deutlich mehr Sicherheit. Schicken Sie den Schlüssel mit gpg --send-keys "
@@ -109,3 +115,5 @@ def test_a_quantity_is_answered_by_the_sentence_with_the_number(language: str) -
     assert not draft.abstained
     assert number in draft.claims[0].text, draft.claims
     assert not any("43CDE61D" in claim.text for claim in draft.claims), draft.claims
+    # a further sentence without a number is quoted only right beside the answer's
+    assert not any("OpenPGP" in claim.text for claim in draft.claims), draft.claims

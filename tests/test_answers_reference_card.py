@@ -57,6 +57,20 @@ def test_a_heading_stays_a_heading() -> None:
         "2. Maintenance",
         "The system is maintained.",
     ]
+    # above a part indented deeper, or an item of a list (NEWS files: a red team's
+    # cases)
+    assert _sentences("* Ada 2022\n  o Added the -gnat2022 flag.") == [
+        "* Ada 2022",
+        "o Added the -gnat2022 flag.",
+    ]
+    assert _sentences("Ada 2022\no Added the -gnat2022 flag.") == [
+        "Ada 2022",
+        "o Added the -gnat2022 flag.",
+    ]
+    assert _sentences("1.14 May-13-97\n  libtool is now used.") == [
+        "1.14 May-13-97",
+        "libtool is now used.",
+    ]
 
 
 def test_a_command_with_its_description_instructs() -> None:
@@ -67,6 +81,11 @@ def test_a_command_with_its_description_instructs() -> None:
     # contain symlinks like:" and its list was quoted for "How do I install Debian from
     # a CD?")
     assert not has_instruction("/dists/frozen -> bullseye/\n/dists/stable -> bullseye/", "en")
+    # …nor a title with a slash between two words above its sentence (a red team's
+    # cases)
+    assert not has_instruction("Debian GNU/Linux\nDebian is a free operating system.", "en")
+    assert not has_instruction("TCP/IP networking\nLinux supports TCP/IP networking.", "en")
+    assert has_instruction("/usr/share/doc/package/\nThe documentation of a package.", "en")
 
 
 CARD = {

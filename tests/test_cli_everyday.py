@@ -664,6 +664,9 @@ def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> No
         "Учебник Emacs. Чтобы завершить сеанс Emacs, наберите C-x C-c.\n", encoding="utf-8"
     )
     (folder / "INSTALL.ja").write_bytes(b"\x00\x01binary")
+    # source code under such a name is no documentation (a red team's cases)
+    (folder / "history.c").write_text("int main(void) { return 0; }\n")
+    (folder / "install.bat").write_text("@echo off\r\ncopy a b\r\n")
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 0, result.stderr
     states = {
@@ -674,6 +677,8 @@ def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> No
         "TUTORIAL.de": "READY",
         "TUTORIAL.ru": "READY",
         "INSTALL.ja": "UNSUPPORTED_TYPE",
+        "history.c": "UNSUPPORTED_TYPE",
+        "install.bat": "UNSUPPORTED_TYPE",
     }
     found = ragox_cli("search", "Sitzung beenden", "--json")
     assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["TUTORIAL.de"]

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from ragox.access import Principal
-from ragox.search import latin_spellings, readable_terms, respell
+from ragox.search import latin_spellings, readable_terms, respell, russian_terms
+from ragox.search._respell import MAX_SPELLINGS
 from ragox.service import Ragox
 
 
@@ -52,32 +53,55 @@ def _held(vocabulary: set[str]) -> Callable[[Sequence[str]], set[str]]:
 
 def test_only_a_word_no_passage_holds_is_respelt() -> None:
     # "сервер" is held as it is written (its stem): kept, though "server" is held too
-    respelt = respell("как перезапустить сервер апаче", _held({"сервер", "server", "apache"}))
+    held = _held({"сервер", "server", "apache"})
+    respelt = respell("как перезапустить сервер апаче", held, _held({"server", "apache"}))
     assert respelt.question == "как перезапустить сервер apache"
     assert respelt.words == (("апаче", "apache"),)
-    # an English manual holds Porter's stem, "apach"
-    assert respell("как запустить апаче", _held({"apach"})).question == "как запустить apache"
 
 
-def test_a_spelling_counts_only_as_a_term_of_its_own() -> None:
-    """Not by its stem: the German stem of "pereneste" is "peren"; not as a function
-    word ("mir"); and a verb is no name."""
-    assert respell("Как перенести пакет?", _held({"peren", "perenest"})).words == ()
-    assert respell("Какая валюта самая стабильная в мире?", _held({"mir"})).words == ()
-    assert respell("Как перенести пакет?", _held({"pereneste", "perenesti"})).words == ()
+def test_only_a_russian_passage_writes_a_name() -> None:
+    """A word only an English or German manual holds is that language's word, not the
+    reader's name for it (a red team's "что такое пакет?" quoted "A packet is a unit
+    of data …"; "старте" became German "starte")."""
+    english = _held({"packet", "bit", "starte", "apache"})
+    assert respell("что такое пакет?", english, _held(set())).words == ()
+    assert respell("Сколько байт занимает адрес?", english, _held(set())).words == ()
+    assert respell("запуск апаче", english, _held({"apache"})).words == (("апаче", "apache"),)
+
+
+def test_a_function_word_or_a_verb_is_no_name() -> None:
+    spoken = _held({"mir", "pereneste", "perenesti"})
+    assert respell("Какая валюта самая стабильная в мире?", spoken, spoken).words == ()
+    assert respell("Как перенести пакет?", spoken, spoken).words == ()
 
 
 def test_a_word_no_spelling_of_which_is_held_stays() -> None:
-    respelt = respell("как настроить фреймбуфер", _held({"apach"}))
+    respelt = respell("как настроить фреймбуфер", _held({"apache"}), _held({"apache"}))
     assert respelt.question == "как настроить фреймбуфер"
     assert respelt.words == ()
 
 
 def test_short_words_and_function_words_are_not_respelt() -> None:
     # "гит" would be "git", but three letters match too many terms by chance
-    assert respell("где гит", _held({"git"})).words == ()
+    assert respell("где гит", _held({"git"}), _held({"git"})).words == ()
     # "тоже" is a function word, whatever a passage holds
-    assert respell("тоже", _held({"toje", "tozhe"})).words == ()
+    assert respell("тоже", _held({"toje", "tozhe"}), _held({"toje", "tozhe"})).words == ()
+
+
+def test_a_question_of_made_up_words_is_spelt_a_bounded_number_of_ways() -> None:
+    """A red team's ten made-up words of fourteen letters had made 1,536 spellings each,
+    looked up in every partition of the reader's: now at most three words, each at most
+    ``MAX_SPELLINGS`` ways."""
+    looked_up: list[int] = []
+
+    def spoken(terms: Sequence[str]) -> set[str]:
+        looked_up.append(len(terms))
+        return set()
+
+    question = " ".join("кстфхщцкстфхщц" + c + "ами" for c in "абвгдежзий")
+    assert respell(question, _held(set()), spoken).words == ()
+    assert looked_up and sum(looked_up) <= 3 * MAX_SPELLINGS
+    assert len(latin_spellings("кстфхщцкстфхщцаами")) <= MAX_SPELLINGS
 
 
 APACHE = (
@@ -90,7 +114,7 @@ RUSSIAN = (
     "Сервер читает файл настроек при запуске. Перезапустите сервер после изменения "
     "настроек."
 )
-SECRET = "Kubernetes\n\nThe cluster runs on Kubernetes 1.29 with three nodes."
+SECRET = "Кластер\n\nКластер работает на Kubernetes 1.29 с тремя узлами."
 
 
 @pytest.fixture
@@ -100,7 +124,7 @@ def docs(app: Ragox, tmp_path: Path) -> Ragox:
     for name, text, language, group in (
         ("apache.txt", APACHE, "ru", "staff"),
         ("server-ru.txt", RUSSIAN, "ru", "staff"),
-        ("cluster.txt", SECRET, "en", "ops"),
+        ("cluster.txt", SECRET, "ru", "ops"),
     ):
         (folder / name).write_text(text, encoding="utf-8")
         app.ingest_path(folder / name, folder, language=language, groups=frozenset({group}))
@@ -132,34 +156,37 @@ def test_a_name_only_another_group_may_read_is_not_respelt(docs: Ragox) -> None:
     """Respelling reads only what the reader may read: a word that only a passage of
     another group's holds is not respelt, so the answer says nothing of it."""
     held = readable_terms(docs.store.index, STAFF)
-    assert respell("сколько нод у кубернетес", held).words == ()
+    spoken = russian_terms(docs.store.index, STAFF)
+    assert respell("сколько нод у кубернетес", held, spoken).words == ()
     record = docs.ask("сколько нод у кубернетес", STAFF)
     assert record.abstained
     assert "respelled" not in record.trace
     # the group that may read it gets it respelt
-    assert respell("кубернетес", readable_terms(docs.store.index, OPS)).question == "kubernetes"
+    index = docs.store.index
+    ops = respell("кубернетес", readable_terms(index, OPS), russian_terms(index, OPS))
+    assert ops.question == "kubernetes"
 
 
 @pytest.mark.both_backends
 def test_a_respelt_word_is_no_name_the_answer_must_write(app: Ragox, tmp_path: Path) -> None:
-    """ "старте" is no name: respelt "starte" (a German manual's word), it helps find
-    passages but the answer need not write it (it had abstained over the Russian FAQ's
-    answer, which says nothing of "starte")."""
+    """A respelt word helps find and score passages, but the answer need not write it:
+    the names an answer must be about come from the question as written ("старте",
+    respelt "starte" after a manual's word, had made the Russian FAQ's answer on the
+    console font off-topic)."""
     folder = tmp_path / "faq"
     folder.mkdir()
-    for name, text, language in (
+    for name, text in (
         (
             "console-ru.txt",
             "Шрифт консоли\n\nЧтобы поменять шрифт консоли, установите пакет kbd и "
             "отредактируйте файл /etc/kbd/config.",
-            "ru",
         ),
-        ("dienst-de.txt", "Dienste\n\nStarte den Dienst nach jeder Änderung neu.", "de"),
+        ("ubuntu-ru.txt", "Другие дистрибутивы\n\nUbuntu выпускается каждые полгода."),
     ):
         (folder / name).write_text(text, encoding="utf-8")
-        app.ingest_path(folder / name, folder, language=language, groups=frozenset({"staff"}))
-    record = app.ask("Как поменять шрифт консоли при старте?", STAFF)
-    assert record.trace["respelled"] == {"старте": "starte"}
+        app.ingest_path(folder / name, folder, language="ru", groups=frozenset({"staff"}))
+    record = app.ask("Как поменять шрифт консоли в убунту?", STAFF)
+    assert record.trace["respelled"] == {"убунту": "ubuntu"}
     assert not record.abstained, record.answer
     assert "/etc/kbd/config" in record.answer
 
@@ -188,3 +215,22 @@ def test_a_respelt_word_weighs_as_the_word_no_passage_holds(
     monkeypatch.setattr(docs, "term_weights", spy)
     docs.ask("как запустить апаче?", STAFF)
     assert asked and "apache" in asked[0]
+
+
+@pytest.mark.both_backends
+def test_an_english_manuals_word_is_not_the_russian_readers(app: Ragox, tmp_path: Path) -> None:
+    """ "что такое пакет?" over an English note on network packets and a Russian manual
+    on something else: "пакет" is not respelt "packet", and nothing is quoted about
+    packets (a red team's case: the answer was "A packet is a unit of data that a router
+    forwards.")."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for name, text, language in (
+        ("net-en.txt", "Packets\n\nA packet is a unit of data that a router forwards.", "en"),
+        ("fonts-ru.txt", "Шрифты\n\nШрифт консоли задаётся в файле /etc/kbd/config.", "ru"),
+    ):
+        (folder / name).write_text(text, encoding="utf-8")
+        app.ingest_path(folder / name, folder, language=language, groups=frozenset({"staff"}))
+    record = app.ask("что такое пакет?", STAFF)
+    assert "respelled" not in record.trace
+    assert "router" not in record.answer

@@ -282,9 +282,12 @@ class ExtractiveConfig:
     #: or "what's the default key size" question (its answerability penalty is
     #: ``no_number``): "Next it will ask you about the keysize." repeats the question's
     #: words, "The default (currently 2048) is fine, but 4096 is more secure." beside
-    #: it answers (a new-user pass over the Ubuntu Packaging Guide). Chosen as
-    #: ``no_duration``, not fitted
-    no_count: float = 6.0
+    #: it answers (a new-user pass over the Ubuntu Packaging Guide). Chosen, not
+    #: fitted: half of ``no_duration``, since a sentence without a number may answer
+    #: a size in words ("The default font size is medium."); a further sentence
+    #: without a number is quoted only right beside the answer's (it may say what the
+    #: number is of: "Next it will ask you about the keysize.")
+    no_count: float = 3.0
     #: per share of the question found only in the heading of the sentence's section: a
     #: manual's section titled with the question (an FAQ's "How can I find out what
     #: package produced a particular file?") answers it in the sentences under it. Set
@@ -1790,7 +1793,13 @@ class ExtractiveGenerator:
             # a time: "Wenn Sie von einer GnuCash Version vor 2.4 aktualisieren, …" says
             # no time beside "… die älter als 30 Tage sind"
             if (
-                kind in (AnswerKind.INSTRUCTION, AnswerKind.FREQUENCY, AnswerKind.DURATION)
+                kind
+                in (
+                    AnswerKind.INSTRUCTION,
+                    AnswerKind.FREQUENCY,
+                    AnswerKind.DURATION,
+                    AnswerKind.NUMBER,
+                )
                 and best.support.answer_kind
                 and not candidate.support.answer_kind
                 and not _adjacent(candidate, best)

@@ -77,6 +77,14 @@ class AnswerKind(Enum):
     DEFINITION = "definition"
 
 
+#: what a "which …" question asks for when it is a tool: a command, a program, a
+#: package, an option or a file ("What command shows the size of a directory?")
+_TOOL: Final = (
+    r"(?:command|tool|program|utility|package|option|file|setting|befehl|programm"
+    r"|werkzeug|paket|option|datei|einstellung|команд|программ|утилит|пакет|опци"
+    r"|файл|настройк)\w*\b"
+)
+
 _KINDS: Final = (
     (
         AnswerKind.DATE,
@@ -116,13 +124,15 @@ _KINDS: Final = (
             r"|объ[её]м)|насколько (?:велик|большим|большой|большая))"
             # a quantity the question names: "what's the default key size", "which
             # port does it listen on", "welche Schlüsselgröße ist Standard", "какой
-            # порт по умолчанию" (not "which package", "welcher Export")
-            r"|^\W*(?:what(?:'s|’s|s| is| was| are)?|which)\s+(?:the\s+)?"
+            # порт по умолчанию" (not "which package", "welcher Export", nor "what
+            # command shows the size …", which asks for a command)
+            r"|^\W*(?:what(?:'s|’s|s| is| was| are)?|which)\s+(?:the\s+)?(?!" + _TOOL + r")"
             r"(?:[\w-]+\s+){0,3}?(?:(?:size|length|count)s?|limit|capacity|port(?!s?\s+of\b)s?)\b"
-            r"|^\W*(?:welche[rsnm]?|was ist die|wie ist die)\s+(?:[\w-]+\s+){0,2}?"
-            r"(?:[\w-]*(?:größe|grösse|länge|anzahl|grenze)|port|limit)\b"
-            r"|^\W*(?:как(?:ой|ая|ое|ие|ов|ова|ово|овы)|каким|какую)\s+(?:[\w-]+\s+){0,2}?"
-            r"(?:размер|порт|лимит|предел|длин[аыу]|количество|число|объ[её]м)\w*\b",
+            r"|^\W*(?:welche[rsnm]?|was ist die|wie ist die)\s+(?!" + _TOOL + r")"
+            r"(?:[\w-]+\s+){0,2}?(?:[\w-]*(?:größe|grösse|länge|anzahl|grenze)|port|limit)\b"
+            r"|^\W*(?:как(?:ой|ая|ое|ие|ов|ова|ово|овы)|каким|какую)\s+(?!" + _TOOL + r")"
+            r"(?:[\w-]+\s+){0,2}?(?:размер|порт|лимит|предел|длин[аыу]|количество|число"
+            r"|объ[её]м)\w*\b",
             re.IGNORECASE,
         ),
     ),

@@ -95,6 +95,11 @@ _NOT_VARIANT: Final = frozenset(
         "der", "p12", "gpg", "asc", "sig", "gz", "bz2", "xz", "zst", "zip", "tar", "deb",
         "so", "bin", "exe", "dll", "o", "a", "json", "xml", "yaml", "yml", "toml", "ini",
         "conf", "cfg", "service", "desktop", "png", "jpg", "jpeg", "gif", "svg",
+        # source code and build files under a documentation name ("history.c",
+        # "install.bat", "INSTALL.mk": a red team's cases)
+        "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "go", "rs", "java", "kt", "cs", "swift",
+        "ts", "tsx", "jsx", "bat", "cmd", "ps1", "psm1", "vbs", "mk", "cmake", "m4", "am",
+        "rtf", "tex", "sty", "el", "vim", "sql", "patch", "diff",
     }
 )  # fmt: skip
 

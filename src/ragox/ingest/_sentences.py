@@ -250,6 +250,8 @@ def _lines_at(text: str, start: int, stop: int) -> list[str]:
     return lines
 
 
+#: a list item's marker at a line's start ("o ", "- ", "• ", "1. ", "a) ")
+_LIST_ITEM: Final = re.compile(r"\s*(?:[-*•+o·▪◦‣⁃]|\d{1,3}[.)]|[a-z][.)])\s")
 #: a line that ends a sentence: its last character is end punctuation (maybe before
 #: a closing quote or bracket)
 _ENDS_SENTENCE: Final = re.compile(r"[.!?…][\"'”’»)\]]*\s*$")
@@ -266,7 +268,14 @@ def _goes_on(line: str, following: list[str]) -> bool:
     ends = next((n for n, after in enumerate(following) if _ENDS_SENTENCE.search(after)), None)
     if ends is None:
         return False
-    first = following[0].lstrip()[:1]
+    # a line indented deeper, or opening with a list's marker, is a part below the
+    # heading: "* Ada 2022" / "  o Added the -gnat2022 flag …", "1.14 May-13-97" /
+    # "  libtool is now …" (NEWS files: a red team's cases)
+    indent = len(line) - len(line.lstrip())
+    below = following[0]
+    if len(below) - len(below.lstrip()) > indent or _LIST_ITEM.match(below):
+        return False
+    first = below.lstrip()[:1]
     if first.isalpha() and first.islower():
         return True
     # (a few words only: "What to look for" / "Check the logs and the mail." is a

@@ -35,7 +35,13 @@ if TYPE_CHECKING:
         SentenceTransformerEmbedder,
         embedder_from_spec,
     )
-    from ragox.search._respell import Respelling, latin_spellings, readable_terms, respell
+    from ragox.search._respell import (
+        Respelling,
+        latin_spellings,
+        readable_terms,
+        respell,
+        russian_terms,
+    )
     from ragox.search._search import (
         MAX_QUERY_CHARS,
         RRF_K,
@@ -99,6 +105,7 @@ __all__ = [
     "readable_terms",
     "reindex",
     "respell",
+    "russian_terms",
     "scope_of",
     "tokens",
 ]
@@ -136,7 +143,13 @@ __getattr__, __dir__ = lazy_exports(
             "SentenceTransformerEmbedder",
             "embedder_from_spec",
         ),
-        "._respell": ("Respelling", "latin_spellings", "readable_terms", "respell"),
+        "._respell": (
+            "Respelling",
+            "latin_spellings",
+            "readable_terms",
+            "respell",
+            "russian_terms",
+        ),
         "._search": (
             "MAX_QUERY_CHARS",
             "RRF_K",

@@ -7,20 +7,22 @@ A Russian reader types "как поставить апаче на убунту?"
 Apache manual, nu15, and Debian's history, nu16). A Cyrillic word of the question that
 no passage the reader may read holds is spelt in Latin letters the ways such names are
 ("апаче" → "apache", "убунту" → "ubuntu", "докер" → "docker", "питон" → "python",
-"линуксе" → "linux"); the first spelling that a passage the reader may read holds as a
-term of its own takes the word's place in what is searched and answered. The question
-the reader sees stays as written, and the answer's trace names each word respelt.
+"линуксе" → "linux"); the first spelling that a Russian passage the reader may read
+writes takes the word's place in what is searched and answered. The question the
+reader sees stays as written, and the answer's trace names each word respelt.
 
-Only a spelling that is itself a term of the index counts, not one whose stem is (the
-German stem of "pereneste", for "перенести", is "peren", which a manual holds), nor a
-function word ("мире" is no "mir"). A word of fewer than four letters, a verb's
-infinitive, and a word some passage holds are left as they are. A Russian word
-borrowed from English or German may meet its source ("драйвер" → "driver") where the
-reader's documents say nothing in Russian for it: that is what they write for it."""
+Only a Russian passage counts: a Russian manual writes a name in Latin letters as it
+is, while a word that only an English or German manual holds is that language's word,
+not the reader's name for it ("пакет" is no "packet", "байт" no "bit", "старте" no
+German "starte": a red team's and a regression's cases). Not a function word ("мире" is
+no "mir"), not a verb's infinitive, not a word of fewer than four letters or more than
+twenty, not a word some passage holds, and at most three words of a question, each
+spelt at most 128 ways (those that write fewer letters otherwise first): the lookups
+are the reader's partitions' own, and a question of made-up words costs little more.
+Homes without Russian documents are not looked at."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ from ragox.search._analyze import analyze_query, index_form, is_search_stopword
 from ragox.search._search import scope_of
 from ragox.store import SearchIndex
 
-__all__ = ["Respelling", "latin_spellings", "readable_terms", "respell"]
+__all__ = ["Respelling", "latin_spellings", "readable_terms", "respell", "russian_terms"]
 
 #: how a Cyrillic letter is written in the Latin names Russian readers transliterate
 #: (first the most usual: a spelling found earlier wins)
@@ -87,12 +89,16 @@ _CYRILLIC: Final = re.compile(r"[а-яё]+")
 _VERB: Final = re.compile(r"(?:ть|ти|чь|ться|тись)$", re.IGNORECASE)
 #: the least letters of a word that is respelt
 MIN_LETTERS: Final = 4
-#: the most letters an English stem may cut from a spelling for it to count
-MAX_CUT: Final = 2
+#: the most letters of a word that is respelt (a name is shorter)
+MAX_LETTERS: Final = 20
 #: the most words of a question respelt (a long query of made-up words costs no more)
-MAX_WORDS: Final = 6
-#: the most spellings tried for a word (and as many for it without its ending)
-MAX_SPELLINGS: Final = 256
+MAX_WORDS: Final = 3
+#: the most letters of a word written otherwise than most usually, and of a word
+#: without its case ending
+WORD_CHOICES: Final = 2
+STEM_CHOICES: Final = 1
+#: the most spellings tried for a word
+MAX_SPELLINGS: Final = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,21 +111,25 @@ class Respelling:
 
 
 def latin_spellings(word: str) -> list[str]:
-    """Latin spellings of a Cyrillic word, the most usual first: at most
-    ``MAX_SPELLINGS``, and as many of it without a case ending, each with or without a
-    vowel the ending may have replaced. None for a word with other letters."""
+    """Latin spellings of a Cyrillic word, the most usual first: those that write at
+    most ``WORD_CHOICES`` of its letters otherwise than most usually ("питон" →
+    "python": "y" and "th"), then those of it without a case ending that write at most
+    one otherwise, each with or without a vowel the ending may have replaced ("убунте"
+    → "ubuntu"); at most ``MAX_SPELLINGS``. None for a word with other letters."""
     folded = word.casefold()
     if not _CYRILLIC.fullmatch(folded):
         return []
-    spellings = dict.fromkeys(_spell(folded))
+    spellings = dict.fromkeys(_spell(folded, WORD_CHOICES))
     ending = _ENDING.search(folded)
     if ending and len(folded) - len(ending.group()) >= MIN_LETTERS - 1:
-        stems = _spell(folded[: ending.start()])
-        spellings.update(dict.fromkeys(s + v for v in _ENDING_VOWELS for s in stems))
-    return [spelling for spelling in spellings if spelling]
+        stems = _spell(folded[: ending.start()], STEM_CHOICES)
+        spellings.update(dict.fromkeys(s + v for s in stems for v in _ENDING_VOWELS))
+    return [spelling for spelling in spellings if spelling][:MAX_SPELLINGS]
 
 
-def _spell(word: str) -> list[str]:
+def _spell(word: str, choices: int) -> list[str]:
+    """The word's spellings that write at most ``choices`` letters otherwise than most
+    usually, those with fewer first."""
     parts: list[tuple[str, ...]] = []
     at = 0
     while at < len(word):
@@ -130,21 +140,42 @@ def _spell(word: str) -> list[str]:
         else:
             parts.append(_LETTERS.get(word[at], ("",)))
             at += 1
-    spellings = itertools.islice(itertools.product(*parts), MAX_SPELLINGS)
-    return ["".join(letters) for letters in spellings]
+    found: list[tuple[int, str]] = []
+
+    def walk(place: int, written: str, other: int) -> None:
+        if place == len(parts):
+            found.append((other, written))
+            return
+        usual, *rest = parts[place]
+        walk(place + 1, written + usual, other)
+        if other < choices:
+            for letters in rest:
+                walk(place + 1, written + letters, other + 1)
+
+    walk(0, "", 0)
+    return [spelling for _, spelling in sorted(found, key=lambda pair: pair[0])]
 
 
-def respell(question: str, held: Callable[[Sequence[str]], Collection[str]]) -> Respelling:
+def respell(
+    question: str,
+    held: Callable[[Sequence[str]], Collection[str]],
+    spoken: Callable[[Sequence[str]], Collection[str]],
+) -> Respelling:
     """``question`` with each Cyrillic word of at least ``MIN_LETTERS`` letters that no
-    passage holds replaced by its first Latin spelling that one does.
+    passage holds replaced by its first Latin spelling that a Russian passage writes.
 
-    ``held``: of some index terms, those that a passage the reader may read holds."""
+    ``held``: of some index terms, those that a passage the reader may read holds;
+    ``spoken``: those that such a passage in Russian holds. A Russian manual writes a
+    name in Latin letters as it is ("Apache", stored "apache"); a word that only an
+    English or German manual holds is that language's word, not the reader's name for
+    it ("пакет" is no "packet", "байт" no "bit", "старте" no German "starte")."""
     words = [
         word
         for word in dict.fromkeys(re.findall(r"\w+", question))
-        if len(word) >= MIN_LETTERS
+        if MIN_LETTERS <= len(word) <= MAX_LETTERS
         and _CYRILLIC.fullmatch(word.casefold())
         and not is_search_stopword(word)
+        and not _VERB.search(word)
     ]
     if not words:
         return Respelling(question, ())
@@ -153,23 +184,14 @@ def respell(question: str, held: Callable[[Sequence[str]], Collection[str]]) -> 
     absent = [word for word in words if not found & set(own[word])][:MAX_WORDS]
     if not absent:
         return Respelling(question, ())
-    spellings = {word: latin_spellings(word) for word in absent if not _VERB.search(word)}
-    # a spelling counts as the very term a passage holds, or as its English stem where
-    # that cuts an ending only ("apache" is stored "apach", "kubernetes" "kubernet"),
-    # never by a stem that cuts more: German's stem of "pereneste" (for "перенести")
-    # is "peren", which a manual holds
-    forms = {
-        spelling: {spelling, *_english_stem(spelling)}
-        for candidates in spellings.values()
-        for spelling in candidates
+    # (not a function word: "мире" is no "mir")
+    spellings = {
+        word: [s for s in latin_spellings(word) if not is_search_stopword(s)] for word in absent
     }
-    found = set(held(sorted(set().union(*forms.values())))) if forms else set()
+    found = set(spoken(sorted({s for candidates in spellings.values() for s in candidates})))
     replaced: dict[str, str] = {}
     for word, candidates in spellings.items():
-        # (not a function word: "мире" is no "mir")
-        spelling = next(
-            (s for s in candidates if forms[s] & found and not is_search_stopword(s)), None
-        )
+        spelling = next((s for s in candidates if s in found), None)
         if spelling is not None:
             replaced[word] = spelling
     if not replaced:
@@ -193,10 +215,10 @@ def readable_terms(index: SearchIndex, principal: Principal) -> Callable[[Sequen
     return held
 
 
-def _english_stem(spelling: str) -> list[str]:
-    """The English stem of a spelling, where it cuts at most ``MAX_CUT`` letters."""
-    return [
-        stem
-        for stem in analyze_query(spelling, ["en"])
-        if spelling.startswith(stem) and len(spelling) - len(stem) <= MAX_CUT
-    ]
+def russian_terms(index: SearchIndex, principal: Principal) -> Callable[[Sequence[str]], set[str]]:
+    """Of some index terms, those that a Russian passage the principal may read holds."""
+
+    def spoken(terms: Sequence[str]) -> set[str]:
+        return index.terms_in_language(scope_of(principal), terms, "ru")
+
+    return spoken

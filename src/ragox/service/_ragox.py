@@ -84,7 +84,7 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from ragox.answer._cells import EvidenceCell, TableCells
     from ragox.answer._vectors import VectorEvidence
-    from ragox.search import Embedder
+    from ragox.search import Embedder, Respelling
 
 __all__ = [
     "ActionRefused",
@@ -469,11 +469,11 @@ class Ragox:
         of one manual) under it as ``also_in`` (what a reader is shown); answers and
         evaluations read every chunk. ``prefer_instructions``: see
         :meth:`~ragox.search.Searcher.search`."""
-        from ragox.search import in_askers_tree, readable_terms, respell  # noqa: PLC0415
+        from ragox.search import in_askers_tree  # noqa: PLC0415
 
         searcher = self.searcher(embedder)
         # "апаче" finds the passages on "Apache" (see :meth:`ask`)
-        asked = respell(query, readable_terms(self.store.index, principal)).question
+        asked = self._respelt(query, principal).question
         hits = searcher.search(
             asked,
             principal,
@@ -484,6 +484,23 @@ class Ragox:
         )
         # a passage found in several language trees is shown in the query's
         return in_askers_tree(hits, query) if collapse else hits
+
+    def _respelt(self, question: str, principal: Principal) -> Respelling:
+        """The question with its Cyrillic names spelt as the reader's Russian documents
+        write them (``ragox.search._respell``); as it is where the reader may read no
+        Russian document."""
+        from ragox.search import (  # noqa: PLC0415
+            MAX_QUERY_CHARS,
+            Respelling,
+            readable_terms,
+            respell,
+            russian_terms,
+        )
+
+        if len(question) > MAX_QUERY_CHARS or "ru" not in self.searcher().languages(principal):
+            return Respelling(question, ())
+        index = self.store.index
+        return respell(question, readable_terms(index, principal), russian_terms(index, principal))
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
@@ -537,11 +554,11 @@ class Ragox:
         ``answer_language`` (ISO 639-1): the reader's language; quotes stay in their
         source's (see :func:`~ragox.answer.answer_question`)."""
         from ragox.answer import ExtractiveGenerator, answer_question  # noqa: PLC0415
-        from ragox.search import analyze_query, readable_terms, respell  # noqa: PLC0415
+        from ragox.search import analyze_query  # noqa: PLC0415
 
         # a name written in Cyrillic that the reader's documents write in Latin letters
         # ("апаче" for "Apache") is searched and answered as they write it
-        respelt = respell(question, readable_terms(self.store.index, principal))
+        respelt = self._respelt(question, principal)
         asked = respelt.question
         # …and weighs as the word the reader wrote, which no passage holds: a sentence
         # that lacks it answers no better than before ("антенны", respelt "antenna"

@@ -112,6 +112,12 @@ class SearchIndex(Protocol):
         read (never other groups' or other tenants' rows)."""
         ...
 
+    def terms_in_language(self, scope: Scope, terms: Sequence[str], language: str) -> set[str]:
+        """Of these terms, those that a row the scope may read holds in a
+        representation of ``language`` (a name a Russian manual writes in Latin
+        letters: ``ragox.search._respell``)."""
+        ...
+
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
         :meth:`tie_keys` order (the order equal scores rank in)."""

@@ -919,6 +919,20 @@ class PostgresIndex:
         frequencies.update({str(term): int(count) for term, count in found})
         return int(total[0]), frequencies
 
+    def terms_in_language(self, scope: Scope, terms: Sequence[str], language: str) -> set[str]:
+        """Of these terms, those that a row of the scope's partitions holds in a
+        representation of ``language``."""
+        with self._store.read() as conn:
+            found = conn.execute(
+                "SELECT DISTINCT p.term FROM lexical_postings p "
+                "JOIN lexical_rows r ON r.rowid = p.rowid "
+                "JOIN representations rep ON rep.manifest_id = r.manifest_id "
+                f"WHERE p.term = ANY(%(terms)s) AND p.partition_id IN ({_PARTITIONS}) "
+                "AND rep.language = %(language)s",
+                {**_params(scope), "terms": list(terms), "language": language},
+            ).fetchall()
+        return {str(row[0]) for row in found}
+
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read (the
         scope decided in the query; the blob is little-endian float32, as stored by

@@ -922,6 +922,27 @@ class SqliteIndex:
                     frequencies[term] += match_count(conn, partition, phrase, memo)
         return total, frequencies
 
+    def terms_in_language(self, scope: Scope, terms: Sequence[str], language: str) -> set[str]:
+        """Of these terms, those that a row of the scope's partitions holds in a
+        representation of ``language`` (one row looked for each, at most)."""
+        found: set[str] = set()
+        with self._snapshot(scope) as (conn, _):
+            for partition in self._partitions(conn, scope):
+                for term in terms:
+                    if term in found:
+                        continue
+                    phrase = '"' + term.replace('"', '""') + '"'
+                    row = conn.execute(
+                        f"SELECT 1 FROM {partition.name} f "
+                        "JOIN lexical_rows r ON r.rowid = f.rowid "
+                        "JOIN representations rep ON rep.manifest_id = r.manifest_id "
+                        f"WHERE {partition.name} MATCH ? AND rep.language = ? LIMIT 1",
+                        (phrase, language),
+                    ).fetchone()
+                    if row is not None:
+                        found.add(term)
+        return found
+
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
         :meth:`tie_keys` order (sorted here: SQLite's sorter would copy every blob)."""
