@@ -191,32 +191,6 @@ def test_a_respelt_word_is_no_name_the_answer_must_write(app: Ragox, tmp_path: P
     assert "/etc/kbd/config" in record.answer
 
 
-def test_a_respelt_word_weighs_as_the_word_no_passage_holds(
-    docs: Ragox, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The scorer weighs "apache" as it weighed "апаче", which no passage holds: a
-    sentence without it answers no better than before respelling ("антенны" respelt
-    "antenna" after an English manual had made a Russian manual's calculator list
-    pass for an answer on antennas, where the reader's unanswerable question had been
-    refused)."""
-    held = docs.term_weights(STAFF)(["apache", "сервер"])
-    unseen = docs.term_weights(STAFF, frozenset({"apache"}))(["apache", "сервер", "zzz"])
-    assert unseen["apache"] == unseen["zzz"] > held["apache"]
-    assert unseen["сервер"] == held["сервер"]
-    asked: list[frozenset[str]] = []
-    weights = docs.term_weights
-
-    def spy(
-        principal: Principal, unseen: frozenset[str] = frozenset()
-    ) -> Callable[[Sequence[str]], dict[str, float]]:
-        asked.append(unseen)
-        return weights(principal, unseen)
-
-    monkeypatch.setattr(docs, "term_weights", spy)
-    docs.ask("как запустить апаче?", STAFF)
-    assert asked and "apache" in asked[0]
-
-
 @pytest.mark.both_backends
 def test_an_english_manuals_word_is_not_the_russian_readers(app: Ragox, tmp_path: Path) -> None:
     """ "что такое пакет?" over an English note on network packets and a Russian manual

@@ -554,20 +554,11 @@ class Ragox:
         ``answer_language`` (ISO 639-1): the reader's language; quotes stay in their
         source's (see :func:`~ragox.answer.answer_question`)."""
         from ragox.answer import ExtractiveGenerator, answer_question  # noqa: PLC0415
-        from ragox.search import analyze_query  # noqa: PLC0415
 
         # a name written in Cyrillic that the reader's documents write in Latin letters
         # ("апаче" for "Apache") is searched and answered as they write it
         respelt = self._respelt(question, principal)
         asked = respelt.question
-        # …and weighs as the word the reader wrote, which no passage holds: a sentence
-        # that lacks it answers no better than before ("антенны", respelt "antenna"
-        # after an English manual, is what a Russian question asks about)
-        unseen = frozenset(
-            term
-            for _, spelling in respelt.words
-            for term in analyze_query(spelling, ["en", "de", "ru"])
-        )
 
         def answered(used: SearchMode) -> tuple[AnswerRecord, list[Hit]]:
             hits, vectors = self._answer_hits(asked, principal, used, candidates)
@@ -579,7 +570,7 @@ class Ragox:
                 self.lookup(principal),
                 generator
                 or ExtractiveGenerator(
-                    term_weights=self.term_weights(principal, unseen),
+                    term_weights=self.term_weights(principal),
                     table_cells=self.table_cells(),
                     vectors=vectors,
                 ),
@@ -820,20 +811,14 @@ class Ragox:
 
         return cells
 
-    def term_weights(
-        self, principal: Principal, unseen: frozenset[str] = frozenset()
-    ) -> Callable[[Sequence[str]], dict[str, float]]:
-        """BM25-style IDF of terms within what the principal's tenant has indexed.
-
-        ``unseen``: terms weighed as if no chunk held them (a word respelt in Latin
-        letters weighs as the word the reader wrote, which none holds)."""
+    def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
+        """BM25-style IDF of terms within what the principal's tenant has indexed."""
         from ragox.search import scope_of  # noqa: PLC0415
 
         scope = scope_of(principal)
 
         def weights(terms: Sequence[str]) -> dict[str, float]:
             total, frequencies = self.store.index.term_statistics(scope, terms)
-            frequencies = {t: 0 if t in unseen else n for t, n in frequencies.items()}
             # Document frequencies from a handful of chunks are noise: in a one-chunk
             # index a word of the question that the text lacks ("how *often*") would
             # weigh five times a word it has. Counting at least MIN_IDF_CHUNKS chunks
