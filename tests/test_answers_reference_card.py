@@ -21,6 +21,12 @@ def _sentences(text: str) -> list[str]:
     return [text[start:end] for start, end in split_sentences(text)]
 
 
+def test_a_list_items_own_lines_may_hang_deeper() -> None:
+    """git's release notes wrap an item with a hanging indent."""
+    item = "* With '--recurse-submodules=on-demand', all submodules are\n  recursively pushed."
+    assert _sentences(item) == [item]
+
+
 @pytest.mark.parametrize(
     "wrapped",
     [
@@ -63,6 +69,12 @@ def test_a_heading_stays_a_heading() -> None:
         "* Ada 2022",
         "o Added the -gnat2022 flag.",
     ]
+    # a rule under a title starts no sentence (procps's README.Debian)
+    assert _sentences("pgrep\n-----\npgrep is a new program.") == [
+        "pgrep",
+        "-----",
+        "pgrep is a new program.",
+    ]
     assert _sentences("Ada 2022\no Added the -gnat2022 flag.") == [
         "Ada 2022",
         "o Added the -gnat2022 flag.",
@@ -86,6 +98,11 @@ def test_a_command_with_its_description_instructs() -> None:
     assert not has_instruction("Debian GNU/Linux\nDebian is a free operating system.", "en")
     assert not has_instruction("TCP/IP networking\nLinux supports TCP/IP networking.", "en")
     assert has_instruction("/usr/share/doc/package/\nThe documentation of a package.", "en")
+    # a relative path, or a path or an address after a command's name (a red team's
+    # cases, which the first fix had lost)
+    assert has_instruction("./configure\nConfigure the build.", "en")
+    assert has_instruction("debian/rules binary\nBuild the binary packages.", "en")
+    assert has_instruction("git clone https://salsa.debian.org/x\nGet the repository.", "en")
 
 
 CARD = {

@@ -664,6 +664,8 @@ def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> No
         "Учебник Emacs. Чтобы завершить сеанс Emacs, наберите C-x C-c.\n", encoding="utf-8"
     )
     (folder / "INSTALL.ja").write_bytes(b"\x00\x01binary")
+    # a language's code that is a source file's suffix too: Czech, not C#
+    (folder / "README.cs").write_text("Návod k použití programu.\n", encoding="utf-8")
     # source code under such a name is no documentation (a red team's cases)
     (folder / "history.c").write_text("int main(void) { return 0; }\n")
     (folder / "install.bat").write_text("@echo off\r\ncopy a b\r\n")
@@ -677,6 +679,7 @@ def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> No
         "TUTORIAL.de": "READY",
         "TUTORIAL.ru": "READY",
         "INSTALL.ja": "UNSUPPORTED_TYPE",
+        "README.cs": "READY",
         "history.c": "UNSUPPORTED_TYPE",
         "install.bat": "UNSUPPORTED_TYPE",
     }

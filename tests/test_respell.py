@@ -82,8 +82,12 @@ def test_a_word_no_spelling_of_which_is_held_stays() -> None:
 
 
 def test_short_words_and_function_words_are_not_respelt() -> None:
-    # "гит" would be "git", but three letters match too many terms by chance
+    # "гит" would be "git", "комп" "comp" (a Russian TeX manual's newsgroup), but
+    # short words match too many terms by chance
     assert respell("где гит", _held({"git"}), _held({"git"})).words == ()
+    assert respell("выключить комп", _held({"comp"}), _held({"comp"})).words == ()
+    # …nor a stem of three letters once the ending goes ("льдами": "ld")
+    assert respell("покрыто льдами", _held({"ld"}), _held({"ld"})).words == ()
     # "тоже" is a function word, whatever a passage holds
     assert respell("тоже", _held({"toje", "tozhe"}), _held({"toje", "tozhe"})).words == ()
 
@@ -100,7 +104,7 @@ def test_a_question_of_made_up_words_is_spelt_a_bounded_number_of_ways() -> None
 
     question = " ".join("кстфхщцкстфхщц" + c + "ами" for c in "абвгдежзий")
     assert respell(question, _held(set()), spoken).words == ()
-    assert looked_up and sum(looked_up) <= 3 * MAX_SPELLINGS
+    assert looked_up and sum(looked_up) <= MAX_SPELLINGS
     assert len(latin_spellings("кстфхщцкстфхщцаами")) <= MAX_SPELLINGS
 
 
@@ -208,3 +212,54 @@ def test_an_english_manuals_word_is_not_the_russian_readers(app: Ragox, tmp_path
     record = app.ask("что такое пакет?", STAFF)
     assert "respelled" not in record.trace
     assert "router" not in record.answer
+
+
+@pytest.mark.both_backends
+def test_a_respelt_name_is_what_the_answer_is_about(app: Ragox, tmp_path: Path) -> None:
+    """ "Как работать в гноме?": the passage on GNOME, not one that shares "работать"
+    (a red team's case: "Если хотите работать с самыми новыми версиями пакетов …")."""
+    folder = tmp_path / "desktop"
+    folder.mkdir()
+    texts = (
+        "Окружения рабочего стола\n\nВ Debian есть GNOME, KDE и Xfce. Их можно выбрать при "
+        "установке.",
+        "Обновление системы\n\nЧтобы обновить систему, выполните apt update и затем apt upgrade.",
+        "Сеть\n\nНастройки сети хранятся в файле /etc/network/interfaces.",
+        "Версии\n\nЕсли хотите работать с самыми новыми версиями пакетов, ставьте "
+        "нестабильный выпуск.",
+        "Шрифты\n\nШрифт консоли задаётся в файле /etc/default/console-setup.",
+    )
+    for number, text in enumerate(texts):
+        (folder / f"doc{number}.txt").write_text(text, encoding="utf-8")
+        app.ingest_path(
+            folder / f"doc{number}.txt", folder, language="ru", groups=frozenset({"staff"})
+        )
+    record = app.ask("Как работать в гноме?", STAFF)
+    assert record.trace["respelled"] == {"гноме": "gnome"}
+    assert "работать с самыми новыми" not in record.answer
+    assert record.abstained or "GNOME" in record.answer
+
+
+@pytest.mark.both_backends
+def test_where_nothing_about_a_respelt_name_answers_the_question_is_asked_as_written(
+    app: Ragox, tmp_path: Path
+) -> None:
+    """The passage on GNOME does not say how to work in it: the question as written
+    ("гноме", which no passage holds) is answered as before respelling, and refused;
+    asked with "gnome" weighed as a common word, the passage that shares "работать"
+    had passed."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    texts = (
+        "Окружения\n\nВ Debian есть GNOME, KDE и Xfce. Их выбирают при установке.",
+        "Версии\n\nЕсли хотите работать с самыми новыми версиями, ставьте sid.",
+        "Сеть\n\nНастройки сети хранятся в файле /etc/network/interfaces.",
+    )
+    for number, text in enumerate(texts):
+        (folder / f"doc{number}.txt").write_text(text, encoding="utf-8")
+        app.ingest_path(
+            folder / f"doc{number}.txt", folder, language="ru", groups=frozenset({"staff"})
+        )
+    record = app.ask("Как работать в гноме?", STAFF)
+    assert record.trace["respelled"] == {"гноме": "gnome"}
+    assert "работать с самыми новыми" not in record.answer

@@ -479,9 +479,13 @@ def answer_question(
     """Answer from permitted hits; every shown citation is a resolved anchor.
 
     ``written``: the question as the reader wrote it, where ``question`` respells it
-    (``ragox.search._respell``): its names are what the answer must be about. A word
-    respelt in Latin letters ("старте" → "starte", a German word some manual holds)
-    helps find and score passages, but is no name the answer must write.
+    (``ragox.search._respell``). A word respelt in Latin letters is what the answer is
+    about ("гноме" → "gnome": the passage on GNOME, not one that shares "работать"),
+    but no name that no passage mentioning it would refuse the answer outright; and
+    where no passage about it answers, the question as written is answered as it was
+    before respelling ("старте" → "start", a command in a Russian manual: the console
+    font's passage answers "Как поменять шрифт консоли, чтобы он загружался при
+    старте?").
 
     With ``answer_language`` a generator that can translate (:class:`Translator`)
     writes its claims in that language and each quote from a source in another
@@ -514,9 +518,17 @@ def answer_question(
     else:
         # only passages that write what the question is about (or follow closely on
         # where their document does) answer it
-        about = _on_topic(named, evidence, store, principal)
-        off_topic = [item.source_id for item in evidence if item not in about]
+        about = _on_topic(question, evidence, store, principal)
         draft = generator.generate(question, about) if about else Draft((), True, None)
+        if draft.abstained and named != question:
+            # a respelt word may be a word of the reader's own that a Russian manual
+            # writes in Latin letters as a command ("старте" → "start"): the question
+            # as written is answered as it was before respelling (the console font's
+            # passage answers "… при старте?"; "гноме", which no passage holds, weighs
+            # as much as it did)
+            about = _on_topic(named, evidence, store, principal)
+            draft = generator.generate(named, about) if about else draft
+        off_topic = [item.source_id for item in evidence if item not in about]
     validated = validate(draft, evidence, store, lookup)
     shown = [(claim.text, claim.citation.source_id) for claim in validated.claims]
     abstained = draft.abstained or not shown

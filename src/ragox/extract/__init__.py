@@ -97,9 +97,10 @@ _NOT_VARIANT: Final = frozenset(
         "conf", "cfg", "service", "desktop", "png", "jpg", "jpeg", "gif", "svg",
         # source code and build files under a documentation name ("history.c",
         # "install.bat", "INSTALL.mk": a red team's cases)
-        "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "go", "rs", "java", "kt", "cs", "swift",
-        "ts", "tsx", "jsx", "bat", "cmd", "ps1", "psm1", "vbs", "mk", "cmake", "m4", "am",
-        "rtf", "tex", "sty", "el", "vim", "sql", "patch", "diff",
+        # (not "cs", "el", "am", "ts", "mk": languages' codes, "README.cs" is Czech)
+        "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "go", "rs", "java", "kt", "swift",
+        "tsx", "jsx", "bat", "cmd", "ps1", "psm1", "vbs", "cmake", "m4",
+        "rtf", "tex", "sty", "vim", "sql", "patch", "diff",
     }
 )  # fmt: skip
 

@@ -266,14 +266,18 @@ def _goes_on(line: str, following: list[str]) -> bool:
     function word ("Auflisten des Inhalts einer" / "Paketdatei."). A heading is followed
     by a sentence of its own, or by a command ("Dpkg" / "dpkg -l")."""
     ends = next((n for n, after in enumerate(following) if _ENDS_SENTENCE.search(after)), None)
-    if ends is None:
+    if ends is None or not any(c.isalpha() for c in line):
+        # (a rule under a title, "-----", starts no sentence)
         return False
     # a line indented deeper, or opening with a list's marker, is a part below the
     # heading: "* Ada 2022" / "  o Added the -gnat2022 flag …", "1.14 May-13-97" /
     # "  libtool is now …" (NEWS files: a red team's cases)
+    # (a list item's own lines may hang deeper: "* With '--recurse-submodules', all
+    # submodules are" / "  recursively pushed.")
     indent = len(line) - len(line.lstrip())
     below = following[0]
-    if len(below) - len(below.lstrip()) > indent or _LIST_ITEM.match(below):
+    deeper = len(below) - len(below.lstrip()) > indent
+    if _LIST_ITEM.match(below) or (deeper and not _LIST_ITEM.match(line)):
         return False
     first = below.lstrip()[:1]
     if first.isalpha() and first.islower():

@@ -15,11 +15,12 @@ Only a Russian passage counts: a Russian manual writes a name in Latin letters a
 is, while a word that only an English or German manual holds is that language's word,
 not the reader's name for it ("пакет" is no "packet", "байт" no "bit", "старте" no
 German "starte": a red team's and a regression's cases). Not a function word ("мире" is
-no "mir"), not a verb's infinitive, not a word of fewer than four letters or more than
-twenty, not a word some passage holds, and at most three words of a question, each
-spelt at most 128 ways (those that write fewer letters otherwise first): the lookups
-are the reader's partitions' own, and a question of made-up words costs little more.
-Homes without Russian documents are not looked at."""
+no "mir"), not a verb's infinitive, not a word of fewer than five letters ("комп" is no
+"comp", which a Russian TeX manual writes) or more than twenty, not a word some passage
+holds, and at most three words of a question, spelt at most 128 ways in all (those
+that write fewer letters otherwise first): the lookups are the reader's partitions'
+own, and a question of made-up words costs little more. Homes without Russian
+documents are not looked at."""
 
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ _CYRILLIC: Final = re.compile(r"[а-яё]+")
 #: "перейти")
 _VERB: Final = re.compile(r"(?:ть|ти|чь|ться|тись)$", re.IGNORECASE)
 #: the least letters of a word that is respelt
-MIN_LETTERS: Final = 4
+MIN_LETTERS: Final = 5
 #: the most letters of a word that is respelt (a name is shorter)
 MAX_LETTERS: Final = 20
 #: the most words of a question respelt (a long query of made-up words costs no more)
@@ -97,7 +98,7 @@ MAX_WORDS: Final = 3
 #: without its case ending
 WORD_CHOICES: Final = 2
 STEM_CHOICES: Final = 1
-#: the most spellings tried for a word
+#: the most spellings tried for a word, and for all words of a question together
 MAX_SPELLINGS: Final = 128
 
 
@@ -184,9 +185,13 @@ def respell(
     absent = [word for word in words if not found & set(own[word])][:MAX_WORDS]
     if not absent:
         return Respelling(question, ())
-    # (not a function word: "мире" is no "mir")
+    # (not a function word: "мире" is no "mir"); the words share ``MAX_SPELLINGS``
+    # spellings, so that a reader of many groups, whose partitions are each looked
+    # in, waits no longer
+    share = MAX_SPELLINGS // len(absent)
     spellings = {
-        word: [s for s in latin_spellings(word) if not is_search_stopword(s)] for word in absent
+        word: [s for s in latin_spellings(word) if not is_search_stopword(s)][:share]
+        for word in absent
     }
     found = set(spoken(sorted({s for candidates in spellings.values() for s in candidates})))
     replaced: dict[str, str] = {}

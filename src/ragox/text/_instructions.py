@@ -31,7 +31,7 @@ _PROMPT: Final = re.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 _COMMAND_SIGN: Final = re.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
 #: …of them, those that only a command line writes: an option, a path from the root
 #: or the home folder, an assignment, a pipe (not a slash between two words)
-_OWN_SIGN: Final = re.compile(r"(?:^|\s)--?\w|(?:^|\s)~?/\w|\w=|\s\|\s")
+_OWN_SIGN: Final = re.compile(r"(?:^|\s)--?\w|(?:^|\s)(?:~|\.{1,2})?/\w|\w=|\s\|\s")
 #: a line that opens with a lowercase word ("make deb-pkg", "apt full-upgrade") is a
 #: command only when it is short and has no clause: "install (installieren) - der
 #: Benutzer möchte …;", "to this:", "release 11, a.k.a. …" are prose cut into lines;
@@ -270,9 +270,13 @@ def described_command(paragraph: str) -> bool:
     said = " ".join(rest.split())
     return (
         command_like(first)
-        # a command's own sign (an option, a path, an assignment): not "Debian
-        # GNU/Linux", "TCP/IP networking" nor a date
-        and _OWN_SIGN.search(first) is not None
+        # a command's own sign (an option, a path, an assignment), or a path or a web
+        # address after a command's lower-case name ("debian/rules binary", "git clone
+        # https://…"): not "Debian GNU/Linux", "TCP/IP networking" nor a date
+        and (
+            _OWN_SIGN.search(first) is not None
+            or (first[:1].islower() and _COMMAND_SIGN.search(first) is not None)
+        )
         # …a sentence, not more lines of commands or paths ("/dists/stable -> bullseye/")
         and said[:1].isupper()
         and SENTENCE_END.search(said) is not None
