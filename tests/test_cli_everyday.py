@@ -633,10 +633,7 @@ def test_a_packages_readme_with_a_variant_suffix_is_text(ragox_cli, tmp_path: Pa
     (folder / "README.sh").write_text("#!/bin/sh\necho readme\n")
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 0, result.stderr
-    states = {
-        Path(r["path"]).name: r.get("reason") or r["state"]
-        for r in json.loads(result.stdout)["results"]
-    }
+    states = _states(result)
     assert states == {
         "README.Debian": "READY",
         "changelog.Debian.gz": "UNSUPPORTED_TYPE",
@@ -671,10 +668,7 @@ def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> No
     (folder / "install.bat").write_text("@echo off\r\ncopy a b\r\n")
     result = ragox_cli("ingest", str(folder), "--json")
     assert result.code == 0, result.stderr
-    states = {
-        Path(r["path"]).name: r.get("reason") or r["state"]
-        for r in json.loads(result.stdout)["results"]
-    }
+    states = _states(result)
     assert states == {
         "TUTORIAL.de": "READY",
         "TUTORIAL.ru": "READY",
@@ -685,6 +679,14 @@ def test_a_tutorial_in_another_language_is_text(ragox_cli, tmp_path: Path) -> No
     }
     found = ragox_cli("search", "Sitzung beenden", "--json")
     assert [h["document_id"] for h in json.loads(found.stdout)["hits"]] == ["TUTORIAL.de"]
+
+
+def _states(result: CliResult) -> dict[str, str]:
+    """Each ingested file's name and its state, or the reason it was skipped."""
+    return {
+        Path(r["path"]).name: r.get("reason") or r["state"]
+        for r in json.loads(result.stdout)["results"]
+    }
 
 
 def test_a_sphinx_source_copy_is_read_as_its_markup(ragox_cli, tmp_path: Path) -> None:

@@ -88,6 +88,9 @@ def test_short_words_and_function_words_are_not_respelt() -> None:
     assert respell("выключить комп", _held({"comp"}), _held({"comp"})).words == ()
     # …nor a stem of three letters once the ending goes ("льдами": "ld")
     assert respell("покрыто льдами", _held({"ld"}), _held({"ld"})).words == ()
+    # …nor a spelling of four ("марки" as "mark": XQuAD's one respelling, after a
+    # Russian paragraph's "Toyota Corona Mark II", had answered a question it refused)
+    assert respell("какой марки", _held({"mark"}), _held({"mark"})).words == ()
     # "тоже" is a function word, whatever a passage holds
     assert respell("тоже", _held({"toje", "tozhe"}), _held({"toje", "tozhe"})).words == ()
 
@@ -219,7 +222,6 @@ def test_a_respelt_name_is_what_the_answer_is_about(app: Ragox, tmp_path: Path) 
     """ "Как работать в гноме?": the passage on GNOME, not one that shares "работать"
     (a red team's case: "Если хотите работать с самыми новыми версиями пакетов …")."""
     folder = tmp_path / "desktop"
-    folder.mkdir()
     texts = (
         "Окружения рабочего стола\n\nВ Debian есть GNOME, KDE и Xfce. Их можно выбрать при "
         "установке.",
@@ -229,11 +231,7 @@ def test_a_respelt_name_is_what_the_answer_is_about(app: Ragox, tmp_path: Path) 
         "нестабильный выпуск.",
         "Шрифты\n\nШрифт консоли задаётся в файле /etc/default/console-setup.",
     )
-    for number, text in enumerate(texts):
-        (folder / f"doc{number}.txt").write_text(text, encoding="utf-8")
-        app.ingest_path(
-            folder / f"doc{number}.txt", folder, language="ru", groups=frozenset({"staff"})
-        )
+    _ingest_russian(app, folder, texts)
     record = app.ask("Как работать в гноме?", STAFF)
     assert record.trace["respelled"] == {"гноме": "gnome"}
     assert "работать с самыми новыми" not in record.answer
@@ -249,17 +247,22 @@ def test_where_nothing_about_a_respelt_name_answers_the_question_is_asked_as_wri
     asked with "gnome" weighed as a common word, the passage that shares "работать"
     had passed."""
     folder = tmp_path / "small"
-    folder.mkdir()
     texts = (
         "Окружения\n\nВ Debian есть GNOME, KDE и Xfce. Их выбирают при установке.",
         "Версии\n\nЕсли хотите работать с самыми новыми версиями, ставьте sid.",
         "Сеть\n\nНастройки сети хранятся в файле /etc/network/interfaces.",
     )
+    _ingest_russian(app, folder, texts)
+    record = app.ask("Как работать в гноме?", STAFF)
+    assert record.trace["respelled"] == {"гноме": "gnome"}
+    assert "работать с самыми новыми" not in record.answer
+
+
+def _ingest_russian(app: Ragox, folder: Path, texts: Sequence[str]) -> None:
+    """Each text a Russian document of the staff's."""
+    folder.mkdir()
     for number, text in enumerate(texts):
         (folder / f"doc{number}.txt").write_text(text, encoding="utf-8")
         app.ingest_path(
             folder / f"doc{number}.txt", folder, language="ru", groups=frozenset({"staff"})
         )
-    record = app.ask("Как работать в гноме?", STAFF)
-    assert record.trace["respelled"] == {"гноме": "gnome"}
-    assert "работать с самыми новыми" not in record.answer

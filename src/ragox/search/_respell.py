@@ -185,12 +185,16 @@ def respell(
     absent = [word for word in words if not found & set(own[word])][:MAX_WORDS]
     if not absent:
         return Respelling(question, ())
-    # (not a function word: "мире" is no "mir"); the words share ``MAX_SPELLINGS``
-    # spellings, so that a reader of many groups, whose partitions are each looked
-    # in, waits no longer
+    # (not a function word: "мире" is no "mir"; nor a spelling of fewer than
+    # ``MIN_LETTERS`` letters, which a passage holds by chance: "марки" is no "mark",
+    # a Russian paragraph's "Toyota Corona Mark II"); the words share
+    # ``MAX_SPELLINGS`` spellings, so that a reader of many groups, whose partitions
+    # are each looked in, waits no longer
     share = MAX_SPELLINGS // len(absent)
     spellings = {
-        word: [s for s in latin_spellings(word) if not is_search_stopword(s)][:share]
+        word: [
+            s for s in latin_spellings(word) if len(s) >= MIN_LETTERS and not is_search_stopword(s)
+        ][:share]
         for word in absent
     }
     found = set(spoken(sorted({s for candidates in spellings.values() for s in candidates})))
