@@ -13,7 +13,7 @@ import pytest
 
 from ragox.access import Principal
 from ragox.search import latin_spellings, readable_terms, respell, russian_terms
-from ragox.search._respell import MAX_SPELLINGS
+from ragox.search._respell import MAX_LOOKED_AT, MAX_SPELLINGS
 from ragox.service import Ragox
 
 
@@ -108,6 +108,16 @@ def test_a_question_of_made_up_words_is_spelt_a_bounded_number_of_ways() -> None
     question = " ".join("кстфхщцкстфхщц" + c + "ами" for c in "абвгдежзий")
     assert respell(question, _held(set()), spoken).words == ()
     assert looked_up and sum(looked_up) <= MAX_SPELLINGS
+    # …and of a query of 380 made-up words, only the first few are looked up at all
+    held: list[int] = []
+
+    def counted(terms: Sequence[str]) -> set[str]:
+        held.append(len(terms))
+        return set()
+
+    words = " ".join(f"слово{chr(0x430 + n % 32)}{chr(0x430 + n // 32)}" for n in range(380))
+    assert respell(words, counted, spoken).words == ()
+    assert held and sum(held) <= 2 * MAX_LOOKED_AT
     assert len(latin_spellings("кстфхщцкстфхщцаами")) <= MAX_SPELLINGS
 
 

@@ -92,6 +92,9 @@ _VERB: Final = re.compile(r"(?:ть|ти|чь|ться|тись)$", re.IGNORECAS
 MIN_LETTERS: Final = 5
 #: the most letters of a word that is respelt (a name is shorter)
 MAX_LETTERS: Final = 20
+#: the most words of a question looked up at all (a question has fewer; a query of
+#: hundreds of made-up words costs no more lookups than one of a few)
+MAX_LOOKED_AT: Final = 16
 #: the most words of a question respelt (a long query of made-up words costs no more)
 MAX_WORDS: Final = 3
 #: the most letters of a word written otherwise than most usually, and of a word
@@ -177,7 +180,7 @@ def respell(
         and _CYRILLIC.fullmatch(word.casefold())
         and not is_search_stopword(word)
         and not _VERB.search(word)
-    ]
+    ][:MAX_LOOKED_AT]
     if not words:
         return Respelling(question, ())
     own = {word: analyze_query(word, ["ru"]) for word in words}
