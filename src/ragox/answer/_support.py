@@ -81,7 +81,7 @@ class AnswerKind(Enum):
 #: package, an option or a file ("What command shows the size of a directory?")
 _TOOL: Final = (
     r"(?:command|tool|program|utility|package|option|file|setting|befehl|programm"
-    r"|werkzeug|paket|option|datei|einstellung|команд|программ|утилит|пакет|опци"
+    r"|werkzeug|paket|datei|einstellung|команд|программ|утилит|пакет|опци"
     r"|файл|настройк)\w*\b"
 )
 

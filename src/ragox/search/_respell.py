@@ -17,10 +17,10 @@ not the reader's name for it ("пакет" is no "packet", "байт" no "bit", 
 German "starte": a red team's and a regression's cases). Not a function word ("мире" is
 no "mir"), not a verb's infinitive, not a word of fewer than five letters ("комп" is no
 "comp", which a Russian TeX manual writes) or more than twenty, not a word some passage
-holds, and at most three words of a question, spelt at most 128 ways in all (those
-that write fewer letters otherwise first): the lookups are the reader's partitions'
-own, and a question of made-up words costs little more. Homes without Russian
-documents are not looked at."""
+holds, and at most three words of a question's first sixteen candidates, spelt at most
+128 ways in all (those that write fewer letters otherwise first): the lookups are the
+reader's partitions' own, and a question of made-up words costs little more. Homes
+without Russian documents are not looked at."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ _LETTERS: Final[Mapping[str, tuple[str, ...]]] = {
     "я": ("ya", "ia"),
 }
 #: letter pairs written as one Latin letter or pair ("линукс" → "linux", "джава" →
-#: "java", "файрфокс" → "firefox")
+#: "java", "майкрософт" → "microsoft")
 _PAIRS: Final[Mapping[str, tuple[str, ...]]] = {
     "кс": ("x", "ks", "cs"),
     "дж": ("j", "g", "dzh"),
