@@ -31,6 +31,9 @@ _PROMPT: Final = re.compile(r"^(?:[$#%>] |sudo\s|C:\\>)")
 _COMMAND_SIGN: Final = re.compile(r"(?:^|\s)--?\w|/\w|\w=|\s\|\s")
 #: …of them, those that only a command line writes: an option, a path from the root
 #: or the home folder, an assignment, a pipe (not a slash between two words)
+#: a number and what it is of, joined by slashes: a port and its protocol in a firewall's
+#: table ("5900/tcp"), a ratio ("24/7", "10/100/1000"): a value, not a path
+_NUMBER_SLASH: Final = re.compile(r"\d[\d.,]*(?:/[\w.-]+)+")
 _OWN_SIGN: Final = re.compile(r"(?:^|\s)--?\w|(?:^|\s)(?:~|\.{1,2})?/\w|\w=|\s\|\s")
 #: a line that opens with a lowercase word ("make deb-pkg", "apt full-upgrade") is a
 #: command only when it is short and has no clause: "install (installieren) - der
@@ -242,6 +245,8 @@ def command_like(paragraph: str) -> bool:
         return False
     if is_section_heading(line):
         return False  # "1.3. Helpers for debian/rules"
+    if _NUMBER_SLASH.fullmatch(line):
+        return False  # a port and its protocol ("5900/tcp"), a ratio ("24/7"): a value
     if line.endswith(":") or _INNER_SENTENCE_END.search(line):
         # prose that names a path: "Sie können auch … in /etc/network/interfaces
         # verwenden, um … einzurichten. Dafür müssen Sie Folgendes tun:"
