@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from ragox.access import Principal
-from ragox.search import latin_spellings, readable_terms, respell, russian_terms
+from ragox.search import (
+    abbreviation_spellings,
+    latin_spellings,
+    readable_terms,
+    respell,
+    russian_terms,
+)
 from ragox.search._respell import MAX_LOOKED_AT, MAX_SPELLINGS
 from ragox.service import Ragox
 
@@ -276,3 +282,67 @@ def _ingest_russian(app: Ragox, folder: Path, texts: Sequence[str]) -> None:
         app.ingest_path(
             folder / f"doc{number}.txt", folder, language="ru", groups=frozenset({"staff"})
         )
+
+
+@pytest.mark.parametrize(
+    ("word", "spelling"),
+    [
+        # without a vowel: no Russian word
+        ("впн", "vpn"),
+        ("ссд", "ssd"),
+        ("днс", "dns"),
+        ("хттп", "http"),
+        # the names of Latin letters spelt out, in English or in Russian
+        ("айпи", "ip"),
+        ("юэсби", "usb"),
+        ("эсэсдэ", "ssd"),
+        ("дивиди", "dvd"),
+    ],
+)
+def test_an_abbreviation_written_in_cyrillic_has_its_letters(word: str, spelling: str) -> None:
+    assert abbreviation_spellings(word)[0] == spelling
+
+
+@pytest.mark.parametrize(
+    "word",
+    # Russian words, names and syllables that read as letter names only with "и" or "ка"
+    # ("иэн", "пика", "эми"), a soft sign ("ль"), a word with vowels of no letter names
+    ["иэн", "пика", "эми", "ль", "гит", "комп", "обои", "сервер", "в"],
+)
+def test_a_russian_word_is_no_abbreviation(word: str) -> None:
+    assert abbreviation_spellings(word) == []
+
+
+def test_an_abbreviation_is_respelt_however_short() -> None:
+    """ "что такое айпи адрес" abstained naming "айпи" over GNOME's page on IP addresses,
+    and "как подключиться к впн" quoted a page on the wrong network (nu17)."""
+    spoken = _held({"ip", "vpn", "адрес"})
+    respelt = respell("что такое айпи адрес", _held({"ip", "адрес"}), spoken)
+    assert respelt.question == "что такое ip адрес"
+    assert respell("как подключиться к впн", spoken, spoken).words == (("впн", "vpn"),)
+    # only where a Russian passage writes it, and no passage holds the word itself
+    assert respell("что такое айпи", _held({"ip"}), _held(set())).words == ()
+    assert respell("как подключиться к впн", _held({"впн", "vpn"}), spoken).words == ()
+
+
+@pytest.mark.both_backends
+def test_an_abbreviation_in_cyrillic_is_asked_as_the_documents_write_it(
+    app: Ragox, tmp_path: Path
+) -> None:
+    folder = tmp_path / "net"
+    texts = (
+        "Что такое IP-адрес?\n\nIP-адрес — это уникальный набор цифр, который "
+        "идентифицирует ваш компьютер в сети.",
+        "Подключение к VPN\n\nЧтобы подключиться к VPN, откройте настройки сети и нажмите "
+        "кнопку «Добавить».",
+        "Беспроводная сеть\n\nЧтобы подключиться к беспроводной сети, выберите её в "
+        "системном меню.",
+    )
+    _ingest_russian(app, folder, texts)
+    record = app.ask("что такое айпи адрес", STAFF)
+    assert record.trace["respelled"] == {"айпи": "ip"}
+    assert not record.abstained, record.answer
+    assert "уникальный набор цифр" in record.answer
+    record = app.ask("как подключиться к впн", STAFF)
+    assert record.trace["respelled"] == {"впн": "vpn"}
+    assert "Добавить" in record.answer

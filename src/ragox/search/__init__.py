@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     )
     from ragox.search._respell import (
         Respelling,
+        abbreviation_spellings,
         latin_spellings,
         readable_terms,
         respell,
@@ -80,6 +81,7 @@ __all__ = [
     "SearchMode",
     "Searcher",
     "SentenceTransformerEmbedder",
+    "abbreviation_spellings",
     "absent_compounds",
     "analyze_document",
     "analyze_query",
@@ -145,6 +147,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "._respell": (
             "Respelling",
+            "abbreviation_spellings",
             "latin_spellings",
             "readable_terms",
             "respell",

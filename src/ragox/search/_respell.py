@@ -20,7 +20,12 @@ no "mir"), not a verb's infinitive, not a word of fewer than five letters ("ко
 holds, and at most three words of a question's first sixteen candidates, spelt at most
 128 ways in all (those that write fewer letters otherwise first): the lookups are the
 reader's partitions' own, and a question of made-up words costs little more. Homes
-without Russian documents are not looked at."""
+without Russian documents are not looked at.
+
+An abbreviation is spelt however short it is: a word without a vowel ("впн" → "vpn",
+"ссд" → "ssd") or one that reads as the names of Latin letters ("айпи" → "ip", "юэсби"
+→ "usb") is no Russian word (nu17, GNOME Help: "что такое айпи адрес" abstained naming
+"айпи" while the manual's page on IP addresses ranked first)."""
 
 from __future__ import annotations
 
@@ -34,7 +39,14 @@ from ragox.search._analyze import analyze_query, index_form, is_search_stopword
 from ragox.search._search import scope_of
 from ragox.store import SearchIndex
 
-__all__ = ["Respelling", "latin_spellings", "readable_terms", "respell", "russian_terms"]
+__all__ = [
+    "Respelling",
+    "abbreviation_spellings",
+    "latin_spellings",
+    "readable_terms",
+    "respell",
+    "russian_terms",
+]
 
 #: how a Cyrillic letter is written in the Latin names Russian readers transliterate
 #: (first the most usual: a spelling found earlier wins)
@@ -88,6 +100,21 @@ _CYRILLIC: Final = re.compile(r"[а-яё]+")
 #: the endings of a Russian verb's infinitive: a name is no verb ("перенести",
 #: "перейти")
 _VERB: Final = re.compile(r"(?:ть|ти|чь|ться|тись)$", re.IGNORECASE)
+#: the names of Latin letters as a Russian reader spells an abbreviation out ("айпи":
+#: IP, "юэсби": USB, "эсэсдэ": SSD), in English and in Russian; not those that are a
+#: Russian word's everyday syllable ("и" for E, "ка" for K: "иэн", "пика")
+_LETTER_NAMES: Final[Mapping[str, str]] = {
+    "эй": "a", "би": "b", "бэ": "b", "си": "c", "цэ": "c", "ди": "d", "дэ": "d",
+    "эф": "f", "джи": "g", "гэ": "g", "эйч": "h", "ай": "i",
+    "джей": "j", "кей": "k", "эл": "l", "эм": "m", "эн": "n", "оу": "o",
+    "пи": "p", "пэ": "p", "кью": "q", "ар": "r", "эр": "r", "эс": "s", "ти": "t",
+    "тэ": "t", "ю": "u", "ви": "v", "вэ": "v", "экс": "x", "икс": "x", "уай": "y",
+    "вай": "y", "зед": "z", "зи": "z", "зэ": "z",
+}  # fmt: skip
+_VOWELS: Final = frozenset("аеёиоуыэюя")
+#: the letters of an abbreviation
+MIN_ABBREVIATION: Final = 2
+MAX_ABBREVIATION: Final = 5
 #: the least letters of a word that is respelt
 MIN_LETTERS: Final = 5
 #: the most letters of a word that is respelt (a name is shorter)
@@ -131,6 +158,37 @@ def latin_spellings(word: str) -> list[str]:
     return [spelling for spelling in spellings if spelling][:MAX_SPELLINGS]
 
 
+def abbreviation_spellings(word: str) -> list[str]:
+    """The Latin abbreviation a Cyrillic word writes, if it is one: its letters without
+    a vowel ("впн" → "vpn", "ссд" → "ssd"; a Russian word has a vowel), or the names of
+    Latin letters spelt out ("айпи" → "ip", "юэсби" → "usb"), of
+    :data:`MIN_ABBREVIATION` to :data:`MAX_ABBREVIATION` letters. None for any other
+    word (a word of five letters or more is a name's spelling: :func:`latin_spellings`)."""
+    folded = word.casefold()
+    if not _CYRILLIC.fullmatch(folded):
+        return []
+    if not _VOWELS & set(folded):
+        if (
+            "ь" in folded
+            or "ъ" in folded
+            or not MIN_ABBREVIATION <= len(folded) <= MAX_ABBREVIATION
+        ):
+            return []
+        spelt = _spell(folded, 1)
+        return list(
+            dict.fromkeys(s for s in spelt if MIN_ABBREVIATION <= len(s) <= MAX_ABBREVIATION)
+        )
+    # every way to read the word as letter names, the fewest letters first
+    readings: dict[int, list[str]] = {0: [""]}
+    for at in range(len(folded)):
+        for written in readings.get(at, [])[:8]:
+            for name, letter in _LETTER_NAMES.items():
+                if folded.startswith(name, at) and len(written) < MAX_ABBREVIATION:
+                    readings.setdefault(at + len(name), []).append(written + letter)
+    spelt = [s for s in readings.get(len(folded), []) if len(s) >= MIN_ABBREVIATION]
+    return list(dict.fromkeys(sorted(spelt, key=len)))
+
+
 def _spell(word: str, choices: int) -> list[str]:
     """The word's spellings that write at most ``choices`` letters otherwise than most
     usually, those with fewer first."""
@@ -165,8 +223,9 @@ def respell(
     held: Callable[[Sequence[str]], Collection[str]],
     spoken: Callable[[Sequence[str]], Collection[str]],
 ) -> Respelling:
-    """``question`` with each Cyrillic word of at least ``MIN_LETTERS`` letters that no
-    passage holds replaced by its first Latin spelling that a Russian passage writes.
+    """``question`` with each Cyrillic word of at least ``MIN_LETTERS`` letters, or
+    abbreviation (:func:`abbreviation_spellings`), that no passage holds replaced by its
+    first Latin spelling that a Russian passage writes.
 
     ``held``: of some index terms, those that a passage the reader may read holds;
     ``spoken``: those that such a passage in Russian holds. A Russian manual writes a
@@ -176,7 +235,7 @@ def respell(
     words = [
         word
         for word in dict.fromkeys(re.findall(r"\w+", question))
-        if MIN_LETTERS <= len(word) <= MAX_LETTERS
+        if (MIN_LETTERS <= len(word) <= MAX_LETTERS or abbreviation_spellings(word))
         and _CYRILLIC.fullmatch(word.casefold())
         and not is_search_stopword(word)
         and not _VERB.search(word)
@@ -194,9 +253,14 @@ def respell(
     # ``MAX_SPELLINGS`` spellings, so that a reader of many groups, whose partitions
     # are each looked in, waits no longer
     share = MAX_SPELLINGS // len(absent)
+    # (an abbreviation, "впн" or "айпи", is spelt as one, however short: a word without
+    # a vowel or of letter names is no Russian word)
     spellings = {
         word: [
-            s for s in latin_spellings(word) if len(s) >= MIN_LETTERS and not is_search_stopword(s)
+            s
+            for s in abbreviation_spellings(word)
+            + [s for s in latin_spellings(word) if len(s) >= MIN_LETTERS]
+            if not is_search_stopword(s)
         ][:share]
         for word in absent
     }
