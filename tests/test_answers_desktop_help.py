@@ -1,6 +1,8 @@
 """Answers a new user met on a desktop's help pages in English, German and Russian
 (issue 16, nu17: GNOME Help): a firewall table's port ("5900/tcp") is a value, not a
-command, so its row is no instruction for an unrelated how-to question."""
+command, so its row is no instruction for an unrelated how-to question; a "why" question
+is answered by the reason, not by the steps beside it; and "you need to" inside a
+condition is no advice."""
 
 from __future__ import annotations
 
@@ -57,3 +59,56 @@ def test_a_firewall_row_does_not_answer_how_to_change_the_wallpaper(tmp_path: Pa
         app.close()
     assert not asked.abstained, asked.answer
     assert "5900/tcp" in asked.answer
+
+
+DIM_EN = (
+    "Why does my screen go dim after a while?\n\n"
+    "If it is possible to set the brightness of your screen, it will dim when the computer "
+    "is idle in order to save power. When you start using the computer again, the screen "
+    "will brighten.\n\n"
+    "To stop the screen from dimming itself: Open the Activities overview and start typing "
+    "Power. Click Power to open the panel. Switch the Dim Screen switch to off in the "
+    "Power Saving Options section.\n"
+)
+SUSPEND_EN = (
+    "Set up automatic suspend\n\n"
+    "You can configure your computer to automatically suspend when idle. Open the Power "
+    "panel and switch Automatic Suspend on. The computer will suspend after the delay "
+    "you choose.\n"
+)
+
+
+def test_a_why_question_is_answered_by_the_reason_not_the_steps(tmp_path: Path) -> None:
+    """ "why does my screen go dark by itself after a while" quoted the steps that turn
+    dimming off (they repeat "screen" and "itself"), not "it will dim when the computer
+    is idle in order to save power" (nu17 E04): steps say no reason."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in (("power-whydim.txt", DIM_EN), ("power-suspend.txt", SUSPEND_EN)):
+            (folder / name).write_text(text, encoding="utf-8")
+            app.ingest_path(folder / name, folder, tenant="default", language="en")
+        record = app.ask("why does my screen go dark by itself after a while", OPERATOR)
+        # the steps still answer how
+        how = app.ask("how do i stop the screen from dimming itself", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    assert "in order to save power" in record.citations[0].anchor.quote.exact
+    assert how.answer.startswith("To stop the screen from dimming itself: Open")
+
+
+def test_a_condition_that_goes_on_with_you_need_to_is_no_advice() -> None:
+    """ "If the network card stops working, and you need to swap a new card in, the
+    service won't work anymore." had counted as an instruction, and was quoted for "how
+    can i find the mac address of my wifi card" before the steps (nu17 E02)."""
+    assert not has_instruction(
+        "If the network card stops working, and you need to swap a new card in, the "
+        "service won't work anymore.",
+        "en",
+    )
+    assert not has_instruction("Reboot the machine and you should see the login screen.", "en")
+    # advice is still advice
+    assert has_instruction("You need to restart the service after editing the file.", "en")
+    assert has_instruction("If the card stops working, you should replace it.", "en")

@@ -248,7 +248,10 @@ class ExtractiveConfig:
     #: unanswerable ones 2 and more), never on the held-out set; XQuAD asks almost no
     #: how-to questions
     instruction_evidence: float = 1.0
-    #: answerability penalty of a sentence without an instruction for a how-to question:
+    #: answerability penalty of a sentence without an instruction for a how-to question
+    #: (and score and answerability penalty of one with steps and no reason for a "why"
+    #: question: "To stop the screen from dimming itself: Open …" does not say why it
+    #: dims; no gold sentence of XQuAD's "why" questions has steps):
     #: "How do I install the NVIDIA driver?" is not answered by a manual's "to find out
     #: what experiences people had with NVIDIA drivers, search the phrase …". Set on the
     #: real-document development set, never on the held-out set
@@ -338,6 +341,8 @@ class ExtractiveConfig:
             score -= self.no_duration
         elif kind is AnswerKind.NUMBER and not features.answer_kind:
             score -= self.no_count
+        elif kind is AnswerKind.REASON and features.instructs:
+            score -= self.description
         return score
 
     def answerability(self, features: Support, kind: AnswerKind | None = None) -> float:
@@ -361,6 +366,9 @@ class ExtractiveConfig:
             # "why …?" answered by a sentence that states a reason ("Das ist der Grund,
             # weshalb die erste Veröffentlichung 1.1 war")
             credit = self.instruction_evidence
+        elif kind is AnswerKind.REASON and features.instructs:
+            # …and not by steps that say no reason
+            credit = -self.description
         elif kind is AnswerKind.NAME and features.answer_kind:
             # "which tool …?" answered by a sentence naming one ("You can use cron-apt;
             # this tool updates the system at regular intervals")
@@ -825,6 +833,14 @@ def score_sentences(
                 else section,
                 heading_asks=asks,
             )
+            if (
+                kind is AnswerKind.REASON
+                and not features.answer_kind
+                and has_instruction(item.text[start:end], languages_of[item.text])
+            ):
+                # steps do not say why ("To stop the screen from dimming itself: Open
+                # …" for "why does my screen go dark by itself?")
+                features = replace(features, instructs=True)
             exact = frozenset(t for t, value in credits.items() if value >= 1.0)
             literal = sum(
                 weights[t] * value for t, value in credits.items() if t not in credits.by_synonym

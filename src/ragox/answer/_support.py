@@ -552,6 +552,9 @@ class Support:
     #: the share of the other question terms that none of these contain, beside the
     #: weightiest one (``uncovered``)
     uncovered_rest: float = 0.0
+    #: for a "why" question: the sentence gives steps (a command, an imperative) and no
+    #: reason
+    instructs: bool = False
 
 
 #: shortest term matched inside a longer stem, or with a changed ending

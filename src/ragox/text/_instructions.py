@@ -97,8 +97,10 @@ _ENGLISH: Final = re.compile(
     # not a word of an enumeration ("unknown, install, remove purge und hold")
     + r"(?!\s*[,;)]|\s+(?:and|or|und|oder|и|или)\b)"
     # advice addressed to the reader is an instruction too: "You should make a backup
-    # …"
-    + r"|\byou (?:should|must|need to|have to)\b"
+    # …"; not a condition it goes on ("If the network card stops working, and you need
+    # to swap a new card in, the service won't work anymore"), nor what follows a step
+    # ("… and you should see …")
+    + r"|(?<!\band )(?<!\bor )\byou (?:should|must|need to|have to)\b"
     # a step of a sequence, whatever its verb: "First send a mail to …", "Then mark
     # yourself …", "Finally, upload the package"; not a narrative ("First of all, the
     # …", "Then the system boots", "Next you …", "First released in 1991", "Second
