@@ -1,8 +1,10 @@
 """Answers a new user met on a desktop's help pages in English, German and Russian
 (issue 16, nu17: GNOME Help): a firewall table's port ("5900/tcp") is a value, not a
 command, so its row is no instruction for an unrelated how-to question; a "why" question
-is answered by the reason, not by the steps beside it; and "you need to" inside a
-condition is no advice."""
+is answered by the reason, not by the steps beside it (unless it asks how too); "you need
+to" inside a condition is no advice; and a how-to question is answered by the steps of the
+page an overview's line points to, not by that line, nor by the page's sentence that
+restates the question."""
 
 from __future__ import annotations
 
@@ -90,6 +92,11 @@ def test_a_why_question_is_answered_by_the_reason_not_the_steps(tmp_path: Path) 
             (folder / name).write_text(text, encoding="utf-8")
             app.ingest_path(folder / name, folder, tenant="default", language="en")
         record = app.ask("why does my screen go dark by itself after a while", OPERATOR)
+        # a question that asks how too is answered by the steps as well (nu9's "Warum hat
+        # meine … Auswahl plötzlich runde Ecken und wie werde ich die los?")
+        both = app.ask(
+            "why does my screen go dark after a while and how do i get rid of that?", OPERATOR
+        )
         # the steps still answer how
         how = app.ask("how do i stop the screen from dimming itself", OPERATOR)
     finally:
@@ -97,6 +104,8 @@ def test_a_why_question_is_answered_by_the_reason_not_the_steps(tmp_path: Path) 
     assert not record.abstained, record.answer
     assert "in order to save power" in record.citations[0].anchor.quote.exact
     assert how.answer.startswith("To stop the screen from dimming itself: Open")
+    assert "in order to save power" in both.answer
+    assert "To stop the screen from dimming itself: Open" in both.answer
 
 
 def test_a_condition_that_goes_on_with_you_need_to_is_no_advice() -> None:
@@ -112,3 +121,112 @@ def test_a_condition_that_goes_on_with_you_need_to_is_no_advice() -> None:
     # advice is still advice
     assert has_instruction("You need to restart the service after editing the file.", "en")
     assert has_instruction("If the card stops working, you should replace it.", "en")
+
+
+PRINTING_EN = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Printing</title></head><body>
+<h1>Printing</h1>
+<div class="links">
+<ul>
+<li><a href="printing-to-file.html">Print to file</a> — Save a document as a PDF, PostScript
+or SVG file instead of sending it to a printer.</li>
+<li><a href="printing-booklet.html">Print a booklet</a> — Print folded booklets from a
+PDF.</li>
+<li><a href="printing-cancel.html">Cancel a print job</a> — Remove a pending print job
+from the queue.</li>
+</ul>
+</div>
+</body></html>
+"""
+TO_FILE_EN = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Print to file</title></head><body>
+<h1>Print to file</h1>
+<p>You can choose to print a document to a file instead of sending it to print from a
+printer. Printing to file will create a PDF, a PostScript or a SVG file that contains the
+document. This can be useful if you want to transfer the document to another machine or to
+share it with someone.</p>
+<div class="steps"><p>To print to file:</p>
+<ol>
+<li><p>Open the print dialog by pressing Ctrl+P.</p></li>
+<li><p>Select Print to File under Printer in the General tab.</p></li>
+<li><p>To change the default filename and where the file is saved to, click the filename
+below the printer selection. Click Select once you have finished choosing.</p></li>
+<li><p>Choose your other page preferences.</p></li>
+<li><p>Press Print to save the file.</p></li>
+</ol></div>
+</body></html>
+"""
+BOOKLET_EN = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Print a booklet</title></head><body>
+<h1>Print a booklet</h1>
+<p>You can print a booklet from a PDF on a double-sided printer. Open the print dialog,
+choose Page Setup and set Pages per side to 2.</p>
+</body></html>
+"""
+
+
+def test_a_how_to_question_is_answered_by_the_page_not_the_overview_line(
+    tmp_path: Path,
+) -> None:
+    """ "how do i print to a pdf file instead of the printer" quoted the overview page's
+    line "Print to file — Save a document as a PDF … instead of sending it to a printer."
+    (it holds every word of the question) and nothing of the page it points to (nu17
+    E01); then that page's "You can choose to print a document to a file …", not its
+    steps, which scored nearly as well."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in (
+            ("printing.html", PRINTING_EN),
+            ("printing-to-file.html", TO_FILE_EN),
+            ("printing-booklet.html", BOOKLET_EN),
+        ):
+            (folder / name).write_text(text, encoding="utf-8")
+            app.ingest_path(folder / name, folder, tenant="default")
+        record = app.ask("how do i print to a pdf file instead of the printer", OPERATOR)
+        # the page's first sentence restates the question; its steps answer it
+        restated = app.ask(
+            "how can i print to a file instead of sending it to the printer", OPERATOR
+        )
+        # what the overview's line says is still found where nothing else says it
+        what = app.ask("what does print to file save a document as?", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    assert record.citations[0].anchor.document_id == "printing-to-file.html"
+    assert "Select Print to File" in record.answer
+    # the steps lead
+    assert record.answer.startswith("To print to file:")
+    assert "Save a document as a PDF" not in record.answer
+    assert not what.abstained, what.answer
+    assert restated.answer.startswith("To print to file:"), restated.answer
+
+
+NAMES_EN = (
+    "Printer names\n\n"
+    "The name of a printer cannot be changed while a job is printing on it. To clean the "
+    "print heads of a printer: Open Settings, click Printers and choose Clean Heads.\n"
+)
+OFFICE_EN = (
+    "Networks\n\n"
+    "A network printer is shared by every computer of the office. Ask your administrator "
+    "to add one.\n"
+)
+
+
+def test_steps_about_another_thing_do_not_take_the_answers_place(tmp_path: Path) -> None:
+    """Steps take the place of a how-to answer's first sentence only where they say
+    much of the question themselves: "To clean the print heads of a printer: …" shares
+    "printer" alone and stands beside the answer."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in (("printer-name.txt", NAMES_EN), ("network.txt", OFFICE_EN)):
+            (folder / name).write_text(text, encoding="utf-8")
+            app.ingest_path(folder / name, folder, tenant="default", language="en")
+        record = app.ask("how do i change the name of a printer while it is printing?", OPERATOR)
+    finally:
+        app.close()
+    assert record.answer.startswith("The name of a printer cannot be changed"), record.answer

@@ -104,6 +104,7 @@ from ragox.text._instructions import (
     HOW_TO_LATER,
     HOW_TO_QUESTION,
     PARAGRAPH_BREAK,
+    asks_for_instructions,
     described_command,
     has_instruction,
 )
@@ -682,6 +683,13 @@ def score_sentences(
     # the passage's rank, which its copies further down have their own of
     seen: dict[int, list[ScoredSentence]] = {}
     row_units = [frozenset((start, end) for start, end in cut) for cut in rows]
+    # a "why" question that asks how too ("Warum hat meine … Auswahl runde Ecken und
+    # wie werde ich die los?"): steps answer its second half
+    also_how = kind is AnswerKind.REASON and (
+        _ALSO_HOW.search(question) is not None or asks_for_instructions(question)
+    )
+    # for a how-to question: the titles of the pages the evidence holds, per document
+    pages_here = _page_titles(evidence) if kind is AnswerKind.INSTRUCTION else {}
     for index, (item, sentences, headings) in enumerate(
         zip(evidence, passages, heading_spans, strict=True)
     ):
@@ -773,6 +781,11 @@ def score_sentences(
                 ):
                     left_out += 1
                     continue
+            if pages_here and _points_to(item.text[start:end], item.document_id, pages_here):
+                # an overview's line that points to a page the evidence holds ("Print to
+                # file — Save a document as a PDF … instead of sending it to a
+                # printer.") says what that page is for; the page says how
+                continue
             # an item of a catalog of commands ("Показать …: dpkg --info …" then
             # "Установить пакет …: dpkg --install …") says nothing about its sibling
             # beside it: a neighbour's words are context, another item's are not
@@ -835,6 +848,7 @@ def score_sentences(
             )
             if (
                 kind is AnswerKind.REASON
+                and not also_how
                 and not features.answer_kind
                 and has_instruction(item.text[start:end], languages_of[item.text])
             ):
@@ -1214,11 +1228,54 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
+#: a how-to question's best sentence that instructs nothing (it may restate the
+#: question: "You can choose to print a document to a file instead of sending it to
+#: print from a printer.") gives way to steps of its passage that score at least this
+#: share of it, and hold at least ``own_ratio`` of what it holds itself. Chosen, not
+#: fitted; no answer of the development set changes with it
+STEPS_RATIO: Final = 0.8
 #: the longest block (an introducing sentence with its list or command) quoted beside
 #: the best sentence
 MAX_FURTHER_BLOCK: Final = 400
 #: the longest table row that is one unit: a longer one holds prose, quoted by sentence
 MAX_ROW_CHARS: Final = 500
+
+
+#: a question that goes on to ask how ("… und wie werde ich die los?")
+_ALSO_HOW: Final = regex.compile(r"\b(?:and|or|und|oder|и|или|а)\s+(?:how|wie|как)\b", regex.I)
+#: an overview's line for another page: its title, a dash, what the page is for
+#: ("Print to file — Save a document as a PDF …", "Drucken in Datei – …")
+_POINTER: Final = regex.compile(r"^[^\S\n]*(?P<title>[^\n—–]{2,80}?)[^\S\n]+[—–][^\S\n]+\S")
+#: a page's title: its passage's first line, at most this long
+_MAX_TITLE: Final = 80
+
+
+def _title_key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _page_titles(evidence: Sequence[Evidence]) -> dict[str, frozenset[str]]:
+    """Per document of the evidence, the titles under which it holds a passage: the
+    section title a passage is in, or the line it opens with."""
+    found: dict[str, set[str]] = {}
+    for item in evidence:
+        titles = found.setdefault(item.document_id, set())
+        if item.section_title:
+            titles.add(_title_key(item.section_title))
+        first = item.text.lstrip().split("\n", 1)[0]
+        if len(first) <= _MAX_TITLE:
+            titles.add(_title_key(first))
+    return {document: frozenset(titles) for document, titles in found.items()}
+
+
+def _points_to(sentence: str, document_id: str, pages: Mapping[str, frozenset[str]]) -> bool:
+    """The sentence is an overview's line for a page of another document that the
+    evidence holds: its title, a dash, what the page is for."""
+    match = _POINTER.match(sentence)
+    if match is None:
+        return False
+    title = _title_key(match.group("title"))
+    return any(title in titles for document, titles in pages.items() if document != document_id)
 
 
 def table_rows(evidence: Evidence, cells: Sequence[EvidenceCell]) -> tuple[tuple[int, int], ...]:
@@ -1662,6 +1719,26 @@ class ExtractiveGenerator:
         if not own:
             return Draft(claims=(), abstained=True, missing=None)
         best = own[0]
+        if kind is AnswerKind.INSTRUCTION and not best.support.answer_kind:
+            # a how-to question: the steps of the best sentence's passage that score
+            # nearly as well answer it ("To print to file: Open the print dialog …"
+            # beside "You can choose to print a document to a file instead of …")
+            steps = next(
+                (
+                    s
+                    for s in own[1:]
+                    if s.support.answer_kind
+                    and s.evidence.source_id == best.evidence.source_id
+                    and s.score >= STEPS_RATIO * best.score
+                    # (what the steps say themselves, not by their neighbours: "To
+                    # clean the print heads of a printer: Open …" after "The name of a
+                    # printer cannot be changed while …")
+                    and _own(s) >= config.own_ratio * _own(best)
+                ),
+                None,
+            )
+            if steps is not None:
+                best = steps
         chosen = [best]
         # a best sentence that refers back ("It is distributed in the package
         # debian-policy", "Dort finden Sie einen Eintrag wie diesen: …") says nothing
