@@ -68,7 +68,8 @@ HTML_PARSER: Final = ParserInfo(
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
-        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
+        "navigation": "nav,role=navigation|contentinfo,page-footer,class=navheader|navfooter;"
+        "subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -118,13 +119,24 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
+def _page_footer(node: LexborNode) -> bool:
+    """A ``footer`` inside no ``article``, ``aside``, ``main``, ``nav`` or ``section``:
+    the page's ``contentinfo`` landmark."""
+    parent = node.parent
+    while parent is not None:
+        if parent.tag in ("article", "aside", "main", "nav", "section"):
+            return False
+        parent = parent.parent
+    return True
+
+
 def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
     """A block element that holds the page's navigation: ``nav``, an ARIA
     ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
     if tag == "nav":
         return True
     role = attributes.get("role")
-    if role and "navigation" in role.lower().split():
+    if role and not {"navigation", "contentinfo"}.isdisjoint(role.lower().split()):
         return True
     classes = attributes.get("class")
     # (the substring test first: most elements of a page have a class, few a nav one)
@@ -587,7 +599,7 @@ def _enter(
             parent.box.kind
             if parent.box.kind is BlockKind.NAVIGATION
             else BlockKind.NAVIGATION
-            if block and _navigation(tag, attributes)
+            if block and (_navigation(tag, attributes) or (tag == "footer" and _page_footer(node)))
             else _ROLES.get(tag, parent.box.kind)
         ),
         preserve=parent.preserve or tag in _PRE_TAGS,

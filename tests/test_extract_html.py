@@ -245,6 +245,28 @@ def test_block_kinds_follow_the_element_roles(manual: Extraction) -> None:
     ]
 
 
+def test_a_pages_footer_is_furniture_and_an_articles_is_not() -> None:
+    """The page's ``footer`` (in no ``article``, ``aside``, ``main``, ``nav`` or
+    ``section``: the ``contentinfo`` landmark) and ``role="contentinfo"`` are marked as
+    navigation is: LibreOffice's help ends every page with "Help content debug info:
+    This page is: …xhp", which its external style sheet hides, and it was quoted as an
+    answer (nu18). An article's own footer (its author, its date) is its text."""
+    page = extract(
+        "<main><article><h1>Dates</h1><p>Insert a fixed date field.</p>"
+        "<footer><p>Written by Ann.</p></footer></article></main>"
+        "<div><footer><div class=debug><h3>Help content debug info:</h3>"
+        "<p>This page is: /text/swriter/guide/fields_date.xhp</p></div></footer></div>"
+        '<div role="contentinfo"><p>© 2024 The Authors</p></div>'
+    )
+    kinds = {t: b.kind for t, b in zip(texts(page), page.blocks, strict=True)}
+    assert kinds["Written by Ann."] is BlockKind.PARAGRAPH
+    assert kinds["Insert a fixed date field."] is BlockKind.PARAGRAPH
+    assert kinds["Help content debug info:"] is BlockKind.NAVIGATION
+    assert kinds["This page is: /text/swriter/guide/fields_date.xhp"] is BlockKind.NAVIGATION
+    assert kinds["© 2024 The Authors"] is BlockKind.NAVIGATION
+    assert "Help content debug info:" in page.text
+
+
 def test_a_pages_navigation_is_kept_in_the_text_and_marked() -> None:
     """``nav``, ``role="navigation"`` and a DocBook page's navheader/navfooter: their
     blocks (cells and items too) are NAVIGATION, and stay in the representation;

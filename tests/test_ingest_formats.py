@@ -292,6 +292,35 @@ def test_a_pages_navigation_is_neither_searched_nor_quoted(app: Ragox, tmp_path:
     assert not found.abstained and "dput" in found.answer
 
 
+def test_a_pages_hidden_debug_footer_is_neither_searched_nor_quoted(
+    app: Ragox, tmp_path: Path
+) -> None:
+    """LibreOffice's help ends every page with a footer that its external style sheet
+    hides ("Help content debug info: This page is: /text/swriter/guide/fields_date.xhp
+    Title is: …"); it was quoted first for "whats the difference between a fixed and a
+    variable date field in writer?" and shown in 84 search snippets (nu18). The page's
+    footer is furniture, as its navigation is."""
+    page = tmp_path / "fields_date.html"
+    page.write_text(
+        "<html><body><div id=DisplayArea><h1>Inserting Fixed or Variable Date Fields</h1>"
+        "<p>You can insert the current date as a field that updates each time you open "
+        "the document, or as a field that does not update.</p>"
+        "<p>Choose Insert - Field - More Fields and click the Document tab.</p></div>"
+        "<footer><div id=DEBUG class=debug><h3 class=bug>Help content debug info:</h3>"
+        "<p>This page is: /text/swriter/guide/fields_date.xhp</p>"
+        "<p>Title is: Inserting Fixed or Variable Date Fields</p></div></footer>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    doc = _ingest(app, page)
+    assert "Help content debug info:" in app.text(doc, OPERATOR)
+    assert app.search("debug info", OPERATOR) == []
+    answer = app.ask("whats the difference between a fixed and a variable date field?", OPERATOR)
+    assert not answer.abstained, answer.answer
+    assert "debug" not in answer.answer
+    assert "updates each time you open the document" in answer.answer
+
+
 def test_no_chunk_is_packed_across_a_navigation_bar(app: Ragox, tmp_path: Path) -> None:
     """Short sections on both sides of a ``nav`` are packed into chunks, but never into
     one across it: its text is in no chunk's range, so no answer can quote it."""

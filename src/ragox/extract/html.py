@@ -74,7 +74,8 @@ HTML_PARSER: Final = ParserInfo(
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
-        "navigation": "nav,role=navigation,class=navheader|navfooter;subtree",
+        "navigation": "nav,role=navigation|contentinfo,page-footer,class=navheader|navfooter;"
+        "subtree",
         "whitespace": "css-normal",
         "pre": "verbatim",
         "br": "newline",
@@ -125,13 +126,33 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
+#: the elements whose ``footer`` is their own, not the page's (HTML-AAM: a ``footer``
+#: inside none of them is the page's ``contentinfo`` landmark)
+_SECTIONING: Final = frozenset({"article", "aside", "main", "nav", "section"})
+#: ARIA landmarks of a page's furniture: its navigation, and its footer's information
+#: about the page (copyright, contact, LibreOffice's help's hidden "Help content debug
+#: info: This page is: …", which its external style sheet hides)
+_FURNITURE_ROLES: Final = frozenset({"navigation", "contentinfo"})
+
+
+def _page_footer(node: LexborNode) -> bool:
+    """A ``footer`` element that is the page's (inside no sectioning element)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.tag in _SECTIONING:
+            return False
+        parent = parent.parent
+    return True
+
+
 def _navigation(tag: str, attributes: dict[str, str | None]) -> bool:
-    """A block element that holds the page's navigation: ``nav``, an ARIA
-    ``role="navigation"`` landmark, or a DocBook page's header or footer links."""
+    """A block element that holds the page's furniture: ``nav``, an ARIA
+    ``role="navigation"`` or ``role="contentinfo"`` landmark, or a DocBook page's header
+    or footer links. (A page's own ``footer`` is found by :func:`_page_footer`.)"""
     if tag == "nav":
         return True
     role = attributes.get("role")
-    if role and "navigation" in role.lower().split():
+    if role and not _FURNITURE_ROLES.isdisjoint(role.lower().split()):
         return True
     classes = attributes.get("class")
     # (the substring test first: most elements of a page have a class, few a nav one)
@@ -1064,16 +1085,20 @@ def _walk(
                 element_id = None
             kind = box[_KIND]
             if kind is not navigation:
-                if tag == "nav" or (
-                    attributes
-                    and (
-                        # (:func:`_navigation`, whose role test a block without a
-                        # role attribute does not need)
-                        _navigation(tag, attributes)
-                        if "role" in attributes
-                        else (classes := attributes.get("class"))
-                        and "nav" in classes
-                        and not _NAVIGATION_CLASSES.isdisjoint(classes.split())
+                if (
+                    tag == "nav"
+                    or (tag == "footer" and _page_footer(node))
+                    or (
+                        attributes
+                        and (
+                            # (:func:`_navigation`, whose role test a block without a
+                            # role attribute does not need)
+                            _navigation(tag, attributes)
+                            if "role" in attributes
+                            else (classes := attributes.get("class"))
+                            and "nav" in classes
+                            and not _NAVIGATION_CLASSES.isdisjoint(classes.split())
+                        )
                     )
                 ):
                     kind = navigation
