@@ -36,7 +36,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, TypeVar
 
@@ -59,6 +59,7 @@ from ragox.answer._blocks import (
 )
 from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._compare import both_sides, compared_sides
+from ragox.answer._incidental import incidental_words, question_proper
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
 from ragox.answer._names import asked_names, topic_names, writes_name
@@ -434,7 +435,19 @@ class Scoring:
     weights: Mapping[str, float] = field(default_factory=dict)
 
 
-#: ``weights(terms) -> {term: idf}`` from the index the evidence came from
+class Weights(dict[str, float]):
+    """Terms' IDF in the index the evidence came from; ``absent``: those that no passage
+    the reader may read holds."""
+
+    __slots__ = ("absent",)
+
+    def __init__(self, weights: Mapping[str, float], absent: Collection[str] = ()) -> None:
+        super().__init__(weights)
+        self.absent = frozenset(absent)
+
+
+#: ``weights(terms) -> {term: idf}`` from the index the evidence came from (a
+#: :class:`Weights` says which of them no readable passage holds)
 TermWeights = Callable[[Sequence[str]], Mapping[str, float]]
 
 
@@ -651,6 +664,8 @@ def score_sentences(
     if term_weights is not None:
         found = term_weights(word_terms)
         weights = {term: found.get(term, 0.0) for term in word_terms}
+        if isinstance(found, Weights) and found.absent:
+            weights = _incidental_capped(weights, found.absent, question, languages)
     else:
         count = sum(len(sentences) for sentences in passages)
         weights = {
@@ -1252,6 +1267,31 @@ _MAX_TITLE: Final = 80
 
 def _title_key(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def _incidental_capped(
+    weights: dict[str, float], absent: frozenset[str], question: str, languages: Sequence[str]
+) -> dict[str, float]:
+    """``weights`` with each term that no readable passage holds and that only words
+    saying when or what for, or example numbers, gave (:func:`incidental_words`)
+    weighing no more than the question's weightiest other term."""
+    incidental = incidental_words(question)
+    if not incidental:
+        return weights
+    # (a word the question proper says too is none: "… the header when … the header")
+    main = set(analyze_query(question_proper(question), languages))
+    capped = {
+        term
+        for term in analyze_query(" ".join(incidental), languages)
+        if term in absent and term in weights and term not in main
+    }
+    others = [weight for term, weight in weights.items() if term not in capped]
+    if not capped or not others:
+        return weights
+    most = max(others)
+    return {
+        term: min(weight, most) if term in capped else weight for term, weight in weights.items()
+    }
 
 
 def _page_titles(evidence: Sequence[Evidence]) -> dict[str, frozenset[str]]:

@@ -65,6 +65,7 @@ from ragox.text import BASE_PROFILE, Coordinates, MappedRange, Profile, Span
 if TYPE_CHECKING:
     from ragox.anchor import Anchor, Migration
     from ragox.answer import AnswerRecord, Citation, Generator, Translation
+    from ragox.answer._extractive import Weights
     from ragox.ingest import (
         Ingestor,
         IngestOutcome,
@@ -811,23 +812,30 @@ class Ragox:
 
         return cells
 
-    def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], dict[str, float]]:
-        """BM25-style IDF of terms within what the principal's tenant has indexed."""
+    def term_weights(self, principal: Principal) -> Callable[[Sequence[str]], Weights]:
+        """BM25-style IDF of terms within what the principal may read, and which of
+        them no such passage holds."""
+        from ragox.answer._extractive import Weights  # noqa: PLC0415 - loaded by ask
         from ragox.search import scope_of  # noqa: PLC0415
 
         scope = scope_of(principal)
 
-        def weights(terms: Sequence[str]) -> dict[str, float]:
+        def weights(terms: Sequence[str]) -> Weights:
             total, frequencies = self.store.index.term_statistics(scope, terms)
             # Document frequencies from a handful of chunks are noise: in a one-chunk
             # index a word of the question that the text lacks ("how *often*") would
             # weigh five times a word it has. Counting at least MIN_IDF_CHUNKS chunks
             # keeps such weights near each other; larger indexes are unaffected.
             total = max(total, MIN_IDF_CHUNKS)
-            return {
-                term: math.log(1 + (total - frequencies[term] + 0.5) / (frequencies[term] + 0.5))
-                for term in terms
-            }
+            return Weights(
+                {
+                    term: math.log(
+                        1 + (total - frequencies[term] + 0.5) / (frequencies[term] + 0.5)
+                    )
+                    for term in terms
+                },
+                [term for term in terms if not frequencies[term]],
+            )
 
         return weights
 
