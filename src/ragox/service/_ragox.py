@@ -488,20 +488,39 @@ class Ragox:
 
     def _respelt(self, question: str, principal: Principal) -> Respelling:
         """The question with its Cyrillic names spelt as the reader's Russian documents
-        write them (``ragox.search._respell``); as it is where the reader may read no
-        Russian document."""
+        write them (``ragox.search._respell``; not where the reader may read no Russian
+        document), and its misspelt words as the reader's documents write them
+        (``ragox.search._spelling``)."""
         from ragox.search import (  # noqa: PLC0415
             MAX_QUERY_CHARS,
             Respelling,
             readable_terms,
             respell,
             russian_terms,
+            scope_of,
         )
+        from ragox.search._spelling import corrections  # noqa: PLC0415
 
-        if len(question) > MAX_QUERY_CHARS or "ru" not in self.searcher().languages(principal):
+        if len(question) > MAX_QUERY_CHARS:
             return Respelling(question, ())
         index = self.store.index
-        return respell(question, readable_terms(index, principal), russian_terms(index, principal))
+        held = readable_terms(index, principal)
+        respelt = (
+            respell(question, held, russian_terms(index, principal))
+            if "ru" in self.searcher().languages(principal)
+            else Respelling(question, ())
+        )
+        scope = scope_of(principal)
+        read = corrections(
+            respelt.question,
+            held,
+            lambda terms: index.term_statistics(scope, terms)[1],
+            lambda prefix, limit: index.terms_starting(scope, prefix, limit),
+        )
+        if not read:
+            return respelt
+        corrected = re.sub(r"\w+", lambda m: read.get(m.group(), m.group()), respelt.question)
+        return Respelling(corrected, (*respelt.words, *read.items()))
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
