@@ -16,6 +16,7 @@ import pytest
 from conftest import OPERATOR
 from ragox.answer._extractive import _incidental_capped
 from ragox.answer._incidental import incidental_words
+from ragox.answer._support import AnswerKind, answer_kind
 from ragox.service import Ragox
 
 XQUAD = Path(__file__).parent / "data" / "xquad"
@@ -157,3 +158,17 @@ def test_only_an_absent_incidental_word_weighs_less() -> None:
     weights = {"header": 9.0, "repeat": 2.0, "calc": 3.0}
     question = "how do i repeat the header when calc spills the header?"
     assert _incidental_capped(weights, frozenset({"header"}), question, ["en"]) == weights
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "was ist eigentlich eine pivot tabelle?",
+        "what is actually a pivot table?",
+        "что такое вообще сводная таблица?",
+    ],
+)
+def test_a_filler_leaves_a_definition_question_one(question: str) -> None:
+    """ "was ist eigentlich eine pivot tabelle?" (nu18) was no definition question: the
+    filler made the term four words long."""
+    assert answer_kind(question) is AnswerKind.DEFINITION

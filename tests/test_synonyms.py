@@ -30,6 +30,7 @@ def _stem(word: str, language: str) -> str:
     [
         ("see", "display", "en"),
         ("remove", "uninstall", "en"),
+        ("rid", "remove", "en"),
         ("zeigen", "auflisten", "de"),
         ("löschen", "entfernen", "de"),
         ("показать", "вывести", "ru"),

@@ -160,7 +160,10 @@ _DEFINITION_QUESTION: Final = (
     AnswerKind.DEFINITION,
     re.compile(
         r"^\W*(?:what(?: is|'s| are)|was (?:ist|sind|bedeutet|bedeuten)|что (?:такое|есть)"
-        r"|что означает)\s+(?:(?:an?|the|ein|eine|einen|der|die|das)\s+)?"
+        r"|что означает)\s+"
+        # (a filler first: "Was ist *eigentlich* eine Pivot-Tabelle?")
+        r"(?:(?:actually|really|exactly|basically|eigentlich|überhaupt|denn|genau|вообще"
+        r"|собственно|именно)\s+)?(?:(?:an?|the|ein|eine|einen|der|die|das)\s+)?"
         r"[\w.+-]+(?:\s+[\w.+-]+){0,2}"
         # its abbreviation: "Was ist ein Non-Maintainer-Upload (NMU)?"
         r"(?:\s*\([\w.+-]{1,20}\))?\s*\??\s*$"

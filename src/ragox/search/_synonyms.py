@@ -37,7 +37,8 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("see", "show", "display", "view", "list"),
         ("change", "modify", "alter", "switch"),
         ("switch", "move", "migrate"),
-        ("remove", "delete", "uninstall", "purge", "erase"),
+        # (and "get rid of": "how to get rid of duplicate rows", nu18)
+        ("remove", "delete", "uninstall", "purge", "erase", "rid"),
         ("find", "determine", "identify", "discover"),
         ("inform", "notify", "tell"),
         ("obtain", "get", "fetch", "retrieve", "download"),
