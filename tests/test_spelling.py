@@ -163,7 +163,8 @@ def test_a_misspelt_question_is_answered_and_the_trace_names_the_word(docs: Rago
     merged = docs.ask("как обьединить ячейки?", STAFF)
     assert not merged.abstained, merged.answer
     assert merged.trace["respelled"] == {"обьединить": "объединить"}
-    assert [hit.document_id for hit in docs.search("duplicte", STAFF)] == ["duplicates.txt"]
+    # a search is run as typed: its hits would not say that a word was read otherwise
+    assert docs.search("duplicte", STAFF) == []
 
 
 @pytest.mark.both_backends

@@ -473,8 +473,9 @@ class Ragox:
         from ragox.search import in_askers_tree  # noqa: PLC0415
 
         searcher = self.searcher(embedder)
-        # "апаче" finds the passages on "Apache" (see :meth:`ask`)
-        asked = self._respelt(query, principal).question
+        # "апаче" finds the passages on "Apache" (see :meth:`ask`); a search is run as
+        # typed otherwise: its hits do not say that a word was read as another
+        asked = self._respelt(query, principal, spelling=False).question
         hits = searcher.search(
             asked,
             principal,
@@ -486,11 +487,11 @@ class Ragox:
         # a passage found in several language trees is shown in the query's
         return in_askers_tree(hits, query) if collapse else hits
 
-    def _respelt(self, question: str, principal: Principal) -> Respelling:
+    def _respelt(self, question: str, principal: Principal, *, spelling: bool = True) -> Respelling:
         """The question with its Cyrillic names spelt as the reader's Russian documents
         write them (``ragox.search._respell``; not where the reader may read no Russian
-        document), and its misspelt words as the reader's documents write them
-        (``ragox.search._spelling``)."""
+        document), and, with ``spelling``, its misspelt words as the reader's documents
+        write them (``ragox.search._spelling``)."""
         from ragox.search import (  # noqa: PLC0415
             MAX_QUERY_CHARS,
             Respelling,
@@ -510,6 +511,8 @@ class Ragox:
             if "ru" in self.searcher().languages(principal)
             else Respelling(question, ())
         )
+        if not spelling:
+            return respelt
         scope = scope_of(principal)
         read = corrections(
             respelt.question,
