@@ -1,28 +1,24 @@
-"""Words a question misspells, read as the word the reader's documents write.
+"""Words a question misspells in the two ways that make no other word: two letters
+swapped, or a letter Russian writers put for another.
 
-"how to get rid of duplicte rows in a calc sheet" found nothing by "duplicte" and was
-refused naming it; "как обьединить ячейки" (a soft sign for the hard one) named
-"обьединить" (a new-user pass over LibreOffice's help, nu18). A word of the question
-that no passage the reader may read holds, in any of its analyses, and whose stem is
-one edit (a letter left out, added, changed, or two swapped) from a term such a passage
-holds, is read as that term: the one most passages hold. The question the reader sees
+"как обьединить ячейки" (a soft sign for the hard one) was refused naming
+"обьединить" (a new-user pass over LibreOffice's help, nu18), and "dupilcate" finds
+nothing that says "duplicate". A word of the question that no passage the reader may
+read holds, in any of its analyses, is read as its variant that such passages hold
+(the one most of them hold): the word with two neighbouring letters swapped, or, in
+Cyrillic, with ъ for ь, ё for е or й for и (and back). The question the reader sees
 stays as written; the answer's trace names each word read otherwise, as it names a
-respelt name (:mod:`ragox.search._respell`).
+respelt name (:mod:`ragox.search._respell`). ``ask`` reads them so; ``search`` runs as
+typed (its hits would not say that a word was read as another).
 
-Only words of :data:`MIN_LETTERS` letters or more (shorter words are one edit from
-many others: "bringt" is not "bringe"), not function words, at most :data:`MAX_WORDS`
-of a question; candidates are the index's terms that share the stem's first
-:data:`PREFIX` letters (:meth:`~ragox.store.SearchIndex.terms_starting`, at most
-:data:`MAX_CANDIDATES`), and a candidate counts only once a passage the reader may read
-holds it (:meth:`~ragox.store.SearchIndex.term_statistics`, the scope's own rows).
-
-A real word that the documents lack is what the question is about, not a typo: "Какая
-столица Канады?" is not asked about "канал" (an IRC channel), nor "Which currency …"
-about "current" (XQuAD's and the development set's unanswerable questions were
-answered so). A word in Latin letters is read otherwise only when pyspellchecker's
-word list of the question's language (English or German; both where it does not tell)
-does not hold it (loaded once, on use); a Cyrillic one only by a letter Russian writers
-confuse (ъ for ь, ё for е, й for и), since the Russian list is too short to tell.
+No other edit: a letter more, less or changed makes another word too often, and a word
+the documents lack is what a question asks about ("stdevp" is no "stdev", "systemd" no
+"system", "subnet" no "subset", "Канады" no "канал": a red team's and XQuAD's
+unanswerable questions were answered so). A word in Latin letters that the word list of
+the question's language (pyspellchecker's English or German; both where the question
+tells no language) holds is not read otherwise either ("causal" is no "casual"); the
+list is loaded only when a variant is found. Only words of :data:`MIN_LETTERS` letters
+or more, not function words, at most :data:`MAX_WORDS` of a question.
 """
 
 from __future__ import annotations
@@ -32,9 +28,6 @@ import re
 from collections.abc import Callable, Collection, Container, Sequence
 from typing import Final
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
 from ragox.search._analyze import (
     analyze_query,
     detect_language,
@@ -42,85 +35,78 @@ from ragox.search._analyze import (
     is_search_stopword,
 )
 
-__all__ = ["MAX_WORDS", "MIN_LETTERS", "corrections"]
+__all__ = ["MAX_WORDS", "MIN_LETTERS", "corrections", "variants"]
 
 #: the least letters of a word read otherwise
 MIN_LETTERS: Final = 6
 #: the most letters (a longer "word" is no typo of one)
 MAX_LETTERS: Final = 24
-#: the most words of a question read otherwise, and looked at
-MAX_WORDS: Final = 2
+#: the most words of a question looked at, and read otherwise
 MAX_LOOKED_AT: Final = 16
-#: the letters a candidate shares with the stem at its start
-PREFIX: Final = 2
-#: the most candidate terms read per word
-MAX_CANDIDATES: Final = 5000
-_WORD: Final = re.compile(r"[^\W\d_]+")
+MAX_WORDS: Final = 2
+_WORD: Final = re.compile(r"\w+")
 _CYRILLIC: Final = re.compile(r"[а-яё]")
+#: letters Russian writers put for one another
+_SLIPS: Final = {"ь": "ъ", "ъ": "ь", "е": "ё", "ё": "е", "и": "й", "й": "и"}
+
+
+def variants(word: str) -> list[str]:
+    """The word (case-folded) with two neighbouring letters swapped, and, in Cyrillic,
+    with one of ъ/ь, ё/е, й/и put for the other; each once."""
+    folded = word.casefold()
+    found = [
+        folded[:i] + folded[i + 1] + folded[i] + folded[i + 2 :]
+        for i in range(len(folded) - 1)
+        if folded[i] != folded[i + 1]
+    ]
+    if _CYRILLIC.search(folded):
+        found += [
+            folded[:i] + _SLIPS[letter] + folded[i + 1 :]
+            for i, letter in enumerate(folded)
+            if letter in _SLIPS
+        ]
+    return list(dict.fromkeys(found))
 
 
 def corrections(
     question: str,
     held: Callable[[Sequence[str]], Collection[str]],
     frequencies: Callable[[Sequence[str]], dict[str, int]],
-    starting: Callable[[str, int], Sequence[str]],
 ) -> dict[str, str]:
-    """Each misspelt word of ``question`` and the term it is read as.
+    """Each misspelt word of ``question`` and the word it is read as.
 
     ``held``: of some index terms, those a passage the reader may read holds;
-    ``frequencies``: how many such passages hold each of some terms; ``starting``:
-    index terms starting with a prefix (candidates only, checked with
-    ``frequencies``)."""
+    ``frequencies``: how many such passages hold each of some terms."""
     words = [
         word
         for word in dict.fromkeys(_WORD.findall(question))
-        if MIN_LETTERS <= len(word) <= MAX_LETTERS and not is_search_stopword(word)
+        if MIN_LETTERS <= len(word) <= MAX_LETTERS
+        and word.isalpha()
+        and not is_search_stopword(word)
     ][:MAX_LOOKED_AT]
-    if not words:
-        return {}
-    words = [word for word in words if not _known(word, question)]
     if not words:
         return {}
     stems = {word: _stems(word) for word in words}
     found = set(held(sorted({form for forms in stems.values() for form in forms})))
-    absent = [word for word in words if stems[word] and not found & stems[word]][:MAX_WORDS]
+    absent = [word for word in words if stems[word] and not found & stems[word]]
+    if not absent:
+        return {}
+    near = {word: {v: _stems(v) for v in variants(word)} for word in absent}
+    terms = sorted({t for options in near.values() for forms in options.values() for t in forms})
+    counts = frequencies(terms) if terms else {}
     read: dict[str, str] = {}
     for word in absent:
-        near: dict[str, str] = {}  # candidate term: the stem of the word it is near
-        for stem in stems[word]:
-            candidates = starting(stem[:PREFIX], MAX_CANDIDATES)
-            near.update(
-                (term, stem)
-                for term, _, _ in process.extract(
-                    stem, candidates, scorer=OSA.distance, score_cutoff=1, limit=None
-                )
-                if term != stem and (not _CYRILLIC.search(stem) or _slip(stem, term))
-            )
-        if not near:
+        options = [
+            (max(counts.get(t, 0) for t in forms), variant)
+            for variant, forms in near[word].items()
+            if forms and any(counts.get(t, 0) for t in forms)
+        ]
+        if not options or _known(word, question):
             continue
-        counts = frequencies(sorted(near))
-        # the term most passages hold, written so that the question reads it as that
-        # term: as it is, or with the rest of the word after the stem ("объеди" is no
-        # stem of its own: "обьединить" is read as "объединить")
-        for term in sorted(near, key=lambda t: (-counts.get(t, 0), t)):
-            if not counts.get(term, 0):
-                continue
-            stem = near[term]
-            rest = word.casefold()[len(stem) :] if word.casefold().startswith(stem) else ""
-            written = next((w for w in (term, term + rest) if term in _stems(w)), None)
-            if written is not None:
-                read[word] = written
-                break
+        read[word] = max(options, key=lambda option: (option[0], option[1]))[1]
+        if len(read) == MAX_WORDS:
+            break
     return read
-
-
-#: letters Russian writers put for one another
-_SLIPS: Final = str.maketrans("ъёй", "ьеи")
-
-
-def _slip(stem: str, term: str) -> bool:
-    """Whether ``term`` differs from ``stem`` only by letters Russian writers confuse."""
-    return stem.translate(_SLIPS) == term.translate(_SLIPS)
 
 
 @functools.cache
@@ -135,8 +121,8 @@ def _lexicon(language: str) -> Container[str]:
 
 def _known(word: str, question: str) -> bool:
     """Whether a word in Latin letters is a word of the question's language, English or
-    German (of either, where the question does not tell). Cyrillic words are left to
-    :func:`_slip`."""
+    German (of either, where the question does not tell). A Cyrillic word's variants
+    are slips of its letters alone."""
     folded = word.casefold()
     if _CYRILLIC.search(folded):
         return False

@@ -515,10 +515,7 @@ class Ragox:
             return respelt
         scope = scope_of(principal)
         read = corrections(
-            respelt.question,
-            held,
-            lambda terms: index.term_statistics(scope, terms)[1],
-            lambda prefix, limit: index.terms_starting(scope, prefix, limit),
+            respelt.question, held, lambda terms: index.term_statistics(scope, terms)[1]
         )
         if not read:
             return respelt

@@ -118,14 +118,6 @@ class SearchIndex(Protocol):
         letters: ``ragox.search._respell``)."""
         ...
 
-    def terms_starting(self, scope: Scope, prefix: str, limit: int) -> list[str]:
-        """At most ``limit`` index terms of the scope's partitions that start with
-        ``prefix``, in code-point order: candidates for a misspelt word
-        (``ragox.search._spelling``), which are looked up again with
-        :meth:`term_statistics` before use (a partition's vocabulary may still hold a
-        deleted row's terms)."""
-        ...
-
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
         :meth:`tie_keys` order (the order equal scores rank in)."""

@@ -933,23 +933,6 @@ class PostgresIndex:
             ).fetchall()
         return {str(row[0]) for row in found}
 
-    def terms_starting(self, scope: Scope, prefix: str, limit: int) -> list[str]:
-        """At most ``limit`` terms of the scope's partitions starting with ``prefix``:
-        a range of the postings' key in the database's collation (code-point order in a
-        "C" database; another collation may order a few of them elsewhere, and they are
-        not offered)."""
-        if not prefix:
-            return []
-        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        with self._store.read() as conn:
-            found = conn.execute(
-                "SELECT DISTINCT term FROM lexical_postings "
-                f"WHERE partition_id IN ({_PARTITIONS}) "
-                "AND term >= %(low)s AND term < %(high)s LIMIT %(limit)s",
-                {**_params(scope), "low": prefix, "high": upper, "limit": limit},
-            ).fetchall()
-        return sorted(str(row[0]) for row in found if str(row[0]).startswith(prefix))
-
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read (the
         scope decided in the query; the blob is little-endian float32, as stored by

@@ -943,29 +943,6 @@ class SqliteIndex:
                         found.add(term)
         return found
 
-    def terms_starting(self, scope: Scope, prefix: str, limit: int) -> list[str]:
-        """At most ``limit`` terms of the scope's partitions starting with ``prefix``,
-        read from each partition's FTS5 vocabulary by range."""
-        if not prefix:
-            return []
-        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        found: set[str] = set()
-        with self._snapshot(scope) as (conn, _):
-            for partition in self._partitions(conn, scope):
-                vocab = f"temp.{partition.name}_terms"
-                conn.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} "
-                    f"USING fts5vocab(main, {partition.name}, 'row')"
-                )
-                found.update(
-                    str(row[0])
-                    for row in conn.execute(
-                        f"SELECT term FROM {vocab} WHERE term >= ? AND term < ? LIMIT ?",
-                        (prefix, upper, limit),
-                    )
-                )
-        return sorted(found)[:limit]
-
     def permitted_vectors(self, embedder_key: str, scope: Scope) -> Iterator[tuple[str, bytes]]:
         """``(chunk_id, vector blob)`` of every current chunk the scope may read, in
         :meth:`tie_keys` order (sorted here: SQLite's sorter would copy every blob)."""
