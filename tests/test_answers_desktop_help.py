@@ -230,3 +230,32 @@ def test_steps_about_another_thing_do_not_take_the_answers_place(tmp_path: Path)
     finally:
         app.close()
     assert record.answer.startswith("The name of a printer cannot be changed"), record.answer
+
+
+def test_an_faq_line_that_says_how_is_no_pointer(tmp_path: Path) -> None:
+    """ "Reset password — Press Ctrl+Alt+Del, …" is an FAQ's answer, not an overview's
+    line for the page titled "Reset password", which says nothing of how (a red team's
+    case: the steps were skipped and the policy quoted)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in (
+            (
+                "faq.txt",
+                "Frequently asked questions\n\nReset password — Press Ctrl+Alt+Del, choose "
+                "Change password and type the new password twice.\n\nOrder toner — Write "
+                "to the facilities desk with the printer's asset number.",
+            ),
+            (
+                "reset-password.txt",
+                "Reset password\n\nPasswords expire every 90 days, and the password policy "
+                "requires twelve characters.",
+            ),
+        ):
+            (folder / name).write_text(text, encoding="utf-8")
+            app.ingest_path(folder / name, folder, tenant="default", language="en")
+        record = app.ask("how do i reset my password?", OPERATOR)
+    finally:
+        app.close()
+    assert "Press Ctrl+Alt+Del" in record.answer, record.answer

@@ -1310,9 +1310,10 @@ def _page_titles(evidence: Sequence[Evidence]) -> dict[str, frozenset[str]]:
 
 def _points_to(sentence: str, document_id: str, pages: Mapping[str, frozenset[str]]) -> bool:
     """The sentence is an overview's line for a page of another document that the
-    evidence holds: its title, a dash, what the page is for."""
+    evidence holds: its title, a dash, what the page is for (not how: "Reset password
+    — Press Ctrl+Alt+Del, …" is an FAQ's answer, whatever page shares its title)."""
     match = _POINTER.match(sentence)
-    if match is None:
+    if match is None or has_instruction(sentence):
         return False
     title = _title_key(match.group("title"))
     return any(title in titles for document, titles in pages.items() if document != document_id)
