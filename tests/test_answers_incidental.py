@@ -34,7 +34,8 @@ XQUAD = Path(__file__).parent / "data" / "xquad"
             {"die", "kollegen", "nix", "ändern"},
         ),
         ("как поставить фильтр, чтобы видеть нужные строки", {"видеть", "нужные", "строки"}),
-        ("does calc read 20 as 1920 or 2020?", {"20", "1920", "2020"}),
+        ("does calc read 20 as 1920 or 2020?", {"1920", "2020"}),
+        ("how do i type a number like 0123?", {"0123"}),
         ("was bringt die zielwertsuche?", {"bringt"}),
         ("wozu ist bedingter text gut", {"gut"}),
         ("what is a master document good for?", {"good"}),
@@ -54,6 +55,8 @@ def test_words_that_say_when_or_what_for(question: str, words: set[str]) -> None
         # digits of a version or a name are no example number
         "What changed in version 2.6.32?",
         "What is ext4?",
+        # a number the question is about
+        "What was the revenue in 2019?",
     ],
 )
 def test_the_question_proper_is_no_incidental_word(question: str) -> None:
@@ -86,6 +89,7 @@ YEARS_OPTIONS = (
     "The Year (two digits) box sets the range of two-digit years that are read in the "
     "20th century.\n"
 )
+REVENUE = "Annual report\n\nRevenue in 2021 was 4.2 million euros.\n"
 FORMATS = (
     "Number formats\n\n"
     "Calc shows a number in the format of its cell. Choose Format - Cells to change the "
@@ -107,6 +111,7 @@ def help_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ragox]:
         ("years.txt", YEARS, "en"),
         ("years-options.txt", YEARS_OPTIONS, "en"),
         ("formats.txt", FORMATS, "en"),
+        ("revenue.txt", REVENUE, "en"),
     ]
     for language in ("de", "en"):
         data = json.loads((XQUAD / f"xquad.{language}.json").read_text(encoding="utf-8"))
@@ -137,9 +142,13 @@ def test_an_example_number_refuses_nothing(help_pages: Ragox) -> None:
 
 
 def test_a_word_of_the_question_proper_still_refuses(help_pages: Ragox) -> None:
-    """ "Welche Währung …": no passage says "Währung", and it is what is asked."""
+    """ "Welche Währung …": no passage says "Währung", and it is what is asked; nor
+    does any say 2019, which a red team's question asked about ("Revenue in 2021 was
+    4.2 million euros." had been quoted)."""
     record = help_pages.ask("Welche Währung gilt als die stabilste?", OPERATOR)
     assert record.abstained and "Währung" in (record.missing or "")
+    revenue = help_pages.ask("what was the revenue in 2019?", OPERATOR)
+    assert revenue.abstained and "2019" in (revenue.missing or ""), revenue.answer
 
 
 def test_only_an_absent_incidental_word_weighs_less() -> None:

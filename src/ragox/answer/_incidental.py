@@ -8,7 +8,8 @@ must not decide (a new-user pass over LibreOffice's help, nu18):
 * the words of a clause that says when or what for, after the question proper: "how do
   i make the header row repeat … *when my table spills over* …", "wie sperr ich zellen
   … *damit die kollegen nix überschreiben können*";
-* numbers given as an example: "does calc read it as *1920* or 2020?";
+* numbers given as an example: "a number *like 0123*", "does calc read it as *1920*
+  or *2020*?" (not a number the question is about: "the revenue in 2019");
 * the words that ask what a thing is good for: "was *bringt* die zielwertsuche?",
   "wozu ist bedingter text *gut*", "what is a master document *good* for?".
 
@@ -32,7 +33,17 @@ _CLAUSE: Final = re.compile(
     r"|weil|während|когда|чтобы|пока|потому что|так как)\b([^,;:?!.]*)",
     re.IGNORECASE,
 )
-_NUMBER: Final = re.compile(r"(?<![\w.,/-])\d+(?![\w.,/-]\d)")
+#: a number given as an example ("a number like 0123", "z. B. 20") or as one of two
+#: alternatives ("1920 or 2020"); not a number the question is about ("the revenue in
+#: 2019")
+_EXAMPLE_NUMBER: Final = re.compile(
+    r"\b(?:like|such as|e\.\s?g\.|for example|for instance|z\.\s?b\.|zum beispiel"
+    r"|beispielsweise|etwa|например|типа|вроде|к примеру)\s+(\d+)(?![\w.,/-]\d)",
+    re.IGNORECASE,
+)
+_ALTERNATIVE_NUMBERS: Final = re.compile(
+    r"(?<![\w.,/-])(\d+)\s+(?:or|oder|или)\s+(\d+)(?![\w.,/-]\d)", re.IGNORECASE
+)
 #: the words that ask what a thing is good for, with the word they leave
 _WHAT_FOR: Final = (
     re.compile(r"^\W*was\s+(bringt|bringen)\b", re.IGNORECASE),
@@ -44,7 +55,9 @@ _WORD: Final = re.compile(r"\w+")
 
 def _spans(question: str) -> list[tuple[int, int]]:
     spans = [clause.span(1) for clause in _CLAUSE.finditer(question)]
-    spans += [number.span() for number in _NUMBER.finditer(question)]
+    spans += [found.span(1) for found in _EXAMPLE_NUMBER.finditer(question)]
+    for found in _ALTERNATIVE_NUMBERS.finditer(question):
+        spans += [found.span(1), found.span(2)]
     for pattern in _WHAT_FOR:
         match = pattern.search(question)
         if match is not None:
