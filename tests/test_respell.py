@@ -307,7 +307,12 @@ def test_an_abbreviation_written_in_cyrillic_has_its_letters(word: str, spelling
     "word",
     # Russian words, names and syllables that read as letter names only with "и" or "ка"
     # ("иэн", "пика", "эми"), a soft sign ("ль"), a word with vowels of no letter names
-    ["иэн", "пика", "эми", "ль", "гит", "комп", "обои", "сервер", "в"],
+    [
+        *("иэн", "пика", "эми", "ль", "гит", "комп", "обои", "сервер", "в"),
+        # a Russian abbreviation of two letters (a red team's "что такое цп" had quoted
+        # "cp")
+        *("цп", "тз", "лс", "пт"),
+    ],
 )
 def test_a_russian_word_is_no_abbreviation(word: str) -> None:
     assert abbreviation_spellings(word) == []

@@ -112,8 +112,9 @@ _LETTER_NAMES: Final[Mapping[str, str]] = {
     "вай": "y", "зед": "z", "зи": "z", "зэ": "z",
 }  # fmt: skip
 _VOWELS: Final = frozenset("аеёиоуыэюя")
-#: the letters of an abbreviation
+#: the letters of an abbreviation, and of one without a vowel
 MIN_ABBREVIATION: Final = 2
+MIN_CONSONANTS: Final = 3
 MAX_ABBREVIATION: Final = 5
 #: the least letters of a word that is respelt
 MIN_LETTERS: Final = 5
@@ -160,7 +161,8 @@ def latin_spellings(word: str) -> list[str]:
 
 def abbreviation_spellings(word: str) -> list[str]:
     """The Latin abbreviation a Cyrillic word writes, if it is one: its letters without
-    a vowel ("впн" → "vpn", "ссд" → "ssd"; a Russian word has a vowel), or the names of
+    a vowel, three or more ("впн" → "vpn", "ссд" → "ssd"; a Russian word has a vowel,
+    and a Russian abbreviation of two letters is no Latin one: "цп", "тз"), or the names of
     Latin letters spelt out ("айпи" → "ip", "юэсби" → "usb"), of
     :data:`MIN_ABBREVIATION` to :data:`MAX_ABBREVIATION` letters. None for any other
     word (a word of five letters or more is a name's spelling: :func:`latin_spellings`)."""
@@ -168,11 +170,9 @@ def abbreviation_spellings(word: str) -> list[str]:
     if not _CYRILLIC.fullmatch(folded):
         return []
     if not _VOWELS & set(folded):
-        if (
-            "ь" in folded
-            or "ъ" in folded
-            or not MIN_ABBREVIATION <= len(folded) <= MAX_ABBREVIATION
-        ):
+        # (of three letters or more: a Russian abbreviation of two is as short as a
+        # command's name, "цп" no "cp", "тз" no "tz", "лс" no "ls")
+        if "ь" in folded or "ъ" in folded or not MIN_CONSONANTS <= len(folded) <= MAX_ABBREVIATION:
             return []
         spelt = _spell(folded, 1)
         return list(
