@@ -120,11 +120,18 @@ _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
 def _page_footer(node: LexborNode) -> bool:
-    """A ``footer`` inside no ``article``, ``aside``, ``main``, ``nav`` or ``section``:
-    the page's ``contentinfo`` landmark."""
+    """A ``footer`` inside no sectioning content or root, nor an element with the role
+    of one: the page's ``contentinfo`` landmark."""
     parent = node.parent
     while parent is not None:
-        if parent.tag in ("article", "aside", "main", "nav", "section"):
+        if parent.tag in (
+            "article", "aside", "main", "nav", "section", "blockquote", "details",
+            "dialog", "fieldset", "figure", "td", "th",
+        ):  # fmt: skip
+            return False
+        role = parent.attributes.get("role") if parent.is_element_node else None
+        roles = set((role or "").lower().split())
+        if roles & {"main", "article", "complementary", "navigation", "region"}:
             return False
         parent = parent.parent
     return True

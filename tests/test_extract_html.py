@@ -257,6 +257,9 @@ def test_a_pages_footer_is_furniture_and_an_articles_is_not() -> None:
         "<div><footer><div class=debug><h3>Help content debug info:</h3>"
         "<p>This page is: /text/swriter/guide/fields_date.xhp</p></div></footer></div>"
         '<div role="contentinfo"><p>© 2024 The Authors</p></div>'
+        "<blockquote><p>Quality is never an accident.</p><footer>Maria Lopez</footer>"
+        "</blockquote>"
+        '<div role="main"><footer><p>The deadline moved to March.</p></footer></div>'
     )
     kinds = {t: b.kind for t, b in zip(texts(page), page.blocks, strict=True)}
     assert kinds["Written by Ann."] is BlockKind.PARAGRAPH
@@ -264,6 +267,9 @@ def test_a_pages_footer_is_furniture_and_an_articles_is_not() -> None:
     assert kinds["Help content debug info:"] is BlockKind.NAVIGATION
     assert kinds["This page is: /text/swriter/guide/fields_date.xhp"] is BlockKind.NAVIGATION
     assert kinds["© 2024 The Authors"] is BlockKind.NAVIGATION
+    # a quotation's attribution, and a footer of an element with the role of main
+    assert kinds["Maria Lopez"] is BlockKind.QUOTE
+    assert kinds["The deadline moved to March."] is BlockKind.PARAGRAPH
     assert "Help content debug info:" in page.text
 
 

@@ -321,6 +321,26 @@ def test_a_pages_hidden_debug_footer_is_neither_searched_nor_quoted(
     assert "updates each time you open the document" in answer.answer
 
 
+def test_a_bar_and_a_footer_are_weighed_each_on_its_own(app: Ragox, tmp_path: Path) -> None:
+    """A short page's navigation bar and footer together hold more than half of it; each
+    holds less, and neither is searched (a red team's case: adding the footer had
+    indexed the bar again, and "disaster recovery drills" quoted "Next: Chapter 9 …")."""
+    page = tmp_path / "chapter8.html"
+    page.write_text(
+        "<nav><p>Previous: Chapter 7 Snapshot rotation. Next: Chapter 9 Disaster recovery "
+        "drills. Up: Operations guide contents.</p></nav>"
+        "<h1>Chapter 8 Archives</h1><p>Archives are written to tape every Sunday night and "
+        "kept for ten years in the vault.</p>"
+        "<footer><p>Copyright 2024 Example Corporation. All rights reserved. Operations "
+        "guide release 4.</p></footer>",
+        encoding="utf-8",
+    )
+    _ingest(app, page)
+    assert app.search("disaster recovery drills", OPERATOR) == []
+    assert app.search("copyright corporation", OPERATOR) == []
+    assert app.search("archives tape", OPERATOR)
+
+
 def test_no_chunk_is_packed_across_a_navigation_bar(app: Ragox, tmp_path: Path) -> None:
     """Short sections on both sides of a ``nav`` are packed into chunks, but never into
     one across it: its text is in no chunk's range, so no answer can quote it."""

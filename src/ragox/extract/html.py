@@ -126,9 +126,15 @@ _ROLES: Final = {
 _NAVIGATION_CLASSES: Final = frozenset({"navheader", "navfooter"})
 
 
-#: the elements whose ``footer`` is their own, not the page's (HTML-AAM: a ``footer``
-#: inside none of them is the page's ``contentinfo`` landmark)
-_SECTIONING: Final = frozenset({"article", "aside", "main", "nav", "section"})
+#: the elements whose ``footer`` is their own, not the page's: sectioning content and
+#: sectioning roots (a quotation's attribution, a figure's credit), and elements with
+#: the roles that HTML-AAM names (a ``footer`` inside none of them is the page's
+#: ``contentinfo`` landmark)
+_SECTIONING: Final = frozenset(
+    {"article", "aside", "main", "nav", "section", "blockquote", "details", "dialog"}
+    | {"fieldset", "figure", "td", "th"}
+)
+_SECTIONING_ROLES: Final = frozenset({"main", "article", "complementary", "navigation", "region"})
 #: ARIA landmarks of a page's furniture: its navigation, and its footer's information
 #: about the page (copyright, contact, LibreOffice's help's hidden "Help content debug
 #: info: This page is: …", which its external style sheet hides)
@@ -136,10 +142,14 @@ _FURNITURE_ROLES: Final = frozenset({"navigation", "contentinfo"})
 
 
 def _page_footer(node: LexborNode) -> bool:
-    """A ``footer`` element that is the page's (inside no sectioning element)."""
+    """A ``footer`` element that is the page's (inside no sectioning element, and no
+    element with such a role: ``<div role="main">``)."""
     parent = node.parent
     while parent is not None:
         if parent.tag in _SECTIONING:
+            return False
+        role = parent.attributes.get("role") if parent.is_element_node else None
+        if role and not _SECTIONING_ROLES.isdisjoint(role.lower().split()):
             return False
         parent = parent.parent
     return True

@@ -68,16 +68,24 @@ def skipped_blocks(text: str, blocks: Sequence[Block]) -> set[int]:
     nor chunked, so no answer quotes "Chapter 8. … Chapter 10. …" from a page's
     "Prev"/"Next" bar."""
     skipped = repeated_margin_blocks(text, blocks)
-    navigation = [b for b in blocks if b.kind is BlockKind.NAVIGATION]
-    if navigation:
+    total = sum(b.span.end - b.span.start for b in blocks)
+    # each run of furniture blocks (a navigation bar, the page's footer) on its own:
+    # together a bar and a footer may hold more than half of a short page
+    runs: list[list[Block]] = []
+    for block in blocks:
+        if block.kind is not BlockKind.NAVIGATION:
+            continue
+        if runs and runs[-1][-1].index == block.index - 1:
+            runs[-1].append(block)
+        else:
+            runs.append([block])
+    for run in runs:
         # Navigation holds less of a page than its own text does: where it holds more
         # (an unclosed <nav> that the HTML parser extends over the page, a
         # role="navigation" on <body> or <main>, a page of links alone) the markup is
         # wrong or the links are the page, and it is indexed as text.
-        links = sum(b.span.end - b.span.start for b in navigation)
-        total = sum(b.span.end - b.span.start for b in blocks)
-        if 2 * links <= total:
-            skipped.update(b.index for b in navigation)
+        if 2 * sum(b.span.end - b.span.start for b in run) <= total:
+            skipped.update(b.index for b in run)
     return skipped
 
 
