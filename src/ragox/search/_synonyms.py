@@ -37,8 +37,7 @@ _GROUPS: Final[Mapping[str, tuple[tuple[str, ...], ...]]] = {
         ("see", "show", "display", "view", "list"),
         ("change", "modify", "alter", "switch"),
         ("switch", "move", "migrate"),
-        # (and "get rid of": "how to get rid of duplicate rows", nu18)
-        ("remove", "delete", "uninstall", "purge", "erase", "rid"),
+        ("remove", "delete", "uninstall", "purge", "erase"),
         ("find", "determine", "identify", "discover"),
         ("inform", "notify", "tell"),
         ("obtain", "get", "fetch", "retrieve", "download"),
