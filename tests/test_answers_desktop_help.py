@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import OPERATOR
+from ragox.answer import AnswerRecord
 from ragox.service import Ragox
 from ragox.text._instructions import command_like, has_instruction
 
@@ -33,6 +34,23 @@ PORTS_RU = """<!DOCTYPE html>
 """
 
 
+def _answers(
+    tmp_path: Path, files: dict[str, str], questions: list[str], language: str | None = None
+) -> list[AnswerRecord]:
+    """A new home with ``files`` (name: text) ingested, and the operator's answer to each
+    of ``questions``."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+            app.ingest_path(folder / name, folder, tenant="default", language=language)
+        return [app.ask(question, OPERATOR) for question in questions]
+    finally:
+        app.close()
+
+
 def test_a_port_and_its_protocol_are_no_command() -> None:
     for value in ("5900/tcp", "5353/udp", "24/7", "10/100/1000"):
         assert not command_like(value), value
@@ -46,19 +64,14 @@ def test_a_firewall_row_does_not_answer_how_to_change_the_wallpaper(tmp_path: Pa
     """ "как поменять обои на рабочем столе" (no page says "обои") was answered with the
     remote desktop's row: "5900/tcp" looked like a path, so the row counted as an
     instruction and "рабочий стол" carried it over the threshold."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "net-firewall-ports.html").write_text(PORTS_RU, encoding="utf-8")
-    app = Ragox(tmp_path / "home")
-    try:
-        app.ingest_path(folder / "net-firewall-ports.html", folder, tenant="default")
-        record = app.ask("как поменять обои на рабочем столе", OPERATOR)
-        assert record.abstained, record.answer
-        assert "обои" in (record.missing or "")
-        # the row still answers what it says
-        asked = app.ask("какой порт нужен для удалённого рабочего стола", OPERATOR)
-    finally:
-        app.close()
+    record, asked = _answers(
+        tmp_path,
+        {"net-firewall-ports.html": PORTS_RU},
+        # (the row still answers what it says)
+        ["как поменять обои на рабочем столе", "какой порт нужен для удалённого рабочего стола"],
+    )
+    assert record.abstained, record.answer
+    assert "обои" in (record.missing or "")
     assert not asked.abstained, asked.answer
     assert "5900/tcp" in asked.answer
 
@@ -84,23 +97,19 @@ def test_a_why_question_is_answered_by_the_reason_not_the_steps(tmp_path: Path) 
     """ "why does my screen go dark by itself after a while" quoted the steps that turn
     dimming off (they repeat "screen" and "itself"), not "it will dim when the computer
     is idle in order to save power" (nu17 E04): steps say no reason."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in (("power-whydim.txt", DIM_EN), ("power-suspend.txt", SUSPEND_EN)):
-            (folder / name).write_text(text, encoding="utf-8")
-            app.ingest_path(folder / name, folder, tenant="default", language="en")
-        record = app.ask("why does my screen go dark by itself after a while", OPERATOR)
-        # a question that asks how too is answered by the steps as well (nu9's "Warum hat
-        # meine … Auswahl plötzlich runde Ecken und wie werde ich die los?")
-        both = app.ask(
-            "why does my screen go dark after a while and how do i get rid of that?", OPERATOR
-        )
-        # the steps still answer how
-        how = app.ask("how do i stop the screen from dimming itself", OPERATOR)
-    finally:
-        app.close()
+    record, both, how = _answers(
+        tmp_path,
+        {"power-whydim.txt": DIM_EN, "power-suspend.txt": SUSPEND_EN},
+        [
+            "why does my screen go dark by itself after a while",
+            # a question that asks how too is answered by the steps as well (nu9's "Warum
+            # hat meine … Auswahl plötzlich runde Ecken und wie werde ich die los?")
+            "why does my screen go dark after a while and how do i get rid of that?",
+            # the steps still answer how
+            "how do i stop the screen from dimming itself",
+        ],
+        "en",
+    )
     assert not record.abstained, record.answer
     assert "in order to save power" in record.citations[0].anchor.quote.exact
     assert how.answer.startswith("To stop the screen from dimming itself: Open")
@@ -173,26 +182,21 @@ def test_a_how_to_question_is_answered_by_the_page_not_the_overview_line(
     (it holds every word of the question) and nothing of the page it points to (nu17
     E01); then that page's "You can choose to print a document to a file …", not its
     steps, which scored nearly as well."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in (
-            ("printing.html", PRINTING_EN),
-            ("printing-to-file.html", TO_FILE_EN),
-            ("printing-booklet.html", BOOKLET_EN),
-        ):
-            (folder / name).write_text(text, encoding="utf-8")
-            app.ingest_path(folder / name, folder, tenant="default")
-        record = app.ask("how do i print to a pdf file instead of the printer", OPERATOR)
-        # the page's first sentence restates the question; its steps answer it
-        restated = app.ask(
-            "how can i print to a file instead of sending it to the printer", OPERATOR
-        )
-        # what the overview's line says is still found where nothing else says it
-        what = app.ask("what does print to file save a document as?", OPERATOR)
-    finally:
-        app.close()
+    record, restated, what = _answers(
+        tmp_path,
+        {
+            "printing.html": PRINTING_EN,
+            "printing-to-file.html": TO_FILE_EN,
+            "printing-booklet.html": BOOKLET_EN,
+        },
+        [
+            "how do i print to a pdf file instead of the printer",
+            # the page's first sentence restates the question; its steps answer it
+            "how can i print to a file instead of sending it to the printer",
+            # what the overview's line says is still found where nothing else says it
+            "what does print to file save a document as?",
+        ],
+    )
     assert not record.abstained, record.answer
     assert record.citations[0].anchor.document_id == "printing-to-file.html"
     assert "Select Print to File" in record.answer
@@ -219,16 +223,12 @@ def test_steps_about_another_thing_do_not_take_the_answers_place(tmp_path: Path)
     """Steps take the place of a how-to answer's first sentence only where they say
     much of the question themselves: "To clean the print heads of a printer: …" shares
     "printer" alone and stands beside the answer."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in (("printer-name.txt", NAMES_EN), ("network.txt", OFFICE_EN)):
-            (folder / name).write_text(text, encoding="utf-8")
-            app.ingest_path(folder / name, folder, tenant="default", language="en")
-        record = app.ask("how do i change the name of a printer while it is printing?", OPERATOR)
-    finally:
-        app.close()
+    (record,) = _answers(
+        tmp_path,
+        {"printer-name.txt": NAMES_EN, "network.txt": OFFICE_EN},
+        ["how do i change the name of a printer while it is printing?"],
+        "en",
+    )
     assert record.answer.startswith("The name of a printer cannot be changed"), record.answer
 
 
@@ -236,26 +236,16 @@ def test_an_faq_line_that_says_how_is_no_pointer(tmp_path: Path) -> None:
     """ "Reset password — Press Ctrl+Alt+Del, …" is an FAQ's answer, not an overview's
     line for the page titled "Reset password", which says nothing of how (a red team's
     case: the steps were skipped and the policy quoted)."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in (
-            (
-                "faq.txt",
-                "Frequently asked questions\n\nReset password — Press Ctrl+Alt+Del, choose "
-                "Change password and type the new password twice.\n\nOrder toner — Write "
-                "to the facilities desk with the printer's asset number.",
-            ),
-            (
-                "reset-password.txt",
-                "Reset password\n\nPasswords expire every 90 days, and the password policy "
-                "requires twelve characters.",
-            ),
-        ):
-            (folder / name).write_text(text, encoding="utf-8")
-            app.ingest_path(folder / name, folder, tenant="default", language="en")
-        record = app.ask("how do i reset my password?", OPERATOR)
-    finally:
-        app.close()
+    (record,) = _answers(
+        tmp_path,
+        {
+            "faq.txt": "Frequently asked questions\n\nReset password — Press Ctrl+Alt+Del, "
+            "choose Change password and type the new password twice.\n\nOrder toner — "
+            "Write to the facilities desk with the printer's asset number.",
+            "reset-password.txt": "Reset password\n\nPasswords expire every 90 days, and the "
+            "password policy requires twelve characters.",
+        },
+        ["how do i reset my password?"],
+        "en",
+    )
     assert "Press Ctrl+Alt+Del" in record.answer, record.answer
