@@ -64,7 +64,8 @@ HTML_PARSER: Final = ParserInfo(
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown",
+        "hidden": "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown;"
+        "switch-alternatives-any-length",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
@@ -174,13 +175,17 @@ def _shown_default(node: LexborNode) -> bool:
         if child.is_element_node:
             siblings.append(child)
         child = child.next
+    # (inside LibreOffice's switch, of any length)
+    switch = {"switch", "switchinline"} & set((parent.attributes.get("class") or "").split())
     for sibling in siblings:
         text = sibling.text(deep=True)
         if (
             "hidden" not in sibling.attributes
             or (sibling.tag or "") in _BLOCK_TAGS
-            or len(re.findall(r"\w+", text)) > 8
-            or text.rstrip().endswith((".", "!", "?"))
+            or (
+                not switch
+                and (len(re.findall(r"\w+", text)) > 8 or text.rstrip().endswith((".", "!", "?")))
+            )
         ):
             return False
     if len(siblings) < 2:

@@ -87,7 +87,11 @@ def test_parser_identity_names_selectolax_and_records_rules() -> None:
     assert HTML_PARSER.config["whitespace"] == "css-normal"
     assert (
         HTML_PARSER.config["hidden"]
-        == "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown"
+        == "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown;"
+        "switch-alternatives-any-length"
+    )
+    assert HTML_PARSER.config["navigation"] == (
+        "nav,role=navigation|contentinfo,page-footer,class=navheader|navfooter;subtree"
     )
     assert len(HTML_PARSER.config_sha256) == 64
     assert extract("<p>x</p>").parser is HTML_PARSER
@@ -309,8 +313,8 @@ def test_the_default_of_alternatives_all_hidden_until_a_script_picks_one_is_show
     naming no default, a default beside a shown element, a lone hidden default and
     block alternatives (a form's hidden error messages) stay hidden."""
 
-    def switch(*spans: str) -> str:
-        return f"<p>Press <span class=switchinline>{''.join(spans)}</span>+Enter.</p>"
+    def switch(*spans: str, parent: str = "switchinline") -> str:
+        return f"<p>Press <span class={parent}>{''.join(spans)}</span>+Enter.</p>"
 
     mac = '<span hidden="true" id="MACtext_1" class="MAC"><b>Command</b></span>'
     default = '<span hidden="true" id="defaulttext_1"><b>Ctrl</b></span>'
@@ -333,17 +337,31 @@ def test_the_default_of_alternatives_all_hidden_until_a_script_picks_one_is_show
     # a shown default's own hidden children stay hidden
     nested = '<span hidden id="default_2">Ctrl<i hidden>Strg</i></span>'
     assert texts(extract(switch(mac, nested))) == ["Press Ctrl+Enter."]
-    # messages are no alternatives: a sentence, or more than a few words
+    # outside LibreOffice's switch, messages are no alternatives: a sentence, or more
+    # than a few words
     declined = (
         '<span hidden class="default-error">Your card was declined.</span>'
         '<span hidden class="error-expired">Expired</span>'
     )
-    assert texts(extract(switch(declined))) == ["Press +Enter."]
+    assert texts(extract(switch(declined, parent="messages"))) == ["Press +Enter."]
     quiz = (
         '<span hidden class="default answer">It is the city of Canberra, on the river</span>'
         '<span hidden class="hint">A city</span>'
     )
-    assert texts(extract(switch(quiz))) == ["Press +Enter."]
+    assert texts(extract(switch(quiz, parent="quiz"))) == ["Press +Enter."]
+    assert texts(extract(switch(mac, default, parent="keys"))) == ["Press Ctrl+Enter."]
+    # inside LibreOffice's switch a system's default may be whole steps (nu19: "Press
+    # Insert to toggle …" was missing from the page on insert and overwrite mode)
+    steps = (
+        '<p><span class="switch"><span hidden id="MAC_1" class="MAC"></span>'
+        '<span hidden id="default_1"><b>With the keyboard:</b> Press Insert to toggle '
+        "between overwrite mode and insert mode. The current mode is displayed on the "
+        "Status Bar.</span></span></p>"
+    )
+    assert texts(extract(steps)) == [
+        "With the keyboard: Press Insert to toggle between overwrite mode and insert mode. "
+        "The current mode is displayed on the Status Bar."
+    ]
     errors = extract(
         "<form><p>Card number</p><div>"
         '<p hidden id="default-error">Your card was declined.</p>'

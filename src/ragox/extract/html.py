@@ -70,7 +70,8 @@ HTML_PARSER: Final = ParserInfo(
         "tree": "lexbor-html5;scripting-off",
         "dropped": "script,style,template,noscript,head,title,svg,iframe,noembed,noframes,"
         "frameset,canvas,video,audio,datalist,rp",
-        "hidden": "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown",
+        "hidden": "attribute+inline-style;short-inline-alternatives-all-hidden:first-default-shown;"
+        "switch-alternatives-any-length",
         "input-hidden": "dropped",
         "blocks": "html-ua-display+inline-style",
         "kinds": "h1-6,li/dt/dd,pre,td/th,blockquote;others-inherit",
@@ -182,10 +183,16 @@ def _default_of(parent: LexborNode) -> int | None:
     elements or more, every element child of ``parent``, all hidden, each a few words
     that end no sentence (a key, a menu's path); the default is the first of them whose
     ``id`` or a class starts with "default". A form's hidden error messages, a quiz's
-    answer, a dialog, and any beside a shown element stay hidden.
+    answer, a dialog, and any beside a shown element stay hidden. Inside LibreOffice's
+    own switch (a parent of class ``switch`` or ``switchinline``) an alternative may be
+    any length: the steps "Press Insert to toggle between overwrite mode and insert mode.
+    …" are a system's default (a new-user pass over its help, nu19, found about ten
+    English pages without their answer).
     """
     chosen: int | None = None
     alternatives = 0
+    classes = parent.attributes.get("class") if parent.is_element_node else None
+    switch = bool(classes) and not _SWITCH_CLASSES.isdisjoint((classes or "").split())
     child = parent.first_child
     while child is not None:
         if child.is_element_node:
@@ -193,7 +200,7 @@ def _default_of(parent: LexborNode) -> int | None:
             if (
                 "hidden" not in attributes
                 or (child.tag or "") in _BLOCK_TAGS
-                or not _few_words(child.text(deep=True))
+                or not (switch or _few_words(child.text(deep=True)))
             ):
                 return None
             alternatives += 1
@@ -203,6 +210,8 @@ def _default_of(parent: LexborNode) -> int | None:
     return chosen if alternatives >= 2 else None
 
 
+#: the class names of LibreOffice's help's switches between a system's alternatives
+_SWITCH_CLASSES: Final = frozenset({"switch", "switchinline"})
 #: the most words of one of a page's alternatives ("LibreOffice – Einstellungen –
 #: LibreOffice Calc – Berechnen": five; LibreOffice's help has none of more than eight)
 _ALTERNATIVE_WORDS: Final = 8
