@@ -1,6 +1,7 @@
 """A misspelt word of a question is read as the word the reader's documents write,
-where the slip makes no other word: two neighbouring letters swapped ("dupilcate"), or
-a letter Russian writers put for another ("как обьединить ячейки", a soft sign for the
+where the slip seldom makes another word: two neighbouring letters swapped
+("dupilcate"), a letter left out ("pasword", "duplicte"), or a letter Russian writers
+put for another ("как обьединить ячейки", a soft sign for the
 hard one, was refused naming "обьединить": a new-user pass over LibreOffice's help,
 nu18). No other edit, and no real word: a word the documents lack is what the question
 asks about ("stdevp" is no "stdev", "subnet" no "subset", "Канады" no "канал": a red
@@ -14,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from ragox.access import Principal
-from ragox.search._spelling import MAX_LOOKED_AT, MAX_WORDS, _lexicon, corrections, variants
+from ragox.search._spelling import (
+    MAX_LOOKED_AT,
+    MAX_TERMS,
+    MAX_WORDS,
+    _lexicon,
+    corrections,
+    variants,
+)
 from ragox.service import Ragox
 
 STAFF = Principal("sam", groups=frozenset({"staff"}))
@@ -53,6 +61,15 @@ def test_two_swapped_letters_are_read_as_the_documents_word() -> None:
     }
 
 
+def test_a_letter_left_out_is_read_as_the_documents_word() -> None:
+    """ "pasword" (a letter written once for twice) and "duplicte" (a vowel left out)
+    (nu19, nu18); not a vowel that makes an ending: "systemd" is no "systemed"."""
+    index = _index({"password": 4, "duplic": 3, "file": 9, "system": 9})
+    assert corrections("how can i save a file with a pasword", *index) == {"pasword": "password"}
+    assert corrections("how to remove duplicte rows", *index) == {"duplicte": "duplicate"}
+    assert corrections("what does systemd do?", *index) == {}
+
+
 def test_a_russian_slip_is_read_as_the_documents_word() -> None:
     index = _index({"объеди": 3, "ячейк": 5})
     assert corrections("как обьединить ячейки", *index) == {"обьединить": "объединить"}
@@ -67,7 +84,7 @@ def test_a_russian_slip_is_read_as_the_documents_word() -> None:
         "what is stdevp?",
         "what is systemd?",
         "what is a subnet?",
-        "how to remove duplicte rows",
+        "what is networkd?",
         "Какая столица Канады?",
         # a real word is no typo, whatever its swapped letters make ("causal" / "casual")
         "what is a causal model?",
@@ -105,9 +122,17 @@ def test_a_question_has_few_words_read_otherwise() -> None:
         looked_up.append(len(terms))
         return held(terms)
 
-    words = " ".join(f"wordle{chr(0x61 + n % 26)}{chr(0x61 + n // 26)}" for n in range(300))
-    assert corrections(words, counted, frequencies) == {}
+    variant_terms: list[int] = []
+
+    def frequencies_counted(terms: Sequence[str]) -> dict[str, int]:
+        variant_terms.append(len(terms))
+        return frequencies(terms)
+
+    words = " ".join(f"wordlemadeup{chr(0x61 + n % 26)}{chr(0x61 + n // 26)}" for n in range(300))
+    assert corrections(words, counted, frequencies_counted) == {}
     assert looked_up and looked_up[0] <= 2 * MAX_LOOKED_AT
+    # …and its words' variants share one budget of lookups
+    assert variant_terms and sum(variant_terms) <= MAX_TERMS
 
 
 def test_only_the_questions_languages_word_list_is_loaded_and_only_for_a_variant() -> None:

@@ -1,18 +1,21 @@
-"""Words a question misspells in the two ways that make no other word: two letters
-swapped, or a letter Russian writers put for another.
+"""Words a question misspells in the ways that seldom make another word: two letters
+swapped, a letter left out, or a letter Russian writers put for another.
 
 "как обьединить ячейки" (a soft sign for the hard one) was refused naming
-"обьединить" (a new-user pass over LibreOffice's help, nu18), and "dupilcate" finds
-nothing that says "duplicate". A word of the question that no passage the reader may
-read holds, in any of its analyses, is read as its variant that such passages hold
-(the one most of them hold): the word with two neighbouring letters swapped, or, in
-Cyrillic, with ъ for ь, ё for е or й for и (and back). The question the reader sees
+"обьединить", "how to get rid of duplicte rows" naming "duplicte", and "how can i save
+a file with a pasword" was answered from another page (new-user passes over
+LibreOffice's help, nu18 and nu19). A word of the question that no passage the reader
+may read holds, in any of its analyses, is read as its variant that such passages hold
+(the one most of them hold): the word with two neighbouring letters swapped, with a
+letter it writes once written twice ("pasword"), with a vowel it left out put in
+("duplicte"), or, in Cyrillic, with ъ for ь, ё for е or й for и (and back). The
+question the reader sees
 stays as written; the answer's trace names each word read otherwise, as it names a
 respelt name (:mod:`ragox.search._respell`). ``ask`` reads them so; ``search`` runs as
 typed (its hits would not say that a word was read as another).
 
-No other edit: a letter more, less or changed makes another word too often, and a word
-the documents lack is what a question asks about ("stdevp" is no "stdev", "systemd" no
+No other edit: a letter more or changed makes another word too often, and a word the
+documents lack is what a question asks about ("stdevp" is no "stdev", "systemd" no
 "system", "subnet" no "subset", "Канады" no "канал": a red team's and XQuAD's
 unanswerable questions were answered so). A word in Latin letters that the word list of
 the question's language (pyspellchecker's English or German; both where the question
@@ -44,22 +47,36 @@ MAX_LETTERS: Final = 24
 #: the most words of a question looked at, and read otherwise
 MAX_LOOKED_AT: Final = 16
 MAX_WORDS: Final = 2
+#: the most index terms of variants looked up for a question
+MAX_TERMS: Final = 256
 _WORD: Final = re.compile(r"\w+")
 _CYRILLIC: Final = re.compile(r"[а-яё]")
+_LATIN_VOWELS: Final = "aeiou"
+_CYRILLIC_VOWELS: Final = "аеиоуыэюя"
 #: letters Russian writers put for one another
 _SLIPS: Final = {"ь": "ъ", "ъ": "ь", "е": "ё", "ё": "е", "и": "й", "й": "и"}
 
 
 def variants(word: str) -> list[str]:
-    """The word (case-folded) with two neighbouring letters swapped, and, in Cyrillic,
-    with one of ъ/ь, ё/е, й/и put for the other; each once."""
+    """The word (case-folded) with two neighbouring letters swapped, with a letter it
+    writes once written twice ("pasword" → "password") or a vowel it left out put in
+    ("duplicte" → "duplicate"), and, in Cyrillic, with one of ъ/ь, ё/е, й/и put for the
+    other; each once."""
     folded = word.casefold()
+    cyrillic = _CYRILLIC.search(folded) is not None
     found = [
         folded[:i] + folded[i + 1] + folded[i] + folded[i + 2 :]
         for i in range(len(folded) - 1)
         if folded[i] != folded[i + 1]
     ]
-    if _CYRILLIC.search(folded):
+    found += [folded[: i + 1] + folded[i:] for i in range(len(folded))]
+    vowels = _CYRILLIC_VOWELS if cyrillic else _LATIN_VOWELS
+    # (not before the last letter nor after it, where a vowel makes an ending: "systemd"
+    # is no "systemed", which is stemmed "system")
+    found += [
+        folded[:i] + vowel + folded[i:] for i in range(1, len(folded) - 1) for vowel in vowels
+    ]
+    if cyrillic:
         found += [
             folded[:i] + _SLIPS[letter] + folded[i + 1 :]
             for i, letter in enumerate(folded)
@@ -91,19 +108,32 @@ def corrections(
     absent = [word for word in words if stems[word] and not found & stems[word]]
     if not absent:
         return {}
-    near = {word: {v: _stems(v) for v in variants(word)} for word in absent}
+    # (the variants' terms share one budget, the first words' first: a question of made-up
+    # words costs a reader of many groups no more than a few lookups per group)
+    near: dict[str, dict[str, set[str]]] = {}
+    budget = MAX_TERMS
+    for word in absent[: 2 * MAX_WORDS]:
+        near[word] = {}
+        for variant in variants(word):
+            forms = _stems(variant)
+            if len(forms) > budget:
+                break
+            budget -= len(forms)
+            near[word][variant] = forms
     terms = sorted({t for options in near.values() for forms in options.values() for t in forms})
     counts = frequencies(terms) if terms else {}
     read: dict[str, str] = {}
-    for word in absent:
+    for word, options_of in near.items():
+        # (the variant most passages hold; of equals, the first: a swap before a letter
+        # put in)
         options = [
-            (max(counts.get(t, 0) for t in forms), variant)
-            for variant, forms in near[word].items()
+            (max(counts.get(t, 0) for t in forms), -order, variant)
+            for order, (variant, forms) in enumerate(options_of.items())
             if forms and any(counts.get(t, 0) for t in forms)
         ]
         if not options or _known(word, question):
             continue
-        read[word] = max(options, key=lambda option: (option[0], option[1]))[1]
+        read[word] = max(options)[2]
         if len(read) == MAX_WORDS:
             break
     return read
