@@ -22,9 +22,10 @@ holds, and at most three words of a question's first sixteen candidates, spelt a
 reader's partitions' own, and a question of made-up words costs little more. Homes
 without Russian documents are not looked at.
 
-An abbreviation is spelt however short it is: a word without a vowel ("впн" → "vpn",
-"ссд" → "ssd") or one that reads as the names of Latin letters ("айпи" → "ip", "юэсби"
-→ "usb") is no Russian word (nu17, GNOME Help: "что такое айпи адрес" abstained naming
+An abbreviation is spelt though it is shorter: a word of three letters or more without
+a vowel ("впн" → "vpn", "ссд" → "ssd"; not "цп", a Russian one as short as a command's
+name) or one that reads as the names of Latin letters ("айпи" → "ip", "юэсби" → "usb")
+is no Russian word (nu17, GNOME Help: "что такое айпи адрес" abstained naming
 "айпи" while the manual's page on IP addresses ranked first)."""
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "readable_terms",
     "respell",
     "russian_terms",
+    "with_words",
 ]
 
 #: how a Cyrillic letter is written in the Latin names Russian readers transliterate
@@ -272,8 +274,12 @@ def respell(
             replaced[word] = spelling
     if not replaced:
         return Respelling(question, ())
-    respelt = re.sub(r"\w+", lambda m: replaced.get(m.group(), m.group()), question)
-    return Respelling(respelt, tuple(replaced.items()))
+    return Respelling(with_words(question, replaced), tuple(replaced.items()))
+
+
+def with_words(question: str, replaced: Mapping[str, str]) -> str:
+    """``question`` with each word (a ``\\w+`` run) that ``replaced`` names replaced."""
+    return re.sub(r"\w+", lambda m: replaced.get(m.group(), m.group()), question)
 
 
 def readable_terms(index: SearchIndex, principal: Principal) -> Callable[[Sequence[str]], set[str]]:

@@ -9,10 +9,9 @@ may read holds, in any of its analyses, is read as its variant that such passage
 (the one most of them hold): the word with two neighbouring letters swapped, with a
 letter it writes once written twice ("pasword"), with a vowel it left out put in
 ("duplicte"), or, in Cyrillic, with ъ for ь, ё for е or й for и (and back). The
-question the reader sees
-stays as written; the answer's trace names each word read otherwise, as it names a
-respelt name (:mod:`ragox.search._respell`). ``ask`` reads them so; ``search`` runs as
-typed (its hits would not say that a word was read as another).
+question the reader sees stays as written; the answer's trace names each word read
+otherwise, as it names a respelt name (:mod:`ragox.search._respell`). ``ask`` reads them
+so; ``search`` runs as typed (its hits would not say that a word was read as another).
 
 No other edit: a letter more or changed makes another word too often, and a word the
 documents lack is what a question asks about ("stdevp" is no "stdev", "systemd" no

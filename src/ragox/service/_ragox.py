@@ -500,6 +500,7 @@ class Ragox:
             russian_terms,
             scope_of,
         )
+        from ragox.search._respell import with_words  # noqa: PLC0415
         from ragox.search._spelling import corrections  # noqa: PLC0415
 
         if len(question) > MAX_QUERY_CHARS:
@@ -519,8 +520,7 @@ class Ragox:
         )
         if not read:
             return respelt
-        corrected = re.sub(r"\w+", lambda m: read.get(m.group(), m.group()), respelt.question)
-        return Respelling(corrected, (*respelt.words, *read.items()))
+        return Respelling(with_words(respelt.question, read), (*respelt.words, *read.items()))
 
     def default_mode(self) -> SearchMode:
         """Hybrid when the index has vectors and their embedder is available."""
