@@ -188,6 +188,22 @@ _DEFINES: Final = re.compile(
     r"|weitere[rs]?)\b|(?:—|–)\s|(?:—\s+)?(?:это|является|являются|представляет собой)\b)",
     re.IGNORECASE,
 )
+#: a sentence that says what its subject is for: the subject (a few words, not a
+#: pronoun), then "lets you", "is used to", "ermöglicht", "dient zum", "позволяет" (nu20:
+#: "what is a layer mask for" quoted the Mask submenu's list of commands, each naming a
+#: layer mask, over "A layer mask lets you define which parts of the layer are opaque
+#: …")
+_SERVES: Final = re.compile(
+    r"^\W*(?!(?:it|this|that|these|those|they|es|dies|das|sie|er|это|он|она|оно|они)\b)"
+    r"[\w.+«»\"“”„'-]+(?:\s+[\w.+«»\"“”„'-]+){0,3}"
+    r"\s+(?:(?:lets|allows|enables|helps)\s+(?:you|users?|the user|one)\b"
+    r"|(?:is|are)\s+used\s+(?:to|for)\b|serves\s+(?:to|as)\b|makes\s+it\s+possible\b"
+    r"|(?:ermöglicht|ermöglichen|erlaubt|erlauben)\b|(?:dient|dienen)\s+(?:zu[mr]?|dazu|als)\b"
+    r"|(?:wird|werden)\s+(?:verwendet|benutzt|genutzt|eingesetzt),?\s+(?:um|für|zu[mr]?)\b"
+    r"|(?:позволяет|позволяют|служит|служат|предназначен[аоы]?)\b"
+    r"|(?:используется|используются|нужен|нужна|нужно|нужны)\s+для\b)",
+    re.IGNORECASE,
+)
 #: the term a definition question asks about and what follows it in parentheses
 _TERM_AND_PARENTHESES: Final = regex.compile(
     r"([\w.+-]+(?:\s+[\w.+-]+){0,2})\s*\(([^)]*)\)\s*\??\s*$"
@@ -531,7 +547,11 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
     if kind is AnswerKind.NAME:
         return bool(_IDENTIFIER.search(sentence) or _PATH.search(sentence))
     if kind is AnswerKind.DEFINITION:
-        return _DEFINES.match(sentence) is not None or _NAMES_IT.search(sentence) is not None
+        return (
+            _DEFINES.match(sentence) is not None
+            or _NAMES_IT.search(sentence) is not None
+            or _SERVES.match(sentence) is not None
+        )
     return False
 
 

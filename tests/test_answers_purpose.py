@@ -1,0 +1,89 @@
+"""A definition question is answered by the sentence that says what its subject is for,
+as by one that says what it is (nu20, GIMP's manual): "what is a layer mask for" quoted
+the Mask submenu's list of commands, each naming a layer mask, over "A layer mask lets
+you define which parts of the layer are opaque, semi-transparent or transparent." """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import OPERATOR
+from ragox.answer._support import AnswerKind, holds_answer_kind
+from ragox.service import Ragox
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "A layer mask lets you define which parts of the layer are opaque.",
+        "The Quick Mask allows you to paint a selection.",
+        "Layer masks are used to hide parts of a layer.",
+        "The history serves as a record of your actions.",
+        "Die Schnellmaske ermöglicht es Ihnen, Auswahlen zu malen.",
+        "Der Pfad dient zum Freistellen von Objekten.",
+        "Инструмент «Кривые» позволяет менять яркость.",
+        "Альфа-канал нужен для прозрачности.",
+    ],
+)
+def test_a_sentence_that_says_what_its_subject_is_for_defines_it(sentence: str) -> None:
+    assert holds_answer_kind(AnswerKind.DEFINITION, sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a pronoun is no subject the question names
+        "It lets you define which parts are opaque.",
+        "This allows you to paint a selection.",
+        "Это позволяет менять яркость.",
+        "Es ermöglicht Ihnen, Auswahlen zu malen.",
+        # the verb far from the sentence's start: a subject of more than four words
+        "When you click the button in the dialog it lets you choose.",
+        # a command that does something is not what its subject is for
+        "The Apply Layer Mask command merges the layer mask with the current layer.",
+    ],
+)
+def test_a_sentence_that_does_not_say_what_its_subject_is_for(sentence: str) -> None:
+    assert not holds_answer_kind(AnswerKind.DEFINITION, sentence)
+
+
+PAGES = {
+    "mask-menu": "7.22. The Mask Submenu\n\n"
+    "The Mask submenu of the Layer menu contains commands which work with layer masks.\n\n"
+    "The Mask submenu contains the following commands:\n\n"
+    "Section 7.23, Add Layer Mask\n\nSection 7.24, Apply Layer Mask\n\n"
+    "Section 7.25, Delete Layer Mask\n\nSection 7.26, Show Layer Mask\n\n"
+    "Section 7.27, Edit Layer Mask\n\nSection 7.28, Disable Layer Mask\n",
+    "mask-apply": "7.24. Apply Layer Mask\n\n"
+    "The Apply Layer Mask command merges the layer mask with the current layer. "
+    "If the active layer does not have a layer mask, the menu entry is grayed out.\n",
+    "mask-delete": "7.25. Delete Layer Mask\n\n"
+    "The Delete Layer Mask command deletes the layer mask of the active layer. "
+    "If the active layer does not have a layer mask, the menu entry is grayed out.\n",
+    "mask-add": "7.23. Add Layer Mask\n\n"
+    "The Add Layer Mask command adds a layer mask to the active layer. "
+    "If the layer already has a layer mask, the menu entry is grayed out. "
+    "A layer mask lets you define which parts of the layer are opaque, "
+    "semi-transparent or transparent.\n",
+    "canvas": "The canvas size sets the visible area of the image. "
+    "Layers may be larger than the canvas.\n",
+}
+
+
+def test_what_a_thing_is_for_is_quoted(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in PAGES.items():
+            path = folder / f"{name}.txt"
+            path.write_text(text, encoding="utf-8")
+            app.ingest_path(path, folder, language="en")
+        record = app.ask("what is a layer mask for", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    first = record.citations[0].anchor.quote.exact
+    assert first.startswith("A layer mask lets you define"), first
