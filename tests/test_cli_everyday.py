@@ -50,6 +50,70 @@ def test_same_relative_id_from_two_roots_is_refused_not_a_new_revision(
     assert ids == ["git/README.md", "polkitd/README.md"]
 
 
+def _translated_manual(root: Path) -> tuple[Path, Path]:
+    english, german = root / "docs" / "en", root / "docs" / "de"
+    english.mkdir(parents=True)
+    german.mkdir(parents=True)
+    (english / "layers.html").write_text(
+        "<p>To change the layer mode, open the Layers dialog and choose a mode from the "
+        "list. The mode is kept when you save the image.</p>"
+    )
+    (german / "layers.html").write_text(
+        "<p>Um den Ebenenmodus zu ändern, öffnen Sie den Ebenendialog und wählen Sie "
+        "einen Modus aus der Liste. Der Modus wird beim Speichern des Bildes beibehalten.</p>",
+        encoding="utf-8",
+    )
+    return english, german
+
+
+def test_a_translation_ingested_after_its_original_says_it_replaced_another_language(
+    ragox_cli, tmp_path: Path
+) -> None:
+    """A manual's folders ingested one command each (`ingest docs/en`, then `ingest
+    docs/de`) give their files the same ids: the German page became revision r2 of the
+    English one, and the ingest said only "READY layers.html@r2" (nu20). The line and the
+    JSON now say that it replaced a revision in another language, and the summary tells
+    how to keep them apart; a file in the same language replaced says nothing."""
+    english, german = _translated_manual(tmp_path)
+    assert ragox_cli("ingest", str(english)).code == 0
+    result = ragox_cli("ingest", str(german))
+    assert result.code == 0  # a new revision is what was asked for, as far as ragox knows
+    assert "layers.html@r2" in result.stdout
+    assert "(replaces r1, which is in another language: en → de)" in result.stdout
+    assert "--prefix" in result.stderr
+    # the English page edited, in --json
+    (english / "layers.html").write_text(
+        "<p>To rename a layer, double-click its name in the Layers dialog and type the "
+        "new name. The name is kept when you save the image.</p>"
+    )
+    data = ragox_cli("ingest", str(english), "--json").json()
+    assert data["results"][0]["replaced"] == {"revision": "r2", "language": "de", "now": "en"}
+    # an edited page in the language of the revision it replaces: not a word
+    (english / "layers.html").write_text(
+        "<p>To delete a layer, select it in the Layers dialog and click the delete "
+        "button. The other layers are kept as they are.</p>"
+    )
+    edited = ragox_cli("ingest", str(english), "--json").json()["results"][0]
+    assert edited["revision"] == "r4" and "replaced" not in edited
+
+
+def test_a_prefix_keeps_a_translation_apart(ragox_cli, tmp_path: Path) -> None:
+    """`--prefix de/` starts the ids of a folder's files, so the translation is a document
+    of its own; a prefix that would make no valid id, or one beside --document-id, is
+    refused before any file is read."""
+    english, german = _translated_manual(tmp_path)
+    assert ragox_cli("ingest", str(english), "--prefix", "en/").code == 0
+    result = ragox_cli("ingest", str(german), "--prefix", "de/", "--json")
+    assert result.code == 0
+    assert [r["document_id"] for r in result.json()["results"]] == ["de/layers.html"]
+    assert "replaced" not in result.json()["results"][0]
+    listed = ragox_cli("status", "--all", "--json").json()["documents"]
+    assert sorted(d["document_id"] for d in listed) == ["de/layers.html", "en/layers.html"]
+    assert ragox_cli("ingest", str(german), "--prefix", "../").code == 2
+    page = str(german / "layers.html")
+    assert ragox_cli("ingest", page, "--prefix", "de/", "--document-id", "x").code == 2
+
+
 def test_the_same_file_named_twice_is_one_file(ragox_cli, tmp_path: Path) -> None:
     """Naming one file twice (or a folder and a file in it) is not a collision."""
     git, _ = _readmes(tmp_path)

@@ -295,6 +295,13 @@ def _language_code(value: str | None) -> str | None:
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--document-id", default=None, help="Document id (only with a single file).")
+@click.option(
+    "--prefix",
+    default="",
+    help="Start of the ids of the files given (default: none; a file's id is its path in "
+    "the folder given, or its name). `ingest docs/de --prefix de/` keeps docs/de/index.html "
+    "apart from docs/en/index.html.",
+)
 @click.option("--revision", default=None, help="Revision label (default: r1, r2, ...).")
 @click.option("--groups", default=None, help="Comma-separated reader groups of the revision.")
 @click.option(
@@ -331,6 +338,7 @@ def ingest(
     ctx: click.Context,
     paths: tuple[Path, ...],
     document_id: str | None,
+    prefix: str,
     revision: str | None,
     groups: str | None,
     tenant: str,
@@ -355,9 +363,13 @@ def ingest(
             raise Usage("--document-id and --revision need exactly one input file")
         if document_id is not None and (problem := document_id_problem(document_id)):
             raise Usage(f"--document-id {problem} (see README, 'Document ids')")
+        if prefix and document_id is not None:
+            raise Usage("--prefix and --document-id exclude each other")
+        if prefix and (problem := document_id_problem(prefix + "x")):
+            raise Usage(f"--prefix {problem} (see README, 'Document ids')")
         if revision is not None and (problem := revision_label_problem(revision)):
             raise Usage(f"--revision {problem}")
-        planned = app.document_ids(files, document_id)
+        planned = app.document_ids(files, document_id, prefix)
         items = []
         bar = _tqdm.tqdm(
             planned, unit="file", disable=as_json or not sys.stderr.isatty(), file=sys.stderr
@@ -423,6 +435,15 @@ def ingest(
                     else ""
                 )
             )
+            replaced = sum(item.replaced is not None for item in items)
+            if replaced:
+                click.echo(
+                    f"{replaced} new revision(s) in another language than the revision "
+                    "they replaced: if these files are other documents (a manual's "
+                    "translation, file names alike), give them their own ids with "
+                    "--prefix; `ragox status DOCUMENT_ID` lists both revisions",
+                    err=True,
+                )
         if not items:
             raise Failure("no files found")
         if failed:
@@ -480,6 +501,12 @@ def _ingest_line(item: IngestItem) -> str:
     note = "" if out.created else "  (unchanged)"
     if item.current_revision is not None:
         note = f"  (unchanged; not current: {shown_id(item.current_revision)} is)"
+    if item.replaced is not None:
+        was = item.replaced
+        note = (
+            f"  (replaces {shown_id(was.revision)}, which is in another language: "
+            f"{was.language} → {was.now})"
+        )
     error = f"  {out.error_code}: {out.error_message}" if out.error_code else ""
     return (
         f"{out.state.value:<8} {shown_id(out.document_id)}@{shown_id(out.revision)}  "

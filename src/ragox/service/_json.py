@@ -170,6 +170,18 @@ def ingest_item_json(item: IngestItem) -> dict[str, Any]:
         **(
             {"current_revision": item.current_revision} if item.current_revision is not None else {}
         ),
+        # additive: a new revision that replaced one in another language
+        **(
+            {
+                "replaced": {
+                    "revision": item.replaced.revision,
+                    "language": item.replaced.language,
+                    "now": item.replaced.now,
+                }
+            }
+            if item.replaced is not None
+            else {}
+        ),
     }
 
 

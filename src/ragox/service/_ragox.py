@@ -204,6 +204,16 @@ class SkipReason(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class ReplacedLanguage:
+    """A current revision that a new one in another language replaced."""
+
+    revision: str
+    language: str
+    #: the new revision's language
+    now: str
+
+
+@dataclass(frozen=True, slots=True)
 class IngestItem:
     """One input path and its outcome, or why it was skipped."""
 
@@ -215,6 +225,10 @@ class IngestItem:
     #: the document's current revision, when it is not the outcome's (bytes of an older
     #: revision ingested again are that revision, unchanged, and do not become current)
     current_revision: str | None = None
+    #: the revision a new one replaced as current, when the two are in different
+    #: languages: likely another document under the same id (a manual's German
+    #: folder ingested after its English one, file names alike)
+    replaced: ReplacedLanguage | None = None
 
     @property
     def ready(self) -> bool:
@@ -1116,10 +1130,14 @@ class Ragox:
                 yield path, path.parent
 
     def document_ids(
-        self, files: Sequence[tuple[Path, Path]], document_id: str | None = None
+        self,
+        files: Sequence[tuple[Path, Path]],
+        document_id: str | None = None,
+        prefix: str = "",
     ) -> list[tuple[Path, Path, str | None]]:
         """``(file, root, id)`` for each distinct file of one command, in order; the id is
-        None where two different files would share it (they collide across roots)."""
+        None where two different files would share it (they collide across roots).
+        ``prefix`` starts every id made from a path (``ingest docs/de --prefix de/``)."""
         seen: dict[Path, None] = {}
         planned: list[tuple[Path, Path, str]] = []
         owners: dict[str, set[Path]] = {}
@@ -1128,7 +1146,7 @@ class Ragox:
             if real in seen:
                 continue  # the same file named twice is one file
             seen[real] = None
-            doc_id = document_id or default_document_id(path, root)
+            doc_id = document_id or prefix + default_document_id(path, root)
             planned.append((path, root, doc_id))
             owners.setdefault(doc_id, set()).add(real)
         return [
@@ -1222,6 +1240,7 @@ class Ragox:
                 return IngestItem(shown, None, SkipReason.REVISION_CONFLICT)
             except OSError:
                 return IngestItem(shown, None, SkipReason.UNREADABLE)
+        was = self._current_language(tenant, doc_id)
         try:
             outcome = self.ingestor.ingest_file(
                 path,
@@ -1239,7 +1258,24 @@ class Ragox:
         except OSError:
             return IngestItem(shown, None, SkipReason.UNREADABLE)
         current = self.current_besides(outcome, tenant)
-        return IngestItem(shown, outcome, current_revision=current)
+        replaced = None
+        if was is not None and outcome.created and outcome.state is RevisionState.READY:
+            now = self._current_language(tenant, doc_id)
+            if now is not None and now[0] == outcome.revision and now[1] != was[1]:
+                replaced = ReplacedLanguage(revision=was[0], language=was[1], now=now[1])
+        return IngestItem(shown, outcome, current_revision=current, replaced=replaced)
+
+    def _current_language(self, tenant: str, document_id: str) -> tuple[str, str] | None:
+        """The document's current revision and its detected language, if it has both."""
+        document = self.store.get_document(tenant, document_id)
+        if document is None or document.current_revision is None:
+            return None
+        record = self.store.get_revision(tenant, document_id, document.current_revision)
+        if record is None or record.manifest_id is None:
+            return None
+        language = self.store.index.representation_languages([record.manifest_id])
+        found = language.get(record.manifest_id)
+        return None if found is None else (record.revision, found)
 
     def current_besides(self, outcome: IngestOutcome, tenant: str) -> str | None:
         """The document's current revision when an unchanged outcome is another (the
