@@ -81,6 +81,15 @@ def test_lowercase_sie_is_no_polite_imperative() -> None:
     [
         ("How do I change the default editor?", True),
         ("Wie ändere ich die Zeitzone?", True),
+        # …and the verb without its "e", as people type it (nu20: "wie kopier ich eine
+        # ebene" was answered as a fact, with what the command does)
+        ("wie kopier ich eine ebene", True),
+        ("Das Bild ist zu groß, wie krieg ich es kleiner?", True),
+        ("Wie alt bin ich?", False),
+        ("Wie oft war ich krank?", False),
+        ("Wie bin ich versichert?", False),
+        ("Wie war ich im Test?", False),
+        ("Wie viel Speicher brauche ich?", False),
         ("Как изменить часовой пояс?", True),
         # …after where (a new-user pass, nu16: "как в vim включить автосохранение"
         # was answered from vim's syntax highlighting, as a fact)

@@ -349,7 +349,11 @@ _MENU_PATH: Final = regex.compile(r"\w[^\S\n]*→[^\S\n]*\w")
 #: man …", "Как изменить …", "Как мне узнать …"
 HOW_TO_QUESTION: Final = re.compile(
     r"^\W*(?:how (?:do|can|should|would|could|to)\b|how is \w+ (?:done|set|changed)"
-    r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b)"
+    r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b"
+    # …and the verb without its "e", as people type it ("wie kopier ich eine ebene",
+    # "wie krieg ich", nu20); not "wie alt bin ich", "wie oft war ich"
+    r"|(?!(?:bin|bist|war|wäre|hab|alt|lange|viele?|oft|weit|hoch|groß|gut|schnell|sehr"
+    r"|spät|früh|genau|sicher)\b)\w+ ich\b)"
     # (…also after where: "Как в vim включить …", "как на сервере узнать …")
     r"|как\s+(?:(?:в|во|на|с|со|из|под|для|через|при)\s+[\w.+-]+\s+)?"
     r"(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
@@ -368,6 +372,8 @@ HOW_TO_LATER: Final = regex.compile(
     r"how (?:do|can|should|could) (?:i|we)\b|how to\b"
     r"|wie (?:kann|könnte|muss|soll) (?:ich|man)\b"
     r"|wie (?!(?:lange|viele|oft|weit|hohe|große|kleine|gerne)\b)\p{Ll}+e ich\b"
+    r"|wie (?!(?:bin|bist|war|wäre|hab|alt|lange|viele?|oft|weit|hoch|groß|gut|schnell"
+    r"|sehr|spät|früh|genau|sicher)\b)\p{Ll}+ ich\b"
     r"|как\s+(?:мне|можно|нужно)(?:\s+\p{Ll}+){0,2}?\s+\p{Ll}+(?:ть|ти|ться)\b"
     r")"
     # a Russian infinitive alone after a sentence's end or a dash ("… — как вернуть
