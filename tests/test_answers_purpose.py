@@ -87,3 +87,53 @@ def test_what_a_thing_is_for_is_quoted(tmp_path: Path) -> None:
     assert not record.abstained, record.answer
     first = record.citations[0].anchor.quote.exact
     assert first.startswith("A layer mask lets you define"), first
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a conjunction opens no subject: "это" after "Если" is "this", no definition
+        "Если это не так, то добавьте новый альфа-канал из меню слоёв.",
+        "If it is a new layer, click OK.",
+        "Wenn das ein Fehler ist, melden Sie ihn.",
+    ],
+)
+def test_a_conditional_is_no_definition(sentence: str) -> None:
+    assert not holds_answer_kind(AnswerKind.DEFINITION, sentence)
+
+
+ALPHA = {
+    "alpha-add": "7.34. Добавить альфа-канал\n\n"
+    "Добавить альфа-канал: канал альфа автоматически добавляется к диалогу каналов, как "
+    "только создаётся второй слой в изображении. Он представляет собой прозрачность "
+    "изображения. Если у изображения только один слой, то у него нет канала альфа.\n",
+    "web": "2. Прозрачность для веба\n\n"
+    "Чтобы экспортировать изображения с прозрачностью альфа, необходимо иметь канал "
+    "альфа. Чтобы проверить, есть ли у изображения альфа-канал, перейдите в диалог "
+    "каналов. Если это не так, то добавьте новый альфа-канал из меню слоёв.\n",
+    "remove": "7.35. Удалить альфа-канал\n\n"
+    "Эта команда удаляет альфа-канал активного слоя, сохраняя альфа-каналы других слоёв.\n",
+    "paths": "Контуры хранятся в диалоге контуров. Их можно экспортировать в SVG.\n",
+}
+
+
+def test_a_pronoun_stands_for_the_term_the_sentence_before_names(tmp_path: Path) -> None:
+    """ "что такое альфа канал" is answered by "Он представляет собой прозрачность
+    изображения.", whose pronoun stands for the channel the sentence before it names
+    (nu20: three sentences that merely name the channel were quoted, one of them
+    "Если это не так, …", taken for a definition)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in ALPHA.items():
+            path = folder / f"{name}.txt"
+            path.write_text(text, encoding="utf-8")
+            app.ingest_path(path, folder, language="ru")
+        record = app.ask("что такое альфа канал", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert "Он представляет собой прозрачность изображения." in quotes, quotes
+    assert not any(q.startswith("Если это не так") for q in quotes), quotes

@@ -737,7 +737,8 @@ def score_sentences(
         systems = (
             labelled_platforms(item.section_title) if systems_asked and item.section_title else None
         )
-        for position, (start, end, quotable, credits) in enumerate(sentences):
+        for position, (start, end, quotable, held_here) in enumerate(sentences):
+            credits = held_here
             if systems_asked and not quotable:
                 unit = item.text[start:end]
                 labelled = labelled_platforms(unit)
@@ -820,6 +821,19 @@ def score_sentences(
                     }
                 )
                 before = joined
+            if (
+                kind is AnswerKind.DEFINITION
+                and position
+                and _PRONOUN_OPENING.match(item.text[start:end]) is not None
+            ):
+                # a pronoun opening a definition stands for what the sentence before it
+                # names: "…канал альфа автоматически добавляется … Он представляет собой
+                # прозрачность изображения." holds the term it defines (nu20)
+                antecedent = sentences[position - 1][3]
+                credits = Credits()
+                for term in {*held_here, *antecedent}:
+                    credits[term] = max(held_here.get(term, 0.0), antecedent.get(term, 0.0))
+                credits.by_synonym = held_here.by_synonym & antecedent.by_synonym
             features = support(
                 credits,
                 before,
@@ -1257,6 +1271,9 @@ MAX_ROW_CHARS: Final = 500
 
 
 #: a question that goes on to ask how ("… und wie werde ich die los?")
+#: a sentence that opens with a personal pronoun, which stands for the subject of the
+#: sentence before it
+_PRONOUN_OPENING: Final = regex.compile(r"^\W*(?:it|they|er|sie|es|он|она|оно|они)\b", regex.I)
 _ALSO_HOW: Final = regex.compile(r"\b(?:and|or|und|oder|и|или|а)\s+(?:how|wie|как)\b", regex.I)
 #: an overview's line for another page: its title, a dash, what the page is for
 #: ("Print to file — Save a document as a PDF …", "Drucken in Datei – …")
