@@ -287,3 +287,30 @@ def test_how_what_was_named_is_done(sentence: str, instructs: bool) -> None:
     cyrillic = "\u0400" <= sentence[0] <= "\u04ff"
     language = "ru" if cyrillic else "de" if sentence[0] == "D" else "en"
     assert has_instruction(sentence, language) is instructs
+
+
+@pytest.mark.parametrize(
+    ("sentence", "language", "instructs"),
+    [
+        # a command after a colon ends the sentence (nu21, the Debian Administrator's
+        # Handbook: "wie installier ich ein heruntergeladenes .deb paket" quoted the
+        # sentences on cleaning the cache after it instead)
+        (
+            "Wenn Ihnen das Paket als einfache .deb Datei vorliegt, ist es möglich, APT "
+            "zu verwenden, mit einem einfachen Befehl: apt install ./Pfad-zur-Paket-deb.",
+            "de",
+            True,
+        ),
+        ("It is done with a simple command: apt install ./path-to-the-package.deb.", "en", True),
+        ("Das geht so: apt install ./paket.deb.", "de", True),
+        ("The proxy goes in one line: Acquire::http::proxy=http://proxy:3128", "en", True),
+        ("Чтобы установить пакет, выполните: dpkg -i пакет.deb", "ru", True),
+        # …not a place, a note on an option, or a command named in prose
+        ("The file is in: /etc/apt/sources.list.", "en", False),
+        ("Die Datei liegt hier: /etc/fstab.", "de", False),
+        ("Note: the --force option is dangerous.", "en", False),
+        ("Two commands can be used: apt-get clean empties the directory.", "en", False),
+    ],
+)
+def test_a_command_after_a_colon_instructs(sentence: str, language: str, instructs: bool) -> None:
+    assert has_instruction(sentence, language) is instructs

@@ -173,13 +173,15 @@ _CONTROL_RU: Final = (
     r"(?:флаж|кнопк|меню|клавиш|команд|опци|настро|диалог|мыш|панел|вкладк|значк|пункт)\w*"
 )
 _MEANS: Final = re.compile(
-    r"\b(?:with|using|through|via) (?:a |the )?(?:command|tool|utility|program)s?\b"
+    r"\b(?:with|using|through|via) (?:a |the )?(?:simple |single |following )?"
+    r"(?:command|tool|utility|program)s?\b"
     # what a tool lets the reader do: "Installing debsums will also help you to check
     # the file system integrity", "aptitude allows you to hold a package"
     r"|\b(?:helps?|allows?|enables?|lets?) you (?:to )?[a-z]"
     r"|\bcan be (?:done|achieved|changed|set|configured|displayed|listed|found|checked)"
     r" (?:with|using|by running)\b"
-    r"|\b(?:mit|durch) (?:dem|einem|den) (?:Befehl|Kommando|Werkzeug|Programm)(?:en|e|s)?\b"
+    r"|\b(?:mit|durch) (?:dem|einem|den)(?: einfachen| folgenden| einzigen)? "
+    r"(?:Befehl|Kommando|Werkzeug|Programm)(?:en|e|s)?\b"
     r"|\b(?:Befehl|Kommando) wie\b"
     r"|\b(?:с помощью|при помощи) (?:команды|утилиты|программы)\b|\bкомандой\b"
     r"|\b(?:выполнить|запустить|использовать|ввести) команд[уы]\b"
@@ -332,12 +334,46 @@ def has_instruction(text: str, language: str | None = None, *, bare_commands: bo
             return True
     if language in (None, "en") and _ENGLISH.search(text):
         return True
+    if _colon_command(text):
+        return True
     return bool(
         _IMPERATIVE.search(text)
         or _MEANS.search(text)
         or _MENU_PATH.search(text)
         or _SAYS_HOW.search(text)
     )
+
+
+#: a sentence that ends in a command after a colon: "… mit einem einfachen Befehl: apt
+#: install ./Pfad-zur-Paket-deb." (the Debian Administrator's Handbook, nu21)
+_COLON_TAIL: Final = re.compile(r":[^\S\n]+([^\n:]{2,200}?)[.;]?[^\S\n]*$")
+
+
+#: a program's name as a command line opens with it ("apt", "./configure",
+#: "/usr/sbin/visudo", "dpkg-reconfigure")
+_PROGRAM: Final = re.compile(r"(?:\.{0,2}/)?[a-z][\w.+-]*(?:/[\w.+-]+)*")
+
+
+def _colon_command(text: str) -> bool:
+    """Some line of ``text`` ends, after a colon, in a command with a command's own sign
+    (an option, a path from the root or the working folder, an assignment, a pipe)."""
+    if ":" not in text:
+        return False
+    for line in text.splitlines():
+        found = _COLON_TAIL.search(line)
+        if found is None:
+            continue
+        tail = found.group(1).strip()
+        words = tail.split()
+        if (
+            len(words) >= 2
+            and _PROGRAM.fullmatch(words[0]) is not None
+            and _prose(words) == 0
+            and _OWN_SIGN.search(tail) is not None
+            and command_like(tail)
+        ):
+            return True
+    return False
 
 
 #: a path through an application's menus ("Пакет → Удалить (-)", "Datei → Speichern"):
