@@ -13,18 +13,14 @@ question the reader sees stays as written; the answer's trace names each word re
 otherwise, as it names a respelt name (:mod:`ragox.search._respell`). ``ask`` reads them
 so; ``search`` runs as typed (its hits would not say that a word was read as another).
 
-No other edit of any word: a letter more or changed makes another word too often, and a
-word the documents lack is what a question asks about ("stdevp" is no "stdev", "systemd"
-no "system", "subnet" no "subset", "Канады" no "канал": a red team's and XQuAD's
+No other edit: a letter more or changed makes another word too often, and a word the
+documents lack is what a question asks about ("stdevp" is no "stdev", "systemd" no
+"system", "subnet" no "subset", "Канады" no "канал": a red team's and XQuAD's
 unanswerable questions were answered so). A word in Latin letters that the word list of
 the question's language (pyspellchecker's English or German; both where the question
-tells no language) holds is not read otherwise either ("causal" is no "casual"). One
-that list lacks, none of whose variants above any passage holds, is read as a word of
-the list that it makes with a letter put in or left out before its last two letters,
-where passages hold it ("backround" → "background", "umkeheren" → "umkehren", nu20).
-The list is loaded only for a word that no passage holds. Only words of
-:data:`MIN_LETTERS` letters or more, not function words, at most :data:`MAX_WORDS` of a
-question.
+tells no language) holds is not read otherwise either ("causal" is no "casual"); the
+list is loaded only when a variant is found. Only words of :data:`MIN_LETTERS` letters
+or more, not function words, at most :data:`MAX_WORDS` of a question.
 """
 
 from __future__ import annotations
@@ -55,8 +51,6 @@ MAX_TERMS: Final = 256
 _WORD: Final = re.compile(r"\w+")
 _CYRILLIC: Final = re.compile(r"[а-яё]")
 _LATIN_VOWELS: Final = "aeiou"
-#: the letters of a language's words, for a letter left out (:func:`_dictionary_words`)
-_LETTERS: Final = {"en": "abcdefghijklmnopqrstuvwxyz", "de": "abcdefghijklmnopqrstuvwxyzäöüß"}
 _CYRILLIC_VOWELS: Final = "аеиоуыэюя"
 #: letters Russian writers put for one another
 _SLIPS: Final = {"ь": "ъ", "ъ": "ь", "е": "ё", "ё": "е", "и": "й", "й": "и"}
@@ -141,49 +135,6 @@ def corrections(
         read[word] = max(options)[2]
         if len(read) == MAX_WORDS:
             break
-    left = [word for word in near if word not in read and not _CYRILLIC.search(word.casefold())]
-    if len(read) < MAX_WORDS and left:
-        read.update(_dictionary_words(question, left[: MAX_WORDS - len(read)], frequencies))
-    return read
-
-
-def _dictionary_words(
-    question: str,
-    words: Sequence[str],
-    frequencies: Callable[[Sequence[str]], dict[str, int]],
-) -> dict[str, str]:
-    """Each of ``words`` (in Latin letters, no variant of :func:`variants` held) that is
-    no word of the question's language, read as the word of that language it makes
-    with a letter put in or left out, inside the word ("backround" → "background",
-    "umkeheren" → "umkehren", nu20) and held by a passage; of several, the one most
-    passages hold. Only words of the language's list: a letter more or less makes
-    another word of the documents too often ("stdevp", "systemd" end so)."""
-    languages = _languages(question)
-    read: dict[str, str] = {}
-    found: dict[str, list[str]] = {}
-    for word in words:
-        folded = word.casefold()
-        if any(folded in _lexicon(language) for language in languages):
-            continue
-        letters = sorted({c for language in languages for c in _LETTERS[language]})
-        # (a letter put in or left out before the word's last two: a changed ending
-        # makes another form, a name's own letter another word)
-        made = [folded[:i] + c + folded[i:] for i in range(1, len(folded) - 1) for c in letters]
-        made += [folded[:i] + folded[i + 1 :] for i in range(1, len(folded) - 2)]
-        found[word] = [
-            w for w in dict.fromkeys(made) if any(w in _lexicon(language) for language in languages)
-        ]
-    forms = {w: _stems(w) for options in found.values() for w in options}
-    terms = sorted({t for f in forms.values() for t in f})[:MAX_TERMS]
-    counts = frequencies(terms) if terms else {}
-    for word, options in found.items():
-        held = [
-            (max(counts.get(t, 0) for t in forms[w]), -order, w)
-            for order, w in enumerate(options)
-            if forms[w] and any(counts.get(t, 0) for t in forms[w])
-        ]
-        if held:
-            read[word] = max(held)[2]
     return read
 
 
@@ -197,13 +148,6 @@ def _lexicon(language: str) -> Container[str]:
     return words
 
 
-def _languages(question: str) -> tuple[str, ...]:
-    """The word lists a question's Latin words are looked up in: its language's, English
-    or German, or both where it tells none."""
-    language = detect_language(question)
-    return (language,) if language in ("en", "de") else ("en", "de")
-
-
 def _known(word: str, question: str) -> bool:
     """Whether a word in Latin letters is a word of the question's language, English or
     German (of either, where the question does not tell). A Cyrillic word's variants
@@ -211,7 +155,9 @@ def _known(word: str, question: str) -> bool:
     folded = word.casefold()
     if _CYRILLIC.search(folded):
         return False
-    return any(folded in _lexicon(language) for language in _languages(question))
+    language = detect_language(question)
+    languages = (language,) if language in ("en", "de") else ("en", "de")
+    return any(folded in _lexicon(language) for language in languages)
 
 
 def _stems(word: str) -> set[str]:
