@@ -217,3 +217,12 @@ def test_a_deleted_documents_words_are_never_offered(docs: Ragox) -> None:
     assert docs.delete("print.txt")
     record = docs.ask("how do i print the wroksheet?", STAFF)
     assert "respelled" not in record.trace
+
+
+def test_a_word_with_sharp_s_is_a_word_of_the_list() -> None:
+    """ "fließen" is in German's list as written; case-folded, "fliessen" is not, and the
+    word had been taken for a typo (a red team's find)."""
+    from ragox.search._spelling import _known
+
+    assert _known("fließen", "Wohin fließen die Fugen?")
+    assert _known("Größe", "Wie ändere ich die Größe des Bildes?")

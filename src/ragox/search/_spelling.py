@@ -151,8 +151,9 @@ def _lexicon(language: str) -> Container[str]:
 def _known(word: str, question: str) -> bool:
     """Whether a word in Latin letters is a word of the question's language, English or
     German (of either, where the question does not tell). A Cyrillic word's variants
-    are slips of its letters alone."""
-    folded = word.casefold()
+    are slips of its letters alone. Looked up in lower case, not case-folded: the list
+    writes "fließen", which case-folds to "fliessen" (a red team's find)."""
+    folded = word.lower()
     if _CYRILLIC.search(folded):
         return False
     language = detect_language(question)
