@@ -19,7 +19,8 @@ from ragox.service import Ragox
     [
         "A layer mask lets you define which parts of the layer are opaque.",
         "The Quick Mask allows you to paint a selection.",
-        "Layer masks are used to hide parts of a layer.",
+        "Layer masks are used for hiding parts of a layer.",
+        "A layer mask is used to hide parts of a layer.",
         "The history serves as a record of your actions.",
         "Die Schnellmaske ermöglicht es Ihnen, Auswahlen zu malen.",
         "Der Pfad dient zum Freistellen von Objekten.",
@@ -43,6 +44,21 @@ def test_a_sentence_that_says_what_its_subject_is_for_defines_it(sentence: str) 
         "When you click the button in the dialog it lets you choose.",
         # a command that does something is not what its subject is for
         "The Apply Layer Mask command merges the layer mask with the current layer.",
+        # a person used to a thing or permitted it, a pronoun or question word anywhere
+        # in the subject, a question (a red team's finds)
+        "Photoshop users are used to adjustment layers.",
+        "Then it lets you choose a color.",
+        "Which lets you pick a layer.",
+        "Wir erlauben keine Haustiere.",
+        "Der Hersteller erlaubt keine Garantie.",
+        "Всё это позволяет менять яркость.",
+        "Нам нужно для этого время.",
+        "What allows you to paint a selection?",
+        "Что нужно для установки?",
+        "The layer mask allows you to paint?",
+        # the subject and its verb open the sentence: not after 300 characters of
+        # anything (a red team's 30,000 quotation marks took seconds to match)
+        '"' * 30_000 + " layer mask lets you define it",
     ],
 )
 def test_a_sentence_that_does_not_say_what_its_subject_is_for(sentence: str) -> None:

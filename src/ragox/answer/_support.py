@@ -181,32 +181,63 @@ _DEFINITION_QUESTION: Final = (
 #: gloss between commas or brackets), then "is a/the …", "ist ein …", "—", "это",
 #: "является"
 _DEFINES: Final = re.compile(
-    r"^\W*(?:\d+(?:\.\d+)*\.?\s+\S+(?:\s+\S+)?\s+)?"  # a section's number and title
+    r"^\W*+(?:\d+(?:\.\d+)*\.?\s+\S+(?:\s+\S+)?\s+)?"  # a section's number and title
     # (no conjunction opens the subject: "Если это не так, то добавьте …", nu20)
     r"(?!(?:if|when|whether|but|and|or|so|wenn|falls|ob|aber|und|oder|dass|если|когда|но"
-    r"|и|а|или|хотя|чтобы|так|как|что|потому|поскольку|при)\b)"
+    r"|и|а|или|хотя|чтобы|так|как|что|потому|поскольку|при|всё|все)\b)"
     r"[\w.+-]+(?:\s+[\w.+-]+){0,3}"
     r"(?:\s*\([^)]{1,80}\)|,\s[^,]{1,100},)?"
     r"\s+(?:(?:is|are|ist|sind)\s+(?:an?|the|one|another|ein|eine|einer|der|die|das"
     r"|weitere[rs]?)\b|(?:—|–)\s|(?:—\s+)?(?:это|является|являются|представляет собой)\b)",
     re.IGNORECASE,
 )
-#: a sentence that says what its subject is for: the subject (a few words, not a
-#: pronoun), then "lets you", "is used to", "ermöglicht", "dient zum", "позволяет" (nu20:
-#: "what is a layer mask for" quoted the Mask submenu's list of commands, each naming a
-#: layer mask, over "A layer mask lets you define which parts of the layer are opaque
-#: …")
+#: a sentence that says what its subject is for: the subject (a few words), then "lets
+#: you", "is used to", "ermöglicht", "dient zum", "позволяет" (nu20: "what is a layer
+#: mask for" quoted the Mask submenu's list of commands, each naming a layer mask, over
+#: "A layer mask lets you define which parts of the layer are opaque …"); the subject's
+#: words are checked by :func:`_serves`
 _SERVES: Final = re.compile(
-    r"^\W*(?!(?:it|this|that|these|those|they|es|dies|das|sie|er|это|он|она|оно|они)\b)"
-    r"[\w.+«»\"“”„'-]+(?:\s+[\w.+«»\"“”„'-]+){0,3}"
+    r"^\W*+(?P<subject>(?>[\w.+«»\"“”„'-]+)(?:\s+(?>[\w.+«»\"“”„'-]+)){0,3})"
     r"\s+(?:(?:lets|allows|enables|helps)\s+(?:you|users?|the user|one)\b"
-    r"|(?:is|are)\s+used\s+(?:to|for)\b|serves\s+(?:to|as)\b|makes\s+it\s+possible\b"
-    r"|(?:ermöglicht|ermöglichen|erlaubt|erlauben)\b|(?:dient|dienen)\s+(?:zu[mr]?|dazu|als)\b"
+    r"|is\s+used\s+(?:to|for)\b|are\s+used\s+for\b|serves\s+(?:to|as)\b"
+    r"|makes\s+it\s+possible\b|(?:ermöglicht|ermöglichen)\b|(?:erlaubt|erlauben)\s+(?:es\s+)?"
+    r"(?:Ihnen|dem\s+Benutzer|den\s+Benutzern)\b|(?:dient|dienen)\s+(?:zu[mr]?|dazu|als)\b"
     r"|(?:wird|werden)\s+(?:verwendet|benutzt|genutzt|eingesetzt),?\s+(?:um|für|zu[mr]?)\b"
     r"|(?:позволяет|позволяют|служит|служат|предназначен[аоы]?)\b"
     r"|(?:используется|используются|нужен|нужна|нужно|нужны)\s+для\b)",
     re.IGNORECASE,
 )
+#: words that make no subject of such a sentence: a pronoun stands for something said
+#: before, a person is who is used to a thing or permitted it ("Photoshop users are used
+#: to …", "Wir erlauben …", "Нам нужно для этого время"), a question word asks (a red
+#: team's finds)
+_NOT_A_SUBJECT: Final = frozenset(
+    {
+        *("it", "this", "that", "these", "those", "they", "you", "we", "he", "she", "i"),
+        *("one", "which", "what", "who", "then", "users", "user"),
+        *("es", "dies", "das", "diese", "sie", "er", "wir", "ich", "man", "welche"),
+        *("welcher", "welches", "was", "wer", "dann", "benutzer"),
+        *("это", "этот", "эта", "эти", "он", "она", "оно", "они", "всё", "все", "что"),
+        *("кто", "нам", "вам", "мы", "вы", "я", "пользователи"),
+    }
+)
+#: how far into a sentence its subject and verb may stand: a regular expression over a
+#: longer start (30,000 quotation marks) took seconds (a red team's find)
+_OPENING_CHARS: Final = 300
+
+
+def _serves(sentence: str) -> bool:
+    """The sentence says what its subject is for (:data:`_SERVES`): not a question, and
+    no word of its subject a pronoun, a person or a question word."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    found = _SERVES.match(sentence[:_OPENING_CHARS])
+    if found is None:
+        return False
+    words = re.findall(r"\w+", found.group("subject").casefold())
+    return not any(word in _NOT_A_SUBJECT for word in words)
+
+
 #: the term a definition question asks about and what follows it in parentheses
 _TERM_AND_PARENTHESES: Final = regex.compile(
     r"([\w.+-]+(?:\s+[\w.+-]+){0,2})\s*\(([^)]*)\)\s*\??\s*$"
@@ -551,9 +582,9 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_IDENTIFIER.search(sentence) or _PATH.search(sentence))
     if kind is AnswerKind.DEFINITION:
         return (
-            _DEFINES.match(sentence) is not None
+            _DEFINES.match(sentence[:_OPENING_CHARS]) is not None
             or _NAMES_IT.search(sentence) is not None
-            or _SERVES.match(sentence) is not None
+            or _serves(sentence)
         )
     return False
 
