@@ -245,3 +245,14 @@ def test_a_word_longer_than_any_word_is_indexed_as_written() -> None:
     assert long_word in terms.split()
     assert compound_parts(long_word, frozenset({"pumpen", "wartung"})) == []
     assert long_word in analyze_search_query(long_word, ["de"]).terms
+
+
+def test_a_contraction_without_its_apostrophe_is_a_function_word() -> None:
+    """ "what is anacron for, isnt cron enough?" was refused naming "isnt" (nu21): typed
+    without its apostrophe, a contraction is still no word of the question's topic."""
+    from ragox.search import is_stopword
+
+    for word in ("isnt", "doesnt", "dont", "cant", "whats", "wont"):
+        assert is_stopword(word), word
+    terms = analyze_search_query("what is anacron for, isnt cron enough?", {"en"}).terms
+    assert "isnt" not in terms and "anacron" in terms and "cron" in terms

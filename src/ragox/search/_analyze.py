@@ -77,6 +77,11 @@ _LETTER_RUN: Final = regex.compile(r"\p{L}+")
 _STOPWORDS: Final = {
     "en": frozenset(
         [
+            # contractions typed without their apostrophe ("what is anacron for, isnt
+            # cron enough?" was refused naming "isnt", nu21)
+            *("isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "cant"),
+            *("couldnt", "wont", "wouldnt", "shouldnt", "hasnt", "havent", "hadnt"),
+            *("whats", "thats", "hows", "wheres", "whos", "ive", "youre", "theyre"),
             # question words
             "whom",
             "whose",
