@@ -347,6 +347,16 @@ def has_instruction(text: str, language: str | None = None, *, bare_commands: bo
 #: a sentence that ends in a command after a colon: "… mit einem einfachen Befehl: apt
 #: install ./Pfad-zur-Paket-deb." (the Debian Administrator's Handbook, nu21)
 _COLON_TAIL: Final = re.compile(r":[^\S\n]+([^\n:]{2,200}?)[.;]?[^\S\n]*$")
+#: …where the words before the colon say that a command follows ("… mit einem einfachen
+#: Befehl:", "Run this:", "выполните:"), not a label's ("Alle Optionen anzeigen: dpkg-deb
+#: --help" in a list of what a tool does, which answered "what changed between two
+#: .deb files?" on the development set)
+_COMMAND_FOLLOWS: Final = regex.compile(
+    r"\b(?:commands?|run|type|execute|enter|this|following|befehle?n?|kommandos?|aus"
+    r"|ausführen|eingeben|folgende[ns]?|so|команд\w*|выполните|введите|запустите"
+    r"|следующ\w*|так)\W*$",
+    regex.IGNORECASE,
+)
 
 
 #: a program's name as a command line opens with it ("apt", "./configure",
@@ -361,7 +371,7 @@ def _colon_command(text: str) -> bool:
         return False
     for line in text.splitlines():
         found = _COLON_TAIL.search(line)
-        if found is None:
+        if found is None or not _COMMAND_FOLLOWS.search(line[: found.start()][-60:]):
             continue
         tail = found.group(1).strip()
         words = tail.split()
