@@ -153,3 +153,49 @@ def test_a_pronoun_stands_for_the_term_the_sentence_before_names(tmp_path: Path)
     quotes = [c.anchor.quote.exact for c in record.citations]
     assert "Он представляет собой прозрачность изображения." in quotes, quotes
     assert not any(q.startswith("Если это не так") for q in quotes), quotes
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a word that only looks like a conjunction opens a definition (a red team's)
+        "SO-DIMM is a smaller form of memory module.",
+        "AND-gates are the simplest logic gates.",
+        "So-called hard links are the names of one file.",
+        "Так называемый swap — это раздел подкачки.",
+    ],
+)
+def test_a_word_like_a_conjunction_may_open_a_definition(sentence: str) -> None:
+    assert holds_answer_kind(AnswerKind.DEFINITION, sentence)
+
+
+PODMAN = {
+    "engines": "Container engines\n\n"
+    "Before you install Podman, remove the old Docker engine. It is a background daemon "
+    "that runs as root and listens on a socket. Podman needs no such daemon.\n",
+    "podman": "Podman tools\n\nPodman runs containers without a daemon. Podman is a "
+    "container engine developed by Red Hat that runs containers as ordinary users.\n",
+    "tips": "Backups\n\nPodman stores images under your home folder. It is a good idea to "
+    "back up that folder before an upgrade.\n",
+}
+
+
+def test_a_pronoun_stands_only_for_what_the_sentence_before_is_about(tmp_path: Path) -> None:
+    """ "It is a background daemon …" after "Before you install Podman, remove the old
+    Docker engine." is about Docker, and "It is a good idea to …" about nothing: neither
+    defines Podman (a red team's cases); "Podman is a container engine …" does."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in PODMAN.items():
+            path = folder / f"{name}.txt"
+            path.write_text(text, encoding="utf-8")
+            app.ingest_path(path, folder, language="en")
+        record = app.ask("What is Podman?", OPERATOR)
+    finally:
+        app.close()
+    assert not record.abstained, record.answer
+    quotes = [c.anchor.quote.exact for c in record.citations]
+    assert quotes[0].startswith("Podman is a container engine"), quotes
+    assert not any(q.startswith("It is a") for q in quotes), quotes

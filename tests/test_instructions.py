@@ -84,7 +84,12 @@ def test_lowercase_sie_is_no_polite_imperative() -> None:
         # …and the verb without its "e", as people type it (nu20: "wie kopier ich eine
         # ebene" was answered as a fact, with what the command does)
         ("wie kopier ich eine ebene", True),
-        ("Das Bild ist zu groß, wie krieg ich es kleiner?", True),
+        ("Das Bild ist zu groß. Wie krieg ich es kleiner?", True),
+        # …not after a comma, where "wie" asks how long as often (a red team's)
+        ("Sagen Sie mir, wie lang ich nach dem Ablauf noch Zugang habe.", False),
+        ("Kannst du mir sagen, wie häufig ich das Passwort ändern soll?", False),
+        ("wie seh ich aus", False),
+        ("wie fand ich den Film", False),
         ("Wie alt bin ich?", False),
         ("Wie oft war ich krank?", False),
         ("Wie bin ich versichert?", False),
@@ -312,6 +317,11 @@ def test_how_what_was_named_is_done(sentence: str, instructs: bool) -> None:
         # …nor a label in a list of what a tool does (it answered "what changed between
         # two .deb files?" on the development set)
         ("Einige Anwendungsfälle sind: Alle Optionen anzeigen: dpkg-deb --help.", "de", False),
+        # …nor what not to do, a list of values, files (a red team's)
+        ("Never run this as root: rm -rf /var/lib/dpkg.", "en", False),
+        ("Niemals als root ausführen: rm -rf /var/lib/dpkg.", "de", False),
+        ("Mögliche Werte für den Befehl: auto | manual | off.", "de", False),
+        ("Files: /etc/ssh/sshd_config /etc/ssh/ssh_config.", "en", False),
     ],
 )
 def test_a_command_after_a_colon_instructs(sentence: str, language: str, instructs: bool) -> None:

@@ -23,7 +23,7 @@ from ragox.answer._support import (
 )
 from ragox.search import analyze_query, is_stopword, tokens
 
-__all__ = ["asked_term", "defines"]
+__all__ = ["asked_term", "defines", "opens_with"]
 
 #: where a passage's sentences end: after ".", "!" or "?" before a space, and at a
 #: paragraph break
@@ -53,6 +53,26 @@ def asked_term(question: str) -> tuple[frozenset[str], ...]:
     ]
     stems = (frozenset(analyze_query(word, list(_LANGUAGES))) for word in words)
     return tuple(found for found in stems if found)
+
+
+#: a sentence opening with a clause of time or condition: its first words are not its
+#: subject ("Before you install Podman, remove the old Docker engine.")
+_CLAUSE_FIRST: Final = regex.compile(
+    r"^\W*(?:before|after|if|when|once|unless|vor|nach|bevor|nachdem|wenn|falls|sobald"
+    r"|перед|после|если|когда)\b",
+    regex.IGNORECASE,
+)
+
+
+def opens_with(term: tuple[frozenset[str], ...], sentence: str) -> bool:
+    """Every word of ``term`` (:func:`asked_term`) is among the sentence's first words,
+    and no clause of time or condition opens it: the term is what the sentence is
+    about, and a pronoun in the sentence after it stands for it."""
+    if not term or _CLAUSE_FIRST.match(sentence):
+        return False
+    opening = " ".join(tokens(sentence)[: _OPENING + len(term) - 1])
+    stems = set(analyze_query(opening, list(_LANGUAGES))) if opening else set()
+    return all(word & stems for word in term)
 
 
 def defines(term: tuple[frozenset[str], ...], text: str) -> bool:

@@ -59,6 +59,7 @@ from ragox.answer._blocks import (
 )
 from ragox.answer._cells import EvidenceCell, TableCells, answer_from_cells
 from ragox.answer._compare import both_sides, compared_sides
+from ragox.answer._definitions import asked_term, opens_with
 from ragox.answer._incidental import incidental_words, question_proper
 from ragox.answer._messages import question_language
 from ragox.answer._model import Claim, Draft, Evidence
@@ -538,6 +539,8 @@ def score_sentences(
     # …nor is the asker's own pronoun ("How do *I* …", "mein Rechner", "на моём
     # компьютере"): it says who asks, not what about
     kind = answer_kind(question)
+    # what a definition question asks about (a pronoun after it stands for it)
+    defined = asked_term(question) if kind is AnswerKind.DEFINITION else ()
     # …nor, in a "how often" question, the word that asks for the frequency: a sentence
     # answers it with a frequency (``no_frequency``), not by repeating "often"
     # (and so, in a "what is" question, the words that ask it: "что *такое*")
@@ -825,10 +828,17 @@ def score_sentences(
                 kind is AnswerKind.DEFINITION
                 and position
                 and _PRONOUN_OPENING.match(item.text[start:end]) is not None
+                and _EXPLETIVE.match(item.text[start:end]) is None
+                and opens_with(
+                    defined, item.text[sentences[position - 1][0] : sentences[position - 1][1]]
+                )
             ):
                 # a pronoun opening a definition stands for what the sentence before it
-                # names: "…канал альфа автоматически добавляется … Он представляет собой
-                # прозрачность изображения." holds the term it defines (nu20)
+                # is about: "…канал альфа автоматически добавляется … Он представляет собой
+                # прозрачность изображения." holds the term it defines (nu20); not for a
+                # term that sentence only names ("Before you install Podman, remove the
+                # old Docker engine. It is a background daemon …", a red team's), nor
+                # "It is a good idea to …"
                 antecedent = sentences[position - 1][3]
                 credits = Credits()
                 for term in {*held_here, *antecedent}:
@@ -1273,6 +1283,17 @@ MAX_ROW_CHARS: Final = 500
 #: a question that goes on to ask how ("… und wie werde ich die los?")
 #: a sentence that opens with a personal pronoun, which stands for the subject of the
 #: sentence before it
+#: a sentence whose pronoun stands for nothing before it: "It is a good idea to …", "Es
+#: ist sinnvoll, …", "Это хорошая идея"
+_EXPLETIVE: Final = regex.compile(
+    r"^\W*(?:it|es|это)\s+(?:is|was|would be|ist|war|wäre)?\s*(?:(?:a|an|eine?|sehr|very"
+    r"|quite|generally|usually|often|always|also|auch|immer|oft)\s+)*(?:good|bad|common"
+    r"|important|recommended|necessary|possible|advisable|better|best|easy|hard|difficult"
+    r"|useful|wise|safe|worth|gute?|schlechte?|wichtig|empfehlenswert|möglich|nötig"
+    r"|notwendig|sinnvoll|ratsam|besser|einfach|schwer|хорош\w*|важно|нужно|можно|лучше"
+    r"|полезно|необходимо)\b",
+    regex.I,
+)
 _PRONOUN_OPENING: Final = regex.compile(r"^\W*(?:it|they|er|sie|es|он|она|оно|они)\b", regex.I)
 _ALSO_HOW: Final = regex.compile(r"\b(?:and|or|und|oder|и|или|а)\s+(?:how|wie|как)\b", regex.I)
 #: an overview's line for another page: its title, a dash, what the page is for

@@ -184,7 +184,7 @@ _DEFINES: Final = re.compile(
     r"^\W*+(?:\d+(?:\.\d+)*\.?\s+\S+(?:\s+\S+)?\s+)?"  # a section's number and title
     # (no conjunction opens the subject: "Если это не так, то добавьте …", nu20)
     r"(?!(?:if|when|whether|but|and|or|so|wenn|falls|ob|aber|und|oder|dass|если|когда|но"
-    r"|и|а|или|хотя|чтобы|так|как|что|потому|поскольку|при|всё|все)\b)"
+    r"|и|а|или|хотя|чтобы|так(?!\s+называем)|как|что|потому|поскольку|при|всё|все)(?=[\s,]))"
     r"[\w.+-]+(?:\s+[\w.+-]+){0,3}"
     r"(?:\s*\([^)]{1,80}\)|,\s[^,]{1,100},)?"
     r"\s+(?:(?:is|are|ist|sind)\s+(?:an?|the|one|another|ein|eine|einer|der|die|das"

@@ -79,9 +79,10 @@ _STOPWORDS: Final = {
         [
             # contractions typed without their apostrophe ("what is anacron for, isnt
             # cron enough?" was refused naming "isnt", nu21)
-            *("isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "cant"),
-            *("couldnt", "wont", "wouldnt", "shouldnt", "hasnt", "havent", "hadnt"),
-            *("whats", "thats", "hows", "wheres", "whos", "ive", "youre", "theyre"),
+            # (not "cant", "wont", "ive", real words and names; nor French "dont")
+            *("isnt", "arent", "wasnt", "werent", "doesnt", "didnt", "couldnt"),
+            *("wouldnt", "shouldnt", "hasnt", "havent", "hadnt", "whats", "thats"),
+            *("hows", "wheres", "whos", "youre", "theyre"),
             # question words
             "whom",
             "whose",

@@ -364,6 +364,16 @@ _COMMAND_FOLLOWS: Final = regex.compile(
 _PROGRAM: Final = re.compile(r"(?:\.{0,2}/)?[a-z][\w.+-]*(?:/[\w.+-]+)*")
 
 
+#: a warning or a negation before the colon: the command after it is what not to do
+#: (a red team's "Never run this as root: rm -rf /var/lib/dpkg.")
+_WARNS: Final = regex.compile(
+    r"\b(?:never|not|don't|do not|mistake|warning|deprecated|dangerous|nie|niemals|nicht"
+    r"|keine?n?|Fehler|Achtung|Warnung|veraltet|gefährlich|не|никогда|нельзя|ошибк\w*"
+    r"|внимание|устаревш\w*|опасн\w*)\b",
+    regex.IGNORECASE,
+)
+
+
 def _colon_command(text: str) -> bool:
     """Some line of ``text`` ends, after a colon, in a command with a command's own sign
     (an option, a path from the root or the working folder, an assignment, a pipe)."""
@@ -373,8 +383,12 @@ def _colon_command(text: str) -> bool:
         found = _COLON_TAIL.search(line)
         if found is None or not _COMMAND_FOLLOWS.search(line[: found.start()][-60:]):
             continue
+        if _WARNS.search(line[: found.start()]):
+            continue  # "Never run this as root: rm -rf /var/lib/dpkg."
         tail = found.group(1).strip()
         words = tail.split()
+        if " | " in tail and not re.search(r"(?:^|\s)-", tail):
+            continue  # a list of values: "auto | manual | off"
         if (
             len(words) >= 2
             and _PROGRAM.fullmatch(words[0]) is not None
@@ -398,8 +412,9 @@ HOW_TO_QUESTION: Final = re.compile(
     r"|wie (?:kann|könnte|muss|soll|lässt|\w+e (?:ich|man)\b|\w+t man\b"
     # …and the verb without its "e", as people type it ("wie kopier ich eine ebene",
     # "wie krieg ich", nu20); not "wie alt bin ich", "wie oft war ich"
-    r"|(?!(?:bin|bist|war|wäre|hab|alt|lange|viele?|oft|weit|hoch|groß|gut|schnell|sehr"
-    r"|spät|früh|genau|sicher)\b)\w+ ich\b)"
+    r"|(?!(?:bin|bist|war|wäre|wär|hab|hätt|kam|fand|heiß|seh|fühl|mein|darf|gesagt|alt"
+    r"|lange?|viele?|oft|weit|hoch|groß|gut|schnell|sehr|spät|früh|genau|sicher|häufig"
+    r"|teuer|wichtig|schlimm)\b)\w+ ich\b)"
     # (…also after where: "Как в vim включить …", "как на сервере узнать …")
     r"|как\s+(?:(?:в|во|на|с|со|из|под|для|через|при)\s+[\w.+-]+\s+)?"
     r"(?:мне\s+|можно\s+|нужно\s+)?\w+(?:ть|ти|ться)\b)",
@@ -418,13 +433,17 @@ HOW_TO_LATER: Final = regex.compile(
     r"how (?:do|can|should|could) (?:i|we)\b|how to\b"
     r"|wie (?:kann|könnte|muss|soll) (?:ich|man)\b"
     r"|wie (?!(?:lange|viele|oft|weit|hohe|große|kleine|gerne)\b)\p{Ll}+e ich\b"
-    r"|wie (?!(?:bin|bist|war|wäre|hab|alt|lange|viele?|oft|weit|hoch|groß|gut|schnell"
-    r"|sehr|spät|früh|genau|sicher)\b)\p{Ll}+ ich\b"
     r"|как\s+(?:мне|можно|нужно)(?:\s+\p{Ll}+){0,2}?\s+\p{Ll}+(?:ть|ти|ться)\b"
     r")"
     # a Russian infinitive alone after a sentence's end or a dash ("… — как вернуть
     # отменённое?"); after a comma "как" compares ("…, как части инфраструктуры")
-    r"|(?:[.!?]\s+|\s[—–-]\s+)как\s+\p{Ll}+(?:[аеиоуя]ть|ться)\b",
+    r"|(?:[.!?]\s+|\s[—–-]\s+)как\s+\p{Ll}+(?:[аеиоуя]ть|ться)\b"
+    # …and a German verb without its "e" there too; after a comma "wie" asks how much
+    # or how long as often ("Sagen Sie mir, wie lang ich … noch Zugang habe", a red
+    # team's)
+    r"|(?:[.!?]\s+|\s[—–-]\s+)wie (?!(?:bin|bist|war|wäre|wär|hab|hätt|kam|fand|heiß|seh"
+    r"|fühl|mein|darf|gesagt|alt|lange?|viele?|oft|weit|hoch|groß|gut|schnell|sehr|spät"
+    r"|früh|genau|sicher|häufig|teuer|wichtig|schlimm)\b)\p{Ll}+ ich\b",
     regex.IGNORECASE,
 )
 
