@@ -10,8 +10,24 @@ from pathlib import Path
 import pytest
 
 from conftest import OPERATOR
+from ragox.answer import AnswerRecord
 from ragox.answer._support import AnswerKind, holds_answer_kind
 from ragox.service import Ragox
+
+
+def _asked(tmp_path: Path, pages: dict[str, str], language: str, question: str) -> AnswerRecord:
+    """The answer to ``question`` over ``pages`` (name → text), each a document."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in pages.items():
+            path = folder / f"{name}.txt"
+            path.write_text(text, encoding="utf-8")
+            app.ingest_path(path, folder, language=language)
+        return app.ask(question, OPERATOR)
+    finally:
+        app.close()
 
 
 @pytest.mark.parametrize(
@@ -89,17 +105,7 @@ PAGES = {
 
 
 def test_what_a_thing_is_for_is_quoted(tmp_path: Path) -> None:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in PAGES.items():
-            path = folder / f"{name}.txt"
-            path.write_text(text, encoding="utf-8")
-            app.ingest_path(path, folder, language="en")
-        record = app.ask("what is a layer mask for", OPERATOR)
-    finally:
-        app.close()
+    record = _asked(tmp_path, PAGES, "en", "what is a layer mask for")
     assert not record.abstained, record.answer
     first = record.citations[0].anchor.quote.exact
     assert first.startswith("A layer mask lets you define"), first
@@ -138,17 +144,7 @@ def test_a_pronoun_stands_for_the_term_the_sentence_before_names(tmp_path: Path)
     изображения.", whose pronoun stands for the channel the sentence before it names
     (nu20: three sentences that merely name the channel were quoted, one of them
     "Если это не так, …", taken for a definition)."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in ALPHA.items():
-            path = folder / f"{name}.txt"
-            path.write_text(text, encoding="utf-8")
-            app.ingest_path(path, folder, language="ru")
-        record = app.ask("что такое альфа канал", OPERATOR)
-    finally:
-        app.close()
+    record = _asked(tmp_path, ALPHA, "ru", "что такое альфа канал")
     assert not record.abstained, record.answer
     quotes = [c.anchor.quote.exact for c in record.citations]
     assert "Он представляет собой прозрачность изображения." in quotes, quotes
@@ -184,17 +180,7 @@ def test_a_pronoun_stands_only_for_what_the_sentence_before_is_about(tmp_path: P
     """ "It is a background daemon …" after "Before you install Podman, remove the old
     Docker engine." is about Docker, and "It is a good idea to …" about nothing: neither
     defines Podman (a red team's cases); "Podman is a container engine …" does."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in PODMAN.items():
-            path = folder / f"{name}.txt"
-            path.write_text(text, encoding="utf-8")
-            app.ingest_path(path, folder, language="en")
-        record = app.ask("What is Podman?", OPERATOR)
-    finally:
-        app.close()
+    record = _asked(tmp_path, PODMAN, "en", "What is Podman?")
     assert not record.abstained, record.answer
     quotes = [c.anchor.quote.exact for c in record.citations]
     assert quotes[0].startswith("Podman is a container engine"), quotes
