@@ -1280,9 +1280,6 @@ MAX_FURTHER_BLOCK: Final = 400
 MAX_ROW_CHARS: Final = 500
 
 
-#: a question that goes on to ask how ("… und wie werde ich die los?")
-#: a sentence that opens with a personal pronoun, which stands for the subject of the
-#: sentence before it
 #: a sentence whose pronoun stands for nothing before it: "It is a good idea to …", "Es
 #: ist sinnvoll, …", "Это хорошая идея"
 _EXPLETIVE: Final = regex.compile(
@@ -1294,7 +1291,10 @@ _EXPLETIVE: Final = regex.compile(
     r"|полезно|необходимо)\b",
     regex.I,
 )
+#: a sentence that opens with a personal pronoun, which stands for the subject of the
+#: sentence before it
 _PRONOUN_OPENING: Final = regex.compile(r"^\W*(?:it|they|er|sie|es|он|она|оно|они)\b", regex.I)
+#: a question that goes on to ask how ("… und wie werde ich die los?")
 _ALSO_HOW: Final = regex.compile(r"\b(?:and|or|und|oder|и|или|а)\s+(?:how|wie|как)\b", regex.I)
 #: an overview's line for another page: its title, a dash, what the page is for
 #: ("Print to file — Save a document as a PDF …", "Drucken in Datei – …")
