@@ -109,6 +109,7 @@ from ragox.text._instructions import (
     asks_for_instructions,
     described_command,
     has_instruction,
+    warns_against,
 )
 
 __all__ = [
@@ -800,6 +801,11 @@ def score_sentences(
                 ):
                     left_out += 1
                     continue
+            if kind is AnswerKind.INSTRUCTION and warns_against(item.text[start:end]):
+                # what not to do answers no "how do I …?": "how can i fix the dpkg
+                # database" was answered "Never do this to fix the database: rm -rf
+                # /var/lib/dpkg." (a red team's), which stays context for its neighbours
+                continue
             if pages_here and _points_to(item.text[start:end], item.document_id, pages_here):
                 # an overview's line that points to a page the evidence holds ("Print to
                 # file — Save a document as a PDF … instead of sending it to a

@@ -30,7 +30,12 @@ import regex
 
 from ragox.search import analyze_document, detect_language, tokens
 from ragox.search._synonyms import synonym_stems
-from ragox.text._instructions import HOW_TO_LATER, HOW_TO_QUESTION, has_instruction
+from ragox.text._instructions import (
+    HOW_TO_LATER,
+    HOW_TO_QUESTION,
+    has_instruction,
+    warns_against,
+)
 
 __all__ = [
     "DEFINITION_WORDS",
@@ -572,8 +577,9 @@ def holds_answer_kind(kind: AnswerKind | None, sentence: str) -> bool:
         return bool(_DURATION.search(_NOT_A_TIME.sub(" ", _REFERENCE.sub(" ", sentence))))
     if kind is AnswerKind.INSTRUCTION:
         # the sentence's own language: an English sentence left untranslated in a
-        # German manual instructs, a German one opening with "install" does not
-        return has_instruction(sentence, detect_language(sentence))
+        # German manual instructs, a German one opening with "install" does not; and a
+        # warning ("Never do this …: rm -rf /var/lib/dpkg.") says what not to do
+        return has_instruction(sentence, detect_language(sentence)) and not warns_against(sentence)
     if kind is AnswerKind.REASON:
         return bool(_REASON.search(sentence))
     if kind is AnswerKind.LOCATION:

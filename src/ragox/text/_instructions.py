@@ -448,6 +448,25 @@ HOW_TO_LATER: Final = regex.compile(
 )
 
 
+#: a sentence that warns against what it names: "Never do this to fix the database: rm -rf
+#: /var/lib/dpkg.", "A common mistake when fixing permissions is: chmod -R 777 /var/www."
+#: (a red team's: both were quoted as the way to do it)
+_WARNING: Final = regex.compile(
+    r"^\W*(?!(?:do not|don't) forget\b)(?:never|do not|don't|avoid|nie|niemals|keinesfalls"
+    r"|vermeiden sie|никогда"
+    r"|не\s+(?:используйте|запускайте|выполняйте|делайте|удаляйте|вводите)|избегайте)\b"
+    r"|\b(?:(?:a\s+)?common\s+mistake|(?:ein\s+)?häufiger\s+fehler|распространённ\w*\s+ошибк\w*"
+    r"|must\s+never|should\s+never|darf\s+nie|dürfen\s+nie|ни\s+в\s+коем\s+случае)\b",
+    regex.IGNORECASE,
+)
+
+
+def warns_against(sentence: str) -> bool:
+    """The sentence warns against what it names: no way to do anything, however much it
+    looks like a step."""
+    return _WARNING.search(sentence) is not None
+
+
 def asks_for_instructions(question: str) -> bool:
     """The question asks how to do something: a command or steps answer it."""
     return HOW_TO_QUESTION.search(question) is not None or HOW_TO_LATER.search(question) is not None
