@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from ragox.access import Principal
-from ragox.answer import Evidence
+from ragox.answer import AnswerRecord, Evidence
 from ragox.cli import main
 from ragox.extract import Block, BlockKind
 from ragox.service import Ragox
@@ -618,3 +618,20 @@ def evidence_of(*texts: str) -> list[Evidence]:
         Evidence(f"S{n}", f"doc{n}", "r1", f"m{n}", (f"c{n}",), 0, len(text), text)
         for n, text in enumerate(texts, start=1)
     ]
+
+
+def answers_over(
+    tmp_path: Path, files: dict[str, str], questions: list[str], language: str | None = None
+) -> list[AnswerRecord]:
+    """A new home with ``files`` (name: text) ingested from one folder, and the local
+    operator's answer to each of ``questions``."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    app = Ragox(tmp_path / "home")
+    try:
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+            app.ingest_path(folder / name, folder, tenant="default", language=language)
+        return [app.ask(question, OPERATOR) for question in questions]
+    finally:
+        app.close()

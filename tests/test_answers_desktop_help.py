@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import OPERATOR
+from conftest import answers_over
 from ragox.answer import AnswerRecord
-from ragox.service import Ragox
 from ragox.text._instructions import command_like, has_instruction
 
 PORTS_RU = """<!DOCTYPE html>
@@ -37,18 +36,7 @@ PORTS_RU = """<!DOCTYPE html>
 def _answers(
     tmp_path: Path, files: dict[str, str], questions: list[str], language: str | None = None
 ) -> list[AnswerRecord]:
-    """A new home with ``files`` (name: text) ingested, and the operator's answer to each
-    of ``questions``."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in files.items():
-            (folder / name).write_text(text, encoding="utf-8")
-            app.ingest_path(folder / name, folder, tenant="default", language=language)
-        return [app.ask(question, OPERATOR) for question in questions]
-    finally:
-        app.close()
+    return answers_over(tmp_path, files, questions, language)
 
 
 def test_a_port_and_its_protocol_are_no_command() -> None:

@@ -9,25 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OPERATOR
+from conftest import answers_over
 from ragox.answer import AnswerRecord
 from ragox.answer._support import AnswerKind, holds_answer_kind
-from ragox.service import Ragox
 
 
 def _asked(tmp_path: Path, pages: dict[str, str], language: str, question: str) -> AnswerRecord:
     """The answer to ``question`` over ``pages`` (name → text), each a document."""
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in pages.items():
-            path = folder / f"{name}.txt"
-            path.write_text(text, encoding="utf-8")
-            app.ingest_path(path, folder, language=language)
-        return app.ask(question, OPERATOR)
-    finally:
-        app.close()
+    files = {f"{name}.txt": text for name, text in pages.items()}
+    return answers_over(tmp_path, files, [question], language)[0]
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OPERATOR
-from ragox.service import Ragox
+from conftest import answers_over
 from ragox.text._instructions import warns_against
 
 
@@ -57,16 +56,7 @@ DOCS = {
     ],
 )
 def test_what_not_to_do_is_never_quoted_as_the_way(tmp_path: Path, question: str) -> None:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    app = Ragox(tmp_path / "home")
-    try:
-        for name, text in DOCS.items():
-            path = folder / f"{name}.txt"
-            path.write_text(text, encoding="utf-8")
-            app.ingest_path(path, folder, language="en")
-        record = app.ask(question, OPERATOR)
-    finally:
-        app.close()
+    files = {f"{name}.txt": text for name, text in DOCS.items()}
+    (record,) = answers_over(tmp_path, files, [question], "en")
     quotes = [c.anchor.quote.exact for c in record.citations]
     assert not any("rm -rf" in q or "777" in q for q in quotes), quotes
